@@ -1,0 +1,63 @@
+import { z } from 'zod';
+
+/** Environment shared by every service. Ports of 0 mean "pick a free one" (tests). */
+export const baseEnv = z.object({
+  SERVICE_NAME: z.string().min(1).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  HTTP_PORT: z.coerce.number().int().min(0).max(65535),
+  GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+});
+
+/** Connection settings for the three infrastructure servers. */
+export const infraEnv = z.object({
+  MONGO_URL: z.string().startsWith('mongodb'),
+  KAFKA_BROKERS: z
+    .string()
+    .min(1)
+    .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+  REDIS_URL: z.string().startsWith('redis'),
+});
+
+/** Thrown when the environment does not satisfy a service's schema; the process exits on it. */
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid configuration:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment once against a schema (fail fast). `defaults` fill unset variables, so
+ * the local stack and tests can run without an .env file while production sets everything.
+ */
+export function loadConfig<S extends z.ZodType>(
+  schema: S,
+  env: Record<string, string | undefined> = process.env,
+  defaults: Record<string, string> = {},
+): z.infer<S> {
+  const merged: Record<string, string | undefined> = { ...defaults };
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') merged[k] = v;
+  const parsed = schema.safeParse(merged);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  }
+  return parsed.data;
+}
+
+/** Default addresses of the peers' gRPC servers in the local stack (see docs/development.md). */
+export const peerDefaults = {
+  USERS_ADDR: '127.0.0.1:50051',
+  CHANNELS_ADDR: '127.0.0.1:50052',
+  BILLING_ADDR: '127.0.0.1:50053',
+  RELAY_ADDR: '127.0.0.1:50054',
+  LOGS_ADDR: '127.0.0.1:50055',
+  TASKS_ADDR: '127.0.0.1:50056',
+} as const;
+
+/** Local-stack defaults for the infrastructure URLs (deploy/local/bin/infra.sh). */
+export const infraDefaults = {
+  MONGO_URL: 'mongodb://127.0.0.1:27027/',
+  KAFKA_BROKERS: '127.0.0.1:9094',
+  REDIS_URL: 'redis://127.0.0.1:6390',
+} as const;

@@ -1,0 +1,127 @@
+import { type DescMessage, fromBinary, type MessageInitShape, type MessageShape, create, toBinary } from '@bufbuild/protobuf';
+import { type Consumer, type IHeaders, Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Logger } from './logger.ts';
+import { kafkaConsumed } from './metrics.ts';
+
+/** Creates a kafkajs client whose own logs go to our logger at warn and above. */
+export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
+  return new Kafka({
+    clientId,
+    brokers,
+    logLevel: logLevel.WARN,
+    retry: { retries: 8, initialRetryTime: 100 },
+    logCreator:
+      () =>
+      ({ level, log }) => {
+        const { message, ...rest } = log;
+        if (level <= logLevel.ERROR) logger.error(rest, `kafka: ${message}`);
+        else logger.warn(rest, `kafka: ${message}`);
+      },
+  });
+}
+
+/** Creates topics that do not exist yet (idempotent). */
+export async function ensureTopics(kafka: Kafka, topics: string[], numPartitions = 3): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((topic) => ({ topic, numPartitions, replicationFactor: 1 })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Publishes protobuf events: idempotent producer, acks from all in-sync replicas. */
+export interface Publisher {
+  publish<D extends DescMessage>(
+    topic: string,
+    schema: D,
+    message: MessageInitShape<D>,
+    key: string,
+    headers?: IHeaders,
+  ): Promise<void>;
+  publishRaw(topic: string, messages: { key: string; value: Buffer; headers?: IHeaders }[]): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+export async function createPublisher(kafka: Kafka): Promise<Publisher> {
+  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, allowAutoTopicCreation: true });
+  await producer.connect();
+  const publishRaw: Publisher['publishRaw'] = async (topic, messages) => {
+    await producer.send({ topic, acks: -1, messages });
+  };
+  return {
+    async publish(topic, schema, message, key, headers) {
+      const value = Buffer.from(toBinary(schema, create(schema, message)));
+      await publishRaw(topic, [{ key, value, ...(headers ? { headers } : {}) }]);
+    },
+    publishRaw,
+    disconnect: () => producer.disconnect(),
+  };
+}
+
+export interface ConsumerOptions<D extends DescMessage> {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  schema: D;
+  logger: Logger;
+  /** Where messages go after `maxAttempts` failures; defaults to `<topic>.dlq`. */
+  publisher: Publisher;
+  deadLetterTopic?: string;
+  maxAttempts?: number;
+  fromBeginning?: boolean;
+  handle(event: MessageShape<D>, meta: { key: string; partition: number; offset: string }): Promise<void>;
+}
+
+/**
+ * Runs a consumer of protobuf events. A failing message is retried with backoff; after the last
+ * attempt it is copied to the dead-letter topic (with the error in a header) and skipped, so one bad
+ * event never blocks a partition. Handlers must be idempotent: delivery is at least once.
+ */
+export async function runConsumer<D extends DescMessage>(opts: ConsumerOptions<D>): Promise<{ stop(): Promise<void> }> {
+  const { kafka, groupId, topic, schema, logger, publisher, handle } = opts;
+  const maxAttempts = opts.maxAttempts ?? 5;
+  const dlq = opts.deadLetterTopic ?? `${topic}.dlq`;
+  const consumer: Consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
+  await consumer.run({
+    partitionsConsumedConcurrently: 3,
+    eachMessage: async ({ message, partition }) => {
+      const key = message.key?.toString() ?? '';
+      const meta = { key, partition, offset: message.offset };
+      let lastErr: unknown;
+      for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+        try {
+          const event = fromBinary(schema, message.value ?? new Uint8Array());
+          await handle(event, meta);
+          kafkaConsumed.inc({ topic, result: attempt === 1 ? 'ok' : 'retried' });
+          return;
+        } catch (err) {
+          lastErr = err;
+          if (attempt < maxAttempts) await sleep(Math.min(50 * 2 ** attempt, 2_000));
+        }
+      }
+      logger.error({ err: lastErr, topic, ...meta }, 'event dead-lettered');
+      await publisher.publishRaw(dlq, [
+        {
+          key,
+          value: message.value ?? Buffer.alloc(0),
+          headers: { 'x-error': String(lastErr instanceof Error ? lastErr.message : lastErr), 'x-source-topic': topic },
+        },
+      ]);
+      kafkaConsumed.inc({ topic, result: 'dead_lettered' });
+    },
+  });
+  return { stop: () => consumer.disconnect() };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

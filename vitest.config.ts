@@ -1,0 +1,53 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * Test projects:
+ * - unit: pure code beside the sources (no servers).
+ * - integration: real MongoDB-compatible, Kafka and Redis servers (provided once by the global
+ *   setup), real gRPC and HTTP between in-process services.
+ * - console: the React console's own tests (console/vitest.config.ts).
+ * - e2e: headless Chromium against a stack started by the test itself.
+ */
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['services/*/src/**/*.test.ts', 'proto/src/**/*.test.ts'],
+          exclude: ['services/common/src/grpc/**'],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: [
+            'services/*/test/**/*.test.ts',
+            'services/common/src/grpc/**/*.test.ts',
+            'deploy/local/test/**/*.test.ts',
+          ],
+          environment: 'node',
+          globalSetup: ['deploy/local/src/vitest-global-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          pool: 'forks',
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      'console/vitest.config.ts',
+      {
+        test: {
+          name: 'e2e',
+          include: ['console/e2e/**/*.test.ts'],
+          environment: 'node',
+          globalSetup: ['deploy/local/src/vitest-global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});
