@@ -8,3 +8,4 @@ export * from './mongo.ts';
 export * from './redis.ts';
 export * from './shutdown.ts';
 export * from './grpc/index.ts';
+export * from './options-cache.ts';

@@ -1,7 +1,17 @@
 import { type DescMessage, fromBinary, type MessageInitShape, type MessageShape, create, toBinary } from '@bufbuild/protobuf';
 import { type Consumer, type IHeaders, Kafka, logLevel, type Producer } from 'kafkajs';
+import { deadLetter } from '@aigw/proto/topics';
 import type { Logger } from './logger.ts';
 import { kafkaConsumed } from './metrics.ts';
+
+/**
+ * The real name of a topic: `KAFKA_TOPIC_PREFIX` + base. Tests give each in-process stack its own
+ * prefix so stacks never read each other's events; production leaves it empty. Always go through
+ * this when producing or consuming.
+ */
+export function topicName(base: string): string {
+  return (process.env.KAFKA_TOPIC_PREFIX ?? '') + base;
+}
 
 /** Creates a kafkajs client whose own logs go to our logger at warn and above. */
 export function createKafka(brokers: string[], clientId: string, logger: Logger): Kafka {
@@ -73,7 +83,7 @@ export interface ConsumerOptions<D extends DescMessage> {
   topic: string;
   schema: D;
   logger: Logger;
-  /** Where messages go after `maxAttempts` failures; defaults to `<topic>.dlq`. */
+  /** Where messages go after `maxAttempts` failures; defaults to deadLetter(topic). */
   publisher: Publisher;
   deadLetterTopic?: string;
   maxAttempts?: number;
@@ -89,7 +99,7 @@ export interface ConsumerOptions<D extends DescMessage> {
 export async function runConsumer<D extends DescMessage>(opts: ConsumerOptions<D>): Promise<{ stop(): Promise<void> }> {
   const { kafka, groupId, topic, schema, logger, publisher, handle } = opts;
   const maxAttempts = opts.maxAttempts ?? 5;
-  const dlq = opts.deadLetterTopic ?? `${topic}.dlq`;
+  const dlq = opts.deadLetterTopic ?? deadLetter(topic);
   const consumer: Consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });

@@ -20,3 +20,15 @@ export async function pingMongo(conn: Connection): Promise<void> {
   if (!conn.db) throw new Error('mongo not connected');
   await conn.db.admin().command({ ping: 1 });
 }
+
+/**
+ * Next value of a named counter (numeric ids like the spec's). Atomic through findOneAndUpdate
+ * with $inc and upsert, which the MongoDB-compatible server supports without transactions.
+ */
+export async function nextSequence(conn: Connection, name: string, by = 1): Promise<number> {
+  const doc = await conn
+    .collection<{ _id: string; seq: number }>('counters')
+    .findOneAndUpdate({ _id: name }, { $inc: { seq: by } }, { upsert: true, returnDocument: 'after' });
+  if (!doc) throw new Error(`counter ${name} not returned`);
+  return doc.seq;
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's test command: installs what is missing, starts the test servers (unless
+# MONGO_URL, KAFKA_BROKERS and REDIS_URL are given), then runs every check: generated-code drift,
+# lint, typecheck, build, and all Vitest projects (unit, integration, console, e2e).
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+pnpm=(bash deploy/local/bin/pnpm.sh)
+start=$(date +%s)
+
+bash deploy/local/bin/setup.sh
+
+started_infra=0
+if [ -z "${MONGO_URL:-}" ] || [ -z "${KAFKA_BROKERS:-}" ] || [ -z "${REDIS_URL:-}" ]; then
+  bash deploy/local/bin/infra.sh status >/dev/null 2>&1 || started_infra=1
+  env_lines=$(bash deploy/local/bin/infra.sh up | grep -E '^(MONGO_URL|KAFKA_BROKERS|REDIS_URL)=')
+  while IFS= read -r line; do export "${line?}"; done <<<"$env_lines"
+fi
+cleanup() {
+  if [ "$started_infra" = 1 ] && [ "${KEEP_INFRA:-0}" != 1 ]; then bash deploy/local/bin/infra.sh down >/dev/null 2>&1 || true; fi
+}
+trap cleanup EXIT
+
+"${pnpm[@]}" run proto:check
+"${pnpm[@]}" run lint
+"${pnpm[@]}" run typecheck
+"${pnpm[@]}" run build
+"${pnpm[@]}" exec vitest run "$@"
+echo "test command finished in $(( $(date +%s) - start )) s"

@@ -1,0 +1,127 @@
+/**
+ * Starts chosen services of the platform inside the current process, on free ports, against the
+ * real servers named by MONGO_URL, KAFKA_BROKERS and REDIS_URL. Each stack gets its own databases
+ * and its own Kafka topic prefix, so stacks in parallel test files never see each other's data.
+ * Used by integration and browser tests; the local stack (start.ts) runs real processes instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { createLogger } from '@aigw/common';
+
+export type ServiceName = 'users' | 'channels' | 'billing' | 'logs' | 'relay' | 'tasks' | 'gateway';
+
+/** Start order: owners of data first, the gateway last. */
+const ORDER: ServiceName[] = ['users', 'channels', 'billing', 'logs', 'relay', 'tasks', 'gateway'];
+
+interface StartedApp {
+  stop(): Promise<void>;
+}
+type Loader = () => Promise<{
+  readConfig(env: Record<string, string | undefined>): unknown;
+  createApp(config: never, logger: ReturnType<typeof createLogger>): Promise<{ start(): Promise<void> } & StartedApp>;
+}>;
+
+const load = (svc: ServiceName): Loader => async () => {
+  const [config, app] = await Promise.all([
+    import(`../../../services/${svc}/src/config.ts`),
+    import(`../../../services/${svc}/src/app.ts`),
+  ]);
+  return { readConfig: config.readConfig, createApp: app.createApp };
+};
+
+/** A free TCP port on 127.0.0.1 (bound, read, released). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StackOptions {
+  /** Services to start (default: all seven). */
+  services?: ServiceName[];
+  /** Extra environment for every service (e.g. RATE_LIMIT_CRITICAL). */
+  env?: Record<string, string>;
+}
+
+export interface Stack {
+  /** http://127.0.0.1:<port> of the gateway and of the relay. */
+  gatewayUrl: string;
+  relayUrl: string;
+  ports: Record<ServiceName, { http: number; grpc: number }>;
+  /** The environment the services got (peer addresses, database names, topic prefix). */
+  env: Record<string, string>;
+  id: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the stack; call `stop()` in afterAll. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const wanted = new Set(opts.services ?? ORDER);
+  const id = randomBytes(4).toString('hex');
+  const ports = {} as Stack['ports'];
+  for (const svc of ORDER) ports[svc] = { http: await freePort(), grpc: await freePort() };
+  const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
+  process.env.KAFKA_TOPIC_PREFIX = `t${id}.`;
+  const env: Record<string, string> = {
+    MONGO_URL: required('MONGO_URL'),
+    KAFKA_BROKERS: required('KAFKA_BROKERS'),
+    REDIS_URL: required('REDIS_URL'),
+    KAFKA_TOPIC_PREFIX: `t${id}.`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    SESSION_SECRET: `test-session-secret-${id}`,
+    CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
+    REDIS_KEY_PREFIX: `t${id}:`,
+    USERS_ADDR: addr('users'),
+    CHANNELS_ADDR: addr('channels'),
+    BILLING_ADDR: addr('billing'),
+    RELAY_ADDR: addr('relay'),
+    LOGS_ADDR: addr('logs'),
+    TASKS_ADDR: addr('tasks'),
+    RELAY_HTTP_URL: `http://127.0.0.1:${ports.relay.http}`,
+    TASKS_HTTP_URL: `http://127.0.0.1:${ports.tasks.http}`,
+    ...opts.env,
+  };
+  const started: StartedApp[] = [];
+  const stop = async () => {
+    for (const app of started.reverse()) await app.stop().catch(() => undefined);
+  };
+  try {
+    for (const svc of ORDER) {
+      if (!wanted.has(svc)) continue;
+      const { readConfig, createApp } = await load(svc)();
+      const config = readConfig({
+        ...env,
+        SERVICE_NAME: svc,
+        HTTP_PORT: String(ports[svc].http),
+        GRPC_PORT: String(ports[svc].grpc),
+        MONGO_DB: `aigw_${svc}_${id}`,
+      });
+      const app = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));
+      await app.start();
+      started.push(app);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    gatewayUrl: `http://127.0.0.1:${ports.gateway.http}`,
+    relayUrl: `http://127.0.0.1:${ports.relay.http}`,
+    ports,
+    env,
+    id,
+    stop,
+  };
+}
+
+function required(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the tests through vitest (global setup) or deploy/local/bin/infra.sh`);
+  return v;
+}

@@ -1,0 +1,38 @@
+import {
+  type App,
+  connectMongo,
+  createKafka,
+  createOpsApp,
+  createPublisher,
+  type Logger,
+  listen,
+  pingMongo,
+  startGrpcServer,
+  stopStack,
+} from '@aigw/common';
+import type { Config } from './config.ts';
+
+/** The billing service's composition root. */
+export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
+  const stack = stopStack();
+  let grpcPort = 0;
+  return {
+    grpcPort: () => grpcPort,
+    async start() {
+      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
+      stack.add(() => conn.close());
+      const kafka = createKafka(config.KAFKA_BROKERS, 'billing', logger);
+      const publisher = await createPublisher(kafka);
+      stack.add(() => publisher.disconnect());
+
+      const grpc = await startGrpcServer({ port: config.GRPC_PORT ?? 0, services: [], logger });
+      grpcPort = grpc.port;
+      stack.add(() => grpc.stop());
+
+      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      stack.add(() => ops.close());
+      logger.info({ grpcPort, httpPort: ops.port }, 'billing service started');
+    },
+    stop: () => stack.run(),
+  };
+}

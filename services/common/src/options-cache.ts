@@ -1,0 +1,115 @@
+import { randomUUID } from 'node:crypto';
+import { OptionChangedEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import type { Kafka } from 'kafkajs';
+import { type Publisher, runConsumer, topicName } from './kafka.ts';
+import type { Logger } from './logger.ts';
+
+/** What the cache needs from the users service's OptionsService client. */
+export interface OptionsSource {
+  listOptions(req: { includeSecrets: boolean }): Promise<{ options: { key: string; value: string }[]; version: number }>;
+  listOptionChanges(req: {
+    sinceVersion: number;
+  }): Promise<{ options: { key: string; value: string }[]; version: number }>;
+}
+
+/** An in-memory copy of the system options, kept current by option-changed events. */
+export interface OptionsCache {
+  get(key: string): string | undefined;
+  bool(key: string): boolean;
+  number(key: string, fallback: number): number;
+  json<T>(key: string, fallback: T): T;
+  all(): Record<string, string>;
+  readonly version: number;
+  /** Applies one change at once (the owner calls this for its own writes). */
+  apply(key: string, value: string, version: number): void;
+  onChange(listener: (key: string, value: string) => void): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * Loads every option from the users service, then follows `aigw.option-changed.v1` with a consumer
+ * group of its own (every replica sees every change, within a second) and catches up every
+ * `resyncMs` through ListOptionChanges in case an event was missed.
+ */
+export async function createOptionsCache(opts: {
+  source: OptionsSource;
+  kafka: Kafka;
+  publisher: Publisher;
+  logger: Logger;
+  service: string;
+  resyncMs?: number;
+}): Promise<OptionsCache> {
+  const values = new Map<string, string>();
+  const listeners: ((key: string, value: string) => void)[] = [];
+  let version = 0;
+  const jsonCache = new Map<string, { raw: string; parsed: unknown }>();
+
+  const apply = (key: string, value: string, v: number) => {
+    const changed = values.get(key) !== value;
+    values.set(key, value);
+    version = Math.max(version, v);
+    if (changed) for (const l of listeners) l(key, value);
+  };
+
+  const first = await opts.source.listOptions({ includeSecrets: true });
+  for (const o of first.options) values.set(o.key, o.value);
+  version = first.version;
+
+  const consumer = await runConsumer({
+    kafka: opts.kafka,
+    groupId: `${opts.service}.options.${randomUUID()}`,
+    topic: topicName(TOPICS.optionChanged),
+    schema: OptionChangedEventSchema,
+    logger: opts.logger,
+    publisher: opts.publisher,
+    fromBeginning: false,
+    handle: async (event) => apply(event.key, event.value, event.version),
+  });
+
+  const resync = setInterval(() => {
+    opts.source
+      .listOptionChanges({ sinceVersion: version })
+      .then((res) => {
+        for (const o of res.options) apply(o.key, o.value, res.version);
+        version = Math.max(version, res.version);
+      })
+      .catch((err) => opts.logger.warn({ err }, 'options resync failed'));
+  }, opts.resyncMs ?? 30_000);
+  resync.unref();
+
+  return {
+    get: (key) => values.get(key),
+    bool: (key) => values.get(key) === 'true',
+    number: (key, fallback) => {
+      const raw = values.get(key);
+      const n = Number(raw);
+      return raw !== undefined && raw !== '' && Number.isFinite(n) ? n : fallback;
+    },
+    json<T>(key: string, fallback: T): T {
+      const raw = values.get(key);
+      if (raw === undefined) return fallback;
+      const hit = jsonCache.get(key);
+      if (hit?.raw === raw) return hit.parsed as T;
+      try {
+        const parsed = JSON.parse(raw) as T;
+        jsonCache.set(key, { raw, parsed });
+        return parsed;
+      } catch {
+        return fallback;
+      }
+    },
+    all: () => Object.fromEntries(values),
+    get version() {
+      return version;
+    },
+    apply,
+    onChange: (l) => {
+      listeners.push(l);
+    },
+    stop: async () => {
+      clearInterval(resync);
+      await consumer.stop();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+import {
+  type App,
+  connectRedis,
+  createClient,
+  createKafka,
+  createOptionsCache,
+  createPublisher,
+  type Logger,
+  listen,
+  pingRedis,
+  stopStack,
+} from '@aigw/common';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
+import type { Config } from './config.ts';
+import { createServer } from './transport/http/server.ts';
+
+/**
+ * The gateway's composition root: Redis (sessions, rate limits), Kafka (option changes), gRPC
+ * clients of the services behind /api, and the Express server.
+ */
+export async function createApp(config: Config, logger: Logger): Promise<App & { port(): number }> {
+  const stack = stopStack();
+  let boundPort = 0;
+  return {
+    port: () => boundPort,
+    async start() {
+      const redis = await connectRedis(config.REDIS_URL);
+      stack.add(() => redis.quit());
+      const kafka = createKafka(config.KAFKA_BROKERS, 'gateway', logger);
+      const publisher = await createPublisher(kafka);
+      stack.add(() => publisher.disconnect());
+      const users = createClient(UsersService, config.USERS_ADDR);
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      stack.add(() => {
+        users.close();
+        optionsClient.close();
+      });
+      const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'gateway' });
+      stack.add(() => options.stop());
+      const app = createServer({ config, logger, redis, options, clients: { users, options: optionsClient } });
+      const server = await listen(app, config.HTTP_PORT);
+      boundPort = server.port;
+      stack.add(() => server.close());
+      logger.info({ port: boundPort }, 'gateway listening');
+    },
+    stop: () => stack.run(),
+  };
+}

@@ -1,0 +1,31 @@
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { z } from 'zod';
+
+const schema = baseEnv.extend(infraEnv.shape).extend({
+  USERS_ADDR: z.string(),
+  CHANNELS_ADDR: z.string(),
+  BILLING_ADDR: z.string(),
+  RELAY_ADDR: z.string(),
+  LOGS_ADDR: z.string(),
+  TASKS_ADDR: z.string(),
+  SESSION_SECRET: z.string().min(16, 'SESSION_SECRET must hold at least 16 characters'),
+  /** Built console (console/dist); served with a fallback to index.html for client routes. */
+  CONSOLE_DIR: z.string().optional(),
+  /** Local stack only: the gateway proxies /v1, /pg, /dashboard, /v1beta to the relay and /mj, /suno to tasks. */
+  RELAY_HTTP_URL: z.string().url().optional(),
+  TASKS_HTTP_URL: z.string().url().optional(),
+  /** Express "trust proxy" setting, so rate limits see the client's address behind an ingress. */
+  TRUST_PROXY: z.string().default('loopback'),
+  RATE_LIMIT_WEB: z.coerce.number().int().positive().default(120),
+  RATE_LIMIT_API: z.coerce.number().int().positive().default(360),
+  RATE_LIMIT_CRITICAL: z.coerce.number().int().positive().default(20),
+  COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
+  VERSION: z.string().default('v0.1.0'),
+});
+
+export type Config = z.infer<typeof schema>;
+
+/** Parses the gateway's environment once (fail fast). */
+export function readConfig(env: Record<string, string | undefined> = process.env): Config {
+  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3000' });
+}

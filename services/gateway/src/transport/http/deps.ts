@@ -1,0 +1,27 @@
+import type { Logger, OptionsCache, Redis } from '@aigw/common';
+import type { Client } from '@aigw/common';
+import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
+import type { RequestHandler } from 'express';
+import type { Config } from '../../config.ts';
+import type { Sessions } from './middleware/session.ts';
+
+/** gRPC clients of the services behind /api. */
+export interface Clients {
+  users: Client<typeof UsersService>;
+  options: Client<typeof OptionsService>;
+}
+
+/** What route modules receive. */
+export interface RouteDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis;
+  options: OptionsCache;
+  clients: Clients;
+  sessions: Sessions;
+  /** Guards: any logged-in user (role >= 1), admin (>= 10), root (>= 100). */
+  guard: { user: RequestHandler; admin: RequestHandler; root: RequestHandler };
+  /** Rate limit for login, register, reset and verification mail. */
+  critical: RequestHandler;
+  startTime: number;
+}

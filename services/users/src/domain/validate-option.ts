@@ -1,0 +1,68 @@
+import { invalid } from '@aigw/common/errors';
+import { isOptionKey, OPTION_CATALOGUE } from './option-catalogue.ts';
+
+/** Messages of spec 01 section 5 for JSON-valued settings. */
+const JSON_MESSAGES: Record<string, string> = {
+  TopupGroupRatio: '充值分组倍率不是合法的 JSON 字符串',
+};
+
+/**
+ * Validates and normalises one option value before it is saved (PUT /api/option/). Returns the
+ * value to store plus any companion changes the rule implies (port 465 forces SSL).
+ */
+export function validateOption(key: string, rawValue: string): { value: string; implied: [string, string][] } {
+  if (!isOptionKey(key)) throw invalid(`未知的设置项：${key}`);
+  const spec = OPTION_CATALOGUE[key];
+  let value = rawValue;
+  const implied: [string, string][] = [];
+  switch (spec.kind) {
+    case 'bool':
+      if (value !== 'true' && value !== 'false') throw invalid(`${key} 的值必须是 true 或 false`);
+      break;
+    case 'int':
+      if (!/^-?\d+$/.test(value.trim())) throw invalid(`${key} 必须是整数`);
+      value = String(Number.parseInt(value.trim(), 10));
+      break;
+    case 'float':
+      if (value.trim() === '' || !Number.isFinite(Number(value))) throw invalid(`${key} 必须是数字`);
+      value = String(Number(value));
+      break;
+    case 'json':
+      try {
+        JSON.parse(value);
+      } catch {
+        throw invalid(JSON_MESSAGES[key] ?? `${key} 不是合法的 JSON 字符串`);
+      }
+      break;
+    case 'url':
+      value = value.trim().replace(/\/+$/, '');
+      break;
+    case 'text':
+      break;
+  }
+  if (key === 'MinTopUp' && Number(value) < 1) throw invalid('最低充值数量不能小于 1');
+  if (key === 'Price' && Number(value) <= 0) throw invalid('充值价格必须大于 0');
+  if (key === 'SMTPPort') {
+    const port = Number(value);
+    if (port < 1 || port > 65535) throw invalid('SMTP 端口无效');
+    if (port === 465) implied.push(['SMTPSSLEnabled', 'true']);
+  }
+  if (key === 'DataExportInterval' && Number(value) < 1) throw invalid('数据看板更新间隔不能小于 1 分钟');
+  if (key === 'DataExportDefaultTime' && !['hour', 'day', 'week'].includes(value)) {
+    throw invalid('数据看板默认时间粒度必须是 hour、day 或 week');
+  }
+  if ((key === 'GroupRatio' || key === 'TopupGroupRatio') && !isNumberMap(value)) {
+    throw invalid(JSON_MESSAGES[key] ?? `${key} 不是合法的 JSON 字符串`);
+  }
+  return { value, implied };
+}
+
+function isNumberMap(raw: string): boolean {
+  const parsed: unknown = JSON.parse(raw);
+  return (
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((v) => typeof v === 'number' && v >= 0)
+  );
+}
