@@ -1,0 +1,33 @@
+/**
+ * The gRPC adapter: protobuf-es v2 service descriptors on @grpc/grpc-js.
+ *
+ * - Servers: `startGrpcServer({ port, services: [service(Desc, impl)] })`, or `implement()` on a
+ *   server of your own. Thrown AppErrors become gRPC statuses.
+ * - Clients: `createClient(Desc, address)`; every call has a deadline and failures reject with
+ *   AppError.
+ * - Health: grpc.health.v1.Health is registered by default.
+ */
+export { type ClientOptions, createClient, DEFAULT_DEADLINE_MS } from './client.ts';
+export { createHealthService, type HealthReporter, ServingStatus } from './health.ts';
+export { type ErrorHook, type ImplementOptions, implement } from './implement.ts';
+export {
+  type GrpcServerOptions,
+  type RunningGrpcServer,
+  type ServiceBinding,
+  service,
+  startGrpcServer,
+} from './server.ts';
+export { deserializer, serializer, toGrpcService } from './service-definition.ts';
+export type {
+  CallContext,
+  CallOptions,
+  ClientMethod,
+  MethodImpl,
+  ServerStreamingClientMethod,
+  ServerStreamingImpl,
+  ServiceClient,
+  ServiceImpl,
+  UnaryClientMethod,
+  UnaryImpl,
+} from './types.ts';
+export { methodPath } from './types.ts';
