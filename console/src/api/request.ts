@@ -1,0 +1,140 @@
+import { clearStoredUser, getStoredUserId } from '../store/user-storage.ts';
+import type { ApiResponse } from './types.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+export type NoticeLevel = 'error' | 'info' | 'success' | 'warning';
+export type Notify = (level: NoticeLevel, text: string) => void;
+
+/** Catalogue texts of spec 01 section 8. */
+export const ApiMessages = {
+  tooManyRequests: '错误：请求次数过多，请稍后再试！',
+  serverError: '错误：服务器内部错误，请联系管理员！',
+  demoOnly: '本站仅作演示之用，无服务端！',
+  errorPrefix: '错误：',
+} as const;
+
+/** Where a 401 sends the browser. */
+export const EXPIRED_LOGIN_PATH = '/login?expired=true';
+
+export interface ApiHooks {
+  /** Shows a toast; main.tsx installs Arco's Message. */
+  notify: Notify;
+  /** Called after a 401 cleared the stored user; the app navigates to EXPIRED_LOGIN_PATH. */
+  onUnauthorized: (path: string) => void;
+  /** Prefix for relative URLs; empty in the browser (same origin), absolute in tests. */
+  baseUrl: string;
+}
+
+const hooks: ApiHooks = {
+  notify: (level, text) => (level === 'error' ? console.error(text) : console.info(text)),
+  onUnauthorized: (path) => {
+    if (typeof window !== 'undefined') window.location.assign(path);
+  },
+  baseUrl: '',
+};
+
+/** Installs the toast, navigation and base-URL hooks; keeps the client free of UI and router code. */
+export function configureApi(next: Partial<ApiHooks>): void {
+  Object.assign(hooks, next);
+}
+
+/** The toast function currently installed, for callers that show their own messages. */
+export function notify(level: NoticeLevel, text: string): void {
+  hooks.notify(level, text);
+}
+
+export interface RequestOptions {
+  /** Query parameters; undefined and null values are left out. */
+  params?: Record<string, string | number | boolean | null | undefined>;
+  /** JSON body. */
+  body?: unknown;
+  /** false: the caller shows its own error for HTTP failures and success:false answers (401 still redirects). */
+  toast?: boolean;
+  signal?: AbortSignal;
+}
+
+function buildUrl(url: string, params: RequestOptions['params']): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params ?? {})) {
+    if (value !== undefined && value !== null) query.append(key, String(value));
+  }
+  const text = query.toString();
+  const full = `${hooks.baseUrl}${url}`;
+  return text ? `${full}${full.includes('?') ? '&' : '?'}${text}` : full;
+}
+
+async function readEnvelope<T>(response: Response): Promise<ApiResponse<T> | undefined> {
+  try {
+    const body = (await response.json()) as unknown;
+    if (body && typeof body === 'object' && 'success' in body) return body as ApiResponse<T>;
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Applies the error catalogue to an HTTP failure; returns the message shown (or that would be). */
+function handleHttpError(status: number, serverMessage: string | undefined, toast: boolean): string {
+  if (status === 401) {
+    clearStoredUser();
+    hooks.onUnauthorized(EXPIRED_LOGIN_PATH);
+    return serverMessage ?? '未登录或登录已过期，请重新登录！';
+  }
+  let level: NoticeLevel = 'error';
+  let text: string;
+  if (status === 429) text = ApiMessages.tooManyRequests;
+  else if (status === 500) text = ApiMessages.serverError;
+  else if (status === 405) {
+    text = ApiMessages.demoOnly;
+    level = 'info';
+  } else text = `${ApiMessages.errorPrefix}${serverMessage || `请求失败，状态码 ${status}`}`;
+  if (toast) hooks.notify(level, text);
+  return text;
+}
+
+/**
+ * Calls the gateway and returns its {success, message, data} envelope. Never throws for HTTP or
+ * network failures: those come back as success false after the catalogue was applied.
+ */
+export async function request<T = unknown>(
+  method: HttpMethod,
+  url: string,
+  options: RequestOptions = {},
+): Promise<ApiResponse<T>> {
+  const toast = options.toast !== false;
+  const headers: Record<string, string> = { 'New-Api-User': String(getStoredUserId()) };
+  if (options.body !== undefined) headers['Content-Type'] = 'application/json';
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(url, options.params), {
+      method,
+      headers,
+      credentials: 'include',
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: options.signal,
+    });
+  } catch (error) {
+    const text = `${ApiMessages.errorPrefix}${error instanceof Error ? error.message : String(error)}`;
+    if (toast && !options.signal?.aborted) hooks.notify('error', text);
+    return { success: false, message: text };
+  }
+  const envelope = await readEnvelope<T>(response);
+  if (!response.ok) {
+    return { success: false, message: handleHttpError(response.status, envelope?.message, toast) };
+  }
+  if (!envelope) {
+    const text = `${ApiMessages.errorPrefix}服务器返回了无法识别的数据`;
+    if (toast) hooks.notify('error', text);
+    return { success: false, message: text };
+  }
+  if (!envelope.success && toast) hooks.notify('error', envelope.message);
+  return envelope;
+}
+
+/** Shorthands for the common verbs. */
+export const api = {
+  get: <T>(url: string, options?: RequestOptions) => request<T>('GET', url, options),
+  post: <T>(url: string, body?: unknown, options?: RequestOptions) => request<T>('POST', url, { ...options, body }),
+  put: <T>(url: string, body?: unknown, options?: RequestOptions) => request<T>('PUT', url, { ...options, body }),
+  delete: <T>(url: string, options?: RequestOptions) => request<T>('DELETE', url, options),
+};
