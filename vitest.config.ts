@@ -10,6 +10,7 @@ import { defineConfig } from 'vitest/config';
  */
 export default defineConfig({
   test: {
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -28,12 +29,10 @@ export default defineConfig({
             'deploy/local/test/**/*.test.ts',
           ],
           environment: 'node',
-          globalSetup: ['deploy/local/src/vitest-global-setup.ts'],
+          globalSetup: ['deploy/local/stack/vitest-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           pool: 'forks',
-          fileParallelism: true,
-          maxWorkers: 2,
         },
       },
       'console/vitest.config.ts',
@@ -42,10 +41,11 @@ export default defineConfig({
           name: 'e2e',
           include: ['console/e2e/**/*.test.ts'],
           environment: 'node',
-          globalSetup: ['deploy/local/src/vitest-global-setup.ts'],
+          globalSetup: ['deploy/local/stack/vitest-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 240_000,
-          fileParallelism: false,
+          pool: 'forks',
+          poolOptions: { forks: { singleFork: true } },
         },
       },
     ],

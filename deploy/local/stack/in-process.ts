@@ -21,13 +21,15 @@ type Loader = () => Promise<{
   createApp(config: never, logger: ReturnType<typeof createLogger>): Promise<{ start(): Promise<void> } & StartedApp>;
 }>;
 
-const load = (svc: ServiceName): Loader => async () => {
-  const [config, app] = await Promise.all([
-    import(`../../../services/${svc}/src/config.ts`),
-    import(`../../../services/${svc}/src/app.ts`),
-  ]);
-  return { readConfig: config.readConfig, createApp: app.createApp };
-};
+const load =
+  (svc: ServiceName): Loader =>
+  async () => {
+    const [config, app] = await Promise.all([
+      import(`../../../services/${svc}/src/config.ts`),
+      import(`../../../services/${svc}/src/app.ts`),
+    ]);
+    return { readConfig: config.readConfig, createApp: app.createApp };
+  };
 
 /** A free TCP port on 127.0.0.1 (bound, read, released). */
 export async function freePort(): Promise<number> {
@@ -122,6 +124,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
 
 function required(name: string): string {
   const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set: run the tests through vitest (global setup) or deploy/local/bin/infra.sh`);
+  if (!v)
+    throw new Error(`${name} is not set: run the tests through vitest (global setup) or deploy/local/bin/infra.sh`);
   return v;
 }

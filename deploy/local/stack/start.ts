@@ -91,5 +91,7 @@ if (!stopping) {
     await stopAll(1);
   }
   const secs = ((Date.now() - started) / 1000).toFixed(1);
-  process.stdout.write(`\nAll services ready in ${secs} s. Console: http://localhost:3000 (root / 123456 on first start)\n\n`);
+  process.stdout.write(
+    `\nAll services ready in ${secs} s. Console: http://localhost:3000 (root / 123456 on first start)\n\n`,
+  );
 }

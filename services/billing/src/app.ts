@@ -1,18 +1,50 @@
 import {
   type App,
   connectMongo,
+  createClient,
   createKafka,
   createOpsApp,
+  createOptionsCache,
   createPublisher,
+  ensureTopics,
   type Logger,
   listen,
   pingMongo,
+  service,
   startGrpcServer,
   stopStack,
+  topicName,
 } from '@aigw/common';
+import {
+  PricingService,
+  RedemptionsService,
+  TokensService,
+  TopupService,
+  WalletService,
+} from '@aigw/proto/billing/v1/billing';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { TOPICS } from '@aigw/proto/topics';
+import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { ledgerRepository } from './data/ledger-repository.ts';
+import { orderRepository } from './data/order-repository.ts';
+import { redemptionRepository } from './data/redemption-repository.ts';
+import { tokenRepository } from './data/token-repository.ts';
+import { pricingService } from './domain/pricing-service.ts';
+import { redemptionsService } from './domain/redemptions-service.ts';
+import { tokensService } from './domain/tokens-service.ts';
+import { topupService } from './domain/topup-service.ts';
+import { walletLedger } from './domain/wallet-ledger.ts';
+import { walletService } from './domain/wallet-service.ts';
+import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
+import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
+import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
+import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
+import { billingEvents } from './transport/kafka/billing-events.ts';
 
-/** The billing service's composition root. */
+const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
+
+/** The billing service's composition root: wallets, tokens, codes, top-up and pricing over gRPC. */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
   const stack = stopStack();
   let grpcPort = 0;
@@ -21,11 +53,63 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
     async start() {
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
+      const ledgerRepo = ledgerRepository(conn);
+      const tokenRepo = tokenRepository(conn);
+      const codeRepo = redemptionRepository(conn);
+      const orderRepo = orderRepository(conn);
+      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();
+
       const kafka = createKafka(config.KAFKA_BROKERS, 'billing', logger);
+      await ensureTopics(kafka, [topicName(TOPICS.audit), topicName(TOPICS.entityChanged)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
-      const grpc = await startGrpcServer({ port: config.GRPC_PORT ?? 0, services: [], logger });
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const channels = createClient(ChannelsService, config.CHANNELS_ADDR);
+      stack.add(() => {
+        optionsClient.close();
+        channels.close();
+      });
+      const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'billing' });
+      stack.add(() => options.stop());
+
+      const events = billingEvents(publisher);
+      const ledger = walletLedger(ledgerRepo);
+      const tokens = tokensService({ repo: tokenRepo, ledger, events, options });
+      const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
+      const codes = redemptionsService({ repo: codeRepo, wallet, options });
+      const topup = topupService({ orders: orderRepo, wallet, options });
+      const pricing = pricingService({
+        options,
+        writeOption: async (key, value) => {
+          const res = await optionsClient.updateOption({ actor: SYSTEM_ACTOR, key, value });
+          options.apply(key, res.option?.value ?? value, res.version);
+        },
+        modelGroups: async () => (await channels.listModelGroups({})).items,
+      });
+      const seeded = await pricing.seedDefaults().catch((err) => {
+        logger.warn({ err }, 'could not seed the default ratios');
+        return [];
+      });
+      if (seeded.length > 0) logger.info({ seeded }, 'seeded default ratios');
+
+      const repair = setInterval(() => {
+        codes.repair().catch((err) => logger.warn({ err }, 'redemption repair failed'));
+      }, 60_000);
+      repair.unref();
+      stack.add(() => clearInterval(repair));
+
+      const grpc = await startGrpcServer({
+        port: config.GRPC_PORT ?? 0,
+        services: [
+          service(WalletService, walletHandlers(wallet)),
+          service(TokensService, tokensHandlers(tokens)),
+          service(RedemptionsService, redemptionsHandlers(codes)),
+          service(TopupService, topupHandlers(topup)),
+          service(PricingService, pricingHandlers(pricing, options)),
+        ],
+        onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
+      });
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 

@@ -25,7 +25,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
-      const grpc = await startGrpcServer({ port: config.GRPC_PORT ?? 0, services: [], logger });
+      const grpc = await startGrpcServer({
+        port: config.GRPC_PORT ?? 0,
+        services: [],
+        onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
+      });
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 

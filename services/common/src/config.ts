@@ -15,7 +15,12 @@ export const infraEnv = z.object({
   KAFKA_BROKERS: z
     .string()
     .min(1)
-    .transform((s) => s.split(',').map((b) => b.trim()).filter(Boolean)),
+    .transform((s) =>
+      s
+        .split(',')
+        .map((b) => b.trim())
+        .filter(Boolean),
+    ),
   REDIS_URL: z.string().startsWith('redis'),
 });
 

@@ -1,6 +1,13 @@
-import { type DescMessage, fromBinary, type MessageInitShape, type MessageShape, create, toBinary } from '@bufbuild/protobuf';
-import { type Consumer, type IHeaders, Kafka, logLevel, type Producer } from 'kafkajs';
 import { deadLetter } from '@aigw/proto/topics';
+import {
+  create,
+  type DescMessage,
+  fromBinary,
+  type MessageInitShape,
+  type MessageShape,
+  toBinary,
+} from '@bufbuild/protobuf';
+import { type Consumer, type IHeaders, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import type { Logger } from './logger.ts';
 import { kafkaConsumed } from './metrics.ts';
 
@@ -62,7 +69,12 @@ export interface Publisher {
 }
 
 export async function createPublisher(kafka: Kafka): Promise<Publisher> {
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 5, allowAutoTopicCreation: true });
+  const producer: Producer = kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 5,
+    allowAutoTopicCreation: true,
+    createPartitioner: Partitioners.DefaultPartitioner,
+  });
   await producer.connect();
   const publishRaw: Publisher['publishRaw'] = async (topic, messages) => {
     await producer.send({ topic, acks: -1, messages });

@@ -7,7 +7,9 @@ import type { Logger } from './logger.ts';
 
 /** What the cache needs from the users service's OptionsService client. */
 export interface OptionsSource {
-  listOptions(req: { includeSecrets: boolean }): Promise<{ options: { key: string; value: string }[]; version: number }>;
+  listOptions(req: {
+    includeSecrets: boolean;
+  }): Promise<{ options: { key: string; value: string }[]; version: number }>;
   listOptionChanges(req: {
     sinceVersion: number;
   }): Promise<{ options: { key: string; value: string }[]; version: number }>;

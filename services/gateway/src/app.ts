@@ -7,7 +7,6 @@ import {
   createPublisher,
   type Logger,
   listen,
-  pingRedis,
   stopStack,
 } from '@aigw/common';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';

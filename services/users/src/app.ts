@@ -8,12 +8,13 @@ import {
   type Logger,
   listen,
   pingMongo,
+  service,
   startGrpcServer,
   stopStack,
   topicName,
 } from '@aigw/common';
-import { OptionsService } from '@aigw/proto/users/v1/users';
 import { TOPICS } from '@aigw/proto/topics';
+import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { optionRepository } from './data/option-repository.ts';
 import { userModel } from './data/user-repository.ts';
@@ -44,8 +45,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const options = optionsService(optionRepository(conn), optionChangePublisher(publisher));
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [{ service: OptionsService, implementation: optionsHandlers(options) }],
-        logger,
+        services: [service(OptionsService, optionsHandlers(options))],
+        onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());

@@ -180,6 +180,27 @@ describe('gRPC adapter', () => {
     }
   });
 
+  it('when the server stops, then health watches end and new calls fail UNAVAILABLE', async () => {
+    const other = await startGrpcServer({ port: 0, host: '127.0.0.1', services: [] });
+    const health = createClient(Health, `127.0.0.1:${other.port}`, { deadlineMs: 5000 });
+    try {
+      const seen: ServingStatus[] = [];
+      const watching = (async () => {
+        for await (const res of health.watch({ service: '' })) seen.push(res.status);
+      })();
+      await expect.poll(() => seen.length).toBe(1);
+      const started = Date.now();
+      await other.stop(3000);
+      await watching;
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(seen).toEqual([ServingStatus.SERVING, ServingStatus.NOT_SERVING]);
+      const err = await health.check({ service: '' }).catch((e: unknown) => e);
+      expect((err as AppError).code).toBe('UNAVAILABLE');
+    } finally {
+      health.close();
+    }
+  });
+
   it('maps every method to its full gRPC path', () => {
     const def = toGrpcService(RelayAdminService);
     expect(def.testChannel?.path).toBe('/aigw.relay.v1.RelayAdminService/TestChannel');

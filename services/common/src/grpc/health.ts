@@ -17,8 +17,12 @@ export interface HealthReporter {
 /**
  * Creates the standard gRPC health service (Check and Watch) with its status table.
  * Unknown services answer NOT_FOUND on Check and SERVICE_UNKNOWN on Watch, as the protocol says.
+ * Watches end when `closing` aborts (a shutdown should not wait for them).
  */
-export function createHealthService(): { reporter: HealthReporter; impl: ServiceImpl<typeof Health> } {
+export function createHealthService(closing?: AbortSignal): {
+  reporter: HealthReporter;
+  impl: ServiceImpl<typeof Health>;
+} {
   const statuses = new Map<string, ServingStatus>();
   const watchers = new Set<() => void>();
   const notify = () => {
@@ -44,7 +48,7 @@ export function createHealthService(): { reporter: HealthReporter; impl: Service
     },
     async *watch(req, ctx) {
       let last: ServingStatus | undefined;
-      while (!ctx.signal.aborted) {
+      while (!ctx.signal.aborted && !closing?.aborted) {
         const status = statuses.get(req.service) ?? ServingStatus.SERVICE_UNKNOWN;
         if (status !== last) {
           last = status;
@@ -54,10 +58,12 @@ export function createHealthService(): { reporter: HealthReporter; impl: Service
           const wake = () => {
             watchers.delete(wake);
             ctx.signal.removeEventListener('abort', wake);
+            closing?.removeEventListener('abort', wake);
             resolve();
           };
           watchers.add(wake);
           ctx.signal.addEventListener('abort', wake, { once: true });
+          closing?.addEventListener('abort', wake, { once: true });
         });
       }
     },

@@ -70,7 +70,8 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   for (const binding of opts.services) {
     implement(server, binding.desc, binding.impl as ServiceImpl<DescService>, implementOptions);
   }
-  const { reporter, impl } = createHealthService();
+  const closing = new AbortController();
+  const { reporter, impl } = createHealthService(closing.signal);
   if (opts.health !== false) {
     implement(server, Health, impl, implementOptions);
     reporter.setStatus('', ServingStatus.SERVING);
@@ -87,6 +88,7 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
   const stop = (graceMs = 10_000): Promise<void> => {
     stopped ??= new Promise<void>((resolve) => {
       reporter.setAll(ServingStatus.NOT_SERVING);
+      closing.abort(); // end health watches now; other calls get the grace period
       const force = setTimeout(() => {
         stopping.abort();
         server.forceShutdown();

@@ -1,5 +1,5 @@
 import type { OptionRepository } from '../data/option-repository.ts';
-import { OPTION_CATALOGUE, isOptionKey } from './option-catalogue.ts';
+import { isOptionKey, OPTION_CATALOGUE } from './option-catalogue.ts';
 import { validateOption } from './validate-option.ts';
 
 /** Publishes an option change to every service (option-changed event). */

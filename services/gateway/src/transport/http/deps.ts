@@ -1,5 +1,4 @@
-import type { Logger, OptionsCache, Redis } from '@aigw/common';
-import type { Client } from '@aigw/common';
+import type { Logger, OptionsCache, Redis, ServiceClient } from '@aigw/common';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
@@ -7,8 +6,8 @@ import type { Sessions } from './middleware/session.ts';
 
 /** gRPC clients of the services behind /api. */
 export interface Clients {
-  users: Client<typeof UsersService>;
-  options: Client<typeof OptionsService>;
+  users: ServiceClient<typeof UsersService>;
+  options: ServiceClient<typeof OptionsService>;
 }
 
 /** What route modules receive. */

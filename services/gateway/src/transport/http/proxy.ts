@@ -1,7 +1,15 @@
 import { request as httpRequest } from 'node:http';
 import type { RequestHandler } from 'express';
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection', 'te', 'trailer']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-connection',
+  'te',
+  'trailer',
+]);
 
 /**
  * Streams a request to another HTTP server and its answer back, chunk by chunk (SSE stays live).

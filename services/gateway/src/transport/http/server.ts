@@ -52,7 +52,9 @@ export function createServer({ config, logger, redis, options, clients }: Server
   const lookup: AccessTokenLookup = async (token) => {
     try {
       const { user } = await clients.users.getUserByAccessToken({ accessToken: token });
-      return user ? { id: user.id, username: user.username, role: user.role, status: user.status, group: user.group } : undefined;
+      return user
+        ? { id: user.id, username: user.username, role: user.role, status: user.status, group: user.group }
+        : undefined;
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
       throw err;

@@ -1,10 +1,10 @@
+import type { ServiceImpl } from '@aigw/common';
 import { notFound } from '@aigw/common/errors';
-import type { Implementation } from '@aigw/common';
 import type { OptionsService as OptionsServiceDesc } from '@aigw/proto/users/v1/users';
 import type { OptionsService } from '../../domain/options-service.ts';
 
 /** gRPC handlers of OptionsService: thin, they only translate to the use cases. */
-export function optionsHandlers(service: OptionsService): Implementation<typeof OptionsServiceDesc> {
+export function optionsHandlers(service: OptionsService): ServiceImpl<typeof OptionsServiceDesc> {
   return {
     async listOptions(req) {
       return service.list(req.includeSecrets);

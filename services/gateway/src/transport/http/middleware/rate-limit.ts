@@ -40,7 +40,15 @@ export function rateLimit(redis: Redis, rule: RateLimitRule, enabled = true): Re
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const now = Date.now();
     const member = `${now}-${process.pid}-${seq++}`;
-    const allowed = await redis.eval(SCRIPT, 1, `rl:${rule.bucket}:${ip}`, now, rule.windowSeconds * 1000, rule.max, member);
+    const allowed = await redis.eval(
+      SCRIPT,
+      1,
+      `rl:${rule.bucket}:${ip}`,
+      now,
+      rule.windowSeconds * 1000,
+      rule.max,
+      member,
+    );
     if (allowed !== 1) throw new AppError('RESOURCE_EXHAUSTED', '请求次数过多，请稍后再试');
     next();
   };

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import { createKafka, createLogger, createPublisher, ensureTopics, type Publisher, runConsumer } from '@aigw/common';
+import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import { deadLetter } from '@aigw/proto/topics';
+import { fromBinary } from '@bufbuild/protobuf';
+import type { Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const logger = createLogger('kafka-test', 'silent');
+
+describe('Kafka publisher and consumer with protobuf events', () => {
+  let kafka: Kafka;
+  let publisher: Publisher;
+  beforeAll(async () => {
+    kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-test', logger);
+    publisher = await createPublisher(kafka);
+  });
+  afterAll(async () => {
+    await publisher?.disconnect();
+  });
+
+  it('when a usage event is published, then a consumer decodes the same event', async () => {
+    const topic = `test.usage.${randomUUID()}`;
+    await ensureTopics(kafka, [topic], 1);
+    const received: { id: string; model: string; quota: number; key: string }[] = [];
+    const consumer = await runConsumer({
+      kafka,
+      groupId: `g-${randomUUID()}`,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      handle: async (e, meta) => {
+        received.push({ id: e.eventId, model: e.modelName, quota: e.quota, key: meta.key });
+      },
+    });
+    try {
+      await publisher.publish(
+        topic,
+        UsageEventSchema,
+        { eventId: 'ev-1', userId: 7, modelName: 'gpt-4o', quota: 1234 },
+        '7',
+      );
+      await until(() => received.length === 1);
+      expect(received[0]).toEqual({ id: 'ev-1', model: 'gpt-4o', quota: 1234, key: '7' });
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('when a handler keeps failing, then the event goes to the dead-letter topic and the partition moves on', async () => {
+    const topic = `test.dlq.${randomUUID()}`;
+    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const handled: string[] = [];
+    const consumer = await runConsumer({
+      kafka,
+      groupId: `g-${randomUUID()}`,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      maxAttempts: 2,
+      handle: async (e) => {
+        if (e.eventId === 'poison') throw new Error('cannot process');
+        handled.push(e.eventId);
+      },
+    });
+    const dead: { id: string; error: string }[] = [];
+    const dlqConsumer = kafka.consumer({ groupId: `g-${randomUUID()}` });
+    await dlqConsumer.connect();
+    await dlqConsumer.subscribe({ topic: deadLetter(topic), fromBeginning: true });
+    await dlqConsumer.run({
+      eachMessage: async ({ message }) => {
+        dead.push({
+          id: fromBinary(UsageEventSchema, message.value!).eventId,
+          error: message.headers?.['x-error']?.toString() ?? '',
+        });
+      },
+    });
+    try {
+      await publisher.publish(topic, UsageEventSchema, { eventId: 'poison' }, '1');
+      await publisher.publish(topic, UsageEventSchema, { eventId: 'fine' }, '1');
+      await until(() => handled.length === 1 && dead.length === 1);
+      expect(handled).toEqual(['fine']);
+      expect(dead).toEqual([{ id: 'poison', error: 'cannot process' }]);
+    } finally {
+      await consumer.stop();
+      await dlqConsumer.disconnect();
+    }
+  });
+});
+
+async function until(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
