@@ -1,0 +1,88 @@
+import type { Collection, Connection } from 'mongoose';
+import type { LedgerState } from '../domain/ledger-state.ts';
+import { isDuplicateKey } from './mongo-util.ts';
+
+/**
+ * One change of a user's money state. `_id` is `<user>:<seq>`: appending seq+1 is the
+ * compare-and-swap (a unique insert is atomic on every MongoDB-compatible server, unlike
+ * read-modify-write updates). `op_id` is unique too: an operation can be recorded only once.
+ */
+export interface LedgerEntry {
+  _id: string;
+  user_id: number;
+  seq: number;
+  op_id: string;
+  kind: string;
+  amount: number;
+  /** What the operation answered (replays answer the same). */
+  result: Record<string, number | string | boolean>;
+  state: LedgerState;
+  /** Holds given back by this change because they expired. */
+  expired?: string[];
+  at: number;
+}
+
+/** A cached pointer to the newest entry (best effort: may lag, never leads). */
+interface WalletHead {
+  _id: number;
+  seq: number;
+  quota: number;
+  used_quota: number;
+  request_count: number;
+}
+
+export type AppendOutcome = 'ok' | 'conflict' | 'duplicate';
+
+export interface LedgerRepository {
+  ensureIndexes(): Promise<void>;
+  /** The newest entry of a user, probing forward from `from` when given (null: no entry yet). */
+  latest(userId: number, from?: LedgerEntry | null): Promise<LedgerEntry | null>;
+  append(entry: LedgerEntry): Promise<AppendOutcome>;
+  findOp(opId: string): Promise<LedgerEntry | null>;
+}
+
+export function ledgerRepository(conn: Connection): LedgerRepository {
+  const entries = conn.collection<LedgerEntry>('ledger_entries') as unknown as Collection<LedgerEntry>;
+  const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
+  const byId = (userId: number, seq: number) => entries.findOne({ _id: `${userId}:${seq}` });
+
+  return {
+    async ensureIndexes() {
+      await entries.createIndex({ op_id: 1 }, { unique: true });
+      await entries.createIndex({ user_id: 1, seq: 1 });
+    },
+    async latest(userId, from) {
+      let found: LedgerEntry | null = from ?? null;
+      if (!found) {
+        const headSeq = (await heads.findOne({ _id: userId }))?.seq ?? 0;
+        found = headSeq > 0 ? await byId(userId, headSeq) : null;
+      }
+      let seq = found?.seq ?? 0;
+      // Probe forward: the head may lag behind concurrent appends.
+      for (;;) {
+        const next = await byId(userId, seq + 1);
+        if (!next) return found;
+        found = next;
+        seq += 1;
+      }
+    },
+    async append(entry) {
+      try {
+        await entries.insertOne(entry);
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+        return (await entries.findOne({ op_id: entry.op_id }, { projection: { _id: 1 } })) ? 'duplicate' : 'conflict';
+      }
+      const { quota, used_quota, request_count } = entry.state;
+      await heads
+        .updateOne(
+          { _id: entry.user_id },
+          { $set: { seq: entry.seq, quota, used_quota, request_count } },
+          { upsert: true },
+        )
+        .catch(() => undefined);
+      return 'ok';
+    },
+    findOp: (opId) => entries.findOne({ op_id: opId }),
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import {
+  adjust,
+  credit,
+  emptyState,
+  expireHolds,
+  HOLD_TTL_MS,
+  hold,
+  refund,
+  setTokenRemain,
+  settle,
+} from './ledger-state.ts';
+
+const funded = (quota: number, tokenRemain = 0) => setTokenRemain({ ...emptyState(), quota }, 7, tokenRemain);
+
+describe('ledger state', () => {
+  it('when a hold fits, then wallet and limited token both shrink', () => {
+    const s = hold(funded(100, 50), { rid: 'r1', amount: 30, tokenId: 7, tokenLimited: true, now: 0 });
+    expect(s.quota).toBe(70);
+    expect(s.tokens['7']?.r).toBe(20);
+    expect(s.holds.r1).toMatchObject({ a: 30, t: 7, ta: 30, l: true });
+  });
+
+  it('when the wallet or the token cannot cover a hold, then it is refused with the Chinese message', () => {
+    expect(() => hold(funded(10, 50), { rid: 'r', amount: 11, tokenId: 7, tokenLimited: true, now: 0 })).toThrow(
+      '用户额度不足',
+    );
+    expect(() => hold(funded(100, 5), { rid: 'r', amount: 6, tokenId: 7, tokenLimited: true, now: 0 })).toThrow(
+      '令牌额度不足',
+    );
+    expect(hold(funded(100, 0), { rid: 'r', amount: 6, tokenId: 7, tokenLimited: false, now: 0 }).quota).toBe(94);
+  });
+
+  it('when a held request settles for less, then the difference comes back and usage is counted', () => {
+    const held = hold(funded(100, 50), { rid: 'r1', amount: 30, tokenId: 7, tokenLimited: true, now: 0 });
+    const { state, delta } = settle(held, { rid: 'r1', actual: 12, tokenId: 0, tokenLimited: false });
+    expect(delta).toBe(-18);
+    expect(state).toMatchObject({ quota: 88, used_quota: 12, request_count: 1, holds: {} });
+    expect(state.tokens['7']).toEqual({ r: 38, u: 12 });
+  });
+
+  it('when a request settles for more than it held or without a hold, then the excess is charged', () => {
+    const held = hold(funded(100, 50), { rid: 'r1', amount: 10, tokenId: 7, tokenLimited: true, now: 0 });
+    expect(settle(held, { rid: 'r1', actual: 25, tokenId: 0, tokenLimited: false }).state.quota).toBe(75);
+    const direct = settle(funded(5, 50), { rid: 'x', actual: 8, tokenId: 7, tokenLimited: true });
+    expect(direct.state.quota).toBe(-3);
+    expect(direct.state.tokens['7']).toEqual({ r: 42, u: 8 });
+  });
+
+  it('when a request is refunded, then everything held returns', () => {
+    const held = hold(funded(100, 50), { rid: 'r1', amount: 30, tokenId: 7, tokenLimited: true, now: 0 });
+    const { state, refunded } = refund(held, 'r1');
+    expect(refunded).toBe(30);
+    expect(state.quota).toBe(100);
+    expect(state.tokens['7']?.r).toBe(50);
+    expect(refund(state, 'r1').refunded).toBe(0);
+  });
+
+  it('when a hold is older than the TTL, then the next change gives it back', () => {
+    const held = hold(funded(100), { rid: 'old', amount: 40, tokenId: 0, tokenLimited: false, now: 0 });
+    const { state, expired } = expireHolds(held, HOLD_TTL_MS + 1);
+    expect(expired).toEqual(['old']);
+    expect(state.quota).toBe(100);
+  });
+
+  it('when an admin adds or sets quota, then negative adds are allowed and fractions are not', () => {
+    expect(adjust(funded(100), 'add', -30).quota).toBe(70);
+    expect(adjust(funded(100), 'set', 5).quota).toBe(5);
+    expect(() => adjust(funded(1), 'add', 1.5)).toThrow('额度必须为整数');
+    expect(() => credit(funded(1), 0)).toThrow('额度必须为正整数');
+  });
+});

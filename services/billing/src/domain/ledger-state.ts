@@ -1,0 +1,160 @@
+import { invalid, precondition } from '@aigw/common/errors';
+
+/**
+ * The money state of one user: the wallet plus the balances of the user's tokens and the
+ * reservations (holds) of requests in flight. One state per ledger entry; every change appends a
+ * new entry (see wallet-ledger.ts), so the wallet and a token always change together, atomically.
+ */
+export interface LedgerState {
+  quota: number;
+  used_quota: number;
+  request_count: number;
+  /** token id -> remain (r) and used (u) quota. */
+  tokens: Record<string, TokenBalance>;
+  /** request id -> what its pre-consume reserved. */
+  holds: Record<string, Hold>;
+}
+
+export interface TokenBalance {
+  r: number;
+  u: number;
+}
+
+export interface Hold {
+  /** Reserved from the wallet. */
+  a: number;
+  /** Token id (0 none). */
+  t: number;
+  /** Reserved from the token (0 for unlimited tokens). */
+  ta: number;
+  /** Whether the token is limited (its remain quota moves with its usage). */
+  l: boolean;
+  /** Unix ms of the reservation. */
+  at: number;
+}
+
+/** A reservation not settled or refunded within this time is given back by the next change. */
+export const HOLD_TTL_MS = 60 * 60 * 1000;
+
+export const emptyState = (): LedgerState => ({ quota: 0, used_quota: 0, request_count: 0, tokens: {}, holds: {} });
+
+const clone = (s: LedgerState): LedgerState => ({
+  ...s,
+  tokens: Object.fromEntries(Object.entries(s.tokens).map(([k, v]) => [k, { ...v }])),
+  holds: { ...s.holds },
+});
+
+/** Gives back holds older than HOLD_TTL_MS (a relay that died mid-request); returns their ids. */
+export function expireHolds(state: LedgerState, now: number): { state: LedgerState; expired: string[] } {
+  const expired = Object.entries(state.holds).filter(([, h]) => now - h.at > HOLD_TTL_MS);
+  if (expired.length === 0) return { state, expired: [] };
+  const next = clone(state);
+  for (const [rid, h] of expired) {
+    next.quota += h.a;
+    if (h.t && h.ta) {
+      const t = next.tokens[String(h.t)];
+      if (t) t.r += h.ta;
+    }
+    delete next.holds[rid];
+  }
+  return { state: next, expired: expired.map(([rid]) => rid) };
+}
+
+function assertAmount(amount: number): void {
+  if (!Number.isInteger(amount) || amount < 0) throw invalid('额度必须为非负整数');
+}
+
+/**
+ * Reserves `amount` from the wallet and (for a limited token) from the token. Never takes the
+ * wallet or the token below zero.
+ */
+export function hold(
+  state: LedgerState,
+  op: { rid: string; amount: number; tokenId: number; tokenLimited: boolean; now: number },
+): LedgerState {
+  assertAmount(op.amount);
+  if (state.holds[op.rid]) throw new Error(`hold ${op.rid} exists`);
+  if (state.quota < op.amount) throw precondition('用户额度不足');
+  const next = clone(state);
+  let ta = 0;
+  if (op.tokenId && op.tokenLimited) {
+    const t = next.tokens[String(op.tokenId)] ?? { r: 0, u: 0 };
+    if (t.r < op.amount) throw precondition('令牌额度不足');
+    t.r -= op.amount;
+    next.tokens[String(op.tokenId)] = t;
+    ta = op.amount;
+  }
+  next.quota -= op.amount;
+  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l: Boolean(op.tokenId && op.tokenLimited), at: op.now };
+  return next;
+}
+
+/**
+ * Settles a request: charges `actual`, giving back (or charging more than) what was held.
+ * Charged unconditionally: the usage already happened upstream, so the wallet may go below zero
+ * by (actual - reserved). Without a hold (no pre-consume) the whole `actual` is charged.
+ */
+export function settle(
+  state: LedgerState,
+  op: { rid: string; actual: number; tokenId: number; tokenLimited: boolean },
+): { state: LedgerState; delta: number } {
+  assertAmount(op.actual);
+  const next = clone(state);
+  const h = next.holds[op.rid];
+  const reserved = h?.a ?? 0;
+  const tokenId = h?.t || op.tokenId;
+  const delta = op.actual - reserved;
+  next.quota -= delta;
+  next.used_quota += op.actual;
+  next.request_count += 1;
+  if (tokenId) {
+    const t = next.tokens[String(tokenId)] ?? { r: 0, u: 0 };
+    t.u += op.actual;
+    if (h ? h.l : op.tokenLimited) t.r -= op.actual - (h?.ta ?? 0);
+    next.tokens[String(tokenId)] = t;
+  }
+  delete next.holds[op.rid];
+  return { state: next, delta };
+}
+
+/** Gives back everything held for a request. */
+export function refund(state: LedgerState, rid: string): { state: LedgerState; refunded: number } {
+  const h = state.holds[rid];
+  if (!h) return { state, refunded: 0 };
+  const next = clone(state);
+  next.quota += h.a;
+  if (h.t && h.ta) {
+    const t = next.tokens[String(h.t)];
+    if (t) t.r += h.ta;
+  }
+  delete next.holds[rid];
+  return { state: next, refunded: h.a };
+}
+
+/** Adds quota (gifts, rewards, redemption, top-up). */
+export function credit(state: LedgerState, amount: number): LedgerState {
+  if (!Number.isInteger(amount) || amount <= 0) throw invalid('额度必须为正整数');
+  return { ...clone(state), quota: state.quota + amount };
+}
+
+/** Admin change: add (may be negative) or set. */
+export function adjust(state: LedgerState, mode: 'add' | 'set', amount: number): LedgerState {
+  if (!Number.isInteger(amount)) throw invalid('额度必须为整数');
+  return { ...clone(state), quota: mode === 'add' ? state.quota + amount : amount };
+}
+
+/** Sets a token's remaining quota (create, edit); keeps its used quota. */
+export function setTokenRemain(state: LedgerState, tokenId: number, remain: number): LedgerState {
+  assertAmount(remain);
+  const next = clone(state);
+  const t = next.tokens[String(tokenId)] ?? { r: 0, u: 0 };
+  next.tokens[String(tokenId)] = { ...t, r: remain };
+  return next;
+}
+
+/** Forgets a deleted token's balances. */
+export function dropToken(state: LedgerState, tokenId: number): LedgerState {
+  const next = clone(state);
+  delete next.tokens[String(tokenId)];
+  return next;
+}

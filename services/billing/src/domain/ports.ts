@@ -1,0 +1,38 @@
+import type { OptionsCache } from '@aigw/common';
+
+/** Read access to the system options (kept current by option-changed events). */
+export type OptionReader = Pick<OptionsCache, 'get' | 'bool' | 'number' | 'json' | 'version'>;
+
+/** A log-worthy event for the logs service (type 1 top-up, 3 admin, 4 system). */
+export interface AuditRecord {
+  /** Deterministic per operation, so a replay is deduplicated downstream. */
+  eventId: string;
+  userId: number;
+  username: string;
+  type: 1 | 3 | 4;
+  content: string;
+  quotaDelta: number;
+  actorUserId: number;
+}
+
+/** What the billing domain tells the rest of the platform. */
+export interface BillingEvents {
+  audit(record: AuditRecord): Promise<void>;
+  /** A token was created, changed or deleted (caches keyed by id or key drop it). */
+  tokenChanged(change: {
+    id: number;
+    key: string;
+    userId: number;
+    action: 'created' | 'updated' | 'deleted';
+  }): Promise<void>;
+}
+
+/** The log types of audit events. */
+export const LOG_TYPE = { topup: 1, manage: 3, system: 4 } as const;
+
+/** Formats quota for log text the way the console shows it: dollars with 6 decimals. */
+export function describeQuota(quota: number, options: OptionReader): string {
+  const perUnit = options.number('QuotaPerUnit', 500000);
+  if (options.get('DisplayInCurrencyEnabled') === 'false') return `${quota} 点额度`;
+  return `＄${(quota / perUnit).toFixed(6)} 额度`;
+}

@@ -1,0 +1,106 @@
+/**
+ * Default prices (reference-behaviour.md, "Pricing defaults"). A model ratio of 1 is $0.002 per
+ * 1K tokens ($2 per 1M). Per-call prices are in dollars.
+ */
+export const DEFAULT_MODEL_RATIO: Record<string, number> = {
+  'gpt-4o': 1.25,
+  'gpt-4o-2024-05-13': 2.5,
+  'gpt-4o-2024-08-06': 1.25,
+  'gpt-4o-2024-11-20': 1.25,
+  'gpt-4o-mini': 0.075,
+  'gpt-4o-mini-2024-07-18': 0.075,
+  'gpt-4': 15,
+  'gpt-4-0613': 15,
+  'gpt-4-32k': 30,
+  'gpt-4-32k-0613': 30,
+  'gpt-4-turbo': 5,
+  'gpt-4-turbo-2024-04-09': 5,
+  'gpt-4.1': 1,
+  'gpt-4.1-mini': 0.2,
+  'gpt-4.1-nano': 0.05,
+  'gpt-3.5-turbo': 0.25,
+  'gpt-3.5-turbo-0613': 0.75,
+  'gpt-3.5-turbo-0125': 0.25,
+  'gpt-3.5-turbo-16k': 1.5,
+  'gpt-3.5-turbo-16k-0613': 1.5,
+  o1: 7.5,
+  'o1-mini': 0.55,
+  'o3-mini': 0.55,
+  'claude-3-haiku-20240307': 0.125,
+  'claude-3-5-haiku-20241022': 0.4,
+  'claude-3-5-sonnet-20240620': 1.5,
+  'claude-3-5-sonnet-20241022': 1.5,
+  'claude-3-5-sonnet': 1.5,
+  'claude-3-opus-20240229': 7.5,
+  'claude-3-7-sonnet-20250219': 1.5,
+  'gemini-1.5-pro': 0.625,
+  'gemini-1.5-flash': 0.0375,
+  'gemini-2.0-flash': 0.05,
+  'gemini-2.5-pro': 0.625,
+  'gemini-2.5-flash': 0.15,
+  'deepseek-chat': 0.135,
+  'deepseek-reasoner': 0.275,
+  'moonshot-v1-8k': 1,
+  'moonshot-v1-32k': 2,
+  'moonshot-v1-128k': 5,
+  'qwen-turbo': 0.15,
+  'qwen-plus': 0.4,
+  'qwen-max': 1.2,
+  'glm-4': 7.143,
+  'glm-4v': 7.143,
+  'command-r': 0.25,
+  'command-r-plus': 1.5,
+  'mistral-large-latest': 1,
+  'mistral-small-latest': 0.1,
+  'yi-large': 1.5,
+  'text-embedding-3-small': 0.01,
+  'text-embedding-3-large': 0.065,
+  'text-embedding-ada-002': 0.05,
+  'whisper-1': 15,
+  'tts-1': 7.5,
+  'tts-1-hd': 15,
+};
+
+/** Completion ratios given by name; others follow completionRatioOf's rules. */
+export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
+  'gpt-4o': 4,
+  'gpt-4o-mini': 4,
+  'gpt-3.5-turbo': 3,
+  'gpt-4': 2,
+  'gpt-4.1': 4,
+  o1: 4,
+  'gemini-2.5-pro': 8,
+};
+
+export const DEFAULT_MODEL_PRICE: Record<string, number> = {
+  'dall-e-3': 0.04,
+  mj_imagine: 0.1,
+  mj_variation: 0.1,
+  mj_reroll: 0.1,
+  mj_blend: 0.1,
+  mj_describe: 0.05,
+  mj_upscale: 0.05,
+  suno_music: 0.1,
+  suno_lyrics: 0.01,
+};
+
+/**
+ * The completion ratio of a model: an explicit entry wins, else the family rules of the
+ * reference (gpt-4o 4, gpt-3.5 3, gpt-4 2, o1/o3 4, claude-3 and later 5, gemini-2.5-pro 8), else 1.
+ */
+export function completionRatioOf(model: string, explicit: Record<string, number>): number {
+  const hit = explicit[model];
+  if (typeof hit === 'number') return hit;
+  const m = model.toLowerCase();
+  if (m.startsWith('gpt-4o') || m.startsWith('gpt-4.1') || m.startsWith('gpt-4-turbo')) return 4;
+  if (m.startsWith('gpt-3.5')) return m.endsWith('0613') || m.includes('16k') ? 4 / 3 : 3;
+  if (m.startsWith('gpt-4')) return 2;
+  if (/^o\d/.test(m)) return 4;
+  if (m.startsWith('claude-3') || m.startsWith('claude-sonnet-4') || m.startsWith('claude-opus-4')) return 5;
+  if (m.startsWith('gemini-2.5-pro')) return 8;
+  if (m.startsWith('gemini-2.5-flash')) return m.includes('lite') ? 4 : 8.33;
+  if (m.startsWith('gemini')) return 4;
+  if (m.startsWith('deepseek-chat')) return 2;
+  if (m.startsWith('deepseek-reasoner')) return 4;
+  return 1;
+}

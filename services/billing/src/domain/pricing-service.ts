@@ -1,0 +1,107 @@
+import type { OptionReader } from './ports.ts';
+import {
+  completionRatioOf,
+  DEFAULT_COMPLETION_RATIO,
+  DEFAULT_MODEL_PRICE,
+  DEFAULT_MODEL_RATIO,
+} from './pricing-defaults.ts';
+
+/** Saves one option through the users service (which publishes the change). */
+export type OptionWriter = (key: string, value: string) => Promise<void>;
+
+/** Every model an enabled ability offers, with the groups offering it. */
+export type ModelGroupsSource = () => Promise<{ model: string; groups: string[] }[]>;
+
+export interface PricingEntryView {
+  modelName: string;
+  quotaType: number;
+  modelRatio: number;
+  modelPrice: number;
+  completionRatio: number;
+  enableGroups: string[];
+}
+
+const DEFAULTS: [string, Record<string, number>][] = [
+  ['ModelRatio', DEFAULT_MODEL_RATIO],
+  ['CompletionRatio', DEFAULT_COMPLETION_RATIO],
+  ['ModelPrice', DEFAULT_MODEL_PRICE],
+];
+
+const isEmptyJsonObject = (raw: string | undefined) => {
+  if (raw === undefined || raw.trim() === '') return true;
+  try {
+    const v = JSON.parse(raw) as unknown;
+    return typeof v === 'object' && v !== null && Object.keys(v).length === 0;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Prices from the ratio options (ModelRatio, CompletionRatio, ModelPrice, GroupRatio). The
+ * options start empty; the billing service seeds them with the defaults once, so that the
+ * settings page shows and edits the real table.
+ */
+export function pricingService(deps: {
+  options: OptionReader;
+  writeOption: OptionWriter;
+  modelGroups: ModelGroupsSource;
+}) {
+  const { options } = deps;
+  const map = (key: string) => options.json<Record<string, number>>(key, {});
+
+  function ratios() {
+    const modelRatio = map('ModelRatio');
+    const explicitCompletion = map('CompletionRatio');
+    const modelPrice = map('ModelPrice');
+    const completionRatio: Record<string, number> = { ...explicitCompletion };
+    for (const model of Object.keys(modelRatio)) completionRatio[model] = completionRatioOf(model, explicitCompletion);
+    return { modelRatio, completionRatio, modelPrice, groupRatio: map('GroupRatio') };
+  }
+
+  return {
+    /** Writes the defaults into ratio options that are still empty. */
+    async seedDefaults(): Promise<string[]> {
+      const seeded: string[] = [];
+      for (const [key, value] of DEFAULTS) {
+        if (!isEmptyJsonObject(options.get(key))) continue;
+        await deps.writeOption(key, JSON.stringify(value, null, 2));
+        seeded.push(key);
+      }
+      return seeded;
+    },
+
+    /** POST /api/option/rest_model_ratio: model ratios, completion ratios and prices to defaults. */
+    async reset(): Promise<void> {
+      for (const [key, value] of DEFAULTS) await deps.writeOption(key, JSON.stringify(value, null, 2));
+    },
+
+    ratios,
+
+    groupRatios: () => map('GroupRatio'),
+
+    /** The pricing page: every offered model with its prices and groups. */
+    async pricing(): Promise<{ items: PricingEntryView[]; groupRatio: Record<string, number> }> {
+      const { modelRatio, modelPrice, groupRatio } = ratios();
+      const explicitCompletion = map('CompletionRatio');
+      const offered = await deps.modelGroups();
+      const items = offered
+        .map(({ model, groups }) => {
+          const price = modelPrice[model];
+          const perCall = typeof price === 'number';
+          return {
+            modelName: model,
+            quotaType: perCall ? 1 : 0,
+            modelRatio: perCall ? 0 : (modelRatio[model] ?? 0),
+            modelPrice: perCall ? price : 0,
+            completionRatio: perCall ? 0 : completionRatioOf(model, explicitCompletion),
+            enableGroups: [...groups].sort(),
+          };
+        })
+        .sort((a, b) => a.modelName.localeCompare(b.modelName));
+      return { items, groupRatio };
+    },
+  };
+}
+
+export type PricingService = ReturnType<typeof pricingService>;

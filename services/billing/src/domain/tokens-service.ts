@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import { invalid, notFound, precondition } from '@aigw/common/errors';
+import type { NewToken, TokenDoc, TokenRepository } from '../data/token-repository.ts';
+import { dropToken, type LedgerState, setTokenRemain } from './ledger-state.ts';
+import type { BillingEvents, OptionReader } from './ports.ts';
+import {
+  batchNames,
+  checkExpiry,
+  checkGroup,
+  checkRemainQuota,
+  checkTokenName,
+  effectiveStatus,
+  newTokenKey,
+  normaliseAllowIps,
+  normaliseModelList,
+  TOKEN_STATUS,
+} from './token-rules.ts';
+import type { WalletLedger } from './wallet-ledger.ts';
+
+/** A token as the API shows it (billing.v1.Token). */
+export interface TokenView {
+  id: number;
+  userId: number;
+  name: string;
+  key: string;
+  status: number;
+  remainQuota: number;
+  usedQuota: number;
+  unlimitedQuota: boolean;
+  createdTime: number;
+  accessedTime: number;
+  expiredTime: number;
+  allowIps: string;
+  modelLimitsEnabled: boolean;
+  modelLimits: string;
+  group: string;
+}
+
+export interface TokenInput {
+  name?: string | undefined;
+  remainQuota?: number | undefined;
+  expiredTime?: number | undefined;
+  unlimitedQuota?: boolean | undefined;
+  modelLimitsEnabled?: boolean | undefined;
+  modelLimits?: string | undefined;
+  allowIps?: string | undefined;
+  group?: string | undefined;
+}
+
+const MAX_BATCH = 100;
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+export function toTokenView(doc: TokenDoc, state: LedgerState, now = nowSec()): TokenView {
+  const bal = state.tokens[String(doc._id)] ?? { r: 0, u: 0 };
+  return {
+    id: doc._id,
+    userId: doc.user_id,
+    name: doc.name,
+    key: doc.key,
+    status: effectiveStatus(doc, bal.r, now),
+    remainQuota: bal.r,
+    usedQuota: bal.u,
+    unlimitedQuota: doc.unlimited_quota,
+    createdTime: doc.created_time,
+    accessedTime: doc.accessed_time,
+    expiredTime: doc.expired_time,
+    allowIps: doc.allow_ips,
+    modelLimitsEnabled: doc.model_limits_enabled,
+    modelLimits: doc.model_limits,
+    group: doc.group,
+  };
+}
+
+/** Token use cases, scoped to the owner. Balances live in the owner's ledger state. */
+export function tokensService(deps: {
+  repo: TokenRepository;
+  ledger: WalletLedger;
+  events: BillingEvents;
+  options: OptionReader;
+}) {
+  const { repo, ledger, events, options } = deps;
+  const usableGroups = () => options.json<Record<string, string>>('UserUsableGroups', { default: '默认分组' });
+
+  async function views(userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
+    if (docs.length === 0) return [];
+    const state = await ledger.state(userId);
+    const now = nowSec();
+    return docs.map((d) => toTokenView(d, state, now));
+  }
+
+  async function owned(userId: number, id: number): Promise<TokenDoc> {
+    const doc = await repo.get(userId, id);
+    if (!doc) throw notFound('令牌不存在');
+    return doc;
+  }
+
+  const setRemain = (doc: TokenDoc, remain: number) =>
+    ledger.apply(doc.user_id, `token-set:${doc._id}:${randomUUID()}`, (s) => ({
+      kind: 'token_set',
+      amount: remain,
+      state: setTokenRemain(s, doc._id, remain),
+      result: {},
+    }));
+
+  return {
+    async list(userId: number, skip: number, limit: number) {
+      const { items, total } = await repo.page({ userId }, skip, limit);
+      return { items: await views(userId, items), total };
+    },
+
+    async search(userId: number, keyword: string, token: string, skip: number, limit: number) {
+      const key = token.trim().replace(/^sk-/, '');
+      const { items, total } = await repo.page({ userId, keyword: keyword.trim(), key }, skip, limit);
+      return { items: await views(userId, items), total };
+    },
+
+    async get(userId: number, id: number): Promise<TokenView> {
+      const [view] = await views(userId, [await owned(userId, id)]);
+      return view as TokenView;
+    },
+
+    async create(userId: number, input: TokenInput & { count?: number }): Promise<TokenView[]> {
+      const count = input.count || 1;
+      if (!Number.isInteger(count) || count < 1 || count > MAX_BATCH) throw invalid(`一次最多创建 ${MAX_BATCH} 个令牌`);
+      const name = checkTokenName(input.name ?? '', true);
+      const unlimited = input.unlimitedQuota ?? false;
+      const remain = checkRemainQuota(input.remainQuota ?? 0);
+      const base: Omit<NewToken, 'name' | 'key'> = {
+        user_id: userId,
+        status: TOKEN_STATUS.enabled,
+        unlimited_quota: unlimited,
+        created_time: nowSec(),
+        accessed_time: nowSec(),
+        expired_time: checkExpiry(input.expiredTime ?? -1, nowSec()),
+        allow_ips: normaliseAllowIps(input.allowIps ?? ''),
+        model_limits_enabled: input.modelLimitsEnabled ?? false,
+        model_limits: normaliseModelList(input.modelLimits ?? ''),
+        group: checkGroup(input.group ?? '', usableGroups()),
+      };
+      const created: TokenDoc[] = [];
+      for (const n of batchNames(name, count)) {
+        const doc = await repo.insert({ ...base, name: n, key: newTokenKey() }, newTokenKey);
+        await ledger.apply(userId, `token-init:${doc._id}`, (s) => ({
+          kind: 'token_init',
+          amount: remain,
+          state: setTokenRemain(s, doc._id, remain),
+          result: {},
+        }));
+        created.push(doc);
+        await events.tokenChanged({ id: doc._id, key: doc.key, userId, action: 'created' });
+      }
+      return views(userId, created);
+    },
+
+    async update(userId: number, id: number, input: TokenInput): Promise<TokenView> {
+      const doc = await owned(userId, id);
+      const set: Partial<NewToken> = {};
+      if (input.name !== undefined) set.name = checkTokenName(input.name, true);
+      if (input.expiredTime !== undefined && input.expiredTime !== doc.expired_time)
+        set.expired_time = checkExpiry(input.expiredTime, nowSec());
+      if (input.unlimitedQuota !== undefined) set.unlimited_quota = input.unlimitedQuota;
+      if (input.modelLimitsEnabled !== undefined) set.model_limits_enabled = input.modelLimitsEnabled;
+      if (input.modelLimits !== undefined) set.model_limits = normaliseModelList(input.modelLimits);
+      if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
+      if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
+      const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
+      const updated = await repo.update(userId, id, set);
+      if (!updated) throw notFound('令牌不存在');
+      if (remain !== undefined) {
+        const state = await ledger.state(userId);
+        if ((state.tokens[String(id)]?.r ?? 0) !== remain) await setRemain(updated, remain);
+      }
+      await events.tokenChanged({ id, key: doc.key, userId, action: 'updated' });
+      return this.get(userId, id);
+    },
+
+    async setStatus(userId: number, id: number, status: number): Promise<TokenView> {
+      if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw invalid('无效的令牌状态');
+      const doc = await owned(userId, id);
+      if (status === TOKEN_STATUS.enabled) {
+        const view = toTokenView({ ...doc, status: TOKEN_STATUS.enabled }, await ledger.state(userId));
+        if (view.status === TOKEN_STATUS.expired)
+          throw precondition('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
+        if (view.status === TOKEN_STATUS.exhausted)
+          throw precondition('令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
+      }
+      await repo.update(userId, id, { status });
+      await events.tokenChanged({ id, key: doc.key, userId, action: 'updated' });
+      return this.get(userId, id);
+    },
+
+    async remove(userId: number, id: number): Promise<void> {
+      const doc = await owned(userId, id);
+      await repo.remove(userId, id);
+      await ledger.apply(userId, `token-drop:${id}`, (s) => ({
+        kind: 'token_drop',
+        amount: 0,
+        state: dropToken(s, id),
+        result: {},
+      }));
+      await events.tokenChanged({ id, key: doc.key, userId, action: 'deleted' });
+    },
+
+    /** The relay's key check: any status (the relay decides), NOT_FOUND for unknown keys. */
+    async lookup(key: string): Promise<TokenView> {
+      const doc = await repo.byKey(key.replace(/^sk-/, ''));
+      if (!doc) throw notFound('无效的令牌');
+      const state = await ledger.state(doc.user_id, { fresh: false });
+      return toTokenView(doc, state);
+    },
+
+    async listForUser(userId: number, onlyEnabled: boolean, limit: number): Promise<TokenView[]> {
+      const { items } = await repo.page({ userId, onlyEnabled }, 0, limit > 0 ? limit : 1000);
+      const all = await views(userId, items);
+      return onlyEnabled ? all.filter((t) => t.status === TOKEN_STATUS.enabled) : all;
+    },
+
+    /** For pre-consume: the owner and whether the quota is limited. */
+    async limitOf(tokenId: number) {
+      const doc = await repo.byId(tokenId);
+      return doc ? { userId: doc.user_id, unlimited: doc.unlimited_quota } : null;
+    },
+  };
+}
+
+export type TokensService = ReturnType<typeof tokensService>;
