@@ -48,12 +48,14 @@ export function createHealthService(closing?: AbortSignal): {
     },
     async *watch(req, ctx) {
       let last: ServingStatus | undefined;
-      while (!ctx.signal.aborted && !closing?.aborted) {
+      for (;;) {
         const status = statuses.get(req.service) ?? ServingStatus.SERVICE_UNKNOWN;
         if (status !== last) {
           last = status;
           yield { status };
         }
+        // Checked after the yield so that a closing server still reports NOT_SERVING.
+        if (ctx.signal.aborted || closing?.aborted) return;
         await new Promise<void>((resolve) => {
           const wake = () => {
             watchers.delete(wake);
