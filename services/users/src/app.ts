@@ -1,8 +1,10 @@
 import {
   type App,
   connectMongo,
+  createClient,
   createKafka,
   createOpsApp,
+  createOptionsCache,
   createPublisher,
   ensureTopics,
   type Logger,
@@ -13,14 +15,24 @@ import {
   stopStack,
   topicName,
 } from '@aigw/common';
+import { WalletService } from '@aigw/proto/billing/v1/billing';
 import { TOPICS } from '@aigw/proto/topics';
-import { OptionsService } from '@aigw/proto/users/v1/users';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { billingWallet } from './data/billing-wallet.ts';
+import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
-import { userModel } from './data/user-repository.ts';
+import { smtpMailer } from './data/smtp-mailer.ts';
+import { userModel, userRepository } from './data/user-repository.ts';
+import { accounts } from './domain/accounts.ts';
+import { credits as createCredits } from './domain/credits.ts';
+import { emailFlows } from './domain/email-flows.ts';
+import { identities } from './domain/identities.ts';
 import { optionsService } from './domain/options-service.ts';
 import { seedRoot } from './domain/seed-root.ts';
+import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
+import { usersHandlers } from './transport/grpc/users-handlers.ts';
 import { optionChangePublisher } from './transport/kafka/option-events.ts';
 
 /** The users service: accounts, identities and system options, over gRPC. */
@@ -42,10 +54,49 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
-      const options = optionsService(optionRepository(conn), optionChangePublisher(publisher));
+      // The options this service reads itself: an in-memory copy like every other service's,
+      // updated at once by its own writes and by events for the writes of other replicas.
+      const publishChange = optionChangePublisher(publisher);
+      let applyLocally: (key: string, value: string, version: number) => void = () => {};
+      const options = optionsService(optionRepository(conn), async (key, value, version) => {
+        applyLocally(key, value, version);
+        await publishChange(key, value, version);
+      });
+      const cache = await createOptionsCache({
+        source: {
+          listOptions: (req) => options.list(req.includeSecrets),
+          listOptionChanges: (req) => options.changedSince(req.sinceVersion),
+        },
+        kafka,
+        publisher,
+        logger,
+        service: 'users',
+      });
+      applyLocally = cache.apply;
+      stack.add(() => cache.stop());
+
+      const billing = createClient(WalletService, config.BILLING_ADDR);
+      stack.add(() => billing.close());
+      const store = userRepository(conn);
+      const codes = codeRepository(conn);
+      const warn = (obj: object, msg: string) => logger.warn(obj, msg);
+      const credits = createCredits({ users: store, wallet: billingWallet(billing), options: cache, warn });
+      const mailer = smtpMailer(cache, (err) => logger.warn({ err }, 'mail not sent'));
+      const useCases = {
+        accounts: accounts({ users: store, codes, options: cache, credits }),
+        admin: userAdmin(store),
+        email: emailFlows({ users: store, codes, mailer, options: cache }),
+        identities: identities({ users: store, options: cache, credits }),
+        credits,
+      };
+      const retry = setInterval(() => void credits.deliverAllPending(), config.CREDIT_RETRY_MS);
+      retry.unref();
+      stack.add(() => clearInterval(retry));
+      void credits.deliverAllPending();
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(OptionsService, optionsHandlers(options))],
+        services: [service(OptionsService, optionsHandlers(options)), service(UsersService, usersHandlers(useCases))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;

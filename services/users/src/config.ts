@@ -1,15 +1,24 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
 import { z } from 'zod';
 
 const schema = baseEnv.extend(infraEnv.shape).extend({
   MONGO_DB: z.string().default('aigw_users'),
   /** Seeded on first start when no user exists. */
   ROOT_PASSWORD: z.string().min(6).default('123456'),
+  /** billing's WalletService, for the quota the users service grants (new users, invites, aff transfers). */
+  BILLING_ADDR: z.string(),
+  /** How often undelivered quota credits are retried. */
+  CREDIT_RETRY_MS: z.coerce.number().int().positive().default(30_000),
 });
 
 export type Config = z.infer<typeof schema>;
 
 /** Parses the users service's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, { ...infraDefaults, HTTP_PORT: '9465', GRPC_PORT: '50051' });
+  return loadConfig(schema, env, {
+    ...infraDefaults,
+    BILLING_ADDR: peerDefaults.BILLING_ADDR,
+    HTTP_PORT: '9465',
+    GRPC_PORT: '50051',
+  });
 }

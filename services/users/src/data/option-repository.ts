@@ -10,7 +10,11 @@ interface OptionDoc {
 }
 
 const optionSchema = new Schema<OptionDoc>(
-  { _id: { type: String, required: true }, value: { type: String, default: '' }, version: { type: Number, index: true } },
+  {
+    _id: { type: String, required: true },
+    value: { type: String, default: '' },
+    version: { type: Number, index: true },
+  },
   { collection: 'options', versionKey: false },
 );
 

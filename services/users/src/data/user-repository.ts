@@ -1,51 +1,42 @@
 import { nextSequence } from '@aigw/common';
+import { conflict } from '@aigw/common/errors';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
+import type { IdentityField, PendingCredit, UserRecord, UserStore } from '../domain/ports.ts';
 
 /** A stored user (spec 01 section 3). Wallet fields live in the billing service. */
-export interface UserDoc {
+export interface UserDoc extends Omit<UserRecord, 'id'> {
   _id: number;
-  username: string;
-  display_name: string;
-  password_hash: string;
-  group: string;
-  role: number;
-  status: number;
-  email?: string;
-  github_id?: string;
-  wechat_id?: string;
-  telegram_id?: string;
-  access_token?: string;
-  aff_code?: string;
-  aff_count: number;
-  aff_quota: number;
-  aff_history_quota: number;
-  inviter_id: number;
-  deleted_at: number;
-  created_at: number;
 }
+
+const creditSchema = new Schema<PendingCredit>(
+  { request_id: String, amount: Number, reason: Number, content: String },
+  { _id: false },
+);
 
 const userSchema = new Schema<UserDoc>(
   {
     _id: { type: Number, required: true },
     username: { type: String, required: true, unique: true },
     display_name: { type: String, default: '' },
-    password_hash: { type: String, required: true },
+    password_hash: { type: String, default: '' },
     group: { type: String, default: 'default', index: true },
     role: { type: Number, default: 1 },
     status: { type: Number, default: 1 },
-    email: { type: String, index: true, sparse: true },
-    github_id: { type: String, index: true, sparse: true },
-    wechat_id: { type: String, index: true, sparse: true },
-    telegram_id: { type: String, index: true, sparse: true },
-    access_token: { type: String, index: true, sparse: true },
-    aff_code: { type: String, index: true, sparse: true },
+    email: { type: String, default: '', index: true },
+    github_id: { type: String, default: '', index: true },
+    wechat_id: { type: String, default: '', index: true },
+    telegram_id: { type: String, default: '', index: true },
+    access_token: { type: String, default: '', index: true },
+    aff_code: { type: String, default: '', index: true },
     aff_count: { type: Number, default: 0 },
     aff_quota: { type: Number, default: 0 },
     aff_history_quota: { type: Number, default: 0 },
     inviter_id: { type: Number, default: 0 },
     deleted_at: { type: Number, default: 0 },
     created_at: { type: Number, default: () => Math.floor(Date.now() / 1000) },
+    last_login_at: { type: Number, default: 0 },
+    pending_credits: { type: [creditSchema], default: [] },
   },
   { collection: 'users', versionKey: false },
 );
@@ -54,8 +45,145 @@ export type UserModel = Model<UserDoc>;
 
 /** The users collection; ids are sequential numbers as in the spec. */
 export function userModel(conn: Connection): UserModel {
-  return conn.model<UserDoc>('User', userSchema);
+  return conn.models.User ? (conn.models.User as UserModel) : conn.model<UserDoc>('User', userSchema);
 }
 
 /** Allocates the next user id. */
 export const nextUserId = (conn: Connection) => nextSequence(conn, 'users');
+
+const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function toRecord(doc: UserDoc): UserRecord {
+  const { _id, ...rest } = doc;
+  return {
+    id: _id,
+    username: rest.username,
+    display_name: rest.display_name ?? '',
+    password_hash: rest.password_hash ?? '',
+    group: rest.group || 'default',
+    role: rest.role ?? 1,
+    status: rest.status ?? 1,
+    email: rest.email ?? '',
+    github_id: rest.github_id ?? '',
+    wechat_id: rest.wechat_id ?? '',
+    telegram_id: rest.telegram_id ?? '',
+    access_token: rest.access_token ?? '',
+    aff_code: rest.aff_code ?? '',
+    aff_count: rest.aff_count ?? 0,
+    aff_quota: rest.aff_quota ?? 0,
+    aff_history_quota: rest.aff_history_quota ?? 0,
+    inviter_id: rest.inviter_id ?? 0,
+    deleted_at: rest.deleted_at ?? 0,
+    created_at: rest.created_at ?? 0,
+    last_login_at: rest.last_login_at ?? 0,
+    pending_credits: (rest.pending_credits ?? []).map((c) => ({
+      request_id: c.request_id,
+      amount: c.amount,
+      reason: c.reason,
+      content: c.content,
+    })),
+  };
+}
+
+const isDuplicate = (err: unknown) => {
+  const code = (err as { code?: number }).code;
+  // FerretDB reports a unique violation by an update as code 1 (see docs/adr/0001).
+  return code === 11000 || (code === 1 && /duplicate/i.test(String((err as Error).message)));
+};
+
+/** UserStore on MongoDB (FerretDB-compatible: no transactions, no projections on updates). */
+export function userRepository(conn: Connection): UserStore {
+  const model = userModel(conn);
+  const live = { deleted_at: 0 };
+  const one = async (filter: object) => {
+    const doc = await model.findOne(filter).lean<UserDoc>();
+    return doc ? toRecord(doc) : undefined;
+  };
+  const page = async (filter: object, p: { page: number; pageSize: number }) => {
+    const [docs, total] = await Promise.all([
+      model
+        .find(filter)
+        .sort({ _id: -1 })
+        .skip((p.page - 1) * p.pageSize)
+        .limit(p.pageSize)
+        .lean<UserDoc[]>(),
+      model.countDocuments(filter),
+    ]);
+    return { items: docs.map(toRecord), total };
+  };
+
+  return {
+    async create(user) {
+      const id = await nextUserId(conn);
+      try {
+        const doc = await model.create({ ...user, _id: id });
+        return toRecord(doc.toObject());
+      } catch (err) {
+        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
+        throw err;
+      }
+    },
+    findById: (id, includeDeleted = false) => one(includeDeleted ? { _id: id } : { _id: id, ...live }),
+    async findManyByIds(ids) {
+      const docs = await model.find({ _id: { $in: ids } }).lean<UserDoc[]>();
+      return docs.map(toRecord);
+    },
+    async findByLogin(name) {
+      return (
+        (await one({ username: name, ...live })) ??
+        (name.includes('@') ? one({ email: name.toLowerCase(), ...live }) : undefined)
+      );
+    },
+    findBy: async (field: IdentityField, value: string) => (value ? one({ [field]: value, ...live }) : undefined),
+    usernameTaken: async (username) => (await model.exists({ username })) !== null,
+    list: (p) => page({}, p),
+    search(keyword, group, p) {
+      const filter: Record<string, unknown> = {};
+      if (group) filter.group = group;
+      if (keyword) {
+        const re = { $regex: escapeRegex(keyword), $options: 'i' };
+        const or: object[] = [{ username: re }, { display_name: re }, { email: re }];
+        if (/^\d+$/.test(keyword)) or.push({ _id: Number(keyword) });
+        filter.$or = or;
+      }
+      return page(filter, p);
+    },
+    async update(id, changes) {
+      try {
+        const doc = await model
+          .findOneAndUpdate({ _id: id, ...live }, { $set: changes }, { new: true })
+          .lean<UserDoc>();
+        return doc ? toRecord(doc) : undefined;
+      } catch (err) {
+        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
+        throw err;
+      }
+    },
+    async recordInvite(inviterId, reward) {
+      await model.updateOne(
+        { _id: inviterId },
+        { $inc: { aff_count: 1, aff_quota: reward, aff_history_quota: reward } },
+      );
+    },
+    async takeAffQuota(id, amount, credit) {
+      const doc = await model
+        .findOneAndUpdate(
+          { _id: id, ...live, aff_quota: { $gte: amount } },
+          { $inc: { aff_quota: -amount }, $push: { pending_credits: credit } },
+          { new: true },
+        )
+        .lean<UserDoc>();
+      return doc ? toRecord(doc) : undefined;
+    },
+    async dropPendingCredit(id, requestId) {
+      await model.updateOne({ _id: id }, { $pull: { pending_credits: { request_id: requestId } } });
+    },
+    async withPendingCredits(limit) {
+      const docs = await model
+        .find({ 'pending_credits.request_id': { $exists: true } })
+        .limit(limit)
+        .lean<UserDoc[]>();
+      return docs.map(toRecord);
+    },
+  };
+}

@@ -34,7 +34,9 @@ export const OPTION_CATALOGUE = {
   RegisterEnabled: bool(true),
   EmailDomainRestrictionEnabled: bool(false),
   EmailAliasRestrictionEnabled: bool(false),
-  EmailDomainWhitelist: text('gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com'),
+  EmailDomainWhitelist: text(
+    'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com',
+  ),
   // SMTP
   SMTPServer: text(),
   SMTPPort: int(587),
@@ -115,7 +117,10 @@ export const OPTION_CATALOGUE = {
   // Chats
   Chats: json([
     { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
-    { 'Lobe Chat': 'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}' },
+    {
+      'Lobe Chat':
+        'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}',
+    },
   ]),
 } satisfies Record<string, OptionSpec>;
 

@@ -1,6 +1,6 @@
 import type { OptionRepository } from '../data/option-repository.ts';
 import { isOptionKey, OPTION_CATALOGUE } from './option-catalogue.ts';
-import { validateOption } from './validate-option.ts';
+import { checkPrerequisites, validateOption } from './validate-option.ts';
 
 /** Publishes an option change to every service (option-changed event). */
 export type OptionChangePublisher = (key: string, value: string, version: number) => Promise<void>;
@@ -24,6 +24,7 @@ export function optionsService(repo: OptionRepository, publish: OptionChangePubl
     /** Saves one key (and what it implies), publishing one event per stored change. */
     async update(key: string, raw: string) {
       const { value, implied } = validateOption(key, raw);
+      checkPrerequisites(key, value, (await repo.all()).values);
       let version = 0;
       for (const [k, v] of [[key, value] as [string, string], ...implied]) {
         version = await repo.set(k, v);

@@ -51,10 +51,72 @@ export function validateOption(key: string, rawValue: string): { value: string; 
   if (key === 'DataExportDefaultTime' && !['hour', 'day', 'week'].includes(value)) {
     throw invalid('数据看板默认时间粒度必须是 hour、day 或 week');
   }
-  if ((key === 'GroupRatio' || key === 'TopupGroupRatio') && !isNumberMap(value)) {
+  if (NUMBER_MAPS.has(key) && !isNumberMap(value)) {
     throw invalid(JSON_MESSAGES[key] ?? `${key} 不是合法的 JSON 字符串`);
   }
+  if (key === 'UserUsableGroups' && !isStringMap(value)) throw invalid('UserUsableGroups 不是合法的 JSON 字符串');
+  if (key === 'Chats' && !isChatList(value)) throw invalid('Chats 不是合法的 JSON 字符串');
   return { value, implied };
+}
+
+/** JSON options that must map names to non-negative numbers. */
+const NUMBER_MAPS = new Set(['GroupRatio', 'TopupGroupRatio', 'ModelRatio', 'CompletionRatio', 'ModelPrice']);
+
+/**
+ * Switches that need other settings first (one-api's checks): switching one on while its
+ * settings are empty would offer a login method or a restriction that cannot work.
+ */
+const PREREQUISITES: Record<string, { needs: string[]; message: string }> = {
+  GitHubOAuthEnabled: {
+    needs: ['GitHubClientId', 'GitHubClientSecret'],
+    message: '无法启用 GitHub OAuth，请先填入 GitHub Client Id 以及 GitHub Client Secret！',
+  },
+  EmailDomainRestrictionEnabled: {
+    needs: ['EmailDomainWhitelist'],
+    message: '无法启用邮箱域名限制，请先填入限制的邮箱域名！',
+  },
+  WeChatAuthEnabled: {
+    needs: ['WeChatServerAddress', 'WeChatServerToken'],
+    message: '无法启用微信登录，请先填入微信登录相关配置信息！',
+  },
+  TurnstileCheckEnabled: {
+    needs: ['TurnstileSiteKey', 'TurnstileSecretKey'],
+    message: '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！',
+  },
+  TelegramOAuthEnabled: {
+    needs: ['TelegramBotToken', 'TelegramBotName'],
+    message: '无法启用 Telegram OAuth，请先填入 Telegram Bot Token 以及 Bot 名称！',
+  },
+};
+
+/** Refuses to switch a login method or restriction on before its settings are filled in. */
+export function checkPrerequisites(key: string, value: string, current: Record<string, string>): void {
+  const rule = PREREQUISITES[key];
+  if (rule && value === 'true' && rule.needs.some((k) => !current[k]?.trim())) throw invalid(rule.message);
+}
+
+function isStringMap(raw: string): boolean {
+  const parsed: unknown = JSON.parse(raw);
+  return (
+    typeof parsed === 'object' &&
+    parsed !== null &&
+    !Array.isArray(parsed) &&
+    Object.values(parsed).every((v) => typeof v === 'string')
+  );
+}
+
+function isChatList(raw: string): boolean {
+  const parsed: unknown = JSON.parse(raw);
+  return (
+    Array.isArray(parsed) &&
+    parsed.every(
+      (item) =>
+        typeof item === 'object' &&
+        item !== null &&
+        !Array.isArray(item) &&
+        Object.values(item).every((v) => typeof v === 'string'),
+    )
+  );
 }
 
 function isNumberMap(raw: string): boolean {

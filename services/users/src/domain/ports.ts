@@ -1,0 +1,141 @@
+/**
+ * What the users use cases need from the outside world. The data/ layer implements these with
+ * mongoose, nodemailer and the billing gRPC client; tests may use the real ones.
+ */
+
+/** Roles of spec 01 section 6. */
+export const ROLE = { common: 1, admin: 10, root: 100 } as const;
+/** User status: 1 enabled, 2 banned. */
+export const STATUS = { enabled: 1, banned: 2 } as const;
+
+/** A quota credit the users service owes a user (new-user gift, invite reward, aff transfer). */
+export interface PendingCredit {
+  request_id: string;
+  amount: number;
+  /** billing CreditReason number. */
+  reason: number;
+  content: string;
+}
+
+/** A user as the use cases see it (the stored document without mongoose). */
+export interface UserRecord {
+  id: number;
+  username: string;
+  display_name: string;
+  /** Empty for accounts created through a third-party login (no password yet). */
+  password_hash: string;
+  group: string;
+  role: number;
+  status: number;
+  email: string;
+  github_id: string;
+  wechat_id: string;
+  telegram_id: string;
+  access_token: string;
+  aff_code: string;
+  aff_count: number;
+  aff_quota: number;
+  aff_history_quota: number;
+  inviter_id: number;
+  deleted_at: number;
+  created_at: number;
+  last_login_at: number;
+  pending_credits: PendingCredit[];
+}
+
+/** Fields that identify a user besides the id; lookups skip soft-deleted users. */
+export type IdentityField =
+  | 'username'
+  | 'email'
+  | 'github_id'
+  | 'wechat_id'
+  | 'telegram_id'
+  | 'access_token'
+  | 'aff_code';
+
+export type NewUser = Pick<UserRecord, 'username' | 'password_hash'> &
+  Partial<Omit<UserRecord, 'id' | 'username' | 'password_hash'>>;
+
+export type UserChanges = Partial<
+  Pick<
+    UserRecord,
+    | 'username'
+    | 'display_name'
+    | 'password_hash'
+    | 'group'
+    | 'role'
+    | 'status'
+    | 'email'
+    | 'github_id'
+    | 'wechat_id'
+    | 'telegram_id'
+    | 'access_token'
+    | 'aff_code'
+    | 'deleted_at'
+    | 'last_login_at'
+  >
+>;
+
+export interface Page {
+  page: number;
+  pageSize: number;
+}
+
+/** The users collection. */
+export interface UserStore {
+  /** Inserts a user with a new id; ALREADY_EXISTS when the username is taken (deleted users too). */
+  create(user: NewUser): Promise<UserRecord>;
+  findById(id: number, includeDeleted?: boolean): Promise<UserRecord | undefined>;
+  findManyByIds(ids: number[]): Promise<UserRecord[]>;
+  /** A live user by username or, failing that, by email. */
+  findByLogin(name: string): Promise<UserRecord | undefined>;
+  findBy(field: IdentityField, value: string): Promise<UserRecord | undefined>;
+  /** Whether any user, deleted or not, holds the username. */
+  usernameTaken(username: string): Promise<boolean>;
+  /** Newest first, soft-deleted users included. */
+  list(page: Page): Promise<{ items: UserRecord[]; total: number }>;
+  /** Keyword matches id, username, display name, email; group matches exactly. */
+  search(keyword: string, group: string, page: Page): Promise<{ items: UserRecord[]; total: number }>;
+  /** Changes a live user; undefined when none. ALREADY_EXISTS when a new username is taken. */
+  update(id: number, changes: UserChanges): Promise<UserRecord | undefined>;
+  /** Counts an invitee for the inviter: aff_count + 1, aff_quota and aff_history_quota + reward. */
+  recordInvite(inviterId: number, reward: number): Promise<void>;
+  /** Moves `amount` of aff_quota into a pending credit, atomically; undefined when it is short. */
+  takeAffQuota(id: number, amount: number, credit: PendingCredit): Promise<UserRecord | undefined>;
+  /** Forgets a delivered credit. */
+  dropPendingCredit(id: number, requestId: string): Promise<void>;
+  /** Users owing credits (for the retry loop). */
+  withPendingCredits(limit: number): Promise<UserRecord[]>;
+}
+
+/** One-time codes (email verification, password reset), stored with an expiry. */
+export interface CodeStore {
+  /**
+   * Stores a code for (purpose, key), replacing the previous one; false when the previous one was
+   * issued less than `resendGuardMs` ago.
+   */
+  issue(purpose: string, key: string, code: string, ttlMs: number, resendGuardMs: number): Promise<boolean>;
+  /** Consumes a matching, unexpired code; false when there is none. */
+  consume(purpose: string, key: string, code: string): Promise<boolean>;
+  /** Forgets a code (e.g. the mail could not be sent). */
+  discard(purpose: string, key: string): Promise<void>;
+}
+
+/** Sends mail through the SMTP options. */
+export interface Mailer {
+  send(to: string, subject: string, html: string): Promise<void>;
+}
+
+/** Billing's WalletService, as far as the users service needs it. */
+export interface Wallet {
+  /** Adds quota (idempotent by request id); resolves with the new wallet quota. */
+  credit(user: { id: number; username: string }, credit: PendingCredit): Promise<number>;
+}
+
+/** The current system options (an in-memory copy kept current by option-changed events). */
+export interface OptionsReader {
+  get(key: string): string | undefined;
+  bool(key: string): boolean;
+  number(key: string, fallback: number): number;
+  json<T>(key: string, fallback: T): T;
+}

@@ -1,0 +1,188 @@
+import type { ServiceImpl } from '@aigw/common';
+import { invalid } from '@aigw/common/errors';
+import type { Actor as ActorMsg } from '@aigw/proto/common/v1/common';
+import type { UserSchema, UsersService as UsersServiceDesc } from '@aigw/proto/users/v1/users';
+import { ManageAction, OAuthProvider } from '@aigw/proto/users/v1/users';
+import type { MessageInitShape } from '@bufbuild/protobuf';
+import type { Accounts } from '../../domain/accounts.ts';
+import type { Credits } from '../../domain/credits.ts';
+import type { EmailFlows } from '../../domain/email-flows.ts';
+import type { Identities, Provider } from '../../domain/identities.ts';
+import type { UserRecord } from '../../domain/ports.ts';
+import { type ManageAction as Action, type Actor, normalisePage, type UserAdmin } from '../../domain/user-admin.ts';
+
+export interface UsersUseCases {
+  accounts: Accounts;
+  admin: UserAdmin;
+  email: EmailFlows;
+  identities: Identities;
+  credits: Credits;
+}
+
+/** The proto User; wallet fields stay 0 (billing owns them), secrets only when asked. */
+export function toUserMessage(u: UserRecord, withSecrets = false): MessageInitShape<typeof UserSchema> {
+  return {
+    id: u.id,
+    username: u.username,
+    displayName: u.display_name,
+    group: u.group,
+    role: u.role,
+    status: u.status,
+    deletedAt: u.deleted_at,
+    affCount: u.aff_count,
+    affHistoryQuota: u.aff_history_quota,
+    affQuota: u.aff_quota,
+    inviterId: u.inviter_id,
+    githubId: u.github_id,
+    wechatId: u.wechat_id,
+    telegramId: u.telegram_id,
+    email: u.email,
+    accessToken: withSecrets ? u.access_token : '',
+    affCode: u.aff_code,
+    createdTime: u.created_at,
+    lastLoginTime: u.last_login_at,
+  };
+}
+
+const actorOf = (a: ActorMsg | undefined): Actor => {
+  if (!a || !a.userId) throw invalid('缺少操作者');
+  return { userId: a.userId, role: a.role };
+};
+
+const ACTIONS: Partial<Record<ManageAction, Action>> = {
+  [ManageAction.PROMOTE]: 'promote',
+  [ManageAction.DEMOTE]: 'demote',
+  [ManageAction.DISABLE]: 'disable',
+  [ManageAction.ENABLE]: 'enable',
+  [ManageAction.DELETE]: 'delete',
+};
+
+const PROVIDERS: Partial<Record<OAuthProvider, Provider>> = {
+  [OAuthProvider.GITHUB]: 'github',
+  [OAuthProvider.WECHAT]: 'wechat',
+  [OAuthProvider.TELEGRAM]: 'telegram',
+};
+
+const providerOf = (p: OAuthProvider): Provider => {
+  const provider = PROVIDERS[p];
+  if (!provider) throw invalid('未知的第三方登录方式');
+  return provider;
+};
+
+const pageOut = (p: { page: number; pageSize: number }, total: number) => ({
+  page: p.page,
+  pageSize: p.pageSize,
+  total,
+});
+
+/** gRPC handlers of UsersService: they translate messages and call the use cases. */
+export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServiceDesc> {
+  const userOut = (u: UserRecord) => ({ user: toUserMessage(u) });
+  return {
+    register: async (req) =>
+      userOut(
+        await uc.accounts.register({
+          username: req.username,
+          password: req.password,
+          displayName: req.displayName,
+          email: req.email,
+          verificationCode: req.verificationCode,
+          affCode: req.affCode,
+        }),
+      ),
+    async login(req) {
+      const { user, defaultPassword } = await uc.accounts.login(req.username, req.password);
+      return { user: toUserMessage(user), defaultPassword };
+    },
+    getUser: async (req) => userOut(await uc.admin.get(req.id)),
+    async getUserByUsername(req) {
+      const user = await uc.accounts.byUsername(req.username);
+      return userOut(user);
+    },
+    batchGetUsers: async (req) => ({ users: (await uc.admin.many(req.ids)).map((u) => toUserMessage(u)) }),
+    async listUsers(req) {
+      const page = normalisePage(req.page?.page ?? 1, req.page?.pageSize ?? 10);
+      const { items, total } = await uc.admin.list(page);
+      return { items: items.map((u) => toUserMessage(u)), page: pageOut(page, total) };
+    },
+    async searchUsers(req) {
+      const page = normalisePage(req.page?.page ?? 1, req.page?.pageSize ?? 10);
+      const { items, total } = await uc.admin.search(req.keyword, req.group, page);
+      return { items: items.map((u) => toUserMessage(u)), page: pageOut(page, total) };
+    },
+    createUser: async (req) =>
+      userOut(
+        await uc.admin.create(actorOf(req.actor), {
+          username: req.username,
+          displayName: req.displayName,
+          password: req.password,
+          role: req.role,
+          group: req.group,
+        }),
+      ),
+    updateUser: async (req) =>
+      userOut(
+        await uc.admin.update(actorOf(req.actor), req.id, {
+          username: req.username,
+          displayName: req.displayName,
+          password: req.password,
+          group: req.group,
+          email: req.email,
+          role: req.role,
+        }),
+      ),
+    async updateSelf(req) {
+      const { user } = await uc.accounts.updateSelf(req.userId, {
+        username: req.username,
+        displayName: req.displayName,
+        password: req.password,
+        originalPassword: req.originalPassword,
+      });
+      return userOut(user);
+    },
+    async manageUser(req) {
+      const action = ACTIONS[req.action];
+      if (!action) throw invalid('无效的操作');
+      const user = await uc.admin.manage(actorOf(req.actor), req.id, action);
+      return { status: user.status, role: user.role };
+    },
+    async deleteUser(req) {
+      if (req.actor?.userId) await uc.admin.manage(actorOf(req.actor), req.id, 'delete');
+      else await uc.accounts.deleteSelf(req.id);
+      return {};
+    },
+    generateAccessToken: async (req) => ({ accessToken: await uc.accounts.generateAccessToken(req.userId) }),
+    getUserByAccessToken: async (req) => userOut(await uc.accounts.byAccessToken(req.accessToken)),
+    getAffCode: async (req) => ({ affCode: await uc.accounts.affCode(req.userId) }),
+    transferAffQuota: async (req) => uc.credits.transferAffQuota(req.userId, req.quota),
+    getUsableGroups: async (req) => ({ groups: await uc.accounts.usableGroups(req.userId) }),
+    async sendEmailVerification(req) {
+      await uc.email.sendVerification(req.email);
+      return {};
+    },
+    bindEmail: async (req) => userOut(await uc.email.bindEmail(req.userId, req.email, req.code)),
+    bindOAuthIdentity: async (req) =>
+      userOut(await uc.identities.bind(req.userId, providerOf(req.provider), req.providerId)),
+    async loginByOAuthIdentity(req) {
+      const { user, created } = await uc.identities.login({
+        provider: providerOf(req.provider),
+        providerId: req.providerId,
+        username: req.username,
+        displayName: req.displayName,
+        email: req.email,
+        affCode: req.affCode,
+        registerIfMissing: req.registerIfMissing,
+      });
+      return { user: toUserMessage(user), created };
+    },
+    verifyPassword: async (req) => ({ ok: await uc.accounts.verifyPassword(req.userId, req.password) }),
+    async sendPasswordResetEmail(req) {
+      await uc.email.sendReset(req.email);
+      return {};
+    },
+    async resetPassword(req) {
+      const { user, password } = await uc.email.resetPassword(req.email, req.token);
+      return { newPassword: password, userId: user.id };
+    },
+  };
+}
