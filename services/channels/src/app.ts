@@ -1,33 +1,92 @@
 import {
   type App,
   connectMongo,
+  createClient,
   createKafka,
   createOpsApp,
+  createOptionsCache,
   createPublisher,
+  ensureTopics,
   type Logger,
   listen,
   pingMongo,
+  service,
   startGrpcServer,
   stopStack,
+  topicName,
 } from '@aigw/common';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
+import { TOPICS } from '@aigw/proto/topics';
+import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { abilityRepository } from './data/ability-repository.ts';
+import { channelRepository } from './data/channel-repository.ts';
+import { seenEvents } from './data/seen-events.ts';
+import { channelHealth } from './domain/channel-health.ts';
+import { channelsService } from './domain/channels-service.ts';
+import { keyCipher } from './domain/key-cipher.ts';
+import { channelsHandlers } from './transport/grpc/channels-handlers.ts';
+import { relayTester } from './transport/grpc/relay-tester.ts';
+import { channelChangePublisher, runHealthConsumer } from './transport/kafka/channel-events.ts';
 
-/** The channels service's composition root. */
+/** The channels service's composition root: channels, abilities, tests and health over gRPC. */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
   const stack = stopStack();
   let grpcPort = 0;
   return {
     grpcPort: () => grpcPort,
     async start() {
+      const cipher = keyCipher(config.CHANNEL_KEY_SECRET);
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
+      const channelRepo = channelRepository(conn);
+      const abilityRepo = abilityRepository(conn);
+      await channelRepo.ensureIndexes();
+      await abilityRepo.ensureIndexes();
+
       const kafka = createKafka(config.KAFKA_BROKERS, 'channels', logger);
+      await ensureTopics(kafka, [topicName(TOPICS.entityChanged), topicName(TOPICS.channelHealth)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const relay = createClient(RelayAdminService, config.RELAY_ADDR);
+      stack.add(() => {
+        optionsClient.close();
+        relay.close();
+      });
+      const options = await createOptionsCache({
+        source: optionsClient,
+        kafka,
+        publisher,
+        logger,
+        service: 'channels',
+      });
+      stack.add(() => options.stop());
+
+      const channels = channelsService({
+        channels: channelRepo,
+        abilities: abilityRepo,
+        cipher,
+        changed: channelChangePublisher(publisher),
+      });
+      const health = channelHealth({ channels, tester: relayTester(relay), options, seen: seenEvents(conn, 'health') });
+      const consumer = await runHealthConsumer({ kafka, publisher, logger, health });
+      stack.add(() => consumer.stop());
+
+      const monitor = setInterval(() => {
+        health
+          .retestDisabled()
+          .then((n) => n > 0 && logger.info({ tested: n }, 'monitor re-tested auto-disabled channels'))
+          .catch((err) => logger.warn({ err }, 'channel monitor failed'));
+      }, config.CHANNEL_MONITOR_INTERVAL_SEC * 1000);
+      monitor.unref();
+      stack.add(() => clearInterval(monitor));
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [],
+        services: [service(ChannelsService, channelsHandlers(channels, health))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;

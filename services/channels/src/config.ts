@@ -9,6 +9,10 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
+  /** AES-256-GCM key of channel keys at rest: 32 bytes as 64 hex characters. */
+  CHANNEL_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'CHANNEL_KEY_SECRET must be 64 hex characters'),
+  /** How often the monitor re-tests auto-disabled channels (AutomaticEnableChannelEnabled). */
+  CHANNEL_MONITOR_INTERVAL_SEC: z.coerce.number().int().min(5).default(600),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,0 +1,97 @@
+import type { Collection, Connection } from 'mongoose';
+import { insertWithNextId } from './mongo-util.ts';
+
+/** A stored channel. The key is kept encrypted (key_enc); see domain/key-cipher.ts. */
+export interface ChannelDoc {
+  _id: number;
+  name: string;
+  type: number;
+  key_enc: string;
+  openai_organization: string;
+  max_input_tokens: number;
+  base_url: string;
+  other: string;
+  model_mapping: string;
+  status_code_mapping: string;
+  models: string;
+  group: string;
+  auto_ban: number;
+  test_model: string;
+  status: number;
+  response_time: number;
+  used_quota: number;
+  balance: number;
+  priority: number;
+  weight: number;
+  other_info: string;
+  created_time: number;
+  test_time: number;
+  balance_updated_time: number;
+  tag: string;
+}
+
+export type ChannelFields = Omit<ChannelDoc, '_id'>;
+
+export interface ChannelRepository {
+  ensureIndexes(): Promise<void>;
+  insert(doc: ChannelFields): Promise<ChannelDoc>;
+  get(id: number): Promise<ChannelDoc | null>;
+  all(): Promise<ChannelDoc[]>;
+  page(opts: {
+    skip: number;
+    limit: number;
+    idSort: boolean;
+    status?: number;
+    type?: number;
+  }): Promise<{ items: ChannelDoc[]; total: number }>;
+  update(id: number, set: Partial<ChannelFields>): Promise<ChannelDoc | null>;
+  remove(ids: number[]): Promise<number>;
+  idsWithStatus(statuses: number[]): Promise<number[]>;
+}
+
+export function channelRepository(conn: Connection): ChannelRepository {
+  const channels = conn.collection<ChannelDoc>('channels') as unknown as Collection<ChannelDoc>;
+  return {
+    async ensureIndexes() {
+      await channels.createIndex({ status: 1 });
+    },
+    async insert(doc) {
+      let stored: ChannelDoc | undefined;
+      await insertWithNextId(conn, 'channels', async (id) => {
+        stored = { _id: id, ...doc };
+        await channels.insertOne(stored);
+      });
+      return stored as ChannelDoc;
+    },
+    get: (id) => channels.findOne({ _id: id }),
+    all: () => channels.find({}).sort({ _id: -1 }).toArray(),
+    async page({ skip, limit, idSort, status, type }) {
+      const filter: Record<string, number> = {};
+      if (status) filter.status = status;
+      if (type) filter.type = type;
+      const sort: Record<string, 1 | -1> = idSort ? { _id: -1 } : { priority: -1, _id: -1 };
+      const [items, total] = await Promise.all([
+        channels
+          .find(filter, { projection: { key_enc: 0 } })
+          .sort(sort)
+          .skip(skip)
+          .limit(limit)
+          .toArray(),
+        channels.countDocuments(filter),
+      ]);
+      return { items: items.map((c) => ({ ...c, key_enc: '' })), total };
+    },
+    async update(id, set) {
+      if (Object.keys(set).length > 0) await channels.updateOne({ _id: id }, { $set: set });
+      return channels.findOne({ _id: id });
+    },
+    async remove(ids) {
+      if (ids.length === 0) return 0;
+      return (await channels.deleteMany({ _id: { $in: ids } })).deletedCount;
+    },
+    async idsWithStatus(statuses) {
+      const docs = await channels.find({ status: { $in: statuses } }, { projection: { _id: 1 } }).toArray();
+      return docs.map((d) => d._id);
+    },
+  };
+}

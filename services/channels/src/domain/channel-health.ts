@@ -1,0 +1,176 @@
+import type { OptionsCache } from '@aigw/common';
+import { AppError, invalid } from '@aigw/common/errors';
+import { CHANNEL_STATUS, splitList } from './channel-rules.ts';
+import { type RelayChannelView, toRelayChannel } from './channel-view.ts';
+import type { ChannelsService } from './channels-service.ts';
+import { failureDisablesChannel, fetchBalance, fetchUpstreamModels, hasBalanceEndpoint } from './upstream.ts';
+
+/** Runs a test request through the relay's adaptor for the channel's type. */
+export type RelayTester = (req: {
+  channel: RelayChannelView;
+  model: string;
+}) => Promise<{ success: boolean; timeMs: number; message: string; statusCode: number }>;
+
+export type OptionReader = Pick<OptionsCache, 'bool' | 'number'>;
+
+/** A channel-health event as the consumer hands it over. */
+export interface HealthReport {
+  eventId: string;
+  channelId: number;
+  kind: 'failure' | 'success' | 'slow';
+  shouldDisable: boolean;
+  message: string;
+  responseTimeMs: number;
+}
+
+export interface TestOutcome {
+  success: boolean;
+  timeMs: number;
+  message: string;
+}
+
+const nowSec = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Tests, balances and the automatic status rules (reference-behaviour.md relay step 8): with
+ * AutomaticDisableChannelEnabled and the channel's auto_ban, an unusable key or a test slower than
+ * ChannelDisableThreshold sets status 3 (reason and time in other_info); with
+ * AutomaticEnableChannelEnabled a passing status-3 channel comes back. Status 2 is never touched.
+ */
+export function channelHealth(deps: {
+  channels: ChannelsService;
+  tester: RelayTester;
+  options: OptionReader;
+  seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
+}) {
+  const { channels, tester, options } = deps;
+  let testingAll = false;
+
+  async function autoDisable(id: number, reason: string): Promise<boolean> {
+    if (!options.bool('AutomaticDisableChannelEnabled')) return false;
+    const ch = await channels.existing(id);
+    if (ch.status !== CHANNEL_STATUS.enabled || ch.auto_ban !== 1) return false;
+    await channels.setStatus(id, CHANNEL_STATUS.autoDisabled, reason);
+    return true;
+  }
+
+  async function autoEnable(id: number): Promise<boolean> {
+    if (!options.bool('AutomaticEnableChannelEnabled')) return false;
+    const ch = await channels.existing(id);
+    if (ch.status !== CHANNEL_STATUS.autoDisabled) return false;
+    await channels.setStatus(id, CHANNEL_STATUS.enabled, '');
+    return true;
+  }
+
+  async function test(id: number, model: string): Promise<TestOutcome> {
+    const doc = await channels.existing(id);
+    const testModel = model.trim() || doc.test_model || splitList(doc.models)[0] || '';
+    if (!testModel) throw invalid('渠道未配置模型');
+    let res: Awaited<ReturnType<RelayTester>>;
+    try {
+      res = await tester({ channel: toRelayChannel(doc, channels.reveal(doc)), model: testModel });
+    } catch (err) {
+      const message = err instanceof AppError ? err.message : '测试请求失败';
+      res = { success: false, timeMs: 0, message: `测试失败：${message}`, statusCode: 0 };
+    }
+    const timeMs = Math.round(res.timeMs);
+    await channels.record(id, {
+      response_time: res.success ? Math.max(1, timeMs) : doc.response_time,
+      test_time: nowSec(),
+    });
+    const thresholdMs = options.number('ChannelDisableThreshold', 5) * 1000;
+    if (res.success && thresholdMs > 0 && timeMs > thresholdMs) {
+      const reason = `响应时间 ${(timeMs / 1000).toFixed(2)}s 超过阈值 ${(thresholdMs / 1000).toFixed(2)}s`;
+      await autoDisable(id, reason);
+      return { success: false, timeMs, message: reason };
+    }
+    if (!res.success && failureDisablesChannel(res.statusCode, res.message)) await autoDisable(id, res.message);
+    if (res.success) await autoEnable(id);
+    return { success: res.success, timeMs, message: res.message };
+  }
+
+  return {
+    test,
+
+    /** Tests every channel except manually disabled ones, one after another, in the background. */
+    async testAll(onDone?: (tested: number) => void): Promise<number> {
+      if (testingAll) throw invalid('测试已在运行中，请稍后再试');
+      testingAll = true;
+      let ids: number[];
+      try {
+        const { items } = await channels.list({ skip: 0, limit: 100_000, idSort: true });
+        ids = items.filter((c) => c.status !== CHANNEL_STATUS.manuallyDisabled).map((c) => c.id);
+      } catch (err) {
+        testingAll = false;
+        throw err;
+      }
+      (async () => {
+        for (const id of ids) await test(id, '').catch(() => undefined);
+      })()
+        .then(() => onDone?.(ids.length))
+        .finally(() => {
+          testingAll = false;
+        });
+      return ids.length;
+    },
+
+    /** The monitor's pass: re-tests status-3 channels when AutomaticEnableChannelEnabled is on. */
+    async retestDisabled(): Promise<number> {
+      if (!options.bool('AutomaticEnableChannelEnabled')) return 0;
+      const { items } = await channels.list({
+        skip: 0,
+        limit: 100_000,
+        idSort: true,
+        status: CHANNEL_STATUS.autoDisabled,
+      });
+      for (const c of items) await test(c.id, '').catch(() => undefined);
+      return items.length;
+    },
+
+    async updateBalance(id: number): Promise<number> {
+      const doc = await channels.existing(id);
+      const balance = await fetchBalance(doc.type, doc.base_url, channels.reveal(doc));
+      await channels.record(id, { balance, balance_updated_time: nowSec() });
+      return balance;
+    },
+
+    async updateAllBalances(): Promise<number> {
+      const { items } = await channels.list({ skip: 0, limit: 100_000, idSort: true, status: CHANNEL_STATUS.enabled });
+      let updated = 0;
+      for (const c of items.filter((i) => hasBalanceEndpoint(i.type))) {
+        try {
+          await this.updateBalance(c.id);
+          updated++;
+        } catch {
+          // One unreachable provider does not stop the others.
+        }
+      }
+      return updated;
+    },
+
+    async fetchModels(req: { id: number; type: number; baseUrl: string; key: string }): Promise<string[]> {
+      if (req.id) {
+        const doc = await channels.existing(req.id);
+        return fetchUpstreamModels(doc.type, req.baseUrl || doc.base_url, req.key || channels.reveal(doc));
+      }
+      return fetchUpstreamModels(req.type, req.baseUrl, req.key);
+    },
+
+    /** Applies one channel-health event (idempotent: an event id is handled once). */
+    async handle(report: HealthReport): Promise<void> {
+      if (await deps.seen.has(report.eventId)) return;
+      try {
+        if (report.kind === 'failure' && report.shouldDisable) await autoDisable(report.channelId, report.message);
+        if (report.kind === 'slow') {
+          await autoDisable(report.channelId, `响应时间 ${(report.responseTimeMs / 1000).toFixed(2)}s 超过阈值`);
+        }
+        if (report.kind === 'success') await autoEnable(report.channelId);
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+      }
+      await deps.seen.add(report.eventId);
+    },
+  };
+}
+
+export type ChannelHealth = ReturnType<typeof channelHealth>;

@@ -1,0 +1,99 @@
+import type { ChannelDoc } from '../data/channel-repository.ts';
+
+/** A channel as the API shows it (channels.v1.Channel); the key only when asked for. */
+export interface ChannelView {
+  id: number;
+  name: string;
+  type: number;
+  key: string;
+  openaiOrganization: string;
+  maxInputTokens: number;
+  baseUrl: string;
+  other: string;
+  modelMapping: string;
+  statusCodeMapping: string;
+  models: string;
+  group: string;
+  autoBan: number;
+  testModel: string;
+  status: number;
+  responseTime: number;
+  usedQuota: number;
+  balance: number;
+  priority: number;
+  weight: number;
+  otherInfo: string;
+  createdTime: number;
+  testTime: number;
+  balanceUpdatedTime: number;
+  tag: string;
+}
+
+/** What the relay needs to call a channel (channels.v1.RelayChannel), key decrypted. */
+export interface RelayChannelView {
+  id: number;
+  name: string;
+  type: number;
+  key: string;
+  baseUrl: string;
+  other: string;
+  modelMapping: string;
+  statusCodeMapping: string;
+  autoBan: boolean;
+  status: number;
+  openaiOrganization: string;
+  maxInputTokens: number;
+  models: string;
+  group: string;
+  testModel: string;
+  priority: number;
+  weight: number;
+}
+
+export const toChannelView = (d: ChannelDoc, key = ''): ChannelView => ({
+  id: d._id,
+  name: d.name,
+  type: d.type,
+  key,
+  openaiOrganization: d.openai_organization,
+  maxInputTokens: d.max_input_tokens,
+  baseUrl: d.base_url,
+  other: d.other,
+  modelMapping: d.model_mapping,
+  statusCodeMapping: d.status_code_mapping,
+  models: d.models,
+  group: d.group,
+  autoBan: d.auto_ban,
+  testModel: d.test_model,
+  status: d.status,
+  responseTime: d.response_time,
+  usedQuota: d.used_quota,
+  balance: d.balance,
+  priority: d.priority,
+  weight: d.weight,
+  otherInfo: d.other_info,
+  createdTime: d.created_time,
+  testTime: d.test_time,
+  balanceUpdatedTime: d.balance_updated_time,
+  tag: d.tag,
+});
+
+export const toRelayChannel = (d: ChannelDoc, key: string): RelayChannelView => ({
+  id: d._id,
+  name: d.name,
+  type: d.type,
+  key,
+  baseUrl: d.base_url,
+  other: d.other,
+  modelMapping: d.model_mapping,
+  statusCodeMapping: d.status_code_mapping,
+  autoBan: d.auto_ban === 1,
+  status: d.status,
+  openaiOrganization: d.openai_organization,
+  maxInputTokens: d.max_input_tokens,
+  models: d.models,
+  group: d.group,
+  testModel: d.test_model,
+  priority: d.priority,
+  weight: d.weight,
+});

@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import { type createKafka, type Logger, type Publisher, runConsumer, topicName } from '@aigw/common';
+import {
+  ChannelHealthEvent_Kind,
+  ChannelHealthEventSchema,
+  EntityChangedEvent_Action,
+  EntityChangedEvent_Kind,
+  EntityChangedEventSchema,
+} from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import type { ChannelHealth } from '../../domain/channel-health.ts';
+import type { ChannelChanged } from '../../domain/channels-service.ts';
+
+const ACTION = {
+  created: EntityChangedEvent_Action.CREATED,
+  updated: EntityChangedEvent_Action.UPDATED,
+  deleted: EntityChangedEvent_Action.DELETED,
+} as const;
+
+/** Publishes EntityChangedEvent{kind: CHANNEL} so the relay refreshes its snapshot. */
+export function channelChangePublisher(publisher: Publisher): ChannelChanged {
+  return (id, action) =>
+    publisher.publish(
+      topicName(TOPICS.entityChanged),
+      EntityChangedEventSchema,
+      {
+        eventId: randomUUID(),
+        occurredAtMs: Date.now(),
+        kind: EntityChangedEvent_Kind.CHANNEL,
+        id,
+        action: ACTION[action],
+      },
+      `channel:${id}`,
+    );
+}
+
+const KIND = {
+  [ChannelHealthEvent_Kind.FAILURE]: 'failure',
+  [ChannelHealthEvent_Kind.SUCCESS]: 'success',
+  [ChannelHealthEvent_Kind.TEST_SLOW]: 'slow',
+} as const;
+
+/** Consumes channel-health events (relay traffic and tests) into the automatic status rules. */
+export function runHealthConsumer(opts: {
+  kafka: ReturnType<typeof createKafka>;
+  publisher: Publisher;
+  logger: Logger;
+  health: ChannelHealth;
+}) {
+  return runConsumer({
+    kafka: opts.kafka,
+    groupId: topicName('channels.health'),
+    topic: topicName(TOPICS.channelHealth),
+    schema: ChannelHealthEventSchema,
+    publisher: opts.publisher,
+    logger: opts.logger,
+    fromBeginning: false,
+    handle: async (ev) => {
+      const kind = KIND[ev.kind as keyof typeof KIND];
+      if (!kind) return;
+      await opts.health.handle({
+        eventId: ev.eventId,
+        channelId: ev.channelId,
+        kind,
+        shouldDisable: ev.shouldDisable,
+        message: ev.errorMessage || `上游返回 ${ev.statusCode}`,
+        responseTimeMs: ev.responseTimeMs,
+      });
+    },
+  });
+}
