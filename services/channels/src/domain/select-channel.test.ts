@@ -9,7 +9,10 @@ describe('selectChannel', () => {
   it('when the first attempt picks, then only the highest tier is used, weighted', () => {
     const counts = new Map<number, number>();
     let seed = 0;
-    const random = () => (seed = (seed * 9301 + 49297) % 233280) / 233280;
+    const random = () => {
+      seed = (seed * 9301 + 49297) % 233280;
+      return seed / 233280;
+    };
     for (let i = 0; i < 4000; i++) {
       const id = selectChannel(pool, { random })?.channelId ?? 0;
       counts.set(id, (counts.get(id) ?? 0) + 1);
