@@ -1,0 +1,44 @@
+import { anthropic, cohere, gemini, jina, ollama } from './native.ts';
+import { azure, cloudflare, openaiCompatible } from './openai.ts';
+import type { Adaptor, RelayMode } from './types.ts';
+
+export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from './types.ts';
+
+const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
+
+/**
+ * Channel type -> adaptor (spec 01 section 3). Types not listed here are not relayed yet
+ * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 15, 18,
+ * 21, 22, 23, 33, 35, 36 (Suno, tasks service), 37, 41.
+ */
+export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
+  1: openaiCompatible('OpenAI', 'https://api.openai.com'),
+  3: azure,
+  4: ollama,
+  8: openaiCompatible('Custom', ''),
+  14: anthropic,
+  16: openaiCompatible('ChatGLM', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
+  17: openaiCompatible('Qwen', 'https://dashscope.aliyuncs.com', '/compatible-mode/v1', chatOnly),
+  19: openaiCompatible('360', 'https://ai.360.cn', '/v1', chatOnly),
+  24: gemini,
+  25: openaiCompatible('Moonshot', 'https://api.moonshot.cn', '/v1', chatOnly),
+  26: openaiCompatible('GLM-4V', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
+  31: openaiCompatible('Yi', 'https://api.lingyiwanwu.com'),
+  34: cohere,
+  38: jina,
+  39: cloudflare,
+  40: openaiCompatible('SiliconCloud', 'https://api.siliconflow.cn'),
+  42: openaiCompatible(
+    'Mistral',
+    'https://api.mistral.ai',
+    '/v1',
+    new Set<RelayMode>(['chat', 'embeddings', 'moderations']),
+  ),
+};
+
+/** Channel types the relay cannot serve yet. */
+export const UNSUPPORTED_TYPES = [2, 5, 11, 15, 18, 21, 22, 23, 33, 35, 36, 37, 41] as const;
+
+export function adaptorFor(type: number): Adaptor | undefined {
+  return ADAPTORS[type];
+}

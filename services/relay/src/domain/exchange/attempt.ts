@@ -1,0 +1,226 @@
+/**
+ * One attempt of a relayed request on one channel: builds the upstream call, sends it, and
+ * writes the answer to the client in the client's format (translated when the channel speaks
+ * another protocol). Streams pass through event by event; nothing reaches the client before
+ * the first token, so a failure or a first-token timeout before it can still move to another
+ * channel.
+ */
+import type { Adaptor, ChannelTarget } from '../adaptors/index.ts';
+import { claudeError, claudeToOpenAIResponse, claudeUsage, openaiToClaudeResponse } from '../protocols/claude.ts';
+import { cohereToOpenAIResponse } from '../protocols/cohere.ts';
+import { geminiError, geminiToOpenAIResponse, geminiUsage, openaiToGeminiResponse } from '../protocols/gemini.ts';
+import { ollamaToOpenAIResponse } from '../protocols/ollama.ts';
+import { type ChatRequest, type ChatResponse, type Json, type Usage, usageFromOpenAI } from '../protocols/openai.ts';
+import { buildUpstreamBody, type ClientRequest } from './build-request.ts';
+import { UpstreamFailure, upstreamMessage } from './failure.ts';
+import type { ClientSink, UpstreamClient, UpstreamResponse } from './ports.ts';
+import { relayStream } from './stream.ts';
+
+export interface AttemptInput {
+  req: ClientRequest;
+  adaptor: Adaptor;
+  channel: ChannelTarget;
+  upstreamModel: string;
+  canonical: () => ChatRequest;
+  upstream: UpstreamClient;
+  sink: ClientSink;
+  /** performance.now() when the relay received the request. */
+  startedAt: number;
+  /** 0 disables the first-token timeout. */
+  firstTokenTimeoutMs: number;
+  /** Prompt tokens estimated by the relay (used when the upstream reports none). */
+  estimatePrompt: () => Promise<number>;
+  /** Tokens of a produced text. */
+  countText: (text: string) => Promise<number>;
+}
+
+export interface AttemptResult {
+  usage: Usage;
+  /** True when the upstream reported no usage and the relay estimated it. */
+  estimated: boolean;
+  /** Milliseconds from the request to the first streamed token (0 when not streamed). */
+  firstTokenMs: number;
+  /** The client went away before the answer ended. */
+  aborted: boolean;
+  /** Billable units of per-call priced modes (images). */
+  units: number;
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+/** Runs one attempt; throws UpstreamFailure when the upstream fails. */
+export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
+  const { req, adaptor, channel, upstreamModel, sink } = input;
+  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
+  const body = buildUpstreamBody(req, adaptor, channel, upstreamModel, input.canonical);
+  const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
+  if (req.stream) headers.accept = 'text/event-stream';
+
+  const ctl = new AbortController();
+  const onClientGone = () => ctl.abort();
+  sink.signal.addEventListener('abort', onClientGone, { once: true });
+  try {
+    let res: UpstreamResponse;
+    try {
+      res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, signal: ctl.signal });
+    } catch (err) {
+      if (sink.signal.aborted)
+        return {
+          usage: { promptTokens: 0, completionTokens: 0 },
+          estimated: true,
+          firstTokenMs: 0,
+          aborted: true,
+          units: 0,
+        };
+      throw new UpstreamFailure(0, `连接上游失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
+    }
+    if (res.status < 200 || res.status >= 300) {
+      const raw = (await res.bytes().catch(() => Buffer.alloc(0))).toString('utf8');
+      throw new UpstreamFailure(res.status, upstreamMessage(raw, res.status));
+    }
+    const contentType = String(res.headers['content-type'] ?? '');
+    if (req.stream && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
+      return await relayStream(input, res, ctl);
+    }
+    return await relayWhole(input, res, contentType);
+  } finally {
+    sink.signal.removeEventListener('abort', onClientGone);
+  }
+}
+
+async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentType: string): Promise<AttemptResult> {
+  const { req, adaptor, sink } = input;
+  let bytes: Buffer;
+  try {
+    bytes = await res.bytes();
+  } catch (err) {
+    if (sink.signal.aborted)
+      return {
+        usage: { promptTokens: 0, completionTokens: 0 },
+        estimated: true,
+        firstTokenMs: 0,
+        aborted: true,
+        units: 0,
+      };
+    throw new UpstreamFailure(0, `读取上游响应失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
+  }
+  const isJson = contentType.includes('json');
+  const parse = (): Json => {
+    try {
+      return JSON.parse(bytes.toString('utf8')) as Json;
+    } catch {
+      throw new UpstreamFailure(502, '上游返回了无法解析的响应');
+    }
+  };
+  const result: AttemptResult = {
+    usage: { promptTokens: 0, completionTokens: 0 },
+    estimated: false,
+    firstTokenMs: 0,
+    aborted: false,
+    units: 0,
+  };
+  const fill = async (usage: Usage | undefined, text: string) => {
+    if (usage) result.usage = usage;
+    else {
+      result.estimated = true;
+      result.usage = { promptTokens: await input.estimatePrompt(), completionTokens: await input.countText(text) };
+    }
+  };
+
+  if (req.mode === 'chat') {
+    const json = parse();
+    const p = adaptor.protocol;
+    if (p === req.format) {
+      // Same protocol on both sides: the upstream's bytes go out unchanged.
+      const usage =
+        p === 'openai'
+          ? usageFromOpenAI(json.usage)
+          : p === 'claude'
+            ? claudeUsage(json.usage)
+            : geminiUsage(json.usageMetadata);
+      await fill(usage, usage ? '' : textOf(p, json));
+      sink.head(200, JSON_HEADERS);
+      sink.end(bytes);
+      return result;
+    }
+    const model = input.upstreamModel;
+    const oa: ChatResponse =
+      p === 'openai'
+        ? (json as unknown as ChatResponse)
+        : p === 'claude'
+          ? claudeToOpenAIResponse(json, model)
+          : p === 'gemini'
+            ? geminiToOpenAIResponse(json, model)
+            : p === 'ollama'
+              ? ollamaToOpenAIResponse(json, model)
+              : cohereToOpenAIResponse(json, model);
+    const usage = usageFromOpenAI(oa.usage);
+    await fill(usage, oa.choices?.[0]?.message?.content ?? '');
+    if (!oa.usage)
+      oa.usage = {
+        prompt_tokens: result.usage.promptTokens,
+        completion_tokens: result.usage.completionTokens,
+        total_tokens: result.usage.promptTokens + result.usage.completionTokens,
+      };
+    const out =
+      req.format === 'openai'
+        ? oa
+        : req.format === 'claude'
+          ? openaiToClaudeResponse(oa, req.model, result.usage)
+          : openaiToGeminiResponse(oa, req.model, result.usage);
+    sink.head(200, JSON_HEADERS);
+    sink.end(JSON.stringify(out));
+    return result;
+  }
+
+  const convert = adaptor.convert?.[req.mode];
+  if (convert && isJson) {
+    const body = req.body instanceof FormData ? {} : req.body;
+    const out = convert.response(parse(), body, req.model, await input.estimatePrompt());
+    result.usage = out.usage;
+    sink.head(200, JSON_HEADERS);
+    sink.end(JSON.stringify(out.body));
+    return result;
+  }
+  if (isJson) {
+    const json = parse();
+    if (req.mode === 'images') result.units = Array.isArray(json.data) ? json.data.length : 1;
+    const usage = usageFromOpenAI(json.usage);
+    const text = req.mode === 'transcriptions' || req.mode === 'translations' ? String(json.text ?? '') : '';
+    await fill(usage, text);
+  } else {
+    // Audio bytes (speech) or text transcripts: billed from the input.
+    const text = req.mode === 'transcriptions' || req.mode === 'translations' ? bytes.toString('utf8') : '';
+    await fill(undefined, text);
+  }
+  sink.head(200, { 'content-type': contentType || 'application/octet-stream' });
+  sink.end(bytes);
+  return result;
+}
+
+function textOf(p: string, json: Json): string {
+  if (p === 'openai') return String((json.choices as ChatResponse['choices'] | undefined)?.[0]?.message?.content ?? '');
+  if (p === 'claude')
+    return ((json.content as { text?: string }[] | undefined) ?? []).map((b) => b.text ?? '').join('');
+  return geminiToOpenAIResponse(json, '').choices[0]?.message.content ?? '';
+}
+
+/** The error body of a client format. */
+export function errorBody(
+  format: 'openai' | 'claude' | 'gemini',
+  status: number,
+  message: string,
+  code?: string,
+): Json {
+  if (format === 'claude') return claudeError(status, message);
+  if (format === 'gemini') return geminiError(status, message);
+  const type =
+    status === 429
+      ? 'rate_limit_error'
+      : status >= 500
+        ? 'server_error'
+        : status === 401 || status === 403
+          ? 'authentication_error'
+          : 'invalid_request_error';
+  return { error: { message, type, param: null, code: code ?? null } };
+}

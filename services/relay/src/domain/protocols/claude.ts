@@ -1,0 +1,514 @@
+/**
+ * Anthropic's Messages API, both ways: the relay calls Claude channels with it (OpenAI requests
+ * translated) and serves it on /v1/messages (translated to OpenAI for other channels).
+ */
+import {
+  type ChatChunk,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResponse,
+  type ContentPart,
+  chatId,
+  chunk,
+  contentText,
+  type Json,
+  nowSeconds,
+  parseDataUrl,
+  type StreamTally,
+  type ToolCall,
+  tallyText,
+  type Usage,
+  usageToOpenAI,
+} from './openai.ts';
+import { type SseEvent, sse } from './sse.ts';
+
+type Block = Json & { type: string };
+
+export const CLAUDE_DEFAULT_MAX_TOKENS = 4096;
+
+const STOP_TO_FINISH: Record<string, string> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  max_tokens: 'length',
+  tool_use: 'tool_calls',
+  refusal: 'content_filter',
+};
+const FINISH_TO_STOP: Record<string, string> = {
+  stop: 'end_turn',
+  length: 'max_tokens',
+  tool_calls: 'tool_use',
+  function_call: 'tool_use',
+  content_filter: 'refusal',
+};
+
+/** Claude usage -> relay usage (cache reads and writes count as prompt tokens). */
+export function claudeUsage(u: unknown): Usage | undefined {
+  if (!u || typeof u !== 'object') return undefined;
+  const o = u as {
+    input_tokens?: number;
+    output_tokens?: number;
+    cache_read_input_tokens?: number;
+    cache_creation_input_tokens?: number;
+  };
+  if (typeof o.input_tokens !== 'number' && typeof o.output_tokens !== 'number') return undefined;
+  const cached = o.cache_read_input_tokens ?? 0;
+  const usage: Usage = {
+    promptTokens: (o.input_tokens ?? 0) + cached + (o.cache_creation_input_tokens ?? 0),
+    completionTokens: o.output_tokens ?? 0,
+  };
+  if (cached) usage.cachedTokens = cached;
+  return usage;
+}
+
+function imageBlock(url: string): Block {
+  const d = parseDataUrl(url);
+  if (d) return { type: 'image', source: { type: 'base64', media_type: d.mediaType, data: d.data } };
+  return { type: 'image', source: { type: 'url', url } };
+}
+
+function toClaudeContent(content: ChatMessage['content']): Block[] {
+  if (content == null) return [];
+  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+  const out: Block[] = [];
+  for (const p of content) {
+    if (p.type === 'text') out.push({ type: 'text', text: p.text ?? '' });
+    else if (p.type === 'image_url' && p.image_url) out.push(imageBlock(p.image_url.url));
+  }
+  return out;
+}
+
+function parseArgs(args: string | undefined): unknown {
+  if (!args) return {};
+  try {
+    return JSON.parse(args);
+  } catch {
+    return {};
+  }
+}
+
+/** OpenAI chat request -> Claude Messages request. */
+export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
+  const system: string[] = [];
+  const messages: { role: string; content: Block[] }[] = [];
+  const push = (role: string, blocks: Block[]) => {
+    const last = messages[messages.length - 1];
+    // Claude wants alternating roles: merge consecutive messages of one role.
+    if (last && last.role === role) last.content.push(...blocks);
+    else messages.push({ role, content: blocks });
+  };
+  for (const m of req.messages) {
+    if (m.role === 'system' || m.role === 'developer') {
+      system.push(contentText(m.content));
+    } else if (m.role === 'tool') {
+      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: contentText(m.content) }]);
+    } else if (m.role === 'assistant') {
+      const blocks = toClaudeContent(m.content);
+      for (const tc of m.tool_calls ?? []) {
+        blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+      }
+      push('assistant', blocks);
+    } else {
+      push('user', toClaudeContent(m.content));
+    }
+  }
+  const out: Json = {
+    model,
+    messages,
+    max_tokens: req.max_completion_tokens ?? req.max_tokens ?? CLAUDE_DEFAULT_MAX_TOKENS,
+  };
+  if (system.length > 0) out.system = system.join('\n');
+  if (req.temperature !== undefined) out.temperature = req.temperature;
+  if (req.top_p !== undefined) out.top_p = req.top_p;
+  if (req.stop !== undefined) out.stop_sequences = Array.isArray(req.stop) ? req.stop : [req.stop];
+  if (req.stream) out.stream = true;
+  if (req.tools?.length) {
+    out.tools = req.tools.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      input_schema: t.function.parameters ?? { type: 'object', properties: {} },
+    }));
+  }
+  const tc = req.tool_choice;
+  if (tc !== undefined) {
+    if (tc === 'auto') out.tool_choice = { type: 'auto' };
+    else if (tc === 'required') out.tool_choice = { type: 'any' };
+    else if (tc === 'none') out.tool_choice = { type: 'none' };
+    else if (typeof tc === 'object' && tc.function?.name) out.tool_choice = { type: 'tool', name: tc.function.name };
+  }
+  return out;
+}
+
+/** Claude Messages response -> OpenAI chat response. */
+export function claudeToOpenAIResponse(res: Json, model: string): ChatResponse {
+  const blocks = (res.content as Block[] | undefined) ?? [];
+  let text = '';
+  const toolCalls: ToolCall[] = [];
+  for (const b of blocks) {
+    if (b.type === 'text') text += String(b.text ?? '');
+    else if (b.type === 'tool_use') {
+      toolCalls.push({
+        id: String(b.id),
+        type: 'function',
+        function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) },
+      });
+    }
+  }
+  const usage = claudeUsage(res.usage);
+  const message: ChatResponse['choices'][number]['message'] = { role: 'assistant', content: text };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  const out: ChatResponse = {
+    id: String(res.id ?? chatId()),
+    object: 'chat.completion',
+    created: nowSeconds(),
+    model: String(res.model ?? model),
+    choices: [{ index: 0, message, finish_reason: STOP_TO_FINISH[String(res.stop_reason)] ?? 'stop' }],
+  };
+  if (usage) out.usage = usageToOpenAI(usage);
+  return out;
+}
+
+/** Claude stream events -> OpenAI chunks (one decoder per stream). */
+export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): ChatChunk[] } {
+  let id = chatId();
+  let input: Usage | undefined;
+  const toolIndex = new Map<number, number>();
+  let tools = 0;
+  return {
+    onEvent(ev) {
+      if (!ev.data || ev.data === '[DONE]') return [];
+      const d = JSON.parse(ev.data) as Json;
+      switch (d.type) {
+        case 'message_start': {
+          const msg = (d.message ?? {}) as Json;
+          if (msg.id) id = String(msg.id);
+          input = claudeUsage(msg.usage);
+          return [chunk(id, model, { role: 'assistant', content: '' })];
+        }
+        case 'content_block_start': {
+          const b = (d.content_block ?? {}) as Block;
+          if (b.type !== 'tool_use') return [];
+          const i = tools++;
+          toolIndex.set(Number(d.index), i);
+          return [
+            chunk(id, model, {
+              tool_calls: [
+                { index: i, id: String(b.id), type: 'function', function: { name: String(b.name), arguments: '' } },
+              ],
+            }),
+          ];
+        }
+        case 'content_block_delta': {
+          const delta = (d.delta ?? {}) as Json;
+          if (delta.type === 'text_delta') return [chunk(id, model, { content: String(delta.text ?? '') })];
+          if (delta.type === 'thinking_delta')
+            return [chunk(id, model, { reasoning_content: String(delta.thinking ?? '') })];
+          if (delta.type === 'input_json_delta') {
+            const i = toolIndex.get(Number(d.index)) ?? 0;
+            return [
+              chunk(id, model, {
+                tool_calls: [
+                  { index: i, function: { arguments: String(delta.partial_json ?? '') } as ToolCall['function'] },
+                ],
+              }),
+            ];
+          }
+          return [];
+        }
+        case 'message_delta': {
+          const delta = (d.delta ?? {}) as Json;
+          const out = claudeUsage(d.usage);
+          const c = chunk(id, model, {}, STOP_TO_FINISH[String(delta.stop_reason)] ?? 'stop');
+          const usage: Usage = {
+            promptTokens: out?.promptTokens || input?.promptTokens || 0,
+            completionTokens: out?.completionTokens ?? 0,
+          };
+          const cached = input?.cachedTokens ?? out?.cachedTokens;
+          if (cached) usage.cachedTokens = cached;
+          c.usage = usageToOpenAI(usage);
+          return [c];
+        }
+        case 'error': {
+          const err = (d.error ?? {}) as Json;
+          throw new UpstreamStreamError(String(err.message ?? 'upstream stream error'));
+        }
+        default:
+          return [];
+      }
+    },
+  };
+}
+
+/** An error event in the middle of an upstream stream. */
+export class UpstreamStreamError extends Error {}
+
+/** Follows a native Claude stream (passthrough) for usage and produced text. */
+export function tallyClaudeEvent(t: StreamTally, ev: SseEvent): boolean {
+  if (!ev.data) return false;
+  if (!ev.data.includes('usage') && !ev.data.includes('_delta')) return false;
+  const d = JSON.parse(ev.data) as Json;
+  if (d.type === 'message_start') {
+    const u = claudeUsage((d.message as Json | undefined)?.usage);
+    if (u) t.usage = { ...u, completionTokens: 0 };
+    return false;
+  }
+  if (d.type === 'content_block_delta') {
+    const delta = (d.delta ?? {}) as Json;
+    tallyText(t, String(delta.text ?? delta.partial_json ?? delta.thinking ?? ''));
+    return true;
+  }
+  if (d.type === 'message_delta') {
+    const u = claudeUsage(d.usage);
+    if (u) {
+      t.usage = {
+        ...(t.usage ?? { promptTokens: 0, completionTokens: 0 }),
+        completionTokens: u.completionTokens,
+      };
+      if (u.promptTokens && t.usage) t.usage.promptTokens = u.promptTokens;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Serving /v1/messages: Claude requests in, OpenAI canonical in the middle.
+// ---------------------------------------------------------------------------------------------
+
+function fromClaudeContent(content: unknown): {
+  parts: ContentPart[];
+  toolCalls: ToolCall[];
+  toolResults: ChatMessage[];
+} {
+  const parts: ContentPart[] = [];
+  const toolCalls: ToolCall[] = [];
+  const toolResults: ChatMessage[] = [];
+  if (typeof content === 'string') return { parts: [{ type: 'text', text: content }], toolCalls, toolResults };
+  for (const b of (content as Block[] | undefined) ?? []) {
+    if (b.type === 'text') parts.push({ type: 'text', text: String(b.text ?? '') });
+    else if (b.type === 'image') {
+      const src = (b.source ?? {}) as Json;
+      const url =
+        src.type === 'base64' ? `data:${String(src.media_type)};base64,${String(src.data)}` : String(src.url ?? '');
+      parts.push({ type: 'image_url', image_url: { url } });
+    } else if (b.type === 'tool_use') {
+      toolCalls.push({
+        id: String(b.id),
+        type: 'function',
+        function: { name: String(b.name), arguments: JSON.stringify(b.input ?? {}) },
+      });
+    } else if (b.type === 'tool_result') {
+      const c = b.content;
+      const text =
+        typeof c === 'string' ? c : ((c as Block[] | undefined) ?? []).map((x) => String(x.text ?? '')).join('');
+      toolResults.push({ role: 'tool', tool_call_id: String(b.tool_use_id), content: text });
+    }
+  }
+  return { parts, toolCalls, toolResults };
+}
+
+const simplify = (parts: ContentPart[]): string | ContentPart[] =>
+  parts.every((p) => p.type === 'text') ? parts.map((p) => p.text ?? '').join('') : parts;
+
+/** Claude Messages request -> OpenAI chat request. */
+export function claudeToOpenAIRequest(body: Json): ChatRequest {
+  const messages: ChatMessage[] = [];
+  const system = body.system;
+  if (typeof system === 'string' && system) messages.push({ role: 'system', content: system });
+  else if (Array.isArray(system)) {
+    const text = (system as Block[]).map((b) => String(b.text ?? '')).join('\n');
+    if (text) messages.push({ role: 'system', content: text });
+  }
+  for (const m of (body.messages as { role: string; content: unknown }[] | undefined) ?? []) {
+    const { parts, toolCalls, toolResults } = fromClaudeContent(m.content);
+    messages.push(...toolResults);
+    if (m.role === 'assistant') {
+      const msg: ChatMessage = { role: 'assistant', content: parts.length ? simplify(parts) : null };
+      if (toolCalls.length) msg.tool_calls = toolCalls;
+      messages.push(msg);
+    } else if (parts.length > 0 || toolResults.length === 0) {
+      messages.push({ role: m.role, content: simplify(parts) });
+    }
+  }
+  const req: ChatRequest = { model: String(body.model ?? ''), messages };
+  if (typeof body.max_tokens === 'number') req.max_tokens = body.max_tokens;
+  if (typeof body.temperature === 'number') req.temperature = body.temperature;
+  if (typeof body.top_p === 'number') req.top_p = body.top_p;
+  if (Array.isArray(body.stop_sequences)) req.stop = body.stop_sequences as string[];
+  if (body.stream === true) req.stream = true;
+  const tools = body.tools as { name: string; description?: string; input_schema?: Json }[] | undefined;
+  if (tools?.length) {
+    req.tools = tools.map((t) => ({
+      type: 'function',
+      function: {
+        name: t.name,
+        ...(t.description ? { description: t.description } : {}),
+        parameters: t.input_schema ?? {},
+      },
+    }));
+  }
+  const tc = body.tool_choice as { type?: string; name?: string } | undefined;
+  if (tc?.type === 'auto') req.tool_choice = 'auto';
+  else if (tc?.type === 'any') req.tool_choice = 'required';
+  else if (tc?.type === 'none') req.tool_choice = 'none';
+  else if (tc?.type === 'tool' && tc.name) req.tool_choice = { type: 'function', function: { name: tc.name } };
+  return req;
+}
+
+function claudeUsageOf(u: Usage | undefined): Json {
+  return {
+    input_tokens: (u?.promptTokens ?? 0) - (u?.cachedTokens ?? 0),
+    output_tokens: u?.completionTokens ?? 0,
+    ...(u?.cachedTokens ? { cache_read_input_tokens: u.cachedTokens } : {}),
+  };
+}
+
+/** OpenAI chat response -> Claude Messages response. */
+export function openaiToClaudeResponse(res: ChatResponse, model: string, usage: Usage | undefined): Json {
+  const choice = res.choices?.[0];
+  const content: Block[] = [];
+  const text = choice?.message?.content;
+  if (text) content.push({ type: 'text', text });
+  for (const tc of choice?.message?.tool_calls ?? []) {
+    content.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
+  }
+  return {
+    id: res.id?.startsWith('msg_') ? res.id : `msg_${res.id ?? chatId()}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: FINISH_TO_STOP[String(choice?.finish_reason)] ?? 'end_turn',
+    stop_sequence: null,
+    usage: claudeUsageOf(usage),
+  };
+}
+
+/** OpenAI chunks -> Claude stream events (SSE text), with the closing events at end(). */
+export function openaiStreamToClaude(
+  model: string,
+  promptTokens: number,
+): {
+  onChunk(c: ChatChunk): string;
+  end(usage: Usage | undefined): string;
+} {
+  let started = false;
+  let open: { index: number; kind: 'text' | 'tool'; toolIndex?: number } | undefined;
+  let blockIndex = 0;
+  let finish = 'end_turn';
+  const start = (id: string): string => {
+    started = true;
+    return sse(
+      JSON.stringify({
+        type: 'message_start',
+        message: {
+          id: `msg_${id}`,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: promptTokens, output_tokens: 0 },
+        },
+      }),
+      'message_start',
+    );
+  };
+  const close = (): string => {
+    if (!open) return '';
+    const s = sse(JSON.stringify({ type: 'content_block_stop', index: open.index }), 'content_block_stop');
+    open = undefined;
+    return s;
+  };
+  return {
+    onChunk(c) {
+      let out = started ? '' : start(c.id ?? chatId());
+      const choice = c.choices?.[0];
+      if (!choice) return out;
+      const d = choice.delta ?? {};
+      if (d.content) {
+        if (open?.kind !== 'text') {
+          out += close();
+          open = { index: blockIndex++, kind: 'text' };
+          out += sse(
+            JSON.stringify({
+              type: 'content_block_start',
+              index: open.index,
+              content_block: { type: 'text', text: '' },
+            }),
+            'content_block_start',
+          );
+        }
+        out += sse(
+          JSON.stringify({
+            type: 'content_block_delta',
+            index: open.index,
+            delta: { type: 'text_delta', text: d.content },
+          }),
+          'content_block_delta',
+        );
+      }
+      for (const tc of d.tool_calls ?? []) {
+        if (tc.id || open?.kind !== 'tool' || (tc.index !== undefined && tc.index !== open.toolIndex)) {
+          out += close();
+          open = { index: blockIndex++, kind: 'tool', ...(tc.index !== undefined ? { toolIndex: tc.index } : {}) };
+          out += sse(
+            JSON.stringify({
+              type: 'content_block_start',
+              index: open.index,
+              content_block: {
+                type: 'tool_use',
+                id: tc.id ?? `toolu_${open.index}`,
+                name: tc.function?.name ?? '',
+                input: {},
+              },
+            }),
+            'content_block_start',
+          );
+        }
+        if (tc.function?.arguments) {
+          out += sse(
+            JSON.stringify({
+              type: 'content_block_delta',
+              index: open.index,
+              delta: { type: 'input_json_delta', partial_json: tc.function.arguments },
+            }),
+            'content_block_delta',
+          );
+        }
+      }
+      if (choice.finish_reason) finish = FINISH_TO_STOP[choice.finish_reason] ?? 'end_turn';
+      return out;
+    },
+    end(usage) {
+      let out = started ? '' : start(chatId());
+      out += close();
+      out += sse(
+        JSON.stringify({
+          type: 'message_delta',
+          delta: { stop_reason: finish, stop_sequence: null },
+          usage: claudeUsageOf(usage),
+        }),
+        'message_delta',
+      );
+      out += sse(JSON.stringify({ type: 'message_stop' }), 'message_stop');
+      return out;
+    },
+  };
+}
+
+/** Claude's error body. */
+export function claudeError(status: number, message: string): Json {
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 403
+        ? 'permission_error'
+        : status === 404
+          ? 'not_found_error'
+          : status === 429
+            ? 'rate_limit_error'
+            : status >= 500
+              ? 'api_error'
+              : 'invalid_request_error';
+  return { type: 'error', error: { type, message } };
+}

@@ -1,0 +1,222 @@
+/**
+ * The OpenAI wire format, which is also the relay's canonical chat format: other protocols
+ * translate to and from it. Types cover the fields the relay reads or writes; everything else
+ * passes through untouched.
+ */
+
+export type Json = Record<string, unknown>;
+
+export interface ContentPart {
+  type: string;
+  text?: string;
+  image_url?: { url: string; detail?: string };
+  input_audio?: { data: string; format: string };
+  [k: string]: unknown;
+}
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+  index?: number;
+}
+
+export interface ChatMessage {
+  role: string;
+  content: string | ContentPart[] | null;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  [k: string]: unknown;
+}
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Json };
+}
+
+export interface ChatRequest {
+  model: string;
+  messages: ChatMessage[];
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  temperature?: number;
+  top_p?: number;
+  stop?: string | string[];
+  tools?: ChatTool[];
+  tool_choice?: string | { type: string; function?: { name: string } };
+  n?: number;
+  user?: string;
+  [k: string]: unknown;
+}
+
+export interface OpenAIUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number };
+  completion_tokens_details?: { audio_tokens?: number; reasoning_tokens?: number };
+}
+
+export interface ChatChoice {
+  index: number;
+  message: { role: string; content: string | null; tool_calls?: ToolCall[]; [k: string]: unknown };
+  finish_reason: string | null;
+}
+
+export interface ChatResponse {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: ChatChoice[];
+  usage?: OpenAIUsage;
+}
+
+export interface ChunkChoice {
+  index: number;
+  delta: { role?: string; content?: string | null; tool_calls?: Partial<ToolCall>[]; [k: string]: unknown };
+  finish_reason: string | null;
+}
+
+export interface ChatChunk {
+  id: string;
+  object: 'chat.completion.chunk';
+  created: number;
+  model: string;
+  choices: ChunkChoice[];
+  usage?: OpenAIUsage | null;
+}
+
+/** Token counts of one request as the relay bills them. */
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  audioInputTokens?: number;
+  audioOutputTokens?: number;
+}
+
+/** Reads an OpenAI usage object (chat, completions, embeddings, rerank variants). */
+export function usageFromOpenAI(u: unknown): Usage | undefined {
+  if (!u || typeof u !== 'object') return undefined;
+  const o = u as Partial<OpenAIUsage> & { input_tokens?: number; output_tokens?: number };
+  const prompt = o.prompt_tokens ?? o.input_tokens;
+  const completion = o.completion_tokens ?? o.output_tokens ?? 0;
+  if (typeof prompt !== 'number') {
+    if (typeof o.total_tokens === 'number') return { promptTokens: o.total_tokens, completionTokens: 0 };
+    return undefined;
+  }
+  const usage: Usage = { promptTokens: prompt, completionTokens: completion };
+  const cached = o.prompt_tokens_details?.cached_tokens;
+  if (cached) usage.cachedTokens = cached;
+  const audioIn = o.prompt_tokens_details?.audio_tokens;
+  if (audioIn) usage.audioInputTokens = audioIn;
+  const audioOut = o.completion_tokens_details?.audio_tokens;
+  if (audioOut) usage.audioOutputTokens = audioOut;
+  return usage;
+}
+
+/** The OpenAI usage object for relay usage. */
+export function usageToOpenAI(u: Usage): OpenAIUsage {
+  const out: OpenAIUsage = {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.promptTokens + u.completionTokens,
+  };
+  if (u.cachedTokens) out.prompt_tokens_details = { cached_tokens: u.cachedTokens };
+  return out;
+}
+
+/** Text of a message content (string or parts). */
+export function contentText(content: ChatMessage['content'] | undefined): string {
+  if (content == null) return '';
+  if (typeof content === 'string') return content;
+  let s = '';
+  for (const p of content) if (p.type === 'text' && typeof p.text === 'string') s += p.text;
+  return s;
+}
+
+export function chatId(): string {
+  return `chatcmpl-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
+}
+
+export function nowSeconds(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+/** A chunk with one choice, the building block of translated streams. */
+export function chunk(
+  id: string,
+  model: string,
+  delta: ChunkChoice['delta'],
+  finishReason: string | null = null,
+  created = nowSeconds(),
+): ChatChunk {
+  return {
+    id,
+    object: 'chat.completion.chunk',
+    created,
+    model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+/** Parses a data URL (`data:image/png;base64,...`) into its media type and base64 data. */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const m = /^data:([^;,]+)?(?:;base64)?,(.*)$/s.exec(url);
+  if (!m) return undefined;
+  return { mediaType: m[1] ?? 'application/octet-stream', data: m[2] ?? '' };
+}
+
+/**
+ * Follows a canonical chunk stream: usage when the upstream sends it, and the text produced
+ * (as a length, for a cheap estimate when the upstream never reports usage).
+ */
+export interface StreamTally {
+  usage?: Usage;
+  /** Characters of content and tool arguments produced. */
+  chars: number;
+  /** Characters outside the Latin range (they cost about a token each). */
+  wideChars: number;
+  finishReason?: string;
+  id?: string;
+}
+
+export function tallyText(t: StreamTally, s: string | null | undefined): void {
+  if (!s) return;
+  t.chars += s.length;
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x2e7f) t.wideChars++;
+}
+
+/** Adds a canonical chunk to a tally; true when it carried content (a "token"). */
+export function tallyChunk(t: StreamTally, c: ChatChunk): boolean {
+  let produced = false;
+  if (c.id && !t.id) t.id = c.id;
+  if (c.usage) {
+    const u = usageFromOpenAI(c.usage);
+    if (u) t.usage = u;
+  }
+  for (const ch of c.choices ?? []) {
+    const d = ch.delta;
+    if (d) {
+      if (d.content) {
+        tallyText(t, d.content);
+        produced = true;
+      }
+      const reasoning = (d as { reasoning_content?: string }).reasoning_content;
+      if (reasoning) {
+        tallyText(t, reasoning);
+        produced = true;
+      }
+      if (d.tool_calls) {
+        for (const tc of d.tool_calls) tallyText(t, tc.function?.arguments);
+        produced = true;
+      }
+    }
+    if (ch.finish_reason) t.finishReason = ch.finish_reason;
+  }
+  return produced;
+}
