@@ -72,7 +72,11 @@ process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
 const started = Date.now();
+const gatewayIndex = SERVICES.findIndex((s) => s.name === 'gateway');
 for (const [i, svc] of SERVICES.entries()) {
+  // The gateway (the console's door) opens once its peers answer.
+  if (i === gatewayIndex) await Promise.all(SERVICES.slice(0, i).map((s) => waitReady(s.httpPort, 120_000)));
+  if (stopping) break;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...PEERS,

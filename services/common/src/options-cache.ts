@@ -54,7 +54,7 @@ export async function createOptionsCache(opts: {
     if (changed) for (const l of listeners) l(key, value);
   };
 
-  const first = await opts.source.listOptions({ includeSecrets: true });
+  const first = await retryUnavailable(() => opts.source.listOptions({ includeSecrets: true }), opts.logger);
   for (const o of first.options) values.set(o.key, o.value);
   version = first.version;
 
@@ -114,4 +114,22 @@ export async function createOptionsCache(opts: {
       await consumer.stop();
     },
   };
+}
+
+/**
+ * Retries a call while its peer is not up yet (services start in any order in a cluster): every
+ * 500 ms for up to `totalMs`, then gives up with the last error.
+ */
+export async function retryUnavailable<T>(call: () => Promise<T>, logger: Logger, totalMs = 60_000): Promise<T> {
+  const until = Date.now() + totalMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if ((code !== 'UNAVAILABLE' && code !== 'DEADLINE_EXCEEDED') || Date.now() > until) throw err;
+      logger.info({ code }, 'peer not ready, retrying');
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }
