@@ -1,4 +1,5 @@
 import type { Logger } from './logger.ts';
+import { stopTelemetry } from './telemetry.ts';
 
 /** What every service's composition root returns. */
 export interface App {
@@ -30,6 +31,7 @@ export async function runMain(app: App, logger: Logger, graceMs = 25_000): Promi
     timer.unref();
     app
       .stop()
+      .then(() => stopTelemetry())
       .then(() => process.exit(0))
       .catch((err) => {
         logger.error({ err }, 'shutdown failed');

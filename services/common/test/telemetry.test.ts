@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { freePort } from '@aigw/local-stack/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * A real service process with OTEL_EXPORTER_OTLP_ENDPOINT set exports its spans over OTLP/HTTP:
+ * a local receiver stands in for the collector.
+ */
+describe('OpenTelemetry export', () => {
+  let receiver: Server;
+  let endpoint = '';
+  const bodies: Buffer[] = [];
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  });
+  afterAll(() => {
+    receiver?.close();
+  });
+
+  it('when a service handles a request and stops, then its HTTP server span reaches the collector', async () => {
+    const httpPort = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'services/logs/src/main.ts'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        HTTP_PORT: String(httpPort),
+        GRPC_PORT: '0',
+        MONGO_DB: `otel_${httpPort}`,
+        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: 'inherit',
+    });
+    try {
+      const until = Date.now() + 60_000;
+      let status = 0;
+      while (Date.now() < until) {
+        status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status === 200) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      expect(status).toBe(200);
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      const all = Buffer.concat(bodies).toString('latin1');
+      expect(all).toContain('aigw-logs');
+      expect(all).toContain('/readyz');
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
