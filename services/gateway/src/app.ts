@@ -9,6 +9,8 @@ import {
   listen,
   stopStack,
 } from '@aigw/common';
+import { PricingService, RedemptionsService, TokensService, TopupService } from '@aigw/proto/billing/v1/billing';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { createServer } from './transport/http/server.ts';
@@ -30,13 +32,22 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       stack.add(() => publisher.disconnect());
       const users = createClient(UsersService, config.USERS_ADDR);
       const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const channels = createClient(ChannelsService, config.CHANNELS_ADDR);
+      const billing = {
+        tokens: createClient(TokensService, config.BILLING_ADDR),
+        redemptions: createClient(RedemptionsService, config.BILLING_ADDR),
+        topup: createClient(TopupService, config.BILLING_ADDR),
+        pricing: createClient(PricingService, config.BILLING_ADDR),
+      };
       stack.add(() => {
         users.close();
         optionsClient.close();
+        channels.close();
+        for (const client of Object.values(billing)) client.close();
       });
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'gateway' });
       stack.add(() => options.stop());
-      const app = createServer({ config, logger, redis, options, clients: { users, options: optionsClient } });
+      const app = createServer({ config, logger, redis, options, clients: { users, options: optionsClient, channels, ...billing } });
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;
       stack.add(() => server.close());

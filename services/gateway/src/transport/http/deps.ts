@@ -1,4 +1,6 @@
 import type { Logger, OptionsCache, Redis, ServiceClient } from '@aigw/common';
+import type { PricingService, RedemptionsService, TokensService, TopupService } from '@aigw/proto/billing/v1/billing';
+import type { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
@@ -8,6 +10,11 @@ import type { Sessions } from './middleware/session.ts';
 export interface Clients {
   users: ServiceClient<typeof UsersService>;
   options: ServiceClient<typeof OptionsService>;
+  channels: ServiceClient<typeof ChannelsService>;
+  tokens: ServiceClient<typeof TokensService>;
+  redemptions: ServiceClient<typeof RedemptionsService>;
+  topup: ServiceClient<typeof TopupService>;
+  pricing: ServiceClient<typeof PricingService>;
 }
 
 /** What route modules receive. */
