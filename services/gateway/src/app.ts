@@ -9,7 +9,13 @@ import {
   listen,
   stopStack,
 } from '@aigw/common';
-import { PricingService, RedemptionsService, TokensService, TopupService } from '@aigw/proto/billing/v1/billing';
+import {
+  PricingService,
+  RedemptionsService,
+  TokensService,
+  TopupService,
+  WalletService,
+} from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
@@ -25,13 +31,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
   return {
     port: () => boundPort,
     async start() {
-      const redis = await connectRedis(config.REDIS_URL);
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
       stack.add(() => redis.quit());
       const kafka = createKafka(config.KAFKA_BROKERS, 'gateway', logger);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
       const users = createClient(UsersService, config.USERS_ADDR);
       const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const wallet = createClient(WalletService, config.BILLING_ADDR);
       const channels = createClient(ChannelsService, config.CHANNELS_ADDR);
       const billing = {
         tokens: createClient(TokensService, config.BILLING_ADDR),
@@ -42,12 +49,19 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       stack.add(() => {
         users.close();
         optionsClient.close();
+        wallet.close();
         channels.close();
         for (const client of Object.values(billing)) client.close();
       });
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'gateway' });
       stack.add(() => options.stop());
-      const app = createServer({ config, logger, redis, options, clients: { users, options: optionsClient, channels, ...billing } });
+      const app = createServer({
+        config,
+        logger,
+        redis,
+        options,
+        clients: { users, options: optionsClient, wallet, channels, ...billing },
+      });
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;
       stack.add(() => server.close());

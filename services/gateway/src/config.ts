@@ -21,6 +21,12 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RATE_LIMIT_CRITICAL: z.coerce.number().int().positive().default(20),
   COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   VERSION: z.string().default('v0.1.0'),
+  /** Prefix of every Redis key (sessions, limits, OAuth states); tests give each stack its own. */
+  REDIS_KEY_PREFIX: z.string().default(''),
+  /** Third-party endpoints; tests point them at local servers speaking the same protocol. */
+  GITHUB_OAUTH_URL: z.string().url().default('https://github.com'),
+  GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  TURNSTILE_VERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -75,7 +75,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       applyLocally = cache.apply;
       stack.add(() => cache.stop());
 
-      const billing = createClient(WalletService, config.BILLING_ADDR);
+      // Billing may start after us: reconnect within seconds rather than grpc-js's default of up to
+      // two minutes, so that pending credits go out soon after it is up.
+      const billing = createClient(WalletService, config.BILLING_ADDR, {
+        channelOptions: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5000 },
+      });
       stack.add(() => billing.close());
       const store = userRepository(conn);
       const codes = codeRepository(conn);
@@ -85,7 +89,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const useCases = {
         accounts: accounts({ users: store, codes, options: cache, credits }),
         admin: userAdmin(store),
-        email: emailFlows({ users: store, codes, mailer, options: cache }),
+        email: emailFlows({ users: store, codes, mailer, options: cache, codeTtlMs: config.VERIFICATION_CODE_TTL_MS }),
         identities: identities({ users: store, options: cache, credits }),
         credits,
       };

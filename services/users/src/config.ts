@@ -9,6 +9,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   BILLING_ADDR: z.string(),
   /** How often undelivered quota credits are retried. */
   CREDIT_RETRY_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long email codes and reset links stay valid (10 minutes). */
+  VERIFICATION_CODE_TTL_MS: z.coerce.number().int().positive().default(600_000),
 });
 
 export type Config = z.infer<typeof schema>;

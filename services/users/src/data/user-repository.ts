@@ -175,8 +175,11 @@ export function userRepository(conn: Connection): UserStore {
         .lean<UserDoc>();
       return doc ? toRecord(doc) : undefined;
     },
-    async dropPendingCredit(id, requestId) {
-      await model.updateOne({ _id: id }, { $pull: { pending_credits: { request_id: requestId } } });
+    async dropPendingCredit(id, credit) {
+      // The whole element, fields in schema order: FerretDB matches $pull only on exact elements
+      // (a {request_id} condition silently matches nothing there).
+      const { request_id, amount, reason, content } = credit;
+      await model.updateOne({ _id: id }, { $pull: { pending_credits: { request_id, amount, reason, content } } });
     },
     async withPendingCredits(limit) {
       const docs = await model

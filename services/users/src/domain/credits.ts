@@ -26,7 +26,7 @@ export function credits(deps: {
     let quota: number | undefined;
     for (const credit of user.pending_credits) {
       quota = await wallet.credit(user, credit);
-      await users.dropPendingCredit(user.id, credit.request_id);
+      await users.dropPendingCredit(user.id, credit);
     }
     return quota;
   }
@@ -72,7 +72,10 @@ export function credits(deps: {
         try {
           await deliver(user);
         } catch (err) {
-          deps.warn({ err, userId: user.id }, 'quota credit retry failed');
+          deps.warn(
+            { userId: user.id, reason: err instanceof Error ? err.message : String(err) },
+            'quota credit retry failed',
+          );
           return; // billing is likely down: try again on the next pass
         }
       }

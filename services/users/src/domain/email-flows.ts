@@ -1,4 +1,4 @@
-import { AppError, conflict, invalid, notFound } from '@aigw/common/errors';
+import { conflict, invalid, notFound, precondition } from '@aigw/common/errors';
 import { EMAIL_CODE } from './accounts.ts';
 import { hashPassword } from './password.ts';
 import type { CodeStore, Mailer, OptionsReader, UserRecord, UserStore } from './ports.ts';
@@ -15,16 +15,19 @@ export interface EmailFlowDeps {
   codes: CodeStore;
   mailer: Mailer;
   options: OptionsReader;
+  /** Overrides CODE_TTL_MS (tests of expiry). */
+  codeTtlMs?: number;
 }
 
 /** Email verification codes, email binding and password reset by mail. */
-export function emailFlows({ users, codes, mailer, options }: EmailFlowDeps) {
+export function emailFlows({ users, codes, mailer, options, codeTtlMs = CODE_TTL_MS }: EmailFlowDeps) {
+  const minutes = Math.max(1, Math.round(codeTtlMs / 60_000));
   const systemName = () => options.get('SystemName') || 'AI Gateway';
 
   /** Stores a code (30 s resend guard) and mails it; the code is dropped when the mail fails. */
   async function issueAndSend(purpose: string, email: string, code: string, subject: string, html: string) {
-    if (!(await codes.issue(purpose, email, code, CODE_TTL_MS, RESEND_GUARD_MS))) {
-      throw new AppError('RESOURCE_EXHAUSTED', MSG.resendTooSoon);
+    if (!(await codes.issue(purpose, email, code, codeTtlMs, RESEND_GUARD_MS))) {
+      throw precondition(MSG.resendTooSoon);
     }
     try {
       await mailer.send(email, subject, html);
@@ -47,7 +50,7 @@ export function emailFlows({ users, codes, mailer, options }: EmailFlowDeps) {
         code,
         `${name}邮箱验证邮件`,
         `<p>您好，你正在进行${name}邮箱验证。</p><p>您的验证码为: <strong>${code}</strong></p>` +
-          `<p>验证码 ${CODE_TTL_MS / 60_000} 分钟内有效，如果不是本人操作，请忽略。</p>`,
+          `<p>验证码 ${minutes} 分钟内有效，如果不是本人操作，请忽略。</p>`,
       );
     },
 
@@ -80,7 +83,7 @@ export function emailFlows({ users, codes, mailer, options }: EmailFlowDeps) {
         `${name}密码重置`,
         `<p>您好，你正在进行${name}密码重置。</p><p>点击 <a href="${link}">此处</a> 进行密码重置。</p>` +
           `<p>如果链接无法点击，请尝试点击下面的链接或将其复制到浏览器中打开：<br> ${link} </p>` +
-          `<p>重置链接 ${CODE_TTL_MS / 60_000} 分钟内有效，如果不是本人操作，请忽略。</p>`,
+          `<p>重置链接 ${minutes} 分钟内有效，如果不是本人操作，请忽略。</p>`,
       );
     },
 

@@ -102,8 +102,8 @@ export interface UserStore {
   recordInvite(inviterId: number, reward: number): Promise<void>;
   /** Moves `amount` of aff_quota into a pending credit, atomically; undefined when it is short. */
   takeAffQuota(id: number, amount: number, credit: PendingCredit): Promise<UserRecord | undefined>;
-  /** Forgets a delivered credit. */
-  dropPendingCredit(id: number, requestId: string): Promise<void>;
+  /** Forgets a delivered credit (the whole credit: the element is matched exactly). */
+  dropPendingCredit(id: number, credit: PendingCredit): Promise<void>;
   /** Users owing credits (for the retry loop). */
   withPendingCredits(limit: number): Promise<UserRecord[]>;
 }

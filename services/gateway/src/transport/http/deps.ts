@@ -1,5 +1,11 @@
 import type { Logger, OptionsCache, Redis, ServiceClient } from '@aigw/common';
-import type { PricingService, RedemptionsService, TokensService, TopupService } from '@aigw/proto/billing/v1/billing';
+import type {
+  PricingService,
+  RedemptionsService,
+  TokensService,
+  TopupService,
+  WalletService,
+} from '@aigw/proto/billing/v1/billing';
 import type { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
@@ -10,6 +16,7 @@ import type { Sessions } from './middleware/session.ts';
 export interface Clients {
   users: ServiceClient<typeof UsersService>;
   options: ServiceClient<typeof OptionsService>;
+  wallet: ServiceClient<typeof WalletService>;
   channels: ServiceClient<typeof ChannelsService>;
   tokens: ServiceClient<typeof TokensService>;
   redemptions: ServiceClient<typeof RedemptionsService>;

@@ -28,7 +28,8 @@ function sign(sid: string, secret: string): string {
   return createHmac('sha256', secret).update(sid).digest('base64url');
 }
 
-function readCookie(req: Request, name: string): string | undefined {
+/** One cookie of a request, decoded; undefined when absent. */
+export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
   for (const part of header.split(';')) {

@@ -1,16 +1,24 @@
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps.ts';
+import { accountRoutes } from './account.ts';
 import { channelRoutes } from './channel.ts';
 import { modelsRoutes } from './models.ts';
+import { oauthRoutes } from './oauth.ts';
+import { optionRoutes } from './option.ts';
 import { pricingRoutes } from './pricing.ts';
 import { redemptionRoutes } from './redemption.ts';
 import { statusRoutes } from './status.ts';
 import { tokenRoutes } from './token.ts';
 import { topupRoutes } from './topup.ts';
+import { userRoutes } from './user.ts';
 
 /** Mounts every /api route module. One line per module. */
 export function mountRoutes(api: Router, deps: RouteDeps): void {
   statusRoutes(api, deps);
+  accountRoutes(api, deps);
+  userRoutes(api, deps);
+  oauthRoutes(api, deps);
+  optionRoutes(api, deps);
   modelsRoutes(api, deps);
   channelRoutes(api, deps);
   tokenRoutes(api, deps);
