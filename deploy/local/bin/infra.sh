@@ -215,12 +215,12 @@ cmd_up() {
 }
 
 cmd_down() {
-  local svc pid i
+  local svc pid
   for svc in "$@"; do
     if pid="$(our_pid "$svc")"; then
       log "$svc: stopping pid $pid"
       kill -TERM "$pid" 2>/dev/null || true
-      for i in $(seq 1 300); do
+      for _ in $(seq 1 300); do
         [ -d "/proc/$pid" ] || break
         # A zombie (already exited, not yet reaped) counts as gone.
         [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break

@@ -38,6 +38,13 @@ now() { date +%s; }
 START=$(now)
 mkdir -p "$LOCAL/bin" "$STAMPS"
 
+# One setup at a time (infra.sh and test scripts may call it in parallel).
+exec 8>"$LOCAL/.setup.lock"
+if ! flock -n 8; then
+  log "another setup.sh is running; waiting for it"
+  flock -w 1800 8
+fi
+
 # sha256 of the given files, used to decide whether an install is still current.
 fingerprint() { cat "$@" | sha256sum | cut -d' ' -f1; }
 
@@ -89,19 +96,20 @@ fi
 KAFKA_LIBS="$LOCAL/kafka/libs"
 kafka_fp="$(fingerprint "$INFRA/kafka/pom.xml")"
 if [ -f "$STAMPS/kafka" ] && [ "$(cat "$STAMPS/kafka")" = "$kafka_fp" ] && ls "$KAFKA_LIBS"/kafka_2.13-*.jar >/dev/null 2>&1; then
-  log "kafka: jars already in .local/kafka/libs ($(ls "$KAFKA_LIBS" | wc -l) jars)"
+  log "kafka: jars already in .local/kafka/libs ($(find "$KAFKA_LIBS" -name "*.jar" | wc -l) jars)"
 else
   t=$(now)
   log "kafka: mvn dependency:copy-dependencies (pom deploy/local/infra/kafka/pom.xml) -> .local/kafka/libs"
   tmp="$LOCAL/kafka/libs.tmp"
   rm -rf "$tmp"
   mkdir -p "$LOCAL/kafka"
+  # (sed: Maven prints colour resets even in batch mode)
   mvn -B -q -Dstyle.color=never -f "$INFRA/kafka/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$tmp" -DincludeScope=runtime >&2
+    -DoutputDirectory="$tmp" -DincludeScope=runtime 2>&1 | sed -e 's/\x1b\[[0-9;]*m//g' -e '/^$/d' >&2
   rm -rf "$KAFKA_LIBS"
   mv "$tmp" "$KAFKA_LIBS"
   echo "$kafka_fp" >"$STAMPS/kafka"
-  log "kafka: $(ls "$KAFKA_LIBS" | wc -l) jars in $(($(now) - t)) s"
+  log "kafka: $(find "$KAFKA_LIBS" -name "*.jar" | wc -l) jars in $(($(now) - t)) s"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -142,7 +150,7 @@ else
     patch -s -p1 -d "$build/FerretDB" <"$p" >&2
   done
   (cd "$build" && go mod edit -replace "github.com/FerretDB/FerretDB=./FerretDB")
-  log "ferretdb: go build -o .local/bin/ferretdb github.com/FerretDB/FerretDB/cmd/ferretdb (1-3 min when cold)"
+  log "ferretdb: go build -o .local/bin/ferretdb github.com/FerretDB/FerretDB/cmd/ferretdb (~6 min with empty Go caches on 2 cores, ~20 s warm)"
   (cd "$build" && go build -trimpath -o "$FERRETDB_BIN.tmp" github.com/FerretDB/FerretDB/cmd/ferretdb)
   mv "$FERRETDB_BIN.tmp" "$FERRETDB_BIN"
   rm -rf "$build"
@@ -153,16 +161,32 @@ fi
 # ---------------------------------------------------------------------------------------------
 # 4. Node workspace
 # ---------------------------------------------------------------------------------------------
+# Skipped when the lockfile, the workspace file and every package.json are as at the last
+# successful install (SETUP_FORCE_PNPM=1 forces it).
+pnpm_fp() {
+  (
+    cd "$ROOT"
+    cat pnpm-lock.yaml pnpm-workspace.yaml 2>/dev/null
+    find . -name package.json -not -path '*/node_modules/*' -not -path './.local/*' -print0 | sort -z | xargs -0 cat
+  ) | sha256sum | cut -d' ' -f1
+}
 if [ "$INFRA_ONLY" = 0 ]; then
-  t=$(now)
-  log "pnpm install (repo root)"
-  if ! (cd "$ROOT" && $PNPM install >&2); then
-    # Another engineer's install may hold the store lock: wait and retry once.
-    log "pnpm install failed; retrying in 5 s"
-    sleep 5
-    (cd "$ROOT" && $PNPM install >&2)
+  fp="$(pnpm_fp)"
+  if [ "${SETUP_FORCE_PNPM:-0}" != 1 ] && [ -f "$ROOT/node_modules/.modules.yaml" ] &&
+    [ -f "$STAMPS/pnpm" ] && [ "$(cat "$STAMPS/pnpm")" = "$fp" ]; then
+    log "pnpm: workspace already installed (lockfile and package.json files unchanged)"
+  else
+    t=$(now)
+    log "pnpm install (repo root)"
+    if ! (cd "$ROOT" && $PNPM install >&2); then
+      # Another engineer's install may hold the store lock: wait and retry once.
+      log "pnpm install failed; retrying in 5 s"
+      sleep 5
+      (cd "$ROOT" && $PNPM install >&2)
+    fi
+    pnpm_fp >"$STAMPS/pnpm"
+    log "pnpm install done in $(($(now) - t)) s"
   fi
-  log "pnpm install done in $(($(now) - t)) s"
 fi
 
 log "done in $(($(now) - START)) s"

@@ -128,6 +128,7 @@ describe('Kafka (kafkajs)', () => {
       groupId: uniqueName('infra_group'),
       sessionTimeout: 10_000,
       heartbeatInterval: 1000,
+      maxWaitTimeInMs: 500,
     });
     consumers.push(consumer);
     await consumer.connect();

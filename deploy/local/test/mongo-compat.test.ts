@@ -139,11 +139,18 @@ describe('works', () => {
     expect(compound).toHaveLength(2);
   });
 
-  it('aggregate $skip/$limit/$project (inclusion)/$count/$unwind', async () => {
+  it('aggregate $skip/$limit/$project (inclusion, exclusion)/$count/$unwind/$set and $addFields with literals', async () => {
     expect(
       await User.aggregate([{ $sort: { name: 1 } }, { $skip: 1 }, { $limit: 1 }, { $project: { _id: 0, name: 1 } }]),
     ).toEqual([{ name: 'bob' }]);
     expect(await User.aggregate([{ $match: { group: 'default' } }, { $count: 'n' }])).toEqual([{ n: 2 }]);
+    const excluded = await User.aggregate([
+      { $match: { email: 'b@x' } },
+      { $project: { _id: 0, tags: 0, quota: 0, status: 0, createdAt: 0, updatedAt: 0, __v: 0 } },
+      { $set: { one: 1 } },
+      { $addFields: { two: 'two' } },
+    ]);
+    expect(excluded).toEqual([{ email: 'b@x', group: 'vip', name: 'bob', one: 1, two: 'two' }]);
     const tags = await User.aggregate([
       { $unwind: '$tags' },
       { $group: { _id: '$tags', n: { $sum: 1 } } },
@@ -165,6 +172,8 @@ describe('works', () => {
     expect(await User.countDocuments({ quota: { $not: { $gt: 50 } } })).toBe(2);
     expect(await User.countDocuments({ tags: { $size: 2 } })).toBe(1);
     expect(await User.countDocuments({ tags: { $all: ['x', 'y'] } })).toBe(1);
+    expect(await User.countDocuments({ quota: { $mod: [2, 1] } })).toBe(1);
+    expect(await User.countDocuments({ quota: { $type: 'number' } })).toBe(3);
     const nested = coll(uniqueName('nested'));
     await nested.insertOne({ arr: [{ k: 1 }, { k: 2 }], nums: [1, 5] });
     expect(await nested.countDocuments({ 'arr.k': 2 })).toBe(1);
@@ -332,7 +341,7 @@ describe('limitation (FerretDB only)', () => {
     await expect(User.countDocuments({ $expr: { $gt: ['$quota', 10] } })).rejects.toMatchObject({ code: 238 });
   });
 
-  it('aggregation: $lookup, $facet, $bucket, $sortByCount, $avg/$min/$max/$first/$push, expression operators', async (ctx) => {
+  it('aggregation: $lookup, $facet, $bucket, $sortByCount, $avg/$min/$max/$first/$last/$push/$addToSet, expression operators', async (ctx) => {
     ferretOnly(ctx);
     const pipelines: mongoose.PipelineStage[][] = [
       [{ $lookup: { from: 'users', localField: 'group', foreignField: 'group', as: 'same' } }],
@@ -344,6 +353,8 @@ describe('limitation (FerretDB only)', () => {
       [{ $group: { _id: null, x: { $min: '$quota' } } }],
       [{ $group: { _id: null, x: { $first: '$quota' } } }],
       [{ $group: { _id: null, x: { $push: '$quota' } } }],
+      [{ $group: { _id: null, x: { $last: '$quota' } } }],
+      [{ $group: { _id: null, x: { $addToSet: '$quota' } } }],
       [{ $group: { _id: null, x: { $sum: { $multiply: ['$quota', 2] } } } }],
       [{ $group: { _id: null, x: { $sum: { $cond: [{ $gt: ['$quota', 1] }, 1, 0] } } } }],
       [{ $group: { _id: { $dateToString: { format: '%Y-%m-%d', date: '$createdAt' } }, n: { $sum: 1 } } }],
