@@ -154,7 +154,8 @@ export async function startMailServer(): Promise<{
   port: number;
   mails: ParsedMail[];
   logins: { username: string; password: string }[];
-  waitFor(to: string, timeoutMs?: number): Promise<ParsedMail>;
+  /** The newest mail to `to` whose subject contains `subject`. */
+  waitFor(to: string, subject?: string, timeoutMs?: number): Promise<ParsedMail>;
   close(): Promise<void>;
 }> {
   const mails: ParsedMail[] = [];
@@ -185,10 +186,10 @@ export async function startMailServer(): Promise<{
     port,
     mails,
     logins,
-    async waitFor(to, timeoutMs = 10_000) {
+    async waitFor(to, subject = '', timeoutMs = 10_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        const found = [...mails].reverse().find((m) => toOf(m).includes(to));
+        const found = [...mails].reverse().find((m) => toOf(m).includes(to) && (m.subject ?? '').includes(subject));
         if (found) return found;
         if (Date.now() > deadline) throw new Error(`no mail to ${to}`);
         await new Promise((r) => setTimeout(r, 50));
