@@ -1,18 +1,47 @@
+import type { AddressInfo } from 'node:net';
 import {
   type App,
   connectRedis,
+  createClient,
   createKafka,
+  createOptionsCache,
   createPublisher,
+  ensureTopics,
   type Logger,
-  listen,
   pingRedis,
+  service,
   startGrpcServer,
   stopStack,
+  topicName,
 } from '@aigw/common';
+import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
+import { TOPICS } from '@aigw/proto/topics';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { identityCaches } from './data/identity-caches.ts';
+import { rateLimiter } from './data/rate-limiter.ts';
+import { channelSnapshot, pricingData } from './data/routing-data.ts';
+import { createTokenizer } from './data/tokenizer.ts';
+import { createUpstreamHttp } from './data/upstream-http.ts';
+import { balanceView, walletPort } from './data/wallet.ts';
+import type { RelayDeps } from './domain/relay-request.ts';
+import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
+import { relayMetrics } from './transport/http/metrics.ts';
+import { relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
+import { sessionReader } from './transport/http/session.ts';
+import { followEntityChanges } from './transport/kafka/entity-events.ts';
+import { relayEvents } from './transport/kafka/relay-events.ts';
 
-/** The relay's composition root: stateless, caches in memory, shared rate limits in Redis. */
+const RATIO_KEYS = new Set(['ModelRatio', 'CompletionRatio', 'ModelPrice', 'GroupRatio']);
+
+/**
+ * The relay's composition root: stateless; tokens, users, channels and ratios cached in memory
+ * (kept current by events), shared rate limits in Redis, usage and channel health to Kafka.
+ * Stop order: stop accepting, drain in-flight requests, flush usage events, close clients.
+ */
 export async function createApp(
   config: Config,
   logger: Logger,
@@ -24,23 +53,128 @@ export async function createApp(
     httpPort: () => httpPort,
     grpcPort: () => grpcPort,
     async start() {
-      const redis = await connectRedis(config.REDIS_URL);
+      const tokenizer = createTokenizer();
+      stack.add(() => tokenizer.close());
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
       stack.add(() => redis.quit());
       const kafka = createKafka(config.KAFKA_BROKERS, 'relay', logger);
+      await ensureTopics(kafka, [
+        topicName(TOPICS.usage),
+        topicName(TOPICS.channelHealth),
+        topicName(TOPICS.entityChanged),
+      ]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
+      const users = createClient(UsersService, config.USERS_ADDR);
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const channelsClient = createClient(ChannelsService, config.CHANNELS_ADDR);
+      const tokens = createClient(TokensService, config.BILLING_ADDR);
+      const wallet = createClient(WalletService, config.BILLING_ADDR);
+      const pricing = createClient(PricingService, config.BILLING_ADDR);
+      stack.add(() => {
+        for (const c of [users, optionsClient, channelsClient, tokens, wallet, pricing]) c.close();
+      });
+
+      const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'relay' });
+      stack.add(() => options.stop());
+      const snapshot = channelSnapshot(channelsClient, logger, config.RELAY_SNAPSHOT_REFRESH_MS);
+      const ratios = pricingData(pricing, logger, config.RELAY_SNAPSHOT_REFRESH_MS);
+      stack.add(() => {
+        snapshot.stop();
+        ratios.stop();
+      });
+      await Promise.all([snapshot.reload(), ratios.reload()]);
+      options.onChange((key) => {
+        if (RATIO_KEYS.has(key)) ratios.invalidate();
+      });
+
+      const identities = identityCaches({ tokens, users, ttlMs: config.RELAY_CACHE_TTL_MS });
+      const balances = balanceView({
+        wallet,
+        ttlMs: 10_000,
+        factor: config.RELAY_TRUST_FACTOR,
+        spend: identities.spend,
+      });
+      const entities = await followEntityChanges({
+        kafka,
+        publisher,
+        logger,
+        handlers: {
+          token: (key, id) => identities.dropToken(key, id),
+          user: (id) => {
+            identities.dropUser(id);
+            balances.drop(id);
+          },
+          channel: () => snapshot.invalidate(),
+        },
+      });
+      stack.add(() => entities.stop());
+
+      const events = relayEvents(publisher, logger);
+      const upstream = createUpstreamHttp({ timeoutMs: config.RELAY_UPSTREAM_TIMEOUT_MS });
+      stack.add(() => upstream.close());
+      const limiter = rateLimiter(redis, {
+        tokenRpm: config.RELAY_TOKEN_RPM,
+        tokenTpm: config.RELAY_TOKEN_TPM,
+        userRpm: config.RELAY_USER_RPM,
+        userTpm: config.RELAY_USER_TPM,
+      });
+      const metrics = relayMetrics();
+      const pipeline: RelayDeps = {
+        upstream,
+        channels: () => snapshot.current(),
+        ratios: () => ratios.current(),
+        settings: {
+          retryTimes: () => options.number('RetryTimes', 0),
+          preConsumedQuota: () => options.number('PreConsumedQuota', 500),
+          quotaPerUnit: () => options.number('QuotaPerUnit', 500_000),
+          firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
+        },
+        wallet: walletPort(wallet, logger),
+        balances,
+        tokenizer,
+        usage: (rec) => {
+          if (rec.firstTokenMs) metrics.firstToken(rec.firstTokenMs);
+          events.usage(rec);
+        },
+        health: (rec) => events.health(rec),
+        countTokens: (caller, n) => limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n),
+      };
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [],
+        services: [service(RelayAdminService, relayAdminHandlers({ upstream, channels: () => snapshot.current() }))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;
-      stack.add(() => grpc.stop());
 
-      const http = await listen(createRelayServer({ readiness: { redis: () => pingRedis(redis) } }), config.HTTP_PORT);
-      httpPort = http.port;
-      stack.add(() => http.close());
+      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) } });
+      const dispatch = relayRoutes({
+        pipeline,
+        identities,
+        options,
+        limiter,
+        session: sessionReader(redis, config.SESSION_SECRET),
+        logger,
+        trustProxy: config.RELAY_TRUST_PROXY === 'true',
+        maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
+        track: http.track,
+        walletOf: async (userId) => {
+          const w = (await wallet.getWallet({ userId })).wallet;
+          return { quota: w?.quota ?? 0, usedQuota: w?.usedQuota ?? 0 };
+        },
+      });
+      http.attach(dispatch);
+      await new Promise<void>((resolve, reject) => {
+        http.server.once('error', reject);
+        http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
+      });
+      httpPort = (http.server.address() as AddressInfo).port;
+      // Last in, first out: stop accepting and drain streams, flush usage, then the rest closes.
+      stack.add(() => events.stop());
+      stack.add(() => grpc.stop(5_000));
+      stack.add(() => http.drain(config.RELAY_DRAIN_MS));
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),

@@ -1,11 +1,36 @@
 import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
 import { z } from 'zod';
 
+const int = (d: number) => z.coerce.number().int().min(0).default(d);
+
 const schema = baseEnv.extend(infraEnv.shape).extend({
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),
   LOGS_ADDR: z.string(),
+  REDIS_KEY_PREFIX: z.string().default(''),
+  /** The gateway's session secret: /pg/chat/completions reads console sessions (read only). */
+  SESSION_SECRET: z.string().default(''),
+  /** Token and user cache lifetime (entity-changed events drop entries sooner). */
+  RELAY_CACHE_TTL_MS: int(30_000),
+  /** Full reload of the channel snapshot and ratios (events trigger reloads sooner). */
+  RELAY_SNAPSHOT_REFRESH_MS: int(60_000),
+  /** Upstream response-header and body-idle timeout. */
+  RELAY_UPSTREAM_TIMEOUT_MS: int(300_000),
+  /** A stream whose first token takes longer fails over to another channel; 0 disables. */
+  RELAY_FIRST_TOKEN_TIMEOUT_MS: int(60_000),
+  /** Skip pre-consume when the user and the token hold this many times a request's upper bound. */
+  RELAY_TRUST_FACTOR: int(100),
+  RELAY_MAX_BODY_BYTES: int(64 * 1024 * 1024),
+  /** Requests and tokens per minute, per token and per user, shared through Redis; 0 = no limit. */
+  RELAY_TOKEN_RPM: int(0),
+  RELAY_TOKEN_TPM: int(0),
+  RELAY_USER_RPM: int(0),
+  RELAY_USER_TPM: int(0),
+  /** How long SIGTERM waits for in-flight requests (streams) to finish. */
+  RELAY_DRAIN_MS: int(20_000),
+  /** Trust X-Forwarded-For for the client address (the relay runs behind the gateway or an ingress). */
+  RELAY_TRUST_PROXY: z.enum(['true', 'false']).default('true'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -1,16 +1,60 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { httpMetrics, mountOps, type ReadinessCheck } from '@aigw/common';
-import express, { type Express } from 'express';
+import express from 'express';
 
-/** The relay's HTTP surface. Errors use the OpenAI error shape. */
-export function createRelayServer({ readiness }: { readiness: Record<string, ReadinessCheck> }): Express {
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(httpMetrics());
-  mountOps(app, readiness);
-  app.use((req, res) => {
+/**
+ * The relay's HTTP server: node:http with the relay routes first (no framework on the hot
+ * path), everything else (/healthz, /readyz, /metrics, 404) through a small Express app.
+ * `drain()` stops accepting connections and waits for in-flight requests (streams included).
+ */
+export function createRelayServer(opts: { readiness: Record<string, ReadinessCheck> }): {
+  server: Server;
+  /** Sets the relay routes' dispatcher (true when it took the request). */
+  attach(relay: (req: IncomingMessage, res: ServerResponse) => boolean): void;
+  inflight(): number;
+  track(p: Promise<unknown>): void;
+  drain(graceMs: number): Promise<void>;
+} {
+  let relay: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
+  const ops = express();
+  ops.disable('x-powered-by');
+  ops.use(httpMetrics());
+  mountOps(ops, opts.readiness);
+  ops.use((req, res) => {
     res.status(404).json({
-      error: { message: `Invalid URL (${req.method} ${req.path})`, type: 'invalid_request_error', param: null, code: null },
+      error: {
+        message: `Invalid URL (${req.method} ${req.path})`,
+        type: 'invalid_request_error',
+        param: null,
+        code: null,
+      },
     });
   });
-  return app;
+  const pending = new Set<Promise<unknown>>();
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+    if (relay?.(req, res)) return;
+    ops(req, res);
+  });
+  return {
+    server,
+    attach(fn) {
+      relay = fn;
+    },
+    inflight: () => pending.size,
+    track(p) {
+      pending.add(p);
+      p.finally(() => pending.delete(p)).catch(() => undefined);
+    },
+    async drain(graceMs) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (pending.size > 0 && Date.now() < deadline) {
+        await Promise.race([Promise.allSettled([...pending]), new Promise((r) => setTimeout(r, 200))]);
+        server.closeIdleConnections();
+      }
+      server.closeAllConnections();
+      await closed;
+    },
+  };
 }

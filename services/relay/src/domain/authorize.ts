@@ -1,0 +1,118 @@
+/**
+ * Key and token checks of reference-behaviour step 1-2: key forms, token status, expiry, quota,
+ * IP allow-list, user status, group and model limits.
+ */
+import { BlockList, isIP } from 'node:net';
+import { RelayError } from './relay-error.ts';
+
+/** What the relay keeps of a token (from billing's LookupToken). */
+export interface TokenInfo {
+  id: number;
+  userId: number;
+  name: string;
+  status: number;
+  remainQuota: number;
+  usedQuota: number;
+  unlimitedQuota: boolean;
+  expiredTime: number;
+  /** Null: every address. */
+  allowIps: BlockList | null;
+  /** Null: every model. */
+  modelLimits: Set<string> | null;
+  group: string;
+}
+
+/** What the relay keeps of a user (from the users service). */
+export interface UserInfo {
+  id: number;
+  username: string;
+  group: string;
+  role: number;
+  status: number;
+  deleted: boolean;
+}
+
+export const ADMIN_ROLE = 10;
+
+/** The key of a request: `Authorization: Bearer sk-...`, `x-api-key`, `x-goog-api-key` or `?key=`. */
+export function parseKey(raw: string | undefined): { key: string; pinnedChannelId: number } | undefined {
+  if (!raw) return undefined;
+  let k = raw.trim();
+  if (/^bearer\s+/i.test(k)) k = k.replace(/^bearer\s+/i, '').trim();
+  if (k.startsWith('sk-')) k = k.slice(3);
+  if (!k) return undefined;
+  // sk-KEY-CHANNELID pins a channel (admins only).
+  const dash = k.indexOf('-');
+  if (dash > 0) {
+    const id = Number(k.slice(dash + 1));
+    return { key: k.slice(0, dash), pinnedChannelId: Number.isInteger(id) && id > 0 ? id : 0 };
+  }
+  return { key: k, pinnedChannelId: 0 };
+}
+
+/** Parses a token's allow_ips (IPs or CIDRs, one per line or comma-separated). */
+export function parseAllowIps(text: string): BlockList | null {
+  const entries = text
+    .split(/[\n,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) return null;
+  const list = new BlockList();
+  for (const e of entries) {
+    const [addr = '', bits] = e.split('/');
+    const family = isIP(addr);
+    if (!family) continue;
+    const type = family === 6 ? 'ipv6' : 'ipv4';
+    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
+    else list.addAddress(addr, type);
+  }
+  return list;
+}
+
+/** Whether a client address passes a token's allow-list. */
+export function ipAllowed(list: BlockList | null, ip: string): boolean {
+  if (!list) return true;
+  const addr = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  const family = isIP(addr);
+  if (!family) return false;
+  return list.check(addr, family === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** Token checks; throws RelayError with the status the client gets. */
+export function checkToken(t: TokenInfo, nowSeconds: number): void {
+  if (t.status === 3 || (t.expiredTime !== -1 && t.expiredTime > 0 && t.expiredTime < nowSeconds)) {
+    throw new RelayError(401, '该令牌已过期', 'token_expired');
+  }
+  if (t.status === 4 || (!t.unlimitedQuota && t.remainQuota <= 0))
+    throw new RelayError(401, '该令牌额度已用尽', 'token_quota_exhausted');
+  if (t.status !== 1) throw new RelayError(401, '该令牌状态不可用', 'token_disabled');
+}
+
+export function checkUser(u: UserInfo | undefined): asserts u is UserInfo {
+  if (!u || u.deleted) throw new RelayError(401, '用户不存在或已注销', 'user_not_found');
+  if (u.status !== 1) throw new RelayError(403, '用户已被封禁', 'user_banned');
+}
+
+export function checkModel(t: TokenInfo | undefined, model: string): void {
+  if (!model) throw new RelayError(400, '未指定模型名称，模型名称不能为空', 'model_required');
+  if (t?.modelLimits && !t.modelLimits.has(model))
+    throw new RelayError(403, `该令牌无权访问模型 ${model}`, 'model_not_allowed');
+}
+
+/**
+ * The group a request runs in: the token's group (or the user's). A group other than the
+ * user's own must be one of UserUsableGroups; every group must be priced in GroupRatio.
+ */
+export function resolveGroup(
+  requested: string,
+  user: UserInfo,
+  usableGroups: Record<string, unknown>,
+  groupRatio: Record<string, number>,
+): string {
+  const group = requested || user.group || 'default';
+  if (group !== user.group && !Object.hasOwn(usableGroups, group)) {
+    throw new RelayError(403, `无权访问 ${group} 分组`, 'group_forbidden');
+  }
+  if (!Object.hasOwn(groupRatio, group)) throw new RelayError(403, `分组 ${group} 已被弃用`, 'group_deprecated');
+  return group;
+}

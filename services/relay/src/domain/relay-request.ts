@@ -1,0 +1,356 @@
+/**
+ * The relay pipeline for one authorised request (reference-behaviour steps 3-10): price,
+ * pre-consume (skipped when the balances are ample), channel choice with retries on other
+ * channels, the upstream exchange, settle or refund, channel-health and usage events.
+ */
+import type { RelayMode } from './adaptors/index.ts';
+import type { TokenInfo, UserInfo } from './authorize.ts';
+import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
+import { errorBody, runAttempt } from './exchange/attempt.ts';
+import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
+import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
+import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
+import { type Price, preConsumeAmount, priceOf, type Ratios, settleQuota } from './pricing.ts';
+import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
+import { RelayError } from './relay-error.ts';
+import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
+
+/** Who is calling and in which group (after the checks of authorize.ts). */
+export interface RelayCaller {
+  requestId: string;
+  user: UserInfo;
+  /** Absent for the playground (session auth). */
+  token?: TokenInfo;
+  group: string;
+  pinnedChannelId: number;
+  ip: string;
+  /** performance.now() at arrival. */
+  startedAt: number;
+}
+
+/** The billing side: each call idempotent by request id. */
+export interface WalletPort {
+  preConsume(req: {
+    requestId: string;
+    userId: number;
+    tokenId: number;
+    amount: number;
+  }): Promise<{ userQuota: number; tokenRemainQuota: number }>;
+  settle(req: { requestId: string; actual: number; userId: number; tokenId: number }): Promise<{ userQuota: number }>;
+  refund(requestId: string): Promise<void>;
+}
+
+/**
+ * What the relay knows of balances between calls, to skip pre-consume when both the user and
+ * the token hold far more than a request can cost.
+ */
+export interface BalancePort {
+  ample(userId: number, token: TokenInfo | undefined, need: number): boolean;
+  /** Marks `amount` as in flight (skipped pre-consume) until release. */
+  hold(userId: number, amount: number): void;
+  release(userId: number, amount: number): void;
+  /** Records a fresh user quota (pre-consume and settle answers). */
+  observe(userId: number, userQuota: number): void;
+  spent(token: TokenInfo | undefined, quota: number): void;
+}
+
+export interface UsageRecord {
+  requestId: string;
+  caller: RelayCaller;
+  model: string;
+  upstreamModel: string;
+  channelId: number;
+  channelsTried: number[];
+  usage: Usage;
+  quota: number;
+  useTimeMs: number;
+  firstTokenMs: number;
+  isStream: boolean;
+  type: 2 | 5;
+  statusCode: number;
+  errorMessage: string;
+  price: Price | undefined;
+  groupRatio: number;
+  other: Json;
+}
+
+export interface HealthRecord {
+  requestId: string;
+  channelId: number;
+  statusCode: number;
+  message: string;
+  shouldDisable: boolean;
+  model: string;
+  responseTimeMs: number;
+}
+
+export interface RelaySettings {
+  retryTimes(): number;
+  preConsumedQuota(): number;
+  quotaPerUnit(): number;
+  firstTokenTimeoutMs(): number;
+}
+
+export interface RelayDeps {
+  upstream: UpstreamClient;
+  channels(): ChannelIndex;
+  ratios(): Ratios;
+  settings: RelaySettings;
+  wallet: WalletPort;
+  balances: BalancePort;
+  tokenizer: TokenCounter;
+  usage(rec: UsageRecord): void;
+  health(rec: HealthRecord): void;
+  /** Tokens/min accounting for rate limits (after the request). */
+  countTokens?(caller: RelayCaller, tokens: number): void;
+}
+
+/** The result the HTTP layer may use (tests, metrics). */
+export interface RelayOutcome {
+  ok: boolean;
+  quota: number;
+  channelId: number;
+  status: number;
+}
+
+function maxTokensOf(req: ClientRequest): number {
+  if (req.body instanceof FormData) return 0;
+  const b = req.body as Json;
+  const gen = (b.generationConfig ?? {}) as Json;
+  const v = b.max_completion_tokens ?? b.max_tokens ?? gen.maxOutputTokens;
+  return typeof v === 'number' && v > 0 ? v : 0;
+}
+
+function unitsOf(req: ClientRequest): number {
+  if (req.mode !== 'images' || req.body instanceof FormData) return 1;
+  const n = Number((req.body as Json).n ?? 1);
+  return Number.isInteger(n) && n > 0 ? n : 1;
+}
+
+/** Runs the pipeline; the answer (or the error) is written to `sink`. */
+export async function relayRequest(
+  deps: RelayDeps,
+  caller: RelayCaller,
+  req: ClientRequest,
+  sink: ClientSink,
+): Promise<RelayOutcome> {
+  const ratios = deps.ratios();
+  const price = priceOf(ratios, req.model);
+  const groupRatio = ratios.groupRatio[caller.group] ?? 1;
+  const index = deps.channels();
+  const quotaPerUnit = deps.settings.quotaPerUnit();
+
+  let pinned: RoutedChannel | undefined;
+  if (caller.pinnedChannelId) {
+    pinned = index.byId(caller.pinnedChannelId);
+    if (!pinned) throw new RelayError(404, `渠道 #${caller.pinnedChannelId} 不存在`, 'channel_not_found');
+    if (pinned.status !== 1) throw new RelayError(403, '该渠道已被禁用', 'channel_disabled');
+  } else if (!index.has(caller.group, req.model)) {
+    throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`, 'model_not_found');
+  }
+
+  // Prompt estimate: computed at most once, only when needed (pre-consume or no upstream usage).
+  let canonical: ChatRequest | undefined;
+  const canon = () => {
+    canonical ??= canonicalChat(req);
+    return canonical;
+  };
+  let promptEstimate: Promise<number> | undefined;
+  const estimatePrompt = () => {
+    promptEstimate ??= estimate(deps.tokenizer, req, canon);
+    return promptEstimate;
+  };
+
+  // Step 5: pre-consume, unless the balances are far above what this request can cost.
+  const tokenId = caller.token?.id ?? 0;
+  const userId = caller.user.id;
+  const maxTokens = maxTokensOf(req);
+  const units = unitsOf(req);
+  const preConsumedQuota = deps.settings.preConsumedQuota();
+  const bodyBytes = req.raw?.length ?? 4096;
+  const bound = preConsumeAmount(
+    price,
+    groupRatio,
+    quotaPerUnit,
+    promptUpperBound(bodyBytes),
+    preConsumedQuota,
+    maxTokens,
+    units,
+  );
+  let reserved = 0;
+  let held = 0;
+  if (deps.balances.ample(userId, caller.token, bound)) {
+    held = bound;
+    deps.balances.hold(userId, held);
+  } else {
+    const amount = preConsumeAmount(
+      price,
+      groupRatio,
+      quotaPerUnit,
+      await estimatePrompt(),
+      preConsumedQuota,
+      maxTokens,
+      units,
+    );
+    try {
+      const res = await deps.wallet.preConsume({ requestId: caller.requestId, userId, tokenId, amount });
+      deps.balances.observe(userId, res.userQuota);
+      reserved = amount;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (code === 'FAILED_PRECONDITION')
+        throw new RelayError(403, `用户额度不足: ${(err as Error).message}`, 'insufficient_user_quota');
+      if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
+      throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+    }
+  }
+
+  // Step 3 and 6: attempts on channels, retries on others.
+  const tried: number[] = [];
+  const retryTimes = pinned ? 0 : deps.settings.retryTimes();
+  let last: { failure: UpstreamFailure; channel: RoutedChannel } | undefined;
+  let result: Awaited<ReturnType<typeof runAttempt>> | undefined;
+  let served: RoutedChannel | undefined;
+  let upstreamModel = req.model;
+  for (let attempt = 0; ; attempt++) {
+    const ch = pinned ?? index.select(caller.group, req.model, attempt, tried);
+    if (!ch || (pinned && attempt > 0)) break;
+    if (!ch.adaptor.modes.has(req.mode)) {
+      tried.push(ch.id);
+      last = { failure: new UpstreamFailure(400, `渠道类型 ${ch.type} 不支持该接口`), channel: ch };
+      if (pinned) break;
+      continue;
+    }
+    tried.push(ch.id);
+    upstreamModel = ch.modelMapping?.[req.model] ?? req.model;
+    const t0 = performance.now();
+    try {
+      result = await runAttempt({
+        req,
+        adaptor: ch.adaptor,
+        channel: ch.target,
+        upstreamModel,
+        canonical: canon,
+        upstream: deps.upstream,
+        sink,
+        startedAt: caller.startedAt,
+        firstTokenTimeoutMs: deps.settings.firstTokenTimeoutMs(),
+        estimatePrompt,
+        countText: (text) => deps.tokenizer.count([text], req.model),
+      });
+      served = ch;
+      break;
+    } catch (err) {
+      if (!(err instanceof UpstreamFailure)) throw err;
+      last = { failure: err, channel: ch };
+      deps.health({
+        requestId: caller.requestId,
+        channelId: ch.id,
+        statusCode: err.status,
+        message: err.message,
+        shouldDisable: shouldDisable(err),
+        model: upstreamModel,
+        responseTimeMs: Math.round(performance.now() - t0),
+      });
+      const budget = err.kind === 'first_token_timeout' ? Math.max(retryTimes, 1) : retryTimes;
+      if (pinned || sink.signal.aborted || !isRetryable(err) || attempt >= budget) break;
+    }
+  }
+
+  const useTimeMs = Math.round(performance.now() - caller.startedAt);
+  const base = {
+    requestId: caller.requestId,
+    caller,
+    model: req.model,
+    upstreamModel,
+    channelsTried: tried,
+    useTimeMs,
+    isStream: req.stream,
+    price,
+    groupRatio,
+  };
+
+  if (!result || !served) {
+    // Step 6-7: a failed request refunds what it reserved; the status may be rewritten.
+    if (held) deps.balances.release(userId, held);
+    if (reserved) await deps.wallet.refund(caller.requestId).catch(() => undefined);
+    const failure =
+      last?.failure ?? new UpstreamFailure(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`);
+    let status = failure.status || (failure.kind === 'first_token_timeout' ? 504 : 502);
+    status = mapStatus(status, last?.channel.statusCodeMapping);
+    const message = failure.message;
+    if (!sink.started && !sink.signal.aborted) {
+      sink.head(status, { 'content-type': 'application/json' });
+      sink.end(JSON.stringify(errorBody(req.format, status, message, 'upstream_error')));
+    }
+    deps.usage({
+      ...base,
+      channelId: last?.channel.id ?? 0,
+      usage: { promptTokens: 0, completionTokens: 0 },
+      quota: 0,
+      firstTokenMs: 0,
+      type: 5,
+      statusCode: status,
+      errorMessage: message,
+      other: {},
+    });
+    return { ok: false, quota: 0, channelId: last?.channel.id ?? 0, status };
+  }
+
+  // Step 9: settle (the client already has its answer).
+  const quota = settleQuota(
+    price,
+    groupRatio,
+    quotaPerUnit,
+    result.usage,
+    req.mode === 'images' ? result.units || units : 1,
+  );
+  if (held) deps.balances.release(userId, held);
+  deps.balances.spent(caller.token, quota);
+  deps.countTokens?.(caller, result.usage.promptTokens + result.usage.completionTokens);
+  deps.usage({
+    ...base,
+    channelId: served.id,
+    usage: result.usage,
+    quota,
+    firstTokenMs: result.firstTokenMs,
+    type: 2,
+    statusCode: 200,
+    errorMessage: '',
+    other: {
+      ...(result.aborted ? { client_aborted: true } : {}),
+      ...(result.estimated ? { usage_estimated: true } : {}),
+    },
+  });
+  try {
+    const res = await deps.wallet.settle({ requestId: caller.requestId, actual: quota, userId, tokenId });
+    deps.balances.observe(userId, res.userQuota);
+  } catch {
+    // The settle is retried by the wallet port; a final failure is logged there.
+  }
+  return { ok: true, quota, channelId: served.id, status: 200 };
+}
+
+async function estimate(tokenizer: TokenCounter, req: ClientRequest, canon: () => ChatRequest): Promise<number> {
+  if (req.body instanceof FormData) return 0;
+  const body = req.body as Json;
+  switch (req.mode as RelayMode) {
+    case 'chat': {
+      const { texts, fixed } = chatPromptParts(canon());
+      return fixed + (await tokenizer.count(texts, req.model));
+    }
+    case 'completions':
+      return tokenizer.count(inputTexts(body.prompt), req.model);
+    case 'embeddings':
+    case 'moderations':
+      return tokenizer.count(inputTexts(body.input), req.model);
+    case 'speech':
+      return String(body.input ?? '').length;
+    case 'rerank':
+      return tokenizer.count([String(body.query ?? ''), ...inputTexts(body.documents)], req.model);
+    case 'images':
+      return tokenizer.count([String(body.prompt ?? '')], req.model);
+    default:
+      return 0;
+  }
+}

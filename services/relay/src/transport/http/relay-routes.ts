@@ -1,0 +1,346 @@
+/**
+ * The relay's public routes on node:http (no framework on the hot path): authentication,
+ * request parsing and the error shapes of each API; the pipeline itself is domain/relay-request.
+ */
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger, OptionsCache } from '@aigw/common';
+import type { IdentityCaches } from '../../data/identity-caches.ts';
+import type { RateLimiter } from '../../data/rate-limiter.ts';
+import type { RelayMode } from '../../domain/adaptors/index.ts';
+import {
+  ADMIN_ROLE,
+  checkModel,
+  checkToken,
+  checkUser,
+  ipAllowed,
+  parseKey,
+  resolveGroup,
+  type TokenInfo,
+  type UserInfo,
+} from '../../domain/authorize.ts';
+import { errorBody } from '../../domain/exchange/attempt.ts';
+import type { ClientRequest } from '../../domain/exchange/build-request.ts';
+import type { ClientFormat } from '../../domain/exchange/ports.ts';
+import type { Json } from '../../domain/protocols/openai.ts';
+import { RelayError } from '../../domain/relay-error.ts';
+import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
+import { relayMetrics } from './metrics.ts';
+import { nodeSink, readBody } from './node-sink.ts';
+import type { SessionUser } from './session.ts';
+
+export interface RouteDeps {
+  pipeline: RelayDeps;
+  identities: IdentityCaches;
+  options: Pick<OptionsCache, 'json' | 'number' | 'bool'>;
+  limiter: RateLimiter;
+  session(req: IncomingMessage): Promise<SessionUser | undefined>;
+  logger: Logger;
+  /** Trust X-Forwarded-For (the relay sits behind the gateway or an ingress). */
+  trustProxy: boolean;
+  maxBodyBytes: number;
+  /** The user's wallet (dashboard billing endpoints). */
+  walletOf(userId: number): Promise<{ quota: number; usedQuota: number }>;
+  /** Tracks in-flight requests for the drain on shutdown. */
+  track(p: Promise<unknown>): void;
+}
+
+const MODES: Record<string, RelayMode> = {
+  '/v1/chat/completions': 'chat',
+  '/v1/completions': 'completions',
+  '/v1/embeddings': 'embeddings',
+  '/v1/images/generations': 'images',
+  '/v1/audio/speech': 'speech',
+  '/v1/audio/transcriptions': 'transcriptions',
+  '/v1/audio/translations': 'translations',
+  '/v1/moderations': 'moderations',
+  '/v1/rerank': 'rerank',
+};
+
+const ID_PREFIX = randomBytes(4).toString('hex');
+let seq = 0;
+/** Unique request ids (the idempotency key of pre-consume, settle and refund, and the usage event id). */
+export function newRequestId(): string {
+  seq = (seq + 1) % 0x7fffffff;
+  return `${ID_PREFIX}-${Date.now().toString(36)}-${seq.toString(36)}`;
+}
+
+function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  if (trustProxy) {
+    const xff = req.headers['x-forwarded-for'];
+    const first = (Array.isArray(xff) ? xff[0] : xff)?.split(',')[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? '';
+}
+
+function sendError(
+  res: ServerResponse,
+  format: ClientFormat,
+  status: number,
+  message: string,
+  code?: string,
+  requestId?: string,
+): void {
+  if (res.headersSent) {
+    res.end();
+    return;
+  }
+  const body = JSON.stringify(errorBody(format, status, message, code));
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+    ...(requestId ? { 'x-aigw-request-id': requestId } : {}),
+  });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+  res.end(text);
+}
+
+/** Returns a handler for the relay's routes, or undefined when the path is not one of them. */
+export function relayRoutes(deps: RouteDeps) {
+  const metrics = relayMetrics();
+
+  async function identify(
+    req: IncomingMessage,
+    format: ClientFormat,
+    url: URL,
+  ): Promise<{ user: UserInfo; token: TokenInfo; pinned: number }> {
+    let raw: string | undefined;
+    if (format === 'claude') raw = (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization;
+    else if (format === 'gemini')
+      raw =
+        (req.headers['x-goog-api-key'] as string | undefined) ??
+        url.searchParams.get('key') ??
+        req.headers.authorization;
+    else raw = req.headers.authorization;
+    const parsed = parseKey(raw);
+    if (!parsed) throw new RelayError(401, '未提供令牌', 'missing_token');
+    const token = await deps.identities.token(parsed.key);
+    if (!token) throw new RelayError(401, '无效的令牌', 'invalid_token');
+    checkToken(token, Math.floor(Date.now() / 1000));
+    const user = await deps.identities.user(token.userId);
+    checkUser(user);
+    if (parsed.pinnedChannelId && user.role < ADMIN_ROLE)
+      throw new RelayError(403, '普通用户不支持指定渠道', 'channel_pin_forbidden');
+    if (!ipAllowed(token.allowIps, clientIp(req, deps.trustProxy)))
+      throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中', 'ip_forbidden');
+    return { user, token, pinned: parsed.pinnedChannelId };
+  }
+
+  async function limit(tokenId: number, userId: number): Promise<void> {
+    if (!deps.limiter.enabled) return;
+    const v = await deps.limiter.check(tokenId, userId);
+    if (!v.ok) {
+      const who = v.subject === 'token' ? '令牌' : '用户';
+      throw new RelayError(
+        429,
+        `${who}${v.what === 'rpm' ? '请求' : ' token '}频率超过限制，请稍后再试`,
+        'rate_limit_exceeded',
+      );
+    }
+  }
+
+  function group(requested: string, user: UserInfo): string {
+    return resolveGroup(
+      requested,
+      user,
+      deps.options.json<Record<string, unknown>>('UserUsableGroups', { default: '默认分组' }),
+      deps.pipeline.ratios().groupRatio,
+    );
+  }
+
+  async function parse(
+    req: IncomingMessage,
+    mode: RelayMode,
+    format: ClientFormat,
+    gemini?: { model: string; stream: boolean },
+  ): Promise<ClientRequest> {
+    const raw = await readBody(req, deps.maxBodyBytes);
+    const ct = String(req.headers['content-type'] ?? '');
+    if (ct.includes('multipart/form-data')) {
+      const form = await new Response(raw, { headers: { 'content-type': ct } }).formData();
+      return { format, mode, model: String(form.get('model') ?? ''), stream: false, body: form, includeUsage: false };
+    }
+    let body: Json;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as Json;
+    } catch {
+      throw new RelayError(400, '请求体不是合法的 JSON', 'invalid_json');
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body))
+      throw new RelayError(400, '请求体不是合法的 JSON', 'invalid_json');
+    if (gemini) return { format, mode, model: gemini.model, stream: gemini.stream, body, raw, includeUsage: false };
+    const stream = body.stream === true && (mode === 'chat' || mode === 'completions');
+    const includeUsage =
+      stream && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+    return { format, mode, model: typeof body.model === 'string' ? body.model : '', stream, body, raw, includeUsage };
+  }
+
+  /** Runs an authenticated request through the pipeline. */
+  async function run(
+    res: ServerResponse,
+    req: IncomingMessage,
+    caller: RelayCaller,
+    creq: ClientRequest,
+  ): Promise<void> {
+    const sink = nodeSink(req, res, { 'x-aigw-request-id': caller.requestId });
+    const outcome = await relayRequest(deps.pipeline, caller, creq, sink);
+    metrics.observe(creq.mode, outcome.status, outcome.quota);
+  }
+
+  async function handleApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    format: ClientFormat,
+    mode: RelayMode,
+    gemini?: { model: string; stream: boolean },
+  ) {
+    const startedAt = performance.now();
+    const requestId = newRequestId();
+    try {
+      const [id, creq] = await Promise.all([identify(req, format, url), parse(req, mode, format, gemini)]);
+      checkModel(id.token, creq.model);
+      const caller: RelayCaller = {
+        requestId,
+        user: id.user,
+        token: id.token,
+        group: group(id.token.group, id.user),
+        pinnedChannelId: id.pinned,
+        ip: clientIp(req, deps.trustProxy),
+        startedAt,
+      };
+      await limit(id.token.id, id.user.id);
+      await run(res, req, caller, creq);
+    } catch (err) {
+      fail(res, format, err, requestId, mode);
+    }
+  }
+
+  async function handlePlayground(req: IncomingMessage, res: ServerResponse) {
+    const startedAt = performance.now();
+    const requestId = newRequestId();
+    try {
+      const s = await deps.session(req);
+      if (!s) throw new RelayError(401, '未登录或登录已过期，请重新登录！', 'unauthenticated');
+      const user = await deps.identities.user(s.id);
+      checkUser(user);
+      const creq = await parse(req, 'chat', 'openai');
+      checkModel(undefined, creq.model);
+      const body = creq.body as Json;
+      const caller: RelayCaller = {
+        requestId,
+        user,
+        group: group(typeof body.group === 'string' ? body.group : '', user),
+        pinnedChannelId: 0,
+        ip: clientIp(req, deps.trustProxy),
+        startedAt,
+      };
+      if (body.group !== undefined) {
+        const { group: _g, ...rest } = body;
+        creq.body = rest;
+        creq.raw = undefined;
+      }
+      await limit(0, user.id);
+      await run(res, req, caller, creq);
+    } catch (err) {
+      fail(res, 'openai', err, requestId, 'chat');
+    }
+  }
+
+  function fail(res: ServerResponse, format: ClientFormat, err: unknown, requestId: string, mode: RelayMode) {
+    if (err instanceof RelayError) {
+      metrics.observe(mode, err.status, 0);
+      return sendError(res, format, err.status, err.message, err.code, requestId);
+    }
+    const status = (err as { status?: number }).status;
+    if (status === 413) return sendError(res, format, 413, '请求体过大', 'request_too_large', requestId);
+    deps.logger.error({ err, requestId }, 'relay request failed');
+    metrics.observe(mode, 500, 0);
+    sendError(res, format, 500, '服务器内部错误', 'internal_error', requestId);
+  }
+
+  async function handleModels(req: IncomingMessage, res: ServerResponse, url: URL, one?: string) {
+    try {
+      const id = await identify(req, 'openai', url);
+      const g = group(id.token.group, id.user);
+      let models = deps.pipeline.channels().models(g);
+      if (id.token.modelLimits) models = models.filter((m) => id.token.modelLimits?.has(m));
+      const created = 1_626_777_600;
+      const data = models.map((m) => ({ id: m, object: 'model', created, owned_by: 'aigw' }));
+      if (one !== undefined) {
+        const m = data.find((d) => d.id === one);
+        if (!m) return sendError(res, 'openai', 404, `The model '${one}' does not exist`, 'model_not_found');
+        return sendJson(res, 200, m);
+      }
+      sendJson(res, 200, { object: 'list', data });
+    } catch (err) {
+      fail(res, 'openai', err, newRequestId(), 'chat');
+    }
+  }
+
+  async function handleBilling(req: IncomingMessage, res: ServerResponse, url: URL, what: 'subscription' | 'usage') {
+    try {
+      const id = await identify(req, 'openai', url);
+      const perUnit = deps.options.number('QuotaPerUnit', 500_000);
+      const wallet = id.token.unlimitedQuota ? await deps.walletOf(id.user.id) : undefined;
+      const quota = wallet ? wallet.quota : id.token.remainQuota;
+      const used = wallet ? wallet.usedQuota : id.token.usedQuota;
+      if (what === 'subscription') {
+        const limit = (quota + (id.token.unlimitedQuota ? 0 : used)) / perUnit;
+        return sendJson(res, 200, {
+          object: 'billing_subscription',
+          has_payment_method: true,
+          soft_limit_usd: limit,
+          hard_limit_usd: limit,
+          system_hard_limit_usd: limit,
+          access_until: id.token.expiredTime > 0 ? id.token.expiredTime : 0,
+        });
+      }
+      sendJson(res, 200, { object: 'list', total_usage: (used / perUnit) * 100 });
+    } catch (err) {
+      fail(res, 'openai', err, newRequestId(), 'chat');
+    }
+  }
+
+  /** Dispatches a request; false when the path is not a relay route. */
+  return function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = new URL(req.url ?? '/', 'http://relay');
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    if (method === 'POST') {
+      const mode = MODES[path];
+      if (mode) return track(handleApi(req, res, url, 'openai', mode));
+      if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat'));
+      if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
+      const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
+      if (g) {
+        const model = decodeURIComponent(g[2] ?? '');
+        return track(handleApi(req, res, url, 'gemini', 'chat', { model, stream: g[3] === 'streamGenerateContent' }));
+      }
+    } else if (method === 'GET') {
+      if (path === '/v1/models') return track(handleModels(req, res, url));
+      if (path.startsWith('/v1/models/'))
+        return track(handleModels(req, res, url, decodeURIComponent(path.slice('/v1/models/'.length))));
+      if (path === '/dashboard/billing/subscription' || path === '/v1/dashboard/billing/subscription')
+        return track(handleBilling(req, res, url, 'subscription'));
+      if (path === '/dashboard/billing/usage' || path === '/v1/dashboard/billing/usage')
+        return track(handleBilling(req, res, url, 'usage'));
+    }
+    if (path.startsWith('/v1') || path.startsWith('/pg') || path.startsWith('/dashboard')) {
+      sendError(res, 'openai', 404, `Invalid URL (${method} ${path})`, 'not_found');
+      return true;
+    }
+    return false;
+  };
+
+  function track(p: Promise<void>): true {
+    deps.track(p);
+    return true;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Reads the console session of /pg/chat/completions: the gateway's signed `session` cookie and
+ * its Redis record (sess:<id>, shared by the gateway replicas). Read only: the gateway owns
+ * sessions. The New-Api-User header must name the session's user, as on the console's /api.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Redis } from '@aigw/common';
+
+export interface SessionUser {
+  id: number;
+  username: string;
+  role: number;
+  status: number;
+  group: string;
+}
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return undefined;
+}
+
+export function sessionReader(redis: Redis, secret: string) {
+  return async (req: IncomingMessage): Promise<SessionUser | undefined> => {
+    if (!secret) return undefined;
+    const raw = cookie(req, 'session');
+    const dot = raw?.lastIndexOf('.') ?? -1;
+    if (!raw || dot <= 0) return undefined;
+    const sid = raw.slice(0, dot);
+    const mac = Buffer.from(raw.slice(dot + 1));
+    const want = Buffer.from(createHmac('sha256', secret).update(sid).digest('base64url'));
+    if (mac.length !== want.length || !timingSafeEqual(mac, want)) return undefined;
+    const json = await redis.get(`sess:${sid}`);
+    if (!json) return undefined;
+    const user = JSON.parse(json) as SessionUser;
+    const claimed = req.headers['new-api-user'];
+    if (claimed === undefined || String(claimed) !== String(user.id)) return undefined;
+    return user;
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The relay's events: one UsageEvent per request and a ChannelHealthEvent per failed attempt.
+ * Usage events are batched (a few milliseconds or a few hundred events per send) so that the hot
+ * path never waits for Kafka; stop() flushes what is left before the producer disconnects.
+ */
+
+import { type Logger, type Publisher, topicName } from '@aigw/common';
+import {
+  ChannelHealthEvent_Kind,
+  ChannelHealthEventSchema,
+  type UsageEvent,
+  UsageEventSchema,
+} from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import { create, toBinary } from '@bufbuild/protobuf';
+import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
+
+export interface RelayEvents {
+  usage(rec: UsageRecord): void;
+  health(rec: HealthRecord): void;
+  /** Sends everything queued. */
+  flush(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const ROUND = (n: number) => Math.round(n * 1e6) / 1e6;
+
+/** Builds the UsageEvent of a finished request. */
+export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEvent {
+  const p = rec.price;
+  const other: Record<string, unknown> = { ...rec.other };
+  return create(UsageEventSchema, {
+    eventId: rec.requestId,
+    occurredAtMs: now,
+    requestId: rec.requestId,
+    userId: rec.caller.user.id,
+    username: rec.caller.user.username,
+    tokenId: rec.caller.token?.id ?? 0,
+    tokenName: rec.caller.token?.name ?? '',
+    modelName: rec.model,
+    upstreamModelName: rec.upstreamModel,
+    channelId: rec.channelId,
+    channelsTried: rec.channelsTried,
+    promptTokens: rec.usage.promptTokens,
+    completionTokens: rec.usage.completionTokens,
+    quota: rec.quota,
+    useTimeMs: rec.useTimeMs,
+    firstTokenMs: rec.firstTokenMs,
+    isStream: rec.isStream,
+    type: rec.type,
+    content: rec.type === 2 ? contentOf(rec) : rec.errorMessage,
+    group: rec.caller.group,
+    ratios: {
+      modelRatio: p?.kind === 'ratio' ? ROUND(p.modelRatio) : 0,
+      completionRatio: p?.kind === 'ratio' ? ROUND(p.completionRatio) : 0,
+      groupRatio: ROUND(rec.groupRatio),
+      modelPrice: p?.kind === 'call' ? p.price : 0,
+    },
+    ip: rec.caller.ip,
+    statusCode: rec.statusCode,
+    error: rec.type === 5,
+    errorMessage: rec.errorMessage,
+    other: Object.keys(other).length ? JSON.stringify(other) : '',
+    cachedTokens: rec.usage.cachedTokens ?? 0,
+    audioInputTokens: rec.usage.audioInputTokens ?? 0,
+    audioOutputTokens: rec.usage.audioOutputTokens ?? 0,
+  });
+}
+
+function contentOf(rec: UsageRecord): string {
+  const p = rec.price;
+  if (p?.kind === 'call') return `模型价格 ${p.price}，分组倍率 ${ROUND(rec.groupRatio)}`;
+  if (p?.kind === 'ratio')
+    return `模型倍率 ${ROUND(p.modelRatio)}，补全倍率 ${ROUND(p.completionRatio)}，分组倍率 ${ROUND(rec.groupRatio)}`;
+  return '';
+}
+
+export function relayEvents(
+  publisher: Publisher,
+  logger: Logger,
+  opts: { lingerMs?: number; maxBatch?: number } = {},
+): RelayEvents {
+  const lingerMs = opts.lingerMs ?? 5;
+  const maxBatch = opts.maxBatch ?? 500;
+  const usageTopic = topicName(TOPICS.usage);
+  const healthTopic = topicName(TOPICS.channelHealth);
+  let queue: { key: string; value: Buffer }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  let sending: Promise<void> = Promise.resolve();
+
+  const send = (): Promise<void> => {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (queue.length === 0) return sending;
+    const batch = queue;
+    queue = [];
+    // One send at a time keeps per-user order (same key, same partition).
+    sending = sending.then(() => sendWithRetry(batch));
+    return sending;
+  };
+  const sendWithRetry = async (batch: { key: string; value: Buffer }[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await publisher.publishRaw(usageTopic, batch);
+        return;
+      } catch (err) {
+        if (attempt >= 10) {
+          logger.error({ err, events: batch.length }, 'usage events could not be published');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
+  };
+
+  return {
+    usage(rec) {
+      const ev = usageEvent(rec);
+      queue.push({ key: String(ev.userId), value: Buffer.from(toBinary(UsageEventSchema, ev)) });
+      if (queue.length >= maxBatch) void send();
+      else if (!timer) {
+        timer = setTimeout(() => void send(), lingerMs);
+      }
+    },
+    health(rec) {
+      publisher
+        .publish(
+          healthTopic,
+          ChannelHealthEventSchema,
+          {
+            eventId: `${rec.requestId}:${rec.channelId}`,
+            occurredAtMs: Date.now(),
+            channelId: rec.channelId,
+            kind: ChannelHealthEvent_Kind.FAILURE,
+            statusCode: rec.statusCode,
+            errorMessage: rec.message.slice(0, 500),
+            shouldDisable: rec.shouldDisable,
+            model: rec.model,
+            responseTimeMs: rec.responseTimeMs,
+            requestId: rec.requestId,
+          },
+          String(rec.channelId),
+        )
+        .catch((err) => logger.warn({ err, channelId: rec.channelId }, 'channel health event not published'));
+    },
+    flush: () => send(),
+    stop: async () => {
+      await send();
+    },
+  };
+}
