@@ -8,7 +8,7 @@ import { MSG, randomString } from './user-rules.ts';
 export type Provider = 'github' | 'wechat' | 'telegram';
 
 const FIELD = { github: 'github_id', wechat: 'wechat_id', telegram: 'telegram_id' } as const;
-const LABEL: Record<Provider, string> = { github: 'GitHub 账户', wechat: '微信账号', telegram: 'Telegram 账户' };
+const LABEL: Record<Provider, string> = { github: ' GitHub 账户', wechat: '微信账号', telegram: ' Telegram 账户' };
 
 export interface OAuthLoginInput {
   provider: Provider;

@@ -53,8 +53,10 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
     if (!options.bool('GitHubOAuthEnabled')) throw precondition('管理员未开启通过 GitHub 登录以及注册');
     const state = text(req.query.state);
     const fromCookie = readCookie(req, STATE_COOKIE);
-    const known = state ? await redis.del(`oauth:state:${state}`) : 0;
-    if (!state || state !== fromCookie || known !== 1) throw denied('state 参数无效，请刷新页面重试');
+    // The cookie first, so that a foreign request cannot burn this browser's state.
+    if (!state || state !== fromCookie || (await redis.del(`oauth:state:${state}`)) !== 1) {
+      throw denied('state 参数无效，请刷新页面重试');
+    }
     res.clearCookie(STATE_COOKIE, { path: '/' });
     const gh = await githubUser(text(req.query.code), {
       oauthUrl: config.GITHUB_OAUTH_URL,
