@@ -31,6 +31,13 @@ interface WalletHead {
   request_count: number;
 }
 
+/** Where an operation's entry is: `_id`-keyed, because the local server only indexes `_id` lookups. */
+interface OpMarker {
+  _id: string;
+  user_id: number;
+  seq: number;
+}
+
 export type AppendOutcome = 'ok' | 'conflict' | 'duplicate';
 
 export interface LedgerRepository {
@@ -38,13 +45,25 @@ export interface LedgerRepository {
   /** The newest entry of a user, probing forward from `from` when given (null: no entry yet). */
   latest(userId: number, from?: LedgerEntry | null): Promise<LedgerEntry | null>;
   append(entry: LedgerEntry): Promise<AppendOutcome>;
-  findOp(opId: string): Promise<LedgerEntry | null>;
+  /**
+   * The entry of an operation. `thorough` also searches by op_id when the marker is missing (a
+   * crash between the entry and its marker); without it only the fast `_id` lookup runs.
+   */
+  findOp(opId: string, thorough?: boolean): Promise<LedgerEntry | null>;
 }
 
 export function ledgerRepository(conn: Connection): LedgerRepository {
   const entries = conn.collection<LedgerEntry>('ledger_entries') as unknown as Collection<LedgerEntry>;
   const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
+  const markers = conn.collection<OpMarker>('ledger_ops') as unknown as Collection<OpMarker>;
   const byId = (userId: number, seq: number) => entries.findOne({ _id: `${userId}:${seq}` });
+  const mark = async (e: LedgerEntry) => {
+    try {
+      await markers.insertOne({ _id: e.op_id, user_id: e.user_id, seq: e.seq });
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  };
 
   return {
     async ensureIndexes() {
@@ -71,10 +90,14 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
         await entries.insertOne(entry);
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
-        return (await entries.findOne({ op_id: entry.op_id }, { projection: { _id: 1 } })) ? 'duplicate' : 'conflict';
+        // Either seq was taken (another writer won the race) or op_id was recorded before.
+        const occupant = await byId(entry.user_id, entry.seq);
+        return occupant && occupant.op_id !== entry.op_id ? 'conflict' : 'duplicate';
       }
+      await mark(entry);
       const { quota, used_quota, request_count } = entry.state;
-      await heads
+      // Best effort and not awaited: readers probe forward from a lagging head.
+      heads
         .updateOne(
           { _id: entry.user_id },
           { $set: { seq: entry.seq, quota, used_quota, request_count } },
@@ -83,6 +106,13 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
         .catch(() => undefined);
       return 'ok';
     },
-    findOp: (opId) => entries.findOne({ op_id: opId }),
+    async findOp(opId, thorough = false) {
+      const marker = await markers.findOne({ _id: opId });
+      if (marker) return byId(marker.user_id, marker.seq);
+      if (!thorough) return null;
+      const found = await entries.findOne({ op_id: opId });
+      if (found) await mark(found);
+      return found;
+    },
   };
 }

@@ -73,7 +73,8 @@ export function hold(
   op: { rid: string; amount: number; tokenId: number; tokenLimited: boolean; now: number },
 ): LedgerState {
   assertAmount(op.amount);
-  if (state.holds[op.rid]) throw new Error(`hold ${op.rid} exists`);
+  // A replay: the ledger answers it from the recorded entry.
+  if (state.holds[op.rid]) throw precondition('重复的请求');
   if (state.quota < op.amount) throw precondition('用户额度不足');
   const next = clone(state);
   let ta = 0;

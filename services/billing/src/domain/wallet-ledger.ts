@@ -87,7 +87,7 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
             return { entry, replayed: false };
           }
           if (outcome === 'duplicate') {
-            const recorded = await repo.findOp(opId);
+            const recorded = await repo.findOp(opId, true);
             if (recorded) return { entry: recorded, replayed: true };
           }
           // conflict: another replica appended first; reload and decide again.
@@ -100,6 +100,7 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
       const head = await current(userId, opts.fresh ?? true);
       return head?.state ?? emptyState();
     },
+    /** The entry of a recorded operation (fast lookup; null when unknown). */
     findOp: (opId: string) => repo.findOp(opId),
   };
 }
