@@ -1,4 +1,6 @@
+import { createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client,
@@ -279,9 +281,23 @@ describe('accounts: register, login and the own account', () => {
     });
     await setOptions(root, { UserUsableGroups: '{"default":"默认分组","svip":"超级分组"}' });
     expect((await client.get('/user/self/groups')).body.data).toEqual({ default: '默认分组', svip: '超级分组' });
-    const models = await client.get<string[]>('/user/models');
-    expect(models.body.success).toBe(true);
-    expect(Array.isArray(models.body.data)).toBe(true);
+    expect((await client.get<string[]>('/user/models')).body).toEqual({ success: true, message: '', data: [] });
+    const channels = createClient(ChannelsService, stack.env.CHANNELS_ADDR!);
+    try {
+      await channels.createChannels({
+        channel: { name: 'c1', type: 1, key: 'sk-test', models: 'gpt-4o-mini,gpt-4o', group: 'default', status: 1 },
+      });
+      await channels.createChannels({
+        channel: { name: 'c2', type: 1, key: 'sk-test2', models: 'o1', group: 'vip', status: 1 },
+      });
+    } finally {
+      channels.close();
+    }
+    const models = await eventually(
+      () => client.get<string[]>('/user/models'),
+      (r) => (r.body.data?.length ?? 0) === 2,
+    );
+    expect([...models.body.data!].sort()).toEqual(['gpt-4o', 'gpt-4o-mini']);
   });
 
   it('when Turnstile is on, then register and login need a token that siteverify accepts', async () => {
