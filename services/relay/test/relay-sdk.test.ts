@@ -1,0 +1,229 @@
+/**
+ * End to end with the official SDKs as clients: OpenAI, Anthropic and Google GenAI against the
+ * relay (through the gateway, as deployed locally), each stream and not, on channels served by
+ * fake providers. Checks the answer, the wallet charge by the formula and the log entry.
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let openaiFake: FakeProvider;
+let claudeFake: FakeProvider;
+let geminiFake: FakeProvider;
+const REPLY = 'The quick brown fox jumps';
+const PROMPT_TOKENS = 12;
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  openaiFake = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: REPLY, promptTokens: PROMPT_TOKENS });
+  claudeFake = await startFakeProvider({
+    kind: 'anthropic',
+    key: 'up-claude',
+    reply: REPLY,
+    promptTokens: PROMPT_TOKENS,
+  });
+  geminiFake = await startFakeProvider({ kind: 'gemini', key: 'up-gemini', reply: REPLY, promptTokens: PROMPT_TOKENS });
+});
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([openaiFake?.close(), claudeFake?.close(), geminiFake?.close()]);
+});
+
+/** quota = (prompt + completion x completion ratio) x model ratio x group ratio (default group 1). */
+const quotaOf = (prompt: number, completion: number, modelRatio: number, completionRatio: number) =>
+  Math.max(1, Math.round((prompt + completion * completionRatio) * modelRatio));
+
+async function usedQuota(userId: number): Promise<number> {
+  return (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0;
+}
+
+async function expectCharged(userId: number, expected: number): Promise<void> {
+  const used = await eventually(
+    () => usedQuota(userId),
+    (v) => v >= expected,
+    10_000,
+  );
+  expect(used).toBe(expected);
+}
+
+async function expectLogs(userId: number, model: string, count: number, fields: Record<string, unknown>) {
+  const res = await eventually(
+    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 10 } }),
+    (r) => r.items.length >= count,
+    10_000,
+  );
+  expect(res.items).toHaveLength(count);
+  for (const log of res.items) expect(log).toMatchObject(fields);
+  return res.items;
+}
+
+describe('relay with the official SDKs', () => {
+  it('when the OpenAI SDK chats (whole and streamed), then the answer arrives, the wallet is charged by the formula and the log shows it', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const channelId = await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Say something' }],
+    });
+    expect(whole.choices[0]?.message.content).toBe(REPLY);
+    const each = quotaOf(PROMPT_TOKENS, 5, 0.075, 4);
+    await expectCharged(u.userId, each);
+
+    const stream = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'Say something' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
+    expect(text).toBe(REPLY);
+    await expectCharged(u.userId, 2 * each);
+
+    const res = await eventually(
+      () =>
+        s.logs.queryLogs({ filter: { userId: u.userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length === 2,
+      10_000,
+    );
+    expect(res.items).toHaveLength(2);
+    const streamed = res.items.find((l) => l.isStream);
+    expect(streamed).toMatchObject({
+      userId: u.userId,
+      username: u.username,
+      tokenName: 'test-token',
+      channel: channelId,
+      promptTokens: PROMPT_TOKENS,
+      completionTokens: 5,
+      quota: each,
+    });
+    const other = JSON.parse(streamed?.other ?? '{}');
+    expect(other.model_ratio).toBe(0.075);
+    expect(other.completion_ratio).toBe(4);
+    expect(other.group_ratio).toBe(1);
+    expect(other.admin_info.use_channel).toEqual([channelId]);
+    expect(typeof other.frt).toBe('number');
+  });
+
+  it('when the Anthropic SDK sends messages (whole and streamed) to a Claude channel, then it gets Claude answers and is charged', async () => {
+    const model = modelName('claude-3-5-sonnet');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl });
+
+    const msg = await client.messages.create({
+      model,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: REPLY });
+    expect(msg.usage).toMatchObject({ input_tokens: PROMPT_TOKENS, output_tokens: 5 });
+    const each = quotaOf(PROMPT_TOKENS, 5, 1.5, 5);
+    await expectCharged(u.userId, each);
+
+    const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+    let text = '';
+    stream.on('text', (t) => {
+      text += t;
+    });
+    const final = await stream.finalMessage();
+    expect(text).toBe(REPLY);
+    expect(final.usage.output_tokens).toBe(5);
+    await expectCharged(u.userId, 2 * each);
+    const logs = await expectLogs(u.userId, model, 2, {
+      promptTokens: PROMPT_TOKENS,
+      completionTokens: 5,
+      quota: each,
+    });
+    expect(logs.map((l) => l.isStream).sort()).toEqual([false, true]);
+  });
+
+  it('when the Anthropic SDK calls an OpenAI channel, then the relay translates both ways', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl });
+    const msg = await client.messages.create({
+      model,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: REPLY });
+    const stream = client.messages.stream({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Hello' }] });
+    let text = '';
+    stream.on('text', (t) => {
+      text += t;
+    });
+    await stream.finalMessage();
+    expect(text).toBe(REPLY);
+  });
+
+  it('when the Google GenAI SDK generates content (whole and streamed) on a Gemini channel, then it gets Gemini answers and is charged', async () => {
+    const model = modelName('gemini-2.5-pro');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 24, baseUrl: geminiFake.url, key: 'up-gemini', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const ai = new GoogleGenAI({ apiKey: u.key, httpOptions: { baseUrl: s.stack.gatewayUrl } });
+
+    const res = await ai.models.generateContent({ model, contents: 'Hello' });
+    expect(res.text).toBe(REPLY);
+    const each = quotaOf(PROMPT_TOKENS, 5, 0.625, 8);
+    await expectCharged(u.userId, each);
+
+    const stream = await ai.models.generateContentStream({ model, contents: 'Hello' });
+    let text = '';
+    for await (const chunk of stream) text += chunk.text ?? '';
+    expect(text).toBe(REPLY);
+    await expectCharged(u.userId, 2 * each);
+  });
+
+  it('when the Google GenAI SDK calls an OpenAI channel, then the relay translates both ways', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const ai = new GoogleGenAI({ apiKey: u.key, httpOptions: { baseUrl: s.stack.gatewayUrl } });
+    const res = await ai.models.generateContent({ model, contents: 'Hello' });
+    expect(res.text).toBe(REPLY);
+    const stream = await ai.models.generateContentStream({ model, contents: 'Hello' });
+    let text = '';
+    for await (const chunk of stream) text += chunk.text ?? '';
+    expect(text).toBe(REPLY);
+  });
+
+  it('when the OpenAI SDK uses embeddings and lists models, then only the token’s models are listed', async () => {
+    const model = modelName('text-embedding-3-small');
+    const other = modelName('gpt-4o-mini');
+    const u = await userWithToken(s, { token: { modelLimitsEnabled: true, modelLimits: model } });
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: `${model},${other}` });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+    const list = await client.models.list();
+    const ids = list.data.map((m) => m.id);
+    expect(ids).toContain(model);
+    expect(ids).not.toContain(other);
+    const emb = await client.embeddings.create({ model, input: ['a', 'b'] });
+    expect(emb.data).toHaveLength(2);
+    const denied = await client.chat.completions
+      .create({ model: other, messages: [{ role: 'user', content: 'x' }] })
+      .catch((e) => e);
+    expect(denied.status).toBe(403);
+  });
+});
