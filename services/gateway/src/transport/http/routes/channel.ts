@@ -6,6 +6,14 @@ import { body, bool, defined, idParam, num, pageAnswer, pageQuery, snake, str } 
 
 const list = (v: unknown): string | undefined => (Array.isArray(v) ? v.map(String).join(',') : str(v));
 
+/** weight travels as uint32: refuse what it cannot carry here, with the service's message. */
+function weightOf(v: unknown): number | undefined {
+  const w = num(v);
+  if (w !== undefined && !(Number.isInteger(w) && w >= 0 && w <= 0xffffffff))
+    throw invalid('权重必须是不小于 0 的整数');
+  return w;
+}
+
 /** Channel fields of a create or update body; models and groups as arrays or comma lists. */
 function channelFields(b: Record<string, unknown>) {
   return defined({
@@ -24,7 +32,7 @@ function channelFields(b: Record<string, unknown>) {
     testModel: str(b.test_model),
     status: num(b.status),
     priority: num(b.priority),
-    weight: num(b.weight),
+    weight: weightOf(b.weight),
     tag: str(b.tag),
   });
 }
