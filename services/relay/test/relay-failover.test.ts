@@ -1,0 +1,174 @@
+/**
+ * Retries and failover on the running stack: a 500 moves to the next channel, a 400 does not,
+ * a pinned channel is never retried, a first-token timeout fails over, status codes are mapped,
+ * and a 401 auto-disables the channel when AutomaticDisableChannelEnabled is on.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  setOption,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let bad: FakeProvider;
+let good: FakeProvider;
+
+beforeAll(async () => {
+  s = await startRelayStack({ RELAY_FIRST_TOKEN_TIMEOUT_MS: '1000' });
+  bad = await startFakeProvider({ kind: 'openai', key: 'up-key', reply: 'from the bad one' });
+  good = await startFakeProvider({ kind: 'openai', key: 'up-key', reply: 'from the good one' });
+  await setOption(s, 'RetryTimes', '2');
+});
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([bad?.close(), good?.close()]);
+});
+
+async function pair(opts: { statusCodeMapping?: string } = {}) {
+  const model = modelName('gpt-4o-mini');
+  const u = await userWithToken(s);
+  const badId = await createChannel(s, {
+    type: 1,
+    baseUrl: bad.url,
+    key: 'up-key',
+    models: model,
+    priority: 10,
+    ...opts,
+  });
+  const goodId = await createChannel(s, { type: 1, baseUrl: good.url, key: 'up-key', models: model, priority: 0 });
+  await routable(s.stack.relayUrl, u.key, model);
+  return { model, u, badId, goodId };
+}
+
+const goodCalls = () => good.requests.filter((r) => r.path === '/v1/chat/completions').length;
+
+describe('relay retries and failover', () => {
+  it('when the first channel answers 500, then the second channel serves and the log lists both', async () => {
+    const { model, u, badId, goodId } = await pair();
+    bad.set({ status: 500, message: 'upstream exploded' });
+    try {
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+      expect(res.choices[0]?.message.content).toBe('from the good one');
+      const logs = await eventually(
+        () => s.logs.queryLogs({ filter: { userId: u.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+        (r) => r.items.length > 0,
+      );
+      expect(logs.items[0]?.channel).toBe(goodId);
+      expect(JSON.parse(logs.items[0]?.other ?? '{}').admin_info.use_channel).toEqual([badId, goodId]);
+    } finally {
+      bad.set({ status: 0 });
+    }
+  });
+
+  it('when the first channel answers 400, then it is not retried and the client gets 400 and is not charged', async () => {
+    const { model, u } = await pair();
+    bad.set({ status: 400, message: 'bad request upstream' });
+    const before = goodCalls();
+    try {
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const err = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(err.status).toBe(400);
+      expect(err.message).toContain('bad request upstream');
+      expect(goodCalls()).toBe(before);
+      const errors = await eventually(
+        () => s.logs.queryLogs({ filter: { userId: u.userId, type: 5 }, page: { page: 1, pageSize: 5 } }),
+        (r) => r.items.length > 0,
+      );
+      expect(errors.items[0]?.quota).toBe(0);
+      const wallet = await s.wallet.getWallet({ userId: u.userId });
+      expect(wallet.wallet?.usedQuota ?? 0).toBe(0);
+    } finally {
+      bad.set({ status: 0 });
+    }
+  });
+
+  it('when the failing channel has a status code mapping, then the client gets the mapped status', async () => {
+    const { model, u } = await pair({ statusCodeMapping: '{"400":"502"}' });
+    bad.set({ status: 400, message: 'mapped' });
+    try {
+      const res = await fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(res.status).toBe(502);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe('mapped');
+    } finally {
+      bad.set({ status: 0 });
+    }
+  });
+
+  it('when an admin pins a failing channel, then it is not retried; a common user may not pin', async () => {
+    const { model, badId } = await pair();
+    const admin = await userWithToken(s, { role: 10 });
+    const common = await userWithToken(s);
+    bad.set({ status: 500, message: 'pinned failure' });
+    const before = goodCalls();
+    try {
+      const client = new OpenAI({ apiKey: `${admin.key}-${badId}`, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const err = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(err.status).toBe(500);
+      expect(goodCalls()).toBe(before);
+      const denied = await new OpenAI({
+        apiKey: `${common.key}-${badId}`,
+        baseURL: `${s.stack.relayUrl}/v1`,
+        maxRetries: 0,
+      }).chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(denied.status).toBe(403);
+    } finally {
+      bad.set({ status: 0 });
+    }
+  });
+
+  it('when a stream’s first token is too slow, then the relay fails over to another channel', async () => {
+    const { model, u } = await pair();
+    bad.set({ firstChunkDelayMs: 3_000 });
+    try {
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
+      let text = '';
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('from the good one');
+    } finally {
+      bad.set({ firstChunkDelayMs: 0 });
+    }
+  });
+
+  it('when AutomaticDisableChannelEnabled is on and a channel answers 401, then the channel is disabled', async () => {
+    await setOption(s, 'AutomaticDisableChannelEnabled', 'true');
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const id = await createChannel(s, { type: 1, baseUrl: bad.url, key: 'wrong-key', models: model, autoBan: 1 });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    const ch = await eventually(
+      () => s.channels.getChannel({ id }),
+      (r) => r.channel?.status === 3,
+    );
+    expect(ch.channel?.status).toBe(3);
+    expect(ch.channel?.otherInfo).toContain('status_reason');
+  });
+});
