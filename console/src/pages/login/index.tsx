@@ -1,21 +1,44 @@
-import { Button, Card, Form, Input, Message, Modal, Typography } from '@arco-design/web-react';
-import { IconLock, IconUser } from '@arco-design/web-react/icon';
+import { Button, Card, Divider, Form, Image, Input, Message, Modal, Space, Typography } from '@arco-design/web-react';
+import { IconGithub, IconLock, IconUser, IconWechat } from '@arco-design/web-react/icon';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
+import { getOAuthState, type TelegramAuth, telegramLogin, wechatLogin } from '../../api/account.ts';
+import type { User } from '../../api/types.ts';
 import { login } from '../../api/user.ts';
+import TelegramLoginButton from '../../components/TelegramLoginButton/index.tsx';
+import Turnstile from '../../components/Turnstile/index.tsx';
 import { useT } from '../../locale/index.tsx';
+import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import './style/index.css';
 
-/** Password login (third-party buttons and Turnstile come later). */
+/** Sends the browser to GitHub's consent page with a one-time state. */
+export async function startGitHubOAuth(clientId: string): Promise<void> {
+  const state = await getOAuthState();
+  if (!state.success || !state.data) return;
+  const url = new URL('https://github.com/login/oauth/authorize');
+  url.searchParams.set('client_id', clientId);
+  url.searchParams.set('state', state.data);
+  url.searchParams.set('scope', 'user:email');
+  window.location.assign(url.toString());
+}
+
+/**
+ * /login: username (or email) and password, the third-party buttons the status turns on, the
+ * Turnstile check, the expired-login notice and the warning for root's default password.
+ */
 export default function LoginPage() {
   const t = useT();
   const navigate = useNavigate();
   const [params] = useSearchParams();
+  const { status } = useStatus();
   const { setUser } = useUser();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [loading, setLoading] = useState(false);
+  const [turnstileToken, setTurnstileToken] = useState('');
+  const [wechatOpen, setWechatOpen] = useState(false);
+  const [wechatCode, setWechatCode] = useState('');
   const expiredShown = useRef(false);
 
   useEffect(() => {
@@ -25,22 +48,51 @@ export default function LoginPage() {
     }
   }, [params, t]);
 
+  const turnstileReady = () => {
+    if (status.turnstile_check && !turnstileToken) {
+      Message.info(t('login.turnstileWait'));
+      return false;
+    }
+    return true;
+  };
+
+  const loggedIn = (user: User, to: string) => {
+    setUser(user);
+    Message.success(t('login.success'));
+    navigate(to);
+  };
+
   const submit = async () => {
     if (!username || !password) {
       Message.warning(t('login.empty'));
       return;
     }
+    if (!turnstileReady()) return;
     setLoading(true);
-    const res = await login({ username, password });
+    const res = await login({ username, password }, turnstileToken);
     setLoading(false);
     if (!res.success || !res.data) return;
-    setUser(res.data);
-    if (username === 'root' && password === '123456') {
+    const { default_password: defaultPassword, ...user } = res.data as User & { default_password?: boolean };
+    if (defaultPassword || (username === 'root' && password === '123456')) {
       Modal.error({ title: t('login.defaultPasswordTitle'), content: t('login.defaultPasswordContent'), simple: true });
     }
-    Message.success(t('login.success'));
-    navigate('/token');
+    loggedIn(user as User, '/token');
   };
+
+  const submitWechat = async () => {
+    const res = await wechatLogin(wechatCode.trim());
+    if (res.success && res.data) {
+      setWechatOpen(false);
+      loggedIn(res.data, '/');
+    }
+  };
+
+  const onTelegram = async (fields: TelegramAuth) => {
+    const res = await telegramLogin(fields);
+    if (res.success && res.data) loggedIn(res.data, '/');
+  };
+
+  const thirdParty = Boolean(status.github_oauth || status.wechat_login || status.telegram_oauth);
 
   return (
     <div className="aigw-login">
@@ -81,7 +133,49 @@ export default function LoginPage() {
             {t('login.forgot')} <Link to="/reset">{t('login.toReset')}</Link>
           </span>
         </div>
+        {thirdParty && (
+          <>
+            <Divider>{t('login.otherMethods')}</Divider>
+            <Space className="aigw-login-oauth" size="large">
+              {status.github_oauth && (
+                <Button
+                  shape="circle"
+                  size="large"
+                  aria-label={t('login.github')}
+                  icon={<IconGithub />}
+                  onClick={() => void startGitHubOAuth(status.github_client_id ?? '')}
+                />
+              )}
+              {status.wechat_login && (
+                <Button
+                  shape="circle"
+                  size="large"
+                  aria-label={t('login.wechat')}
+                  icon={<IconWechat />}
+                  onClick={() => setWechatOpen(true)}
+                />
+              )}
+              {status.telegram_oauth && (
+                <TelegramLoginButton botName={status.telegram_bot_name ?? ''} onAuth={(u) => void onTelegram(u)} />
+              )}
+            </Space>
+          </>
+        )}
+        {status.turnstile_check && status.turnstile_site_key && (
+          <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />
+        )}
       </Card>
+      <Modal
+        title={t('login.wechatTitle')}
+        visible={wechatOpen}
+        onOk={() => void submitWechat()}
+        onCancel={() => setWechatOpen(false)}
+        okText={t('login.submit')}
+      >
+        {status.wechat_qrcode && <Image src={status.wechat_qrcode} width={200} preview={false} />}
+        <Typography.Paragraph type="secondary">{t('login.wechatHint')}</Typography.Paragraph>
+        <Input placeholder={t('login.wechatCode')} value={wechatCode} onChange={setWechatCode} />
+      </Modal>
     </div>
   );
 }

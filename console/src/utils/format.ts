@@ -1,0 +1,21 @@
+import type { Status } from '../api/types.ts';
+
+/** Large numbers: at least 1e4 shows k, 1e6 M, 1e9 B (spec 01 section 9). */
+export function renderNumber(n: number): string {
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (abs >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (abs >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return String(n);
+}
+
+/** Quota as shown to users: dollars when display_in_currency is on, else a (shortened) number. */
+export function renderQuota(
+  quota: number,
+  status: Pick<Status, 'display_in_currency' | 'quota_per_unit'>,
+  digits = 2,
+): string {
+  const perUnit = status.quota_per_unit || 500000;
+  if (status.display_in_currency !== false) return `$${(quota / perUnit).toFixed(digits)}`;
+  return renderNumber(quota);
+}
