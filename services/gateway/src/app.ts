@@ -17,6 +17,7 @@ import {
   WalletService,
 } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { createServer } from './transport/http/server.ts';
@@ -46,6 +47,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         topup: createClient(TopupService, config.BILLING_ADDR),
         pricing: createClient(PricingService, config.BILLING_ADDR),
       };
+      const logs = createClient(LogsService, config.LOGS_ADDR);
+      stack.add(() => logs.close());
       stack.add(() => {
         users.close();
         optionsClient.close();
@@ -60,7 +63,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         logger,
         redis,
         options,
-        clients: { users, options: optionsClient, wallet, channels, ...billing },
+        clients: { users, options: optionsClient, wallet, channels, ...billing, logs },
       });
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;

@@ -111,7 +111,7 @@ export function logRepository(conn: Connection) {
               $group: {
                 _id: null,
                 quota: { $sum: '$quota' },
-                tokens: { $sum: { $add: ['$prompt_tokens', '$completion_tokens'] } },
+                tokens: { $sum: '$tokens' },
                 count: { $sum: 1 },
               },
             },

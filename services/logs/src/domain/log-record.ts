@@ -20,6 +20,8 @@ export interface LogDoc {
   is_stream: boolean;
   prompt_tokens: number;
   completion_tokens: number;
+  /** prompt + completion, stored because the database's $group cannot add fields. */
+  tokens: number;
   quota: number;
   content: string;
   other: string;
@@ -82,6 +84,7 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
     is_stream: ev.isStream,
     prompt_tokens: ev.promptTokens,
     completion_tokens: ev.completionTokens,
+    tokens: ev.promptTokens + ev.completionTokens,
     quota: ev.quota,
     content: ev.content,
     other: JSON.stringify(other),
@@ -109,6 +112,7 @@ export function logFromAudit(ev: AuditEvent): NewLog {
     is_stream: false,
     prompt_tokens: 0,
     completion_tokens: 0,
+    tokens: 0,
     quota: ev.quotaDelta,
     content: ev.content,
     other: ev.actorUserId ? JSON.stringify({ admin_info: { actor_user_id: ev.actorUserId } }) : '',

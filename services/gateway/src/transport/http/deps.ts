@@ -7,6 +7,7 @@ import type {
   WalletService,
 } from '@aigw/proto/billing/v1/billing';
 import type { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import type { LogsService } from '@aigw/proto/logs/v1/logs';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
@@ -22,6 +23,7 @@ export interface Clients {
   redemptions: ServiceClient<typeof RedemptionsService>;
   topup: ServiceClient<typeof TopupService>;
   pricing: ServiceClient<typeof PricingService>;
+  logs: ServiceClient<typeof LogsService>;
 }
 
 /** What route modules receive. */

@@ -2,6 +2,8 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps.ts';
 import { accountRoutes } from './account.ts';
 import { channelRoutes } from './channel.ts';
+import { dataRoutes } from './data.ts';
+import { logRoutes } from './log.ts';
 import { modelsRoutes } from './models.ts';
 import { oauthRoutes } from './oauth.ts';
 import { optionRoutes } from './option.ts';
@@ -25,4 +27,6 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   redemptionRoutes(api, deps);
   topupRoutes(api, deps);
   pricingRoutes(api, deps);
+  logRoutes(api, deps);
+  dataRoutes(api, deps);
 }
