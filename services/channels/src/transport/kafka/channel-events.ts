@@ -54,7 +54,9 @@ export function runHealthConsumer(opts: {
     schema: ChannelHealthEventSchema,
     publisher: opts.publisher,
     logger: opts.logger,
-    fromBeginning: false,
+    // A new group reads from the start: events published while it joins are not skipped
+    // (handling is idempotent by event id, and events of one channel keep their order).
+    fromBeginning: true,
     handle: async (ev) => {
       const kind = KIND[ev.kind as keyof typeof KIND];
       if (!kind) return;

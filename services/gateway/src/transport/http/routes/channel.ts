@@ -113,7 +113,8 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
     const fields = channelFields(b);
     const multiLine = (fields.key ?? '').trim().includes('\n');
     const batch = wrapped ? raw.mode === 'batch' : (bool(raw.batch) ?? (multiLine && fields.type !== 41));
-    const r = await channels.createChannels({ channel: fields, batch });
+    // Channel is a proto3 message: absent numbers arrive as 0, so the form's defaults are set here.
+    const r = await channels.createChannels({ channel: { autoBan: 1, ...fields }, batch });
     ok(res, r.ids, r.ids.length > 1 ? `已创建 ${r.ids.length} 个渠道` : '渠道创建成功！');
   });
 

@@ -1,0 +1,121 @@
+import { randomUUID } from 'node:crypto';
+import { createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
+import type { Stack } from '@aigw/local-stack/stack';
+import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
+
+interface ChannelJson {
+  id: number;
+  status: number;
+  other_info: string;
+}
+
+describe('channel health events: automatic disable and enable', () => {
+  let stack: Stack;
+  let admin: Api;
+  let publisher: Publisher;
+  beforeAll(async () => {
+    stack = await startMoneyStack();
+    admin = (await userApi(stack, { role: 10 })).api;
+    publisher = await createPublisher(
+      createKafka(stack.env.KAFKA_BROKERS?.split(',') ?? [], 'health-test', createLogger('test', 'warn')),
+    );
+  });
+  afterAll(async () => {
+    await publisher?.disconnect();
+    await stack?.stop();
+  });
+
+  const create = async (fields: Record<string, unknown> = {}) => {
+    const res = await admin.post<number[]>('/channel/', { name: 'h', type: 1, key: 'k', models: 'm', ...fields });
+    return res.body.data?.[0] as number;
+  };
+  const status = async (id: number) => (await admin.get<ChannelJson>(`/channel/${id}`)).body.data as ChannelJson;
+  const report = (
+    channelId: number,
+    kind: ChannelHealthEvent_Kind,
+    extra: { shouldDisable?: boolean; eventId?: string } = {},
+  ) =>
+    publisher.publish(
+      topicName(TOPICS.channelHealth),
+      ChannelHealthEventSchema,
+      {
+        eventId: extra.eventId ?? randomUUID(),
+        occurredAtMs: Date.now(),
+        channelId,
+        kind,
+        statusCode: 401,
+        errorMessage: 'Incorrect API key provided',
+        shouldDisable: extra.shouldDisable ?? false,
+      },
+      String(channelId),
+    );
+
+  it('when the options are off, then an unusable-key report changes nothing', async () => {
+    const id = await create();
+    await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await status(id)).status).toBe(1);
+  });
+
+  it('when auto-disable is on, then an unusable key sets status 3 with the reason and time; auto_ban 0 is spared', async () => {
+    await setOptions(stack, { AutomaticDisableChannelEnabled: 'true', AutomaticEnableChannelEnabled: 'true' });
+    await new Promise((r) => setTimeout(r, 1000));
+    const id = await create();
+    const spared = await create({ auto_ban: 0 });
+    // Reported until the channels service has the options (they arrive through Kafka too).
+    const ch = await eventually(
+      async () => {
+        await report(spared, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true });
+        await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true });
+        await new Promise((r) => setTimeout(r, 300));
+        return status(id);
+      },
+      (c) => c.status === 3,
+      40_000,
+    );
+    expect(ch.status).toBe(3);
+    const info = JSON.parse(ch.other_info) as { status_reason: string; status_time: number };
+    expect(info.status_reason).toBe('Incorrect API key provided');
+    expect(info.status_time).toBeGreaterThan(0);
+    expect((await status(spared)).status).toBe(1);
+
+    // A success brings it back (auto-enable), and replaying the old failure changes nothing.
+    const failureId = randomUUID();
+    await report(id, ChannelHealthEvent_Kind.SUCCESS);
+    expect(
+      (
+        await eventually(
+          () => status(id),
+          (c) => c.status === 1,
+        )
+      ).status,
+    ).toBe(1);
+    await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true, eventId: failureId });
+    await eventually(
+      () => status(id),
+      (c) => c.status === 3,
+    );
+    await admin.put('/channel/', { id, status: 1 });
+    await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true, eventId: failureId });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await status(id)).status).toBe(1);
+  });
+
+  it('when a channel was disabled by hand, then a success report leaves it off', async () => {
+    const id = await create();
+    await admin.put('/channel/', { id, status: 2 });
+    await report(id, ChannelHealthEvent_Kind.SUCCESS);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await status(id)).status).toBe(2);
+  });
+
+  it('when a failure does not mean a bad key, then the channel stays on', async () => {
+    const id = await create();
+    await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: false });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect((await status(id)).status).toBe(1);
+  });
+});
