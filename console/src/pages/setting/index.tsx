@@ -1,7 +1,11 @@
-import { Card, Empty, Tabs } from '@arco-design/web-react';
+import { Card, Tabs } from '@arco-design/web-react';
 import { useSearchParams } from 'react-router-dom';
 import { type LocaleKey, useT } from '../../locale/index.tsx';
 import { useUser } from '../../store/user-context.tsx';
+import OptionsTab from './options-tab.tsx';
+import PersonalSetting from './personal.tsx';
+import { OPERATION_SECTIONS, OTHER_SECTIONS, SYSTEM_SECTIONS } from './sections.ts';
+import './style/index.css';
 
 type TabKey = 'personal' | 'operation' | 'system' | 'other';
 
@@ -11,6 +15,13 @@ const tabs: { key: TabKey; title: LocaleKey; rootOnly: boolean }[] = [
   { key: 'system', title: 'setting.system', rootOnly: true },
   { key: 'other', title: 'setting.other', rootOnly: true },
 ];
+
+const content: Record<TabKey, () => JSX.Element> = {
+  personal: () => <PersonalSetting />,
+  operation: () => <OptionsTab sections={OPERATION_SECTIONS} />,
+  system: () => <OptionsTab sections={SYSTEM_SECTIONS} />,
+  other: () => <OptionsTab sections={OTHER_SECTIONS} />,
+};
 
 /** /setting?tab=...: the personal tab for everyone, the other three for super admins only. */
 export default function SettingPage() {
@@ -22,10 +33,10 @@ export default function SettingPage() {
   const active = visible.find((tab) => tab.key === requested)?.key ?? 'personal';
   return (
     <Card bordered={false} title={t('menu.setting')}>
-      <Tabs activeTab={active} onChange={(key) => setParams({ tab: key }, { replace: true })}>
+      <Tabs activeTab={active} onChange={(key) => setParams({ tab: key }, { replace: true })} destroyOnHide>
         {visible.map((tab) => (
           <Tabs.TabPane key={tab.key} title={t(tab.title)}>
-            <Empty description={t('page.placeholder')} />
+            {tab.key === active && content[tab.key]()}
           </Tabs.TabPane>
         ))}
       </Tabs>

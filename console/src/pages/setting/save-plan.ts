@@ -1,0 +1,46 @@
+import type { SectionSpec } from './sections.ts';
+
+export const NOTHING_CHANGED = '你似乎并没有修改什么';
+export const CHECK_INPUT = '请检查输入';
+
+export type SavePlan =
+  | { ok: true; changes: [key: string, value: string][] }
+  | { ok: false; message: string; invalidKeys?: string[] };
+
+/** Whether text is JSON. */
+export function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What saving a section would send: one PUT per changed key. Secrets are sent only when typed
+ * (they are never read back); JSON fields must parse; nothing changed gives 你似乎并没有修改什么.
+ */
+export function planSave(section: SectionSpec, base: Record<string, string>, draft: Record<string, string>): SavePlan {
+  const changes: [string, string][] = [];
+  const invalid: string[] = [];
+  for (const field of section.fields) {
+    const value = draft[field.key] ?? '';
+    if (field.kind === 'secret') {
+      if (value !== '') changes.push([field.key, value]);
+      continue;
+    }
+    if (value === (base[field.key] ?? '')) continue;
+    if (field.kind === 'json' && !isJson(value)) invalid.push(field.key);
+    if (
+      field.kind === 'number' &&
+      (value.trim() === '' || Number.isNaN(Number(value)) || (field.min !== undefined && Number(value) < field.min))
+    ) {
+      invalid.push(field.key);
+    }
+    changes.push([field.key, field.kind === 'text' ? value.trim() : value]);
+  }
+  if (invalid.length > 0) return { ok: false, message: CHECK_INPUT, invalidKeys: invalid };
+  if (changes.length === 0) return { ok: false, message: NOTHING_CHANGED };
+  return { ok: true, changes };
+}

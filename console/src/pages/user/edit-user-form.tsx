@@ -1,0 +1,141 @@
+import { Button, Form, Input, InputNumber, Message, Modal, Select, Space, Typography } from '@arco-design/web-react';
+import { useEffect, useState } from 'react';
+import type { UserRecord } from '../../api/account.ts';
+import { listGroups, updateUser } from '../../api/admin-user.ts';
+import { useStatus } from '../../store/status-context.tsx';
+import { renderQuota } from '../../utils/format.ts';
+
+interface Props {
+  user: UserRecord;
+  onSaved: () => void;
+  onCancel?: () => void;
+}
+
+/** The admin's edit form: name, display name, password, group and quota (with the add-quota modal). */
+export default function EditUserForm({ user, onSaved, onCancel }: Props) {
+  const { status } = useStatus();
+  const [form, setForm] = useState({
+    username: user.username,
+    display_name: user.display_name,
+    password: '',
+    group: user.group,
+    quota: user.quota,
+  });
+  const [groups, setGroups] = useState<string[]>([]);
+  const [adding, setAdding] = useState(false);
+  const [addQuota, setAddQuota] = useState(0);
+  const [saving, setSaving] = useState(false);
+
+  useEffect(() => {
+    setForm({
+      username: user.username,
+      display_name: user.display_name,
+      password: '',
+      group: user.group,
+      quota: user.quota,
+    });
+  }, [user]);
+  useEffect(() => {
+    void listGroups().then((res) => res.success && setGroups(res.data ?? []));
+  }, []);
+
+  const submit = async () => {
+    if (!Number.isInteger(form.quota)) {
+      Message.error('额度必须是整数');
+      return;
+    }
+    setSaving(true);
+    const res = await updateUser({
+      id: user.id,
+      username: form.username,
+      display_name: form.display_name,
+      password: form.password || undefined,
+      group: form.group,
+      quota: form.quota,
+    });
+    setSaving(false);
+    if (res.success) {
+      Message.success('用户信息更新成功！');
+      onSaved();
+    }
+  };
+
+  return (
+    <Form layout="vertical" onSubmit={() => void submit()}>
+      <Form.Item label="用户名">
+        <Input
+          name="username"
+          value={form.username}
+          onChange={(v) => setForm((f) => ({ ...f, username: v }))}
+          maxLength={12}
+        />
+      </Form.Item>
+      <Form.Item label="显示名称">
+        <Input
+          name="display_name"
+          value={form.display_name}
+          onChange={(v) => setForm((f) => ({ ...f, display_name: v }))}
+          maxLength={20}
+        />
+      </Form.Item>
+      <Form.Item label="密码">
+        <Input.Password
+          name="password"
+          value={form.password}
+          onChange={(v) => setForm((f) => ({ ...f, password: v }))}
+          placeholder="请输入新的密码，最短 8 位"
+          autoComplete="new-password"
+        />
+      </Form.Item>
+      <Form.Item label="分组">
+        <Select value={form.group} onChange={(v: string) => setForm((f) => ({ ...f, group: v }))} allowCreate>
+          {[...new Set([form.group, ...groups])].map((g) => (
+            <Select.Option key={g} value={g}>
+              {g}
+            </Select.Option>
+          ))}
+        </Select>
+      </Form.Item>
+      <Form.Item label={`剩余额度（${renderQuota(form.quota, status)}）`}>
+        <Space>
+          <InputNumber
+            name="quota"
+            value={form.quota}
+            precision={0}
+            onChange={(v) => setForm((f) => ({ ...f, quota: Number(v ?? 0) }))}
+            placeholder="请输入新的剩余额度"
+          />
+          <Button onClick={() => setAdding(true)}>添加额度</Button>
+        </Space>
+      </Form.Item>
+      <Space>
+        <Button type="primary" htmlType="submit" loading={saving}>
+          提交
+        </Button>
+        {onCancel && <Button onClick={onCancel}>取消</Button>}
+      </Space>
+      <Modal
+        title="添加额度"
+        visible={adding}
+        onCancel={() => setAdding(false)}
+        onOk={() => {
+          setForm((f) => ({ ...f, quota: f.quota + addQuota }));
+          setAddQuota(0);
+          setAdding(false);
+        }}
+      >
+        <Typography.Paragraph>
+          新额度：{renderQuota(form.quota, status)} + {renderQuota(addQuota, status)} ={' '}
+          {renderQuota(form.quota + addQuota, status)}
+        </Typography.Paragraph>
+        <InputNumber
+          name="add_quota"
+          value={addQuota}
+          precision={0}
+          onChange={(v) => setAddQuota(Number(v ?? 0))}
+          placeholder="需要添加的额度（支持负数）"
+        />
+      </Modal>
+    </Form>
+  );
+}
