@@ -1,0 +1,64 @@
+import type { Stack } from '@aigw/local-stack/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, eventually, rootApi, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
+
+interface PricingJson {
+  model_name: string;
+  quota_type: number;
+  model_ratio: number;
+  model_price: number;
+  completion_ratio: number;
+  enable_groups: string[];
+}
+type PricingAnswer = { success: boolean; data: PricingJson[]; group_ratio: Record<string, number> };
+
+describe('pricing through the gateway', () => {
+  let stack: Stack;
+  let admin: Api;
+  beforeAll(async () => {
+    stack = await startMoneyStack();
+    admin = (await userApi(stack, { role: 10 })).api;
+    for (const [name, models, group] of [
+      ['a', 'gpt-4o,claude-3-5-sonnet-20241022,dall-e-3', 'default'],
+      ['b', 'gpt-4o,gemini-2.5-pro', 'vip'],
+    ] as const) {
+      const res = await admin.post('/channel/', { name, type: 1, key: 'k', models, group });
+      expect(res.body.success).toBe(true);
+    }
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const pricing = async () => (await (await fetch(`${stack.gatewayUrl}/api/pricing`)).json()) as PricingAnswer;
+
+  it('when anyone asks (no login), then offered models come with the default ratios and their groups', async () => {
+    const res = await pricing();
+    expect(res.success).toBe(true);
+    expect(res.group_ratio).toEqual({ default: 1, vip: 1, svip: 1 });
+    const by = Object.fromEntries(res.data.map((p) => [p.model_name, p]));
+    expect(Object.keys(by).sort()).toEqual(['claude-3-5-sonnet-20241022', 'dall-e-3', 'gemini-2.5-pro', 'gpt-4o']);
+    expect(by['gpt-4o']).toMatchObject({
+      quota_type: 0,
+      model_ratio: 1.25,
+      completion_ratio: 4,
+      enable_groups: ['default', 'vip'],
+    });
+    expect(by['claude-3-5-sonnet-20241022']).toMatchObject({ model_ratio: 1.5, completion_ratio: 5 });
+    expect(by['gemini-2.5-pro']).toMatchObject({ model_ratio: 0.625, completion_ratio: 8, enable_groups: ['vip'] });
+    expect(by['dall-e-3']).toMatchObject({ quota_type: 1, model_price: 0.04 });
+  });
+
+  it('when an admin changes ratios and root resets them, then pricing follows; only root may reset', async () => {
+    await setOptions(stack, { ModelRatio: '{"gpt-4o":3}', GroupRatio: '{"default":1,"vip":2}' });
+    const changed = await eventually(pricing, (p) => p.data.find((m) => m.model_name === 'gpt-4o')?.model_ratio === 3);
+    expect(changed.group_ratio).toEqual({ default: 1, vip: 2 });
+    expect(changed.data.find((m) => m.model_name === 'claude-3-5-sonnet-20241022')?.model_ratio).toBe(0);
+
+    expect((await admin.post('/option/rest_model_ratio')).status).toBe(403);
+    const root = await rootApi(stack);
+    expect((await root.post('/option/rest_model_ratio')).body.success).toBe(true);
+    const reset = await eventually(pricing, (p) => p.data.find((m) => m.model_name === 'gpt-4o')?.model_ratio === 1.25);
+    expect(reset.data.find((m) => m.model_name === 'claude-3-5-sonnet-20241022')?.model_ratio).toBe(1.5);
+  });
+});
