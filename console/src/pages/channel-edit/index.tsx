@@ -1,8 +1,18 @@
-import { useParams } from 'react-router-dom';
-import PagePlaceholder from '../../components/PagePlaceholder/index.tsx';
+import { Card } from '@arco-design/web-react';
+import { useNavigate, useParams } from 'react-router-dom';
+import { useT } from '../../locale/index.tsx';
+import ChannelForm from '../channel/channel-form.tsx';
+import '../channel/style/index.css';
 
-/** Channel editor: /channel/add creates, /channel/edit/{id} edits. */
+/** Channel editor as a page: /channel/add creates, /channel/edit/{id} edits; both return to /channel. */
 export default function ChannelEditPage() {
   const { id } = useParams();
-  return <PagePlaceholder title={id ? 'route.channelEdit' : 'route.channelAdd'} />;
+  const t = useT();
+  const navigate = useNavigate();
+  const channelId = id ? Number(id) : undefined;
+  return (
+    <Card bordered={false} title={t(channelId ? 'route.channelEdit' : 'route.channelAdd')} style={{ maxWidth: 760 }}>
+      <ChannelForm id={channelId} onDone={() => navigate('/channel')} />
+    </Card>
+  );
 }

@@ -1,6 +1,446 @@
-import PagePlaceholder from '../../components/PagePlaceholder/index.tsx';
+import {
+  Button,
+  Card,
+  Drawer,
+  Form,
+  Input,
+  InputNumber,
+  Message,
+  Popconfirm,
+  Select,
+  Space,
+  Switch,
+  Table,
+  type TableColumnProps,
+  Tag,
+  Tooltip,
+} from '@arco-design/web-react';
+import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
+import { useCallback, useEffect, useState } from 'react';
+import { listGroups } from '../../api/admin-user.ts';
+import {
+  type Channel,
+  createChannel,
+  deleteChannel,
+  deleteChannels,
+  deleteDisabledChannels,
+  fixAbilities,
+  getChannel,
+  listChannels,
+  searchChannels,
+  testAllChannels,
+  testChannel,
+  updateAllBalances,
+  updateChannel,
+  updateChannelBalance,
+} from '../../api/channel.ts';
+import { useT } from '../../locale/index.tsx';
+import { useStatus } from '../../store/status-context.tsx';
+import { renderQuota } from '../../utils/format.ts';
+import ChannelForm from './channel-form.tsx';
+import { channelTypeOf, responseTimeBadge, statusReason } from './channel-types.ts';
+import './style/index.css';
 
-/** Channel administration (admin only). */
+const PAGE_SIZE_KEY = 'channel-page-size';
+const PAGE_SIZES = [10, 20, 50, 100];
+const storedPageSize = () => {
+  const n = Number(localStorage.getItem(PAGE_SIZE_KEY));
+  return PAGE_SIZES.includes(n) ? n : 10;
+};
+const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() : '');
+
+/** Status tag; auto-disabled channels explain why and when in a tooltip. */
+function StatusTag({ channel }: { channel: Channel }) {
+  if (channel.status === 1) return <Tag color="green">已启用</Tag>;
+  if (channel.status === 2) return <Tag color="red">已禁用</Tag>;
+  const why = statusReason(channel.other_info);
+  const tag = <Tag color="orange">自动禁用</Tag>;
+  if (!why) return tag;
+  return (
+    <Tooltip content={`原因：${why.reason}\n时间：${timeText(why.time)}`}>
+      <span className="aigw-status-reason">{tag}</span>
+    </Tooltip>
+  );
+}
+
+/** 管理渠道: search, paged table with inline priority/weight, row actions, bulk actions, drawer. */
 export default function ChannelPage() {
-  return <PagePlaceholder title="page.channel.title" />;
+  const t = useT();
+  const { status } = useStatus();
+  const [rows, setRows] = useState<Channel[]>([]);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(storedPageSize);
+  const [idSort, setIdSort] = useState(localStorage.getItem('channel-id-sort') === 'true');
+  const [loading, setLoading] = useState(false);
+  const [filters, setFilters] = useState({ keyword: '', group: '', model: '' });
+  const [query, setQuery] = useState({ keyword: '', group: '', model: '' });
+  const [groups, setGroups] = useState<string[]>([]);
+  const [selected, setSelected] = useState<number[]>([]);
+  const [drawer, setDrawer] = useState<{ id?: number } | null>(null);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    const searching = query.keyword !== '' || query.group !== '' || query.model !== '';
+    const res = searching
+      ? await searchChannels(query, page, pageSize, idSort)
+      : await listChannels(page, pageSize, idSort);
+    setLoading(false);
+    if (res.success && res.data) {
+      setRows(res.data.items);
+      setTotal(res.data.total);
+    }
+  }, [page, pageSize, query, idSort]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+  useEffect(() => {
+    void listGroups().then((res) => res.success && setGroups(res.data ?? []));
+  }, []);
+
+  const patchRow = (id: number, patch: Partial<Channel>) =>
+    setRows((list) => list.map((c) => (c.id === id ? { ...c, ...patch } : c)));
+
+  const search = () => {
+    setPage(1);
+    setQuery({ keyword: filters.keyword.trim(), group: filters.group, model: filters.model.trim() });
+  };
+
+  const setStatusOf = async (c: Channel, next: number) => {
+    const res = await updateChannel({ id: c.id, status: next });
+    if (res.success && res.data) {
+      patchRow(c.id, { status: res.data.status, other_info: res.data.other_info });
+      Message.success('操作成功完成！');
+    }
+  };
+
+  const saveNumber = async (c: Channel, field: 'priority' | 'weight', value: number | undefined) => {
+    if (value === undefined || value === c[field]) return;
+    const res = await updateChannel({ id: c.id, [field]: value });
+    if (res.success) {
+      patchRow(c.id, { [field]: value });
+      Message.success('操作成功完成！');
+    } else void load();
+  };
+
+  const runTest = async (c: Channel) => {
+    const res = await testChannel(c.id);
+    const time = res.data?.time ?? 0;
+    if (res.success) {
+      patchRow(c.id, { response_time: Math.round(time * 1000), test_time: Math.floor(Date.now() / 1000) });
+      Message.success(`渠道 ${c.name} 测试成功，耗时 ${time.toFixed(2)} 秒。`);
+    } else {
+      Message.error(`渠道 ${c.name} 测试失败：${res.message}`);
+      void load();
+    }
+  };
+
+  const runBalance = async (c: Channel) => {
+    const res = await updateChannelBalance(c.id);
+    const balance = (res as { balance?: number }).balance ?? res.data?.balance;
+    if (res.success && balance !== undefined) {
+      patchRow(c.id, { balance, balance_updated_time: Math.floor(Date.now() / 1000) });
+      Message.success(`渠道 ${c.name} 余额更新成功！`);
+    }
+  };
+
+  const copy = async (c: Channel) => {
+    const full = await getChannel(c.id, { toast: false });
+    if (!full.success || !full.data) {
+      Message.error('渠道复制失败');
+      return;
+    }
+    const { id: _id, created_time, test_time, response_time, used_quota, balance, ...fields } = full.data;
+    const res = await createChannel({ ...fields, name: `${c.name}_复制`, groups: fields.group.split(',') });
+    if (res.success) {
+      Message.success('渠道复制成功');
+      void load();
+    } else Message.error('渠道复制失败');
+  };
+
+  const remove = async (c: Channel) => {
+    const res = await deleteChannel(c.id);
+    if (res.success) {
+      Message.success('操作成功完成！');
+      void load();
+    }
+  };
+
+  const bulk = {
+    removeSelected: async () => {
+      if (selected.length === 0) {
+        Message.error('请先选择要删除的通道！');
+        return;
+      }
+      const res = await deleteChannels(selected);
+      if (res.success) {
+        Message.success(`已删除 ${res.data ?? 0} 个通道！`);
+        setSelected([]);
+        void load();
+      }
+    },
+    removeDisabled: async () => {
+      const res = await deleteDisabledChannels();
+      if (res.success) {
+        Message.success(`已删除所有禁用渠道，共计 ${res.data ?? 0} 个`);
+        void load();
+      }
+    },
+    testAll: async () => {
+      const res = await testAllChannels();
+      if (res.success) Message.info('已成功开始测试所有渠道，请刷新页面查看结果。');
+    },
+    balances: async () => {
+      const res = await updateAllBalances();
+      if (res.success) {
+        Message.success('已更新完毕所有已启用渠道余额！');
+        void load();
+      }
+    },
+    fix: async () => {
+      const res = await fixAbilities();
+      if (res.success) {
+        Message.success(`已修复 ${res.data ?? 0} 个渠道！`);
+        void load();
+      }
+    },
+  };
+
+  const columns: TableColumnProps<Channel>[] = [
+    { title: 'ID', dataIndex: 'id', width: 70 },
+    { title: '名称', dataIndex: 'name' },
+    {
+      title: '分组',
+      dataIndex: 'group',
+      render: (g: string) => (
+        <Space wrap size={4}>
+          {g
+            .split(',')
+            .filter(Boolean)
+            .map((x) => (
+              <Tag key={x}>{x}</Tag>
+            ))}
+        </Space>
+      ),
+    },
+    {
+      title: '类型',
+      dataIndex: 'type',
+      render: (type: number) => {
+        const o = channelTypeOf(type);
+        return <Tag color={o?.color ?? 'gray'}>{o?.label ?? `未知类型 ${type}`}</Tag>;
+      },
+    },
+    { title: '状态', dataIndex: 'status', render: (_v, c) => <StatusTag channel={c} /> },
+    {
+      title: '响应时间',
+      dataIndex: 'response_time',
+      render: (ms: number, c) => {
+        const badge = responseTimeBadge(ms);
+        return (
+          <Tooltip content={c.test_time ? `上次测试：${timeText(c.test_time)}` : '未测试'}>
+            <Tag color={badge.color} className="aigw-response-time">
+              {badge.text}
+            </Tag>
+          </Tooltip>
+        );
+      },
+    },
+    {
+      title: '已用/剩余',
+      render: (_v, c) => (
+        <Space size={4}>
+          <Tooltip content="已用额度">
+            <Tag color="arcoblue">{renderQuota(c.used_quota, status)}</Tag>
+          </Tooltip>
+          <Tooltip
+            content={c.balance_updated_time ? `更新于 ${timeText(c.balance_updated_time)}，点击更新` : '点击更新余额'}
+          >
+            <Tag color="green" style={{ cursor: 'pointer' }} onClick={() => void runBalance(c)}>
+              ${c.balance.toFixed(2)}
+            </Tag>
+          </Tooltip>
+        </Space>
+      ),
+    },
+    {
+      title: '优先级',
+      dataIndex: 'priority',
+      width: 110,
+      render: (p: number, c) => (
+        <InputNumber
+          size="small"
+          defaultValue={p}
+          min={-999}
+          precision={0}
+          onBlur={(e) => void saveNumber(c, 'priority', Number((e.target as HTMLInputElement).value))}
+        />
+      ),
+    },
+    {
+      title: '权重',
+      dataIndex: 'weight',
+      width: 100,
+      render: (w: number, c) => (
+        <InputNumber
+          size="small"
+          defaultValue={w}
+          min={0}
+          precision={0}
+          onBlur={(e) => void saveNumber(c, 'weight', Number((e.target as HTMLInputElement).value))}
+        />
+      ),
+    },
+    {
+      title: '操作',
+      render: (_v, c) => (
+        <Space wrap size={4}>
+          <Button size="mini" type="primary" onClick={() => void runTest(c)}>
+            测试
+          </Button>
+          {c.status === 1 ? (
+            <Button size="mini" status="warning" onClick={() => void setStatusOf(c, 2)}>
+              禁用
+            </Button>
+          ) : (
+            <Button size="mini" status="success" onClick={() => void setStatusOf(c, 1)}>
+              启用
+            </Button>
+          )}
+          <Button size="mini" onClick={() => setDrawer({ id: c.id })}>
+            编辑
+          </Button>
+          <Popconfirm title="确定是否要复制此渠道？" content="复制渠道的所有信息" onOk={() => void copy(c)}>
+            <Button size="mini">复制</Button>
+          </Popconfirm>
+          <Popconfirm title="确定是否要删除此渠道？" content="此修改将不可逆" onOk={() => void remove(c)}>
+            <Button size="mini" status="danger">
+              删除
+            </Button>
+          </Popconfirm>
+        </Space>
+      ),
+    },
+  ];
+
+  return (
+    <Card bordered={false} title={t('page.channel.title')}>
+      <Form layout="inline" onSubmit={search} style={{ marginBottom: 16 }}>
+        <Form.Item>
+          <Input
+            name="keyword"
+            prefix={<IconSearch />}
+            placeholder="搜索渠道的 ID，名称，密钥和 API 地址 ..."
+            value={filters.keyword}
+            onChange={(v) => setFilters((f) => ({ ...f, keyword: v }))}
+            style={{ width: 300 }}
+            allowClear
+          />
+        </Form.Item>
+        <Form.Item>
+          <Input
+            name="model"
+            placeholder="模型关键字"
+            value={filters.model}
+            onChange={(v) => setFilters((f) => ({ ...f, model: v }))}
+            style={{ width: 160 }}
+            allowClear
+          />
+        </Form.Item>
+        <Form.Item>
+          <Select
+            placeholder="选择分组"
+            value={filters.group || undefined}
+            onChange={(v: string) => setFilters((f) => ({ ...f, group: v ?? '' }))}
+            allowClear
+            style={{ width: 140 }}
+          >
+            {groups.map((g) => (
+              <Select.Option key={g} value={g}>
+                {g}
+              </Select.Option>
+            ))}
+          </Select>
+        </Form.Item>
+        <Form.Item>
+          <Button type="primary" htmlType="submit">
+            查询
+          </Button>
+        </Form.Item>
+      </Form>
+      <Space wrap style={{ marginBottom: 16 }}>
+        <Button type="primary" icon={<IconPlus />} onClick={() => setDrawer({})}>
+          添加新的渠道
+        </Button>
+        <Popconfirm title="确定？" content="测试所有未手动禁用的渠道" onOk={() => void bulk.testAll()}>
+          <Button>测试所有渠道</Button>
+        </Popconfirm>
+        <Button onClick={() => void bulk.balances()}>更新所有已启用渠道余额</Button>
+        <Popconfirm title="确定是否要删除禁用渠道？" content="此修改将不可逆" onOk={() => void bulk.removeDisabled()}>
+          <Button status="danger">删除禁用渠道</Button>
+        </Popconfirm>
+        <Popconfirm title="确定是否要删除所选通道？" content="此修改将不可逆" onOk={() => void bulk.removeSelected()}>
+          <Button status="danger">删除所选通道</Button>
+        </Popconfirm>
+        <Popconfirm title="确定是否要修复数据库一致性？" content="将重建所有渠道的能力表" onOk={() => void bulk.fix()}>
+          <Button status="warning">修复数据库一致性</Button>
+        </Popconfirm>
+        <Space>
+          <span>使用 ID 排序</span>
+          <Switch
+            checked={idSort}
+            onChange={(v) => {
+              localStorage.setItem('channel-id-sort', String(v));
+              setIdSort(v);
+            }}
+          />
+        </Space>
+      </Space>
+      <Table
+        rowKey="id"
+        loading={loading}
+        columns={columns}
+        data={rows}
+        rowClassName={(c) => (c.status === 1 ? '' : 'aigw-row-disabled')}
+        rowSelection={{
+          type: 'checkbox',
+          selectedRowKeys: selected,
+          onChange: (keys) => setSelected(keys as number[]),
+        }}
+        pagination={{
+          current: page,
+          pageSize,
+          total,
+          showTotal: true,
+          sizeCanChange: true,
+          sizeOptions: PAGE_SIZES,
+          onChange: (p, size) => {
+            if (size !== pageSize) localStorage.setItem(PAGE_SIZE_KEY, String(size));
+            setPage(size === pageSize ? p : 1);
+            setPageSize(size);
+          },
+        }}
+        scroll={{ x: 1200 }}
+      />
+      <Drawer
+        width={640}
+        title={drawer?.id ? t('route.channelEdit') : t('route.channelAdd')}
+        visible={drawer !== null}
+        onCancel={() => setDrawer(null)}
+        footer={null}
+        unmountOnExit
+      >
+        {drawer && (
+          <ChannelForm
+            id={drawer.id}
+            onDone={() => {
+              setDrawer(null);
+              void load();
+            }}
+          />
+        )}
+      </Drawer>
+    </Card>
+  );
 }

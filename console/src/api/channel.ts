@@ -1,0 +1,95 @@
+import type { Page } from './admin-user.ts';
+import { type RequestOptions, request } from './request.ts';
+
+/** A channel as /api/channel answers it (spec 01 section 3). */
+export interface Channel {
+  id: number;
+  name: string;
+  type: number;
+  key: string;
+  openai_organization: string;
+  max_input_tokens: number;
+  base_url: string;
+  other: string;
+  model_mapping: string;
+  status_code_mapping: string;
+  models: string;
+  group: string;
+  auto_ban: number;
+  test_model: string;
+  status: number;
+  response_time: number;
+  used_quota: number;
+  balance: number;
+  priority: number;
+  weight: number;
+  other_info: string;
+  created_time: number;
+  test_time: number;
+  balance_updated_time: number;
+  tag: string;
+}
+
+/** What the form sends: the API's fields, models and groups as arrays or comma lists. */
+export type ChannelInput = Partial<Omit<Channel, 'models' | 'group'>> & {
+  models?: string | string[];
+  groups?: string[];
+  group?: string;
+  batch?: boolean;
+};
+
+export const listChannels = (p: number, pageSize: number, idSort: boolean) =>
+  request<Page<Channel>>('GET', '/api/channel/', { params: { p, page_size: pageSize, id_sort: idSort } });
+
+export const searchChannels = (
+  q: { keyword: string; group: string; model: string },
+  p: number,
+  pageSize: number,
+  idSort: boolean,
+) =>
+  request<Page<Channel>>('GET', '/api/channel/search', { params: { ...q, p, page_size: pageSize, id_sort: idSort } });
+
+export const getChannel = (id: number, options?: RequestOptions) =>
+  request<Channel>('GET', `/api/channel/${id}`, options);
+
+export const createChannel = (body: ChannelInput) => request<number[]>('POST', '/api/channel/', { body });
+
+export const updateChannel = (body: ChannelInput & { id: number }, options?: RequestOptions) =>
+  request<Channel>('PUT', '/api/channel/', { ...options, body });
+
+export const deleteChannel = (id: number) => request<null>('DELETE', `/api/channel/${id}/`);
+
+export const deleteDisabledChannels = () => request<number>('DELETE', '/api/channel/disabled');
+
+export const deleteChannels = (ids: number[]) => request<number>('POST', '/api/channel/batch', { body: { ids } });
+
+export const fixAbilities = () => request<number>('POST', '/api/channel/fix');
+
+/** GET /api/channel/test/{id}: {success, message, time} (seconds) at the top level. */
+export const testChannel = (id: number, model = '') =>
+  request<{ time: number }>('GET', `/api/channel/test/${id}`, {
+    params: { model: model || undefined },
+    toast: false,
+  }) as Promise<{
+    success: boolean;
+    message: string;
+    data?: { time: number };
+  }>;
+
+export const testAllChannels = () => request<number>('GET', '/api/channel/test');
+
+export const updateChannelBalance = (id: number) =>
+  request<{ balance: number }>('GET', `/api/channel/update_balance/${id}/`);
+
+export const updateAllBalances = () => request<number>('GET', '/api/channel/update_balance');
+
+export const fetchChannelModels = (id: number) => request<string[]>('GET', `/api/channel/fetch_models/${id}`);
+
+export const fetchUpstreamModels = (body: { type: number; base_url: string; key: string }) =>
+  request<string[]>('POST', '/api/channel/fetch_models', { body });
+
+/** GET /api/models: channel type -> model names. */
+export const modelsByType = () => request<Record<string, string[]>>('GET', '/api/models');
+
+/** GET /api/channel/models: models offered by enabled channels. */
+export const enabledModels = () => request<string[]>('GET', '/api/channel/models');

@@ -1,0 +1,23 @@
+import { request } from './request.ts';
+
+/** One row of GET /api/pricing (spec 02 section 3). */
+export interface PricingEntry {
+  model_name: string;
+  /** 0 per usage (ratios), 1 per call (model_price). */
+  quota_type: number;
+  model_ratio: number;
+  model_price: number;
+  completion_ratio: number;
+  enable_groups: string[];
+}
+
+/** GET /api/pricing: data plus group_ratio (and the caller's group) at the top level. */
+export const getPricing = () =>
+  request<PricingEntry[]>('GET', '/api/pricing') as Promise<{
+    success: boolean;
+    message: string;
+    data?: PricingEntry[];
+    group_ratio?: Record<string, number>;
+    usable_group?: Record<string, string>;
+    user_group?: string;
+  }>;

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { COUNT_PRESETS, expiryIn, QUOTA_PRESETS } from './token-drawer.tsx';
+
+describe('token drawer presets', () => {
+  it('when presets are offered, then they follow spec 02 section 5', () => {
+    expect(QUOTA_PRESETS.map((p) => [p.label, p.quota])).toEqual([
+      ['1$', 500000],
+      ['10$', 5000000],
+      ['50$', 25000000],
+      ['100$', 50000000],
+      ['500$', 250000000],
+      ['1000$', 500000000],
+    ]);
+    expect(COUNT_PRESETS).toEqual([10, 20, 30, 100]);
+  });
+
+  it('when an expiry quick button is used, then it counts from now', () => {
+    const now = 1_700_000_000_000;
+    expect(expiryIn('never', now)).toBe(-1);
+    expect(expiryIn('hour', now)).toBe(1_700_003_600);
+    expect(expiryIn('day', now)).toBe(1_700_086_400);
+    expect(expiryIn('month', now)).toBe(1_702_592_000);
+  });
+});

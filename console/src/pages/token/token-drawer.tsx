@@ -1,0 +1,283 @@
+import {
+  Alert,
+  Button,
+  DatePicker,
+  Drawer,
+  Form,
+  Input,
+  InputNumber,
+  Message,
+  Select,
+  Space,
+  Switch,
+  Typography,
+} from '@arco-design/web-react';
+import { useEffect, useState } from 'react';
+import { getUserGroups, getUserModels } from '../../api/account.ts';
+import { createTokens, getToken, type TokenInput, updateToken } from '../../api/token.ts';
+import { useStatus } from '../../store/status-context.tsx';
+import { renderQuota } from '../../utils/format.ts';
+
+/** Quota presets of spec 02 section 5 (500000 units = 1 dollar). */
+export const QUOTA_PRESETS = [
+  { label: '1$', quota: 500000 },
+  { label: '10$', quota: 5000000 },
+  { label: '50$', quota: 25000000 },
+  { label: '100$', quota: 50000000 },
+  { label: '500$', quota: 250000000 },
+  { label: '1000$', quota: 500000000 },
+];
+export const COUNT_PRESETS = [10, 20, 30, 100];
+
+interface FormState {
+  name: string;
+  remain_quota: number;
+  unlimited_quota: boolean;
+  expired_time: number;
+  count: number;
+  model_limits_enabled: boolean;
+  model_limits: string[];
+  allow_ips: string;
+  group: string;
+}
+
+const EMPTY: FormState = {
+  name: '',
+  remain_quota: 500000,
+  unlimited_quota: false,
+  expired_time: -1,
+  count: 1,
+  model_limits_enabled: false,
+  model_limits: [],
+  allow_ips: '',
+  group: '',
+};
+
+/** Expiry quick buttons: never, one hour, one day, one month (from now). */
+export function expiryIn(choice: 'never' | 'hour' | 'day' | 'month', now = Date.now()): number {
+  if (choice === 'never') return -1;
+  const seconds = { hour: 3600, day: 86400, month: 30 * 86400 }[choice];
+  return Math.floor(now / 1000) + seconds;
+}
+
+/**
+ * Token editor (create when `id` is undefined): name, quota presets with the unlimited toggle,
+ * creation count, expiry quick buttons, model limits, IP allow-list and group.
+ */
+export default function TokenDrawer({
+  visible,
+  id,
+  onClose,
+  onSaved,
+}: {
+  visible: boolean;
+  id?: number;
+  onClose: () => void;
+  onSaved: () => void;
+}) {
+  const { status } = useStatus();
+  const editing = id !== undefined;
+  const [form, setForm] = useState<FormState>(EMPTY);
+  const [models, setModels] = useState<string[]>([]);
+  const [groups, setGroups] = useState<Record<string, string>>({});
+  const [saving, setSaving] = useState(false);
+  const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
+
+  useEffect(() => {
+    if (!visible) return;
+    void getUserModels().then((res) => res.success && setModels(res.data ?? []));
+    void getUserGroups().then((res) => res.success && setGroups(res.data ?? {}));
+    if (editing) {
+      void getToken(id).then((res) => {
+        if (!res.success || !res.data) return;
+        const t = res.data;
+        setForm({
+          name: t.name,
+          remain_quota: t.remain_quota,
+          unlimited_quota: t.unlimited_quota,
+          expired_time: t.expired_time,
+          count: 1,
+          model_limits_enabled: t.model_limits_enabled,
+          model_limits: t.model_limits ? t.model_limits.split(',') : [],
+          allow_ips: t.allow_ips,
+          group: t.group,
+        });
+      });
+    } else setForm(EMPTY);
+  }, [visible, editing, id]);
+
+  const close = () => {
+    onClose();
+    // The drawer closes first, then resets (spec 02 section 9: 500 ms).
+    setTimeout(() => setForm(EMPTY), 500);
+  };
+
+  const submit = async () => {
+    if (!editing && form.name.trim() === '') {
+      Message.error('令牌名称不能为空');
+      return;
+    }
+    if (form.expired_time !== -1 && !Number.isFinite(form.expired_time)) {
+      Message.error('过期时间格式错误！');
+      return;
+    }
+    const body: TokenInput = {
+      name: form.name.trim(),
+      remain_quota: form.remain_quota,
+      unlimited_quota: form.unlimited_quota,
+      expired_time: form.expired_time,
+      model_limits_enabled: form.model_limits_enabled,
+      model_limits: form.model_limits,
+      allow_ips: form.allow_ips,
+      group: form.group,
+    };
+    setSaving(true);
+    const res = editing ? await updateToken({ ...body, id }) : await createTokens({ ...body, count: form.count });
+    setSaving(false);
+    if (!res.success) return;
+    Message.success(editing ? '令牌更新成功！' : `${Array.isArray(res.data) ? res.data.length : 1} 个令牌创建成功`);
+    onSaved();
+    close();
+  };
+
+  const groupNames = Object.keys(groups);
+
+  return (
+    <Drawer
+      width={560}
+      title={editing ? '更新令牌信息' : '创建新的令牌'}
+      visible={visible}
+      onCancel={close}
+      footer={
+        <Space>
+          <Button onClick={close}>取消</Button>
+          <Button type="primary" loading={saving} onClick={() => void submit()}>
+            提交
+          </Button>
+        </Space>
+      }
+    >
+      <Form layout="vertical">
+        <Form.Item label="名称" required={!editing}>
+          <Input name="token-name" value={form.name} onChange={(v) => set('name', v)} placeholder="请输入名称" />
+        </Form.Item>
+        <Form.Item label="过期时间">
+          <DatePicker
+            showTime
+            style={{ width: '100%' }}
+            placeholder="永不过期"
+            value={form.expired_time === -1 ? undefined : form.expired_time * 1000}
+            onChange={(_s, d) => set('expired_time', d ? Math.floor(d.valueOf() / 1000) : -1)}
+          />
+          <Space style={{ marginTop: 8 }}>
+            <Button size="small" onClick={() => set('expired_time', expiryIn('never'))}>
+              永不过期
+            </Button>
+            <Button size="small" onClick={() => set('expired_time', expiryIn('hour'))}>
+              一小时
+            </Button>
+            <Button size="small" onClick={() => set('expired_time', expiryIn('day'))}>
+              一天
+            </Button>
+            <Button size="small" onClick={() => set('expired_time', expiryIn('month'))}>
+              一个月
+            </Button>
+          </Space>
+        </Form.Item>
+        <Alert
+          type="warning"
+          style={{ marginBottom: 16 }}
+          content="注意，令牌的额度仅用于限制令牌本身的最大额度使用量，实际的使用受到账户的剩余额度限制。"
+        />
+        <Form.Item label={`额度（${renderQuota(form.remain_quota, status)}）`}>
+          <InputNumber
+            value={form.remain_quota}
+            min={0}
+            precision={0}
+            disabled={form.unlimited_quota}
+            onChange={(v) => set('remain_quota', v ?? 0)}
+          />
+          <Space wrap style={{ marginTop: 8 }}>
+            {QUOTA_PRESETS.map((p) => (
+              <Button
+                key={p.label}
+                size="small"
+                disabled={form.unlimited_quota}
+                onClick={() => set('remain_quota', p.quota)}
+              >
+                {p.label}
+              </Button>
+            ))}
+          </Space>
+        </Form.Item>
+        {!editing && (
+          <Form.Item label="新建数量">
+            <InputNumber
+              value={form.count}
+              min={1}
+              max={100}
+              precision={0}
+              disabled={form.unlimited_quota}
+              onChange={(v) => set('count', v ?? 1)}
+            />
+            <Space wrap style={{ marginTop: 8 }}>
+              {COUNT_PRESETS.map((n) => (
+                <Button key={n} size="small" disabled={form.unlimited_quota} onClick={() => set('count', n)}>
+                  {n} 个
+                </Button>
+              ))}
+            </Space>
+          </Form.Item>
+        )}
+        <Form.Item label="无限额度">
+          <Switch checked={form.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
+        </Form.Item>
+        <Form.Item label="模型限制">
+          <Space direction="vertical" style={{ width: '100%' }}>
+            <Switch checked={form.model_limits_enabled} onChange={(v) => set('model_limits_enabled', v)} />
+            <Select
+              mode="multiple"
+              placeholder="请选择该令牌支持的模型，留空支持所有模型"
+              disabled={!form.model_limits_enabled}
+              value={form.model_limits}
+              onChange={(v: string[]) => set('model_limits', v)}
+              allowClear
+            >
+              {models.map((m) => (
+                <Select.Option key={m} value={m}>
+                  {m}
+                </Select.Option>
+              ))}
+            </Select>
+          </Space>
+        </Form.Item>
+        <Form.Item label="IP 白名单" extra="一行一个 IP 或 CIDR，留空不限制。请勿过度信任此功能">
+          <Input.TextArea
+            value={form.allow_ips}
+            onChange={(v) => set('allow_ips', v)}
+            placeholder={'例如：\n127.0.0.1\n10.0.0.0/8'}
+            autoSize={{ minRows: 2, maxRows: 6 }}
+          />
+        </Form.Item>
+        <Form.Item label="令牌分组">
+          {groupNames.length > 0 ? (
+            <Select
+              value={form.group || undefined}
+              placeholder="默认使用用户分组"
+              onChange={(v: string) => set('group', v ?? '')}
+              allowClear
+            >
+              {groupNames.map((g) => (
+                <Select.Option key={g} value={g}>
+                  {groups[g]}（{g}）
+                </Select.Option>
+              ))}
+            </Select>
+          ) : (
+            <Typography.Text type="secondary">管理员未设置用户可选分组</Typography.Text>
+          )}
+        </Form.Item>
+      </Form>
+    </Drawer>
+  );
+}
