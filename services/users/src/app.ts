@@ -96,7 +96,12 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const retry = setInterval(() => void credits.deliverAllPending(), config.CREDIT_RETRY_MS);
       retry.unref();
       stack.add(() => clearInterval(retry));
-      void credits.deliverAllPending();
+      // Billing may still be starting (the local stack starts it after us): try soon, then on the interval.
+      for (const delay of [0, 3000, 10_000]) {
+        const early = setTimeout(() => void credits.deliverAllPending(), delay);
+        early.unref();
+        stack.add(() => clearTimeout(early));
+      }
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
