@@ -91,7 +91,9 @@ describe('console accounts (browser)', () => {
     await page.goto('/setting');
     const profile = page.locator('[data-card="profile"]');
     await expect(profile.getByText(username, { exact: true }).waitFor()).resolves.toBeUndefined();
-    await expect(page.locator('[data-card="invite"] input').inputValue()).resolves.toMatch(/\/register\?aff=[A-Za-z0-9]{6}$/);
+    await expect(page.locator('[data-card="invite"] input').inputValue()).resolves.toMatch(
+      /\/register\?aff=[A-Za-z0-9]{6}$/,
+    );
     await expect(page.getByRole('tab', { name: '系统设置' }).count()).resolves.toBe(0);
 
     await page.getByRole('button', { name: '修改密码' }).click();
@@ -119,7 +121,10 @@ describe('console accounts (browser)', () => {
     const { context, page } = await freshPage();
     await login(page, 'root', '123456');
     await page.locator('.arco-modal').getByText('您正在使用默认密码！').waitFor();
-    await page.locator('.arco-modal').getByRole('button', { name: /确定|知道了|OK/ }).click();
+    await page
+      .locator('.arco-modal')
+      .getByRole('button', { name: /确定|知道了|OK/ })
+      .click();
     await page.waitForURL('**/token');
 
     await page.goto('/setting?tab=other');
@@ -158,7 +163,10 @@ describe('console accounts (browser)', () => {
       body: JSON.stringify({ username: name, password: 'password123', password2: 'password123' }),
     });
     await login(page, 'root', '123456');
-    await page.locator('.arco-modal').getByRole('button', { name: /确定|知道了|OK/ }).click();
+    await page
+      .locator('.arco-modal')
+      .getByRole('button', { name: /确定|知道了|OK/ })
+      .click();
     await page.goto('/user');
     await page.getByText('管理用户').first().waitFor();
     await page.locator('input[name="keyword"]').fill(name);
