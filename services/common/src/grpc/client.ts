@@ -22,17 +22,28 @@ interface SharedChannel {
   refs: number;
 }
 
+/**
+ * Reconnect quickly: peers restart during deploys and start in any order, and grpc-js' default
+ * backoff grows to two minutes, which would leave a caller failing long after its peer is back.
+ */
+const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
+  'grpc.initial_reconnect_backoff_ms': 250,
+  'grpc.max_reconnect_backoff_ms': 5_000,
+  'grpc.keepalive_time_ms': 30_000,
+};
+
 // One channel (one HTTP/2 connection pool) per address and options, shared by every client of
 // every service at that address; closed when its last client closes.
 const channels = new Map<string, SharedChannel>();
 
 function acquireChannel(address: string, opts: ClientOptions): { channel: grpc.Channel; release: () => void } {
   const shareable = !opts.credentials;
-  const key = `${address}|${JSON.stringify(opts.channelOptions ?? {})}`;
+  const channelOptions = { ...DEFAULT_CHANNEL_OPTIONS, ...opts.channelOptions };
+  const key = `${address}|${JSON.stringify(channelOptions)}`;
   let entry = shareable ? channels.get(key) : undefined;
   if (!entry) {
     const credentials = opts.credentials ?? grpc.credentials.createInsecure();
-    entry = { channel: new grpc.Channel(address, credentials, opts.channelOptions ?? {}), refs: 0 };
+    entry = { channel: new grpc.Channel(address, credentials, channelOptions), refs: 0 };
     if (shareable) channels.set(key, entry);
   }
   const held = entry;

@@ -64,7 +64,13 @@ export interface RunningGrpcServer {
  * await grpcServer.stop(5000);
  */
 export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningGrpcServer> {
-  const server = new grpc.Server(opts.serverOptions);
+  // Connections are recycled every few minutes so that clients spread over new replicas (a
+  // Kubernetes Service balances connections, not calls); in-flight calls get a grace period.
+  const server = new grpc.Server({
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
+    ...opts.serverOptions,
+  });
   const stopping = new AbortController();
   const implementOptions = { signal: stopping.signal, ...(opts.onError ? { onError: opts.onError } : {}) };
   for (const binding of opts.services) {
