@@ -28,7 +28,7 @@ import { channelsService } from './domain/channels-service.ts';
 import { keyCipher } from './domain/key-cipher.ts';
 import { channelsHandlers } from './transport/grpc/channels-handlers.ts';
 import { relayTester } from './transport/grpc/relay-tester.ts';
-import { channelChangePublisher, runHealthConsumer } from './transport/kafka/channel-events.ts';
+import { channelChangePublisher, runHealthConsumer, runUsageConsumer } from './transport/kafka/channel-events.ts';
 
 /** The channels service's composition root: channels, abilities, tests and health over gRPC. */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
@@ -46,7 +46,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       await abilityRepo.ensureIndexes();
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'channels', logger);
-      await ensureTopics(kafka, [topicName(TOPICS.entityChanged), topicName(TOPICS.channelHealth)]);
+      await ensureTopics(kafka, [
+        topicName(TOPICS.entityChanged),
+        topicName(TOPICS.channelHealth),
+        topicName(TOPICS.usage),
+      ]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
@@ -74,6 +78,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const health = channelHealth({ channels, tester: relayTester(relay), options, seen: seenEvents(conn, 'health') });
       const consumer = await runHealthConsumer({ kafka, publisher, logger, health });
       stack.add(() => consumer.stop());
+      const usage = await runUsageConsumer({
+        kafka,
+        publisher,
+        logger,
+        seen: seenEvents(conn, 'usage'),
+        addUsedQuota: (id, quota) => channelRepo.addUsedQuota(id, quota),
+      });
+      stack.add(() => usage.stop());
 
       const monitor = setInterval(() => {
         health

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
-import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
+import { ChannelHealthEvent_Kind, ChannelHealthEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
@@ -10,6 +10,7 @@ interface ChannelJson {
   id: number;
   status: number;
   other_info: string;
+  used_quota: number;
 }
 
 describe('channel health events: automatic disable and enable', () => {
@@ -117,5 +118,28 @@ describe('channel health events: automatic disable and enable', () => {
     await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: false });
     await new Promise((r) => setTimeout(r, 1500));
     expect((await status(id)).status).toBe(1);
+  });
+
+  it('when usage events name a channel, then its used quota grows once per event', async () => {
+    const id = await create();
+    const usage = (eventId: string, quota: number) =>
+      publisher.publish(
+        topicName(TOPICS.usage),
+        UsageEventSchema,
+        { eventId, occurredAtMs: Date.now(), requestId: eventId, userId: 1, channelId: id, quota, type: 2 },
+        '1',
+      );
+    const first = randomUUID();
+    await usage(first, 120);
+    await usage(first, 120);
+    await usage(randomUUID(), 3);
+    const ch = await eventually(
+      () => status(id),
+      (c) => c.used_quota >= 123,
+      20_000,
+    );
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await status(id)).used_quota).toBe(123);
+    expect(ch.used_quota).toBe(123);
   });
 });

@@ -47,6 +47,8 @@ export interface ChannelRepository {
   update(id: number, set: Partial<ChannelFields>): Promise<ChannelDoc | null>;
   remove(ids: number[]): Promise<number>;
   idsWithStatus(statuses: number[]): Promise<number[]>;
+  /** Adds to a channel's used quota (usage events). */
+  addUsedQuota(id: number, quota: number): Promise<void>;
 }
 
 export function channelRepository(conn: Connection): ChannelRepository {
@@ -88,6 +90,9 @@ export function channelRepository(conn: Connection): ChannelRepository {
     async remove(ids) {
       if (ids.length === 0) return 0;
       return (await channels.deleteMany({ _id: { $in: ids } })).deletedCount;
+    },
+    async addUsedQuota(id, quota) {
+      await channels.updateOne({ _id: id }, { $inc: { used_quota: quota } });
     },
     async idsWithStatus(statuses) {
       const docs = await channels.find({ status: { $in: statuses } }, { projection: { _id: 1 } }).toArray();

@@ -6,6 +6,7 @@ import {
   EntityChangedEvent_Action,
   EntityChangedEvent_Kind,
   EntityChangedEventSchema,
+  UsageEventSchema,
 } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import type { ChannelHealth } from '../../domain/channel-health.ts';
@@ -68,6 +69,33 @@ export function runHealthConsumer(opts: {
         message: ev.errorMessage || `上游返回 ${ev.statusCode}`,
         responseTimeMs: ev.responseTimeMs,
       });
+    },
+  });
+}
+
+/**
+ * Consumes usage events into the channels' used_quota (reference-behaviour.md relay step 9).
+ * Idempotent by event id: an event already counted is skipped.
+ */
+export function runUsageConsumer(opts: {
+  kafka: ReturnType<typeof createKafka>;
+  publisher: Publisher;
+  logger: Logger;
+  seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
+  addUsedQuota: (channelId: number, quota: number) => Promise<void>;
+}) {
+  return runConsumer({
+    kafka: opts.kafka,
+    groupId: topicName('channels.usage'),
+    topic: topicName(TOPICS.usage),
+    schema: UsageEventSchema,
+    publisher: opts.publisher,
+    logger: opts.logger,
+    fromBeginning: true,
+    handle: async (ev) => {
+      if (!ev.channelId || ev.quota <= 0 || (await opts.seen.has(ev.eventId))) return;
+      await opts.addUsedQuota(ev.channelId, ev.quota);
+      await opts.seen.add(ev.eventId);
     },
   });
 }
