@@ -81,6 +81,7 @@ describe('redemption codes through the gateway', () => {
       success: false,
       message: '该兑换码已被禁用',
     });
+    expect((await admin.put('/redemption/', { id: code.id, name: 'x' })).body.message).toBe('只能编辑未使用的兑换码');
     await admin.put('/redemption/', { id: code.id, status: 1 }, { status_only: 'true' });
     expect((await admin.del(`/redemption/${code.id}/`)).body.success).toBe(true);
     expect((await admin.get(`/redemption/${code.id}`)).body.success).toBe(false);

@@ -108,6 +108,7 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
     async update(id: number, input: { name?: string | undefined; quota?: number | undefined }) {
       const doc = await existing(id);
       if (doc.status === REDEMPTION_STATUS.used) throw precondition('兑换码已被使用，不能修改');
+      if (doc.status !== REDEMPTION_STATUS.unused) throw precondition('只能编辑未使用的兑换码');
       const set: Partial<RedemptionDoc> = {};
       if (input.name !== undefined) set.name = checkName(input.name);
       if (input.quota !== undefined) set.quota = checkQuota(input.quota);
