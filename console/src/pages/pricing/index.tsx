@@ -2,6 +2,7 @@ import { Alert, Card, Input, Message, Space, Table, type TableColumnProps, Tag, 
 import { IconSearch } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { getPricing, type PricingEntry } from '../../api/pricing.ts';
+import { useT } from '../../locale/index.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 
@@ -20,6 +21,7 @@ export function priceOf(
 
 /** 模型价格: the offered models with prices for the viewer's group and a group-ratio banner. */
 export default function PricingPage() {
+  const t = useT();
   const { user } = useUser();
   const [rows, setRows] = useState<PricingEntry[]>([]);
   const [ratios, setRatios] = useState<Record<string, number>>({});
@@ -105,7 +107,7 @@ export default function PricingPage() {
   ];
 
   return (
-    <Card bordered={false} title="模型价格">
+    <Card bordered={false} title={t('menu.pricing')}>
       <Alert
         type="success"
         style={{ marginBottom: 16 }}

@@ -18,6 +18,7 @@ import {
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useState } from 'react';
 import { deleteToken, listTokens, searchTokens, setTokenStatus, type Token } from '../../api/token.ts';
+import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 import { renderQuota } from '../../utils/format.ts';
@@ -45,6 +46,7 @@ export function tokenStatusTag(t: Pick<Token, 'status' | 'model_limits_enabled'>
 
 /** 令牌: search by name and key, paged list with row actions, the token drawer. */
 export default function TokenPage() {
+  const t = useT();
   const { status } = useStatus();
   const [rows, setRows] = useState<Token[]>([]);
   const [total, setTotal] = useState(0);
@@ -176,7 +178,7 @@ export default function TokenPage() {
   ];
 
   return (
-    <Card bordered={false} title="令牌">
+    <Card bordered={false} title={t('menu.token')}>
       <Alert
         type="warning"
         style={{ marginBottom: 16 }}

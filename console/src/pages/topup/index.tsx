@@ -14,6 +14,7 @@ import {
 import { useCallback, useEffect, useState } from 'react';
 import { getSelf } from '../../api/account.ts';
 import { payTopup, quoteTopup, redeemCode } from '../../api/wallet.ts';
+import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
@@ -39,6 +40,7 @@ export function submitPaymentForm(url: string, fields: Record<string, string>): 
 
 /** 钱包: balance, redeem a code, online top-up with a confirmation of the payable sum. */
 export default function TopupPage() {
+  const t = useT();
   const { status } = useStatus();
   const { user, setUser } = useUser();
   const [quota, setQuota] = useState<number>(user?.quota ?? 0);
@@ -114,7 +116,7 @@ export default function TopupPage() {
 
   return (
     <div className="aigw-wallet">
-      <Card bordered={false} title="钱包">
+      <Card bordered={false} title={t('menu.topup')}>
         <Statistic title="当前余额" value={renderQuota(quota, status, 6)} className="aigw-wallet-balance" />
       </Card>
       <Card bordered={false} title="兑换码充值">
