@@ -62,6 +62,7 @@ export async function createApp(
         topicName(TOPICS.usage),
         topicName(TOPICS.channelHealth),
         topicName(TOPICS.entityChanged),
+        topicName(TOPICS.optionChanged),
       ]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());

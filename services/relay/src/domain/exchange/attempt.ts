@@ -56,13 +56,21 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
 
-  const ctl = new AbortController();
-  const onClientGone = () => ctl.abort();
-  sink.signal.addEventListener('abort', onClientGone, { once: true });
+  // Streams need their own controller (the first-token timeout aborts too); whole answers only
+  // follow the client.
+  const ctl = req.stream ? new AbortController() : undefined;
+  const onClientGone = () => ctl?.abort();
+  if (ctl) sink.signal.addEventListener('abort', onClientGone, { once: true });
   try {
     let res: UpstreamResponse;
     try {
-      res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, signal: ctl.signal });
+      res = await input.upstream.send({
+        url: target.url,
+        method: 'POST',
+        headers,
+        body,
+        signal: ctl?.signal ?? sink.signal,
+      });
     } catch (err) {
       if (sink.signal.aborted)
         return {
@@ -79,12 +87,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       throw new UpstreamFailure(res.status, upstreamMessage(raw, res.status));
     }
     const contentType = String(res.headers['content-type'] ?? '');
-    if (req.stream && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
+    if (ctl && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
       return await relayStream(input, res, ctl);
     }
     return await relayWhole(input, res, contentType);
   } finally {
-    sink.signal.removeEventListener('abort', onClientGone);
+    if (ctl) sink.signal.removeEventListener('abort', onClientGone);
   }
 }
 

@@ -5,29 +5,20 @@ import type { ClientSink } from '../../domain/exchange/ports.ts';
  * A ClientSink over a node:http response. Its signal aborts when the client goes away before
  * the answer ended (the pipeline cancels the upstream call then).
  */
-export function nodeSink(
-  req: IncomingMessage,
-  res: ServerResponse,
-  extraHeaders: Record<string, string>,
-): ClientSink & { finished: Promise<void> } {
+export function nodeSink(res: ServerResponse, extraHeaders: Record<string, string>): ClientSink {
   const ctl = new AbortController();
   let status = 200;
   let headers: Record<string, string> = {};
   let started = false;
-  const finished = new Promise<void>((resolve) => {
-    res.once('close', () => {
-      if (!res.writableFinished) ctl.abort();
-      resolve();
-    });
+  res.once('close', () => {
+    if (!res.writableFinished) ctl.abort();
   });
-  req.once('aborted', () => ctl.abort());
   const start = () => {
     if (started) return;
     started = true;
     res.writeHead(status, { ...extraHeaders, ...headers });
   };
   return {
-    finished,
     signal: ctl.signal,
     get started() {
       return started;

@@ -108,14 +108,14 @@ export function relayRoutes(deps: RouteDeps) {
   async function identify(
     req: IncomingMessage,
     format: ClientFormat,
-    url: URL,
+    url: string,
   ): Promise<{ user: UserInfo; token: TokenInfo; pinned: number }> {
     let raw: string | undefined;
     if (format === 'claude') raw = (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization;
     else if (format === 'gemini')
       raw =
         (req.headers['x-goog-api-key'] as string | undefined) ??
-        url.searchParams.get('key') ??
+        new URLSearchParams(url).get('key') ??
         req.headers.authorization;
     else raw = req.headers.authorization;
     const parsed = parseKey(raw);
@@ -188,7 +188,7 @@ export function relayRoutes(deps: RouteDeps) {
     caller: RelayCaller,
     creq: ClientRequest,
   ): Promise<void> {
-    const sink = nodeSink(req, res, { 'x-aigw-request-id': caller.requestId });
+    const sink = nodeSink(res, { 'x-aigw-request-id': caller.requestId });
     const outcome = await relayRequest(deps.pipeline, caller, creq, sink);
     metrics.observe(creq.mode, outcome.status, outcome.quota);
   }
@@ -196,7 +196,7 @@ export function relayRoutes(deps: RouteDeps) {
   async function handleApi(
     req: IncomingMessage,
     res: ServerResponse,
-    url: URL,
+    url: string,
     format: ClientFormat,
     mode: RelayMode,
     gemini?: { model: string; stream: boolean },
@@ -265,7 +265,7 @@ export function relayRoutes(deps: RouteDeps) {
     sendError(res, format, 500, '服务器内部错误', 'internal_error', requestId);
   }
 
-  async function handleModels(req: IncomingMessage, res: ServerResponse, url: URL, one?: string) {
+  async function handleModels(req: IncomingMessage, res: ServerResponse, url: string, one?: string) {
     try {
       const id = await identify(req, 'openai', url);
       const g = group(id.token.group, id.user);
@@ -284,7 +284,7 @@ export function relayRoutes(deps: RouteDeps) {
     }
   }
 
-  async function handleBilling(req: IncomingMessage, res: ServerResponse, url: URL, what: 'subscription' | 'usage') {
+  async function handleBilling(req: IncomingMessage, res: ServerResponse, url: string, what: 'subscription' | 'usage') {
     try {
       const id = await identify(req, 'openai', url);
       const perUnit = deps.options.number('QuotaPerUnit', 500_000);
@@ -310,8 +310,10 @@ export function relayRoutes(deps: RouteDeps) {
 
   /** Dispatches a request; false when the path is not a relay route. */
   return function dispatch(req: IncomingMessage, res: ServerResponse): boolean {
-    const url = new URL(req.url ?? '/', 'http://relay');
-    const path = url.pathname;
+    const raw = req.url ?? '/';
+    const q = raw.indexOf('?');
+    const path = q < 0 ? raw : raw.slice(0, q);
+    const url = q < 0 ? '' : raw.slice(q + 1);
     const method = req.method ?? 'GET';
     if (method === 'POST') {
       const mode = MODES[path];

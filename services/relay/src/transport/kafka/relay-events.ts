@@ -80,7 +80,7 @@ export function relayEvents(
   logger: Logger,
   opts: { lingerMs?: number; maxBatch?: number } = {},
 ): RelayEvents {
-  const lingerMs = opts.lingerMs ?? 5;
+  const lingerMs = opts.lingerMs ?? 20;
   const maxBatch = opts.maxBatch ?? 500;
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);

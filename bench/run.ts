@@ -1,0 +1,333 @@
+/**
+ * Relay benchmark (a script, not a test): requests per second and added latency of the relay
+ * over direct calls to a fast fake upstream, for whole answers and streams (added first-token
+ * time), at a fixed rate and at saturation, next to a bare pass-through proxy (the floor); then
+ * the relay's memory across 100k requests and with 1,000 open streams.
+ *
+ * Processes: fake upstreams, stub peers (gRPC), the bare proxy and the relay (its real main.ts,
+ * one process, auth + pre-consume/settle + usage events to the real Kafka) each run apart from
+ * this load generator. Loopback only; every loop is bounded.
+ *
+ *   bash deploy/local/bin/infra.sh up   # Kafka and Redis
+ *   npx tsx bench/run.ts [--quick]
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Pool } from '../services/relay/test/bench/load.ts';
+import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
+
+const QUICK = process.argv.includes('--quick');
+const RATE = 500;
+const FIXED_SECONDS = QUICK ? 5 : 20;
+const SAT_SECONDS = QUICK ? 5 : 15;
+const SAT_CONNECTIONS = 64;
+const MEMORY_REQUESTS = QUICK ? 20_000 : 100_000;
+const OPEN_STREAMS = QUICK ? 300 : 1000;
+const ROOT = resolve(import.meta.dirname, '..');
+const children: ChildProcess[] = [];
+
+function start(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; port: number }> {
+  const child = fork(resolve(ROOT, script), args, {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  children.push(child);
+  return new Promise((res, rej) => {
+    child.once('message', (m: { port: number }) => res({ child, port: m.port }));
+    child.once('exit', (code) => rej(new Error(`${script} exited ${code}`)));
+  });
+}
+
+async function waitFor(fn: () => Promise<boolean>, what: string, ms = 60_000) {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    if (await fn().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(m?.[1] ?? 0) / 1024;
+}
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+};
+
+interface Target {
+  name: string;
+  origin: string;
+  headers: Record<string, string>;
+}
+
+function body(stream: boolean, model = BENCH_MODEL): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello, benchmark!' }], stream });
+}
+
+/** One request; resolves with total and first-token latency (ms) from `t0`. */
+async function once(
+  pool: Pool,
+  t: Target,
+  stream: boolean,
+  t0: number,
+  model?: string,
+): Promise<{ total: number; first: number; ok: boolean }> {
+  const res = await pool.request({
+    path: '/v1/chat/completions',
+    method: 'POST',
+    headers: t.headers,
+    body: body(stream, model),
+  });
+  let first = 0;
+  if (stream) {
+    for await (const c of res.body) {
+      if (!first && (c as Buffer).includes('"content":"o')) first = performance.now() - t0;
+    }
+  } else await res.body.dump();
+  return { total: performance.now() - t0, first, ok: res.statusCode === 200 };
+}
+
+/** Open-loop load at `rate` req/s; latency counted from each request's scheduled time. */
+async function fixedRate(t: Target, stream: boolean, rate: number, seconds: number) {
+  const pool = new Pool(t.origin, { connections: 512, pipelining: 1 });
+  const total = rate * seconds;
+  const interval = 1000 / rate;
+  const lat: number[] = [];
+  const first: number[] = [];
+  let errors = 0;
+  const inflight: Promise<void>[] = [];
+  const startAt = performance.now() + 50;
+  let sent = 0;
+  while (sent < total) {
+    const now = performance.now();
+    const due = Math.min(total, Math.floor((now - startAt) / interval) + 1);
+    while (sent < due) {
+      const scheduled = startAt + sent * interval;
+      sent++;
+      inflight.push(
+        once(pool, t, stream, scheduled).then(
+          (r) => {
+            if (!r.ok) errors++;
+            lat.push(r.total);
+            if (stream) first.push(r.first);
+          },
+          () => {
+            errors++;
+          },
+        ),
+      );
+    }
+    await new Promise((r) => setTimeout(r, 0));
+  }
+  await Promise.all(inflight);
+  await pool.close();
+  return { p50: pct(lat, 50), p99: pct(lat, 99), fp50: pct(first, 50), fp99: pct(first, 99), errors, n: lat.length };
+}
+
+/** Closed-loop load: `connections` workers back to back for `seconds`. */
+async function saturate(
+  t: Target,
+  stream: boolean,
+  seconds: number,
+  connections = SAT_CONNECTIONS,
+  maxRequests = Number.POSITIVE_INFINITY,
+) {
+  const pool = new Pool(t.origin, { connections, pipelining: 1 });
+  const end = performance.now() + seconds * 1000;
+  let done = 0;
+  let errors = 0;
+  const lat: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < end && done + errors < maxRequests) {
+        const t0 = performance.now();
+        try {
+          const r = await once(pool, t, stream, t0);
+          if (r.ok) done++;
+          else errors++;
+          if (lat.length < 200_000) lat.push(r.total);
+        } catch {
+          errors++;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  await pool.close();
+  return { rps: done / elapsed, errors, p50: pct(lat, 50), p99: pct(lat, 99), n: done };
+}
+
+const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+
+async function main() {
+  const fast = await start('services/relay/test/bench/fake-upstream.ts', ['0', '0']);
+  const slow = await start('services/relay/test/bench/fake-upstream.ts', ['0', '500']);
+  const upstream = `http://127.0.0.1:${fast.port}`;
+  const peers = await start('services/relay/test/bench/stub-peers.ts', [
+    '0',
+    upstream,
+    `http://127.0.0.1:${slow.port}`,
+  ]);
+  const bare = await start('services/relay/test/bench/bare-proxy.ts', ['0', upstream]);
+  const relayPort = 3100 + Math.floor(Math.random() * 800);
+  const peer = `127.0.0.1:${peers.port}`;
+  const relay = fork(resolve(ROOT, 'services/relay/src/main.ts'), [], {
+    env: {
+      ...process.env,
+      HTTP_PORT: String(relayPort),
+      GRPC_PORT: '0',
+      USERS_ADDR: peer,
+      CHANNELS_ADDR: peer,
+      BILLING_ADDR: peer,
+      LOGS_ADDR: peer,
+      LOG_LEVEL: 'warn',
+      KAFKA_TOPIC_PREFIX: `bench${Date.now().toString(36)}.`,
+      NODE_ENV: 'production',
+      ...(process.env.BENCH_RELAY_ENV
+        ? Object.fromEntries(process.env.BENCH_RELAY_ENV.split(',').map((kv) => kv.split('=') as [string, string]))
+        : {}),
+    },
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  children.push(relay);
+  const relayTarget: Target = {
+    name: 'relay',
+    origin: `http://127.0.0.1:${relayPort}`,
+    headers: { 'content-type': 'application/json', authorization: `Bearer sk-${BENCH_KEY}` },
+  };
+  await waitFor(
+    async () =>
+      (await fetch(`${relayTarget.origin}/v1/models`, { headers: relayTarget.headers })).ok &&
+      (await fetch(`${relayTarget.origin}/v1/models`, { headers: relayTarget.headers }).then((r) => r.text())).includes(
+        BENCH_MODEL,
+      ),
+    'relay',
+  );
+  const targets: Target[] = [
+    { name: 'direct (fake upstream)', origin: upstream, headers: { 'content-type': 'application/json' } },
+    { name: 'bare proxy', origin: `http://127.0.0.1:${bare.port}`, headers: { 'content-type': 'application/json' } },
+    relayTarget,
+  ];
+  // Warm-up: JIT, connection pools, caches, the tokenizer worker.
+  for (const t of targets) await saturate(t, false, 2, 16);
+  for (const t of targets) await saturate(t, true, 2, 16);
+
+  const out: string[] = [];
+  const log = (s: string) => {
+    out.push(s);
+    console.log(s);
+  };
+  log(`## Fixed rate: ${RATE} req/s for ${FIXED_SECONDS} s (latency from the scheduled send time, ms)`);
+  log('');
+  log('| target | mode | p50 | p99 | first token p50 | first token p99 | errors | requests |');
+  log('|---|---|---|---|---|---|---|---|');
+  const fixed: Record<string, Awaited<ReturnType<typeof fixedRate>>> = {};
+  for (const stream of [false, true]) {
+    for (const t of targets) {
+      const r = await fixedRate(t, stream, RATE, FIXED_SECONDS);
+      fixed[`${t.name}|${stream}`] = r;
+      log(
+        `| ${t.name} | ${stream ? 'stream' : 'whole'} | ${f(r.p50)} | ${f(r.p99)} | ${stream ? f(r.fp50) : '-'} | ${stream ? f(r.fp99) : '-'} | ${r.errors} | ${r.n} |`,
+      );
+    }
+  }
+  log('');
+  log('Added by the relay over direct calls (ms):');
+  log('');
+  log('| mode | added p50 | added p99 | bare proxy added p50 | bare proxy added p99 |');
+  log('|---|---|---|---|---|');
+  for (const stream of [false, true]) {
+    const d = fixed[`direct (fake upstream)|${stream}`];
+    const r = fixed[`relay|${stream}`];
+    const b = fixed[`bare proxy|${stream}`];
+    if (!d || !r || !b) continue;
+    const k = stream ? (['fp50', 'fp99'] as const) : (['p50', 'p99'] as const);
+    log(
+      `| ${stream ? 'stream (first token)' : 'whole'} | ${f(r[k[0]] - d[k[0]])} | ${f(r[k[1]] - d[k[1]])} | ${f(b[k[0]] - d[k[0]])} | ${f(b[k[1]] - d[k[1]])} |`,
+    );
+  }
+  log('');
+  log(`## Saturation: ${SAT_CONNECTIONS} connections for ${SAT_SECONDS} s`);
+  log('');
+  log('| target | mode | req/s | p50 ms | p99 ms | errors |');
+  log('|---|---|---|---|---|---|');
+  const sat: Record<string, number> = {};
+  for (const stream of [false, true]) {
+    for (const t of targets) {
+      const r = await saturate(t, stream, SAT_SECONDS);
+      sat[`${t.name}|${stream}`] = r.rps;
+      log(`| ${t.name} | ${stream ? 'stream' : 'whole'} | ${f(r.rps, 0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`);
+    }
+  }
+  log('');
+  for (const stream of [false, true]) {
+    const ratio = (sat[`relay|${stream}`] ?? 0) / (sat[`bare proxy|${stream}`] ?? 1);
+    log(`Relay / bare proxy throughput (${stream ? 'stream' : 'whole'}): ${f(ratio * 100, 1)} %`);
+  }
+
+  log('');
+  log(`## Memory of the relay process (RSS, MB) across ${MEMORY_REQUESTS} requests`);
+  log('');
+  const pid = relay.pid as number;
+  const samples: string[] = [`start ${f(rssMb(pid), 1)}`];
+  const step = MEMORY_REQUESTS / 5;
+  for (let i = 0; i < 5; i++) {
+    await saturate(relayTarget, false, 3600, SAT_CONNECTIONS, step);
+    samples.push(`${(i + 1) * step}: ${f(rssMb(pid), 1)}`);
+  }
+  log(samples.join(' | '));
+
+  log('');
+  log(`## ${OPEN_STREAMS} concurrent open streams (upstream sends a chunk every 500 ms)`);
+  log('');
+  await new Promise((r) => setTimeout(r, 2_000));
+  const before = rssMb(pid);
+  const pool = new Pool(relayTarget.origin, { connections: OPEN_STREAMS + 10, pipelining: 1 });
+  let peak = before;
+  let finished = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+  }, 100);
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: OPEN_STREAMS }, () =>
+      once(pool, relayTarget, true, performance.now(), `${BENCH_MODEL}-slow`).then((r) => {
+        if (r.ok) finished++;
+      }),
+    ),
+  );
+  clearInterval(sampler);
+  await pool.close();
+  log(
+    `RSS before ${f(before, 1)} MB, peak with ${OPEN_STREAMS} open streams ${f(peak, 1)} MB: ${f(((peak - before) * 1024) / OPEN_STREAMS, 1)} KB per open stream; ${finished}/${OPEN_STREAMS} completed in ${f((performance.now() - t0) / 1000, 1)} s`,
+  );
+  const counts = await new Promise<{ settles: number; preConsumes: number }>((res) => {
+    peers.child.once('message', (m: { counts: { settles: number; preConsumes: number } }) => res(m.counts));
+    peers.child.send({ counts: true });
+  });
+  log('');
+  log(`Billing calls seen by the stub peers: ${counts.settles} settles, ${counts.preConsumes} pre-consumes.`);
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+}
+process.exit(0);

@@ -1,0 +1,2 @@
+/** The benchmark's HTTP client (undici pools), re-exported so bench/run.ts at the root resolves it. */
+export { Pool } from 'undici';
