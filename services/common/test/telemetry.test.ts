@@ -31,40 +31,44 @@ describe('OpenTelemetry export', () => {
     receiver?.close();
   });
 
-  it('when a service handles a request and stops, then its HTTP server span reaches the collector', async () => {
-    const httpPort = await freePort();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'services/logs/src/main.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        HTTP_PORT: String(httpPort),
-        GRPC_PORT: '0',
-        MONGO_DB: `otel_${httpPort}`,
-        OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-        LOG_LEVEL: 'warn',
-      },
-      stdio: 'inherit',
-    });
-    try {
-      const until = Date.now() + 60_000;
-      let status = 0;
-      while (Date.now() < until) {
-        status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
-          (r) => r.status,
-          () => 0,
-        );
-        if (status === 200) break;
-        await new Promise((r) => setTimeout(r, 250));
+  it(
+    'when a service handles a request and stops, then its HTTP server span reaches the collector',
+    { timeout: 120_000 },
+    async () => {
+      const httpPort = await freePort();
+      const child = spawn(process.execPath, ['--import', 'tsx', 'services/users/src/main.ts'], {
+        cwd: root,
+        env: {
+          ...process.env,
+          HTTP_PORT: String(httpPort),
+          GRPC_PORT: '0',
+          MONGO_DB: `otel_${httpPort}`,
+          OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+          LOG_LEVEL: 'warn',
+        },
+        stdio: 'inherit',
+      });
+      try {
+        const until = Date.now() + 60_000;
+        let status = 0;
+        while (Date.now() < until) {
+          status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          );
+          if (status === 200) break;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        expect(status).toBe(200);
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+        const all = Buffer.concat(bodies).toString('latin1');
+        expect(all).toContain('aigw-users');
+        expect(all).toContain('/readyz');
+      } finally {
+        child.kill('SIGKILL');
       }
-      expect(status).toBe(200);
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-      const all = Buffer.concat(bodies).toString('latin1');
-      expect(all).toContain('aigw-logs');
-      expect(all).toContain('/readyz');
-    } finally {
-      child.kill('SIGKILL');
-    }
-  });
+    },
+  );
 });
