@@ -24,5 +24,7 @@ trap cleanup EXIT
 "${pnpm[@]}" run lint
 "${pnpm[@]}" run typecheck
 "${pnpm[@]}" run build
+# Browser tests serve the console just built instead of building their own copy.
+export E2E_CONSOLE_DIR="$PWD/console/dist"
 "${pnpm[@]}" exec vitest run "$@"
 echo "test command finished in $(( $(date +%s) - start )) s"
