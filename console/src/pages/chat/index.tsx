@@ -1,8 +1,36 @@
+import { Result, Spin } from '@arco-design/web-react';
+import { useEffect, useState } from 'react';
 import { useParams } from 'react-router-dom';
-import PagePlaceholder from '../../components/PagePlaceholder/index.tsx';
+import { useStatus } from '../../store/status-context.tsx';
+import { ChatMessages, chatLinkAt, fillChatLink, firstEnabledKey, serverAddress } from './chat-link.ts';
 
-/** Embeds the configured chat app /chat/{id} in a frame (to come). */
+/** /chat/{id}: the configured chat app in a frame, signed in with the first enabled token. */
 export default function ChatPage() {
   const { id = '0' } = useParams();
-  return <PagePlaceholder key={id} title="menu.chat" />;
+  const { status } = useStatus();
+  const [src, setSrc] = useState<string>();
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    setSrc(undefined);
+    setError(undefined);
+    const found = chatLinkAt(status, Number(id) || 0);
+    if ('error' in found) {
+      setError(found.error);
+      return;
+    }
+    let live = true;
+    void firstEnabledKey().then((key) => {
+      if (!live) return;
+      if (!key) setError(ChatMessages.noToken);
+      else setSrc(fillChatLink(found.link, key, serverAddress(status)));
+    });
+    return () => {
+      live = false;
+    };
+  }, [id, status]);
+
+  if (error) return <Result status="warning" title={error} />;
+  if (!src) return <Spin style={{ display: 'block', margin: '80px auto' }} />;
+  return <iframe key={id} title="chat" src={src} style={{ width: '100%', height: 'calc(100vh - 120px)', border: 0 }} />;
 }

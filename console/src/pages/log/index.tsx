@@ -1,6 +1,339 @@
-import PagePlaceholder from '../../components/PagePlaceholder/index.tsx';
+import {
+  Button,
+  Card,
+  DatePicker,
+  Descriptions,
+  Form,
+  Input,
+  Modal,
+  Select,
+  Space,
+  Spin,
+  Table,
+  type TableColumnProps,
+  Tag,
+  Typography,
+} from '@arco-design/web-react';
+import { IconSearch } from '@arco-design/web-react/icon';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import {
+  type LogEntry,
+  type LogFilters,
+  type LogStat,
+  listLogs,
+  logStat,
+  parseOther,
+  userSummary,
+} from '../../api/log.ts';
+import type { User } from '../../api/types.ts';
+import { isAdmin } from '../../store/roles.ts';
+import { useStatus } from '../../store/status-context.tsx';
+import { useUser } from '../../store/user-context.tsx';
+import { renderQuota } from '../../utils/format.ts';
+import { frtColor, LOG_TYPES, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
+import './style/index.css';
 
-/** Usage logs with totals and filters. */
+const PAGE_SIZES = [10, 20, 50, 100];
+const timeText = (sec: number) => new Date(sec * 1000).toLocaleString();
+
+interface FilterForm {
+  token_name: string;
+  model_name: string;
+  username: string;
+  channel: string;
+  range: [number, number];
+}
+
+/** 日志: totals, filters, a type selector and a paged table with expandable rows (spec 02). */
 export default function LogPage() {
-  return <PagePlaceholder title="menu.log" />;
+  const { user } = useUser();
+  const { status } = useStatus();
+  const admin = isAdmin(user);
+  const [form, setForm] = useState<FilterForm>({
+    token_name: '',
+    model_name: '',
+    username: '',
+    channel: '',
+    range: [todayStart(), Math.floor(Date.now() / 1000) + 3600],
+  });
+  const [type, setType] = useState(0);
+  const [applied, setApplied] = useState<{ form: FilterForm; type: number }>({ form, type });
+  const [rows, setRows] = useState<LogEntry[]>([]);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(pageSizeOf);
+  const [loading, setLoading] = useState(false);
+  const [stat, setStat] = useState<LogStat>({ quota: 0, rpm: 0, tpm: 0 });
+  const [statLoading, setStatLoading] = useState(false);
+  const [summary, setSummary] = useState<{ visible: boolean; user?: User; loading: boolean }>({
+    visible: false,
+    loading: false,
+  });
+
+  const filters = useMemo<LogFilters>(() => {
+    const f = applied.form;
+    return {
+      type: applied.type,
+      token_name: f.token_name.trim(),
+      model_name: f.model_name.trim(),
+      start_timestamp: f.range[0],
+      end_timestamp: f.range[1],
+      ...(admin ? { username: f.username.trim(), channel: f.channel.trim() } : {}),
+    };
+  }, [applied, admin]);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    const res = await listLogs(admin, filters, page, pageSize);
+    setLoading(false);
+    if (res.success && res.data) {
+      setRows(res.data.items);
+      setTotal(res.data.total);
+    }
+  }, [admin, filters, page, pageSize]);
+
+  const loadStat = useCallback(async () => {
+    setStatLoading(true);
+    const res = await logStat(admin, filters);
+    setStatLoading(false);
+    if (res.success && res.data) setStat(res.data);
+  }, [admin, filters]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+  useEffect(() => {
+    void loadStat();
+  }, [loadStat]);
+
+  const search = () => {
+    setPage(1);
+    setApplied({ form, type });
+  };
+
+  const openSummary = async (id: number) => {
+    setSummary({ visible: true, loading: true });
+    const res = await userSummary(id);
+    setSummary({ visible: true, loading: false, ...(res.success && res.data ? { user: res.data } : {}) });
+  };
+
+  const columns: TableColumnProps<LogEntry>[] = [
+    { title: '时间', dataIndex: 'created_at', width: 170, render: (v: number) => timeText(v) },
+    ...(admin
+      ? [
+          {
+            title: '渠道',
+            dataIndex: 'channel',
+            width: 70,
+            render: (v: number, r: LogEntry) => (r.type === 2 || r.type === 5 ? <Tag color="arcoblue">{v}</Tag> : null),
+          },
+          {
+            title: '用户',
+            dataIndex: 'username',
+            render: (v: string, r: LogEntry) =>
+              v ? (
+                <Typography.Text className="aigw-log-user" onClick={() => void openSummary(r.user_id)}>
+                  {v}
+                </Typography.Text>
+              ) : null,
+          },
+        ]
+      : []),
+    { title: '令牌', dataIndex: 'token_name', render: (v: string) => (v ? <Tag color="gray">{v}</Tag> : null) },
+    { title: '类型', dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
+    { title: '模型', dataIndex: 'model_name', render: (v: string) => (v ? <Tag color="arcoblue">{v}</Tag> : null) },
+    {
+      title: '用时/首字',
+      dataIndex: 'use_time',
+      width: 150,
+      render: (v: number, r: LogEntry) => {
+        if (r.type !== 2 && r.type !== 5) return null;
+        const other = parseOther(r.other);
+        const frt = (other.frt ?? 0) / 1000;
+        return (
+          <Space size={4}>
+            <Tag color={timeColor(v)}>{v} s</Tag>
+            {r.is_stream && frt > 0 ? <Tag color={frtColor(frt)}>{frt.toFixed(1)} s</Tag> : null}
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? '流' : '非流'}</Tag>
+          </Space>
+        );
+      },
+    },
+    { title: '提示', dataIndex: 'prompt_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
+    { title: '补全', dataIndex: 'completion_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
+    {
+      title: '花费',
+      dataIndex: 'quota',
+      render: (v: number, r: LogEntry) =>
+        r.type === 2 || r.type === 1 || r.type === 3 ? renderQuota(v, status, 6) : null,
+    },
+    ...(admin
+      ? [
+          {
+            title: '重试',
+            dataIndex: 'other',
+            key: 'retry',
+            render: (v: string, r: LogEntry) => {
+              const used = parseOther(v).admin_info?.use_channel ?? [];
+              return (r.type === 2 || r.type === 5) && used.length > 1 ? `渠道：${used.join('->')}` : null;
+            },
+          },
+        ]
+      : []),
+    {
+      title: '详情',
+      dataIndex: 'content',
+      render: (v: string) => (
+        <Typography.Ellipsis rows={2} showTooltip>
+          {v}
+        </Typography.Ellipsis>
+      ),
+    },
+  ];
+
+  return (
+    <Card
+      className="aigw-log"
+      title={
+        <Space size="large" className="aigw-log-stat">
+          <span>
+            消耗额度：<b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
+          </span>
+          <span>
+            RPM：<b>{stat.rpm}</b>
+          </span>
+          <span>
+            TPM：<b>{stat.tpm}</b>
+          </span>
+        </Space>
+      }
+    >
+      <Form layout="inline" className="aigw-log-filters" onSubmit={search}>
+        <Form.Item label="令牌名称">
+          <Input
+            name="token_name"
+            value={form.token_name}
+            onChange={(v) => setForm({ ...form, token_name: v })}
+            allowClear
+          />
+        </Form.Item>
+        <Form.Item label="模型名称">
+          <Input
+            name="model_name"
+            value={form.model_name}
+            onChange={(v) => setForm({ ...form, model_name: v })}
+            allowClear
+          />
+        </Form.Item>
+        <Form.Item label="时间范围">
+          <DatePicker.RangePicker
+            showTime
+            value={[form.range[0] * 1000, form.range[1] * 1000]}
+            onChange={(_s, d) => {
+              if (d?.[0] && d[1]) setForm({ ...form, range: [d[0].unix(), d[1].unix()] });
+            }}
+          />
+        </Form.Item>
+        {admin ? (
+          <>
+            <Form.Item label="用户名称">
+              <Input
+                name="username"
+                value={form.username}
+                onChange={(v) => setForm({ ...form, username: v })}
+                allowClear
+              />
+            </Form.Item>
+            <Form.Item label="渠道 ID">
+              <Input
+                name="channel"
+                value={form.channel}
+                onChange={(v) => setForm({ ...form, channel: v })}
+                allowClear
+              />
+            </Form.Item>
+          </>
+        ) : null}
+        <Form.Item label="日志类型">
+          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={LOG_TYPES} />
+        </Form.Item>
+        <Form.Item>
+          <Button type="primary" htmlType="submit" icon={<IconSearch />}>
+            查询
+          </Button>
+        </Form.Item>
+      </Form>
+      <Table
+        rowKey="id"
+        loading={loading}
+        columns={columns}
+        data={rows}
+        scroll={{ x: true }}
+        expandedRowRender={(r) => <LogDetails log={r} admin={admin} />}
+        pagination={{
+          current: page,
+          pageSize,
+          total,
+          showTotal: true,
+          sizeCanChange: true,
+          sizeOptions: PAGE_SIZES,
+          onChange: (p, size) => {
+            if (size !== pageSize) {
+              savePageSize(size);
+              setPageSize(size);
+              setPage(1);
+            } else setPage(p);
+          },
+        }}
+      />
+      <Modal
+        title="用户信息"
+        visible={summary.visible}
+        footer={null}
+        onCancel={() => setSummary({ visible: false, loading: false })}
+      >
+        <Spin loading={summary.loading} style={{ width: '100%' }}>
+          {summary.user ? (
+            <Descriptions
+              column={1}
+              data={[
+                { label: '用户名', value: summary.user.username },
+                { label: '余额', value: renderQuota(summary.user.quota ?? 0, status) },
+                { label: '已用额度', value: renderQuota(summary.user.used_quota ?? 0, status) },
+                { label: '请求次数', value: String(summary.user.request_count ?? 0) },
+              ]}
+            />
+          ) : null}
+        </Spin>
+      </Modal>
+    </Card>
+  );
+}
+
+/** The expanded row: the log's other details. */
+function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
+  const other = parseOther(log.other);
+  const data: { label: string; value: string }[] = [];
+  if (log.content) data.push({ label: '详情', value: log.content });
+  if (other.model_price !== undefined && other.model_price >= 0)
+    data.push({ label: '模型价格', value: String(other.model_price) });
+  else if (other.model_ratio !== undefined) data.push({ label: '模型倍率', value: String(other.model_ratio) });
+  if (other.completion_ratio !== undefined && !(other.model_price !== undefined && other.model_price >= 0))
+    data.push({ label: '补全倍率', value: String(other.completion_ratio) });
+  if (other.group_ratio !== undefined) data.push({ label: '分组倍率', value: String(other.group_ratio) });
+  if (other.frt) data.push({ label: '首字时间', value: `${(other.frt / 1000).toFixed(2)} s` });
+  if (other.upstream_model_name) data.push({ label: '实际模型', value: other.upstream_model_name });
+  if (other.cache_tokens) data.push({ label: '缓存 Tokens', value: String(other.cache_tokens) });
+  if (other.audio) {
+    data.push({ label: '文字输入/输出', value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
+    data.push({ label: '音频输入/输出', value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });
+    if (other.audio_ratio) data.push({ label: '音频倍率', value: String(other.audio_ratio) });
+    if (other.audio_completion_ratio) data.push({ label: '音频补全倍率', value: String(other.audio_completion_ratio) });
+  }
+  if (other.error) data.push({ label: '错误', value: `${other.status_code ?? ''} ${other.error}` });
+  if (admin && other.admin_info?.use_channel?.length)
+    data.push({ label: '使用渠道', value: other.admin_info.use_channel.join(' -> ') });
+  if (log.group) data.push({ label: '分组', value: log.group });
+  if (data.length === 0) return <Typography.Text type="secondary">无</Typography.Text>;
+  return <Descriptions column={2} size="small" data={data} />;
 }

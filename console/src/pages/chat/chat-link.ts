@@ -1,0 +1,39 @@
+import { listTokens } from '../../api/token.ts';
+import type { Status } from '../../api/types.ts';
+
+export const ChatMessages = {
+  noLink: '请联系管理员配置聊天链接',
+  badLink: '聊天链接配置错误，请联系管理员',
+  badData: '聊天数据解析失败',
+  noToken: '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！',
+} as const;
+
+/** The link of chat entry `index` from status.chats (a list of {name: link}). */
+export function chatLinkAt(
+  status: Pick<Status, 'chats'>,
+  index: number,
+): { name: string; link: string } | { error: string } {
+  const chats = status.chats;
+  if (!Array.isArray(chats) || chats.length === 0) return { error: ChatMessages.noLink };
+  const entry = chats[index];
+  if (!entry || typeof entry !== 'object') return { error: ChatMessages.badData };
+  const [name, link] = Object.entries(entry)[0] ?? [];
+  if (!name || typeof link !== 'string' || !link) return { error: ChatMessages.badLink };
+  return { name, link };
+}
+
+/** Fills a chat link template: {key} becomes the sk- key, {address} the server address. */
+export function fillChatLink(template: string, key: string, address: string): string {
+  return template.replaceAll('{key}', `sk-${key}`).replaceAll('{address}', address.replace(/\/+$/, ''));
+}
+
+/** The key of the user's first enabled token among the first 100 (undefined when none). */
+export async function firstEnabledKey(): Promise<string | undefined> {
+  const res = await listTokens(1, 100);
+  if (!res.success) return undefined;
+  return res.data?.items.find((t) => t.status === 1)?.key;
+}
+
+export function serverAddress(status: Pick<Status, 'server_address'>): string {
+  return status.server_address || window.location.origin;
+}
