@@ -209,9 +209,10 @@ export default function ChannelPage() {
 
   const columns: TableColumnProps<Channel>[] = [
     { title: 'ID', dataIndex: 'id', width: 70 },
-    { title: '名称', dataIndex: 'name' },
+    { title: '名称', dataIndex: 'name', width: 150 },
     {
       title: '分组',
+      width: 150,
       dataIndex: 'group',
       render: (g: string) => (
         <Space wrap size={4}>
@@ -227,15 +228,17 @@ export default function ChannelPage() {
     {
       title: '类型',
       dataIndex: 'type',
+      width: 140,
       render: (type: number) => {
         const o = channelTypeOf(type);
         return <Tag color={o?.color ?? 'gray'}>{o?.label ?? `未知类型 ${type}`}</Tag>;
       },
     },
-    { title: '状态', dataIndex: 'status', render: (_v, c) => <StatusTag channel={c} /> },
+    { title: '状态', dataIndex: 'status', width: 100, render: (_v, c) => <StatusTag channel={c} /> },
     {
       title: '响应时间',
       dataIndex: 'response_time',
+      width: 110,
       render: (ms: number, c) => {
         const badge = responseTimeBadge(ms);
         return (
@@ -249,6 +252,7 @@ export default function ChannelPage() {
     },
     {
       title: '已用/剩余',
+      width: 170,
       render: (_v, c) => (
         <Space size={4}>
           <Tooltip content="已用额度">
@@ -294,6 +298,8 @@ export default function ChannelPage() {
     },
     {
       title: '操作',
+      width: 300,
+      fixed: 'right',
       render: (_v, c) => (
         <Space wrap size={4}>
           <Button size="mini" type="primary" onClick={() => void runTest(c)}>
@@ -405,6 +411,7 @@ export default function ChannelPage() {
         rowClassName={(c) => (c.status === 1 ? '' : 'aigw-row-disabled')}
         rowSelection={{
           type: 'checkbox',
+          fixed: true,
           selectedRowKeys: selected,
           onChange: (keys) => setSelected(keys as number[]),
         }}
@@ -421,7 +428,7 @@ export default function ChannelPage() {
             setPageSize(size);
           },
         }}
-        scroll={{ x: 1200 }}
+        scroll={{ x: 1500 }}
       />
       <Drawer
         width={640}
