@@ -17,7 +17,7 @@ export interface Applied {
   replayed: boolean;
 }
 
-const CACHE_LIMIT = 20_000;
+const CACHE_LIMIT = 5_000;
 
 /**
  * Applies operations to users' money states exactly once per operation id.
