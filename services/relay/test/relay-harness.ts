@@ -27,6 +27,11 @@ export async function startRelayStack(env: Record<string, string> = {}): Promise
     services: ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'],
     env: { RATE_LIMIT_API: '1000000', RATE_LIMIT_CRITICAL: '100000', RATE_LIMIT_WEB: '100000', ...env },
   });
+  return clientsFor(stack);
+}
+
+/** gRPC clients for a stack started elsewhere (e.g. the browser tests' harness); stop() also stops the stack. */
+export function clientsFor(stack: Stack): RelayStack {
   const users = createClient(UsersService, stack.env.USERS_ADDR as string);
   const options = createClient(OptionsService, stack.env.USERS_ADDR as string);
   const channels = createClient(ChannelsService, stack.env.CHANNELS_ADDR as string);
