@@ -53,6 +53,13 @@ async function waitFor(fn: () => Promise<boolean>, what: string, ms = 60_000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The relay's V8 heap in use (MB), from its /metrics (prom-client's default metrics). */
+async function heapMb(origin: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
+  return Number(m?.[1] ?? 0) / 1024 / 1024;
+}
+
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return Number(m?.[1] ?? 0) / 1024;
@@ -285,11 +292,11 @@ async function main() {
   log(`## Memory of the relay process (RSS, MB) across ${MEMORY_REQUESTS} requests`);
   log('');
   const pid = relay.pid as number;
-  const samples: string[] = [`start ${f(rssMb(pid), 1)}`];
+  const samples: string[] = [`start ${f(rssMb(pid), 1)} (heap ${f(await heapMb(relayTarget.origin), 1)})`];
   const step = MEMORY_REQUESTS / 5;
   for (let i = 0; i < 5; i++) {
     await saturate(relayTarget, false, 3600, SAT_CONNECTIONS, step);
-    samples.push(`${(i + 1) * step}: ${f(rssMb(pid), 1)}`);
+    samples.push(`${(i + 1) * step}: ${f(rssMb(pid), 1)} (heap ${f(await heapMb(relayTarget.origin), 1)})`);
   }
   log(samples.join(' | '));
 
@@ -298,11 +305,16 @@ async function main() {
   log('');
   await new Promise((r) => setTimeout(r, 2_000));
   const before = rssMb(pid);
+  const heapBefore = await heapMb(relayTarget.origin);
+  let heapPeak = heapBefore;
   const pool = new Pool(relayTarget.origin, { connections: OPEN_STREAMS + 10, pipelining: 1 });
   let peak = before;
   let finished = 0;
   const sampler = setInterval(() => {
     peak = Math.max(peak, rssMb(pid));
+    void heapMb(relayTarget.origin).then((h) => {
+      heapPeak = Math.max(heapPeak, h);
+    });
   }, 100);
   const t0 = performance.now();
   await Promise.all(
