@@ -100,6 +100,8 @@ export interface ConsumerOptions<D extends DescMessage> {
   deadLetterTopic?: string;
   maxAttempts?: number;
   fromBeginning?: boolean;
+  /** Called each time the consumer (re)joins its group, e.g. to catch up on what it missed. */
+  onGroupJoin?: () => void;
   handle(event: MessageShape<D>, meta: { key: string; partition: number; offset: string }): Promise<void>;
 }
 
@@ -113,6 +115,7 @@ export async function runConsumer<D extends DescMessage>(opts: ConsumerOptions<D
   const maxAttempts = opts.maxAttempts ?? 5;
   const dlq = opts.deadLetterTopic ?? deadLetter(topic);
   const consumer: Consumer = kafka.consumer({ groupId, sessionTimeout: 30_000, heartbeatInterval: 3_000 });
+  if (opts.onGroupJoin) consumer.on(consumer.events.GROUP_JOIN, opts.onGroupJoin);
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: opts.fromBeginning ?? true });
   await consumer.run({

@@ -58,6 +58,15 @@ export async function createOptionsCache(opts: {
   for (const o of first.options) values.set(o.key, o.value);
   version = first.version;
 
+  const catchUp = () =>
+    opts.source
+      .listOptionChanges({ sinceVersion: version })
+      .then((res) => {
+        for (const o of res.options) apply(o.key, o.value, res.version);
+        version = Math.max(version, res.version);
+      })
+      .catch((err) => opts.logger.warn({ err }, 'options resync failed'));
+
   const consumer = await runConsumer({
     kafka: opts.kafka,
     groupId: `${opts.service}.options.${randomUUID()}`,
@@ -66,18 +75,12 @@ export async function createOptionsCache(opts: {
     logger: opts.logger,
     publisher: opts.publisher,
     fromBeginning: false,
+    // A change published while the group was joining is not delivered (new group, latest offset).
+    onGroupJoin: () => void catchUp(),
     handle: async (event) => apply(event.key, event.value, event.version),
   });
 
-  const resync = setInterval(() => {
-    opts.source
-      .listOptionChanges({ sinceVersion: version })
-      .then((res) => {
-        for (const o of res.options) apply(o.key, o.value, res.version);
-        version = Math.max(version, res.version);
-      })
-      .catch((err) => opts.logger.warn({ err }, 'options resync failed'));
-  }, opts.resyncMs ?? 30_000);
+  const resync = setInterval(() => void catchUp(), opts.resyncMs ?? 30_000);
   resync.unref();
 
   return {
