@@ -37,8 +37,10 @@ export const ADMIN_ROLE = 10;
 /** The key of a request: `Authorization: Bearer sk-...`, `x-api-key`, `x-goog-api-key` or `?key=`. */
 export function parseKey(raw: string | undefined): { key: string; pinnedChannelId: number } | undefined {
   if (!raw) return undefined;
-  let k = raw.trim();
-  if (/^bearer\s+/i.test(k)) k = k.replace(/^bearer\s+/i, '').trim();
+  let k = raw
+    .trim()
+    .replace(/^bearer(\s+|$)/i, '')
+    .trim();
   if (k.startsWith('sk-')) k = k.slice(3);
   if (!k) return undefined;
   // sk-KEY-CHANNELID pins a channel (admins only).

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkModel,
+  checkToken,
+  ipAllowed,
+  parseAllowIps,
+  parseKey,
+  resolveGroup,
+  type TokenInfo,
+  type UserInfo,
+} from './authorize.ts';
+import { buildChannelIndex, type SnapshotChannel } from './channel-index.ts';
+import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
+import { preConsumeAmount, priceOf, type Ratios, settleQuota } from './pricing.ts';
+import { RelayError } from './relay-error.ts';
+
+const token = (over: Partial<TokenInfo> = {}): TokenInfo => ({
+  id: 1,
+  userId: 1,
+  name: 't',
+  status: 1,
+  remainQuota: 100,
+  usedQuota: 0,
+  unlimitedQuota: false,
+  expiredTime: -1,
+  allowIps: null,
+  modelLimits: null,
+  group: '',
+  ...over,
+});
+const user: UserInfo = { id: 1, username: 'u', group: 'default', role: 1, status: 1, deleted: false };
+
+describe('keys and token checks', () => {
+  it('when keys come in their forms, then the key and a pinned channel are read', () => {
+    expect(parseKey('Bearer sk-abc')).toEqual({ key: 'abc', pinnedChannelId: 0 });
+    expect(parseKey('sk-abc-12')).toEqual({ key: 'abc', pinnedChannelId: 12 });
+    expect(parseKey('abc')).toEqual({ key: 'abc', pinnedChannelId: 0 });
+    expect(parseKey('Bearer ')).toBeUndefined();
+  });
+
+  it('when a token is expired, exhausted or disabled, then it is refused with 401', () => {
+    const now = 1_000_000;
+    expect(() => checkToken(token({ expiredTime: now - 1 }), now)).toThrow('该令牌已过期');
+    expect(() => checkToken(token({ remainQuota: 0 }), now)).toThrow('该令牌额度已用尽');
+    expect(() => checkToken(token({ remainQuota: 0, unlimitedQuota: true }), now)).not.toThrow();
+    expect(() => checkToken(token({ status: 2 }), now)).toThrow('该令牌状态不可用');
+    try {
+      checkToken(token({ status: 2 }), now);
+    } catch (e) {
+      expect((e as RelayError).status).toBe(401);
+    }
+  });
+
+  it('when an allow-list holds IPs and CIDRs, then only those addresses pass (IPv4-mapped too)', () => {
+    const list = parseAllowIps('10.0.0.0/8\n192.168.1.7\n::1');
+    expect(ipAllowed(list, '10.2.3.4')).toBe(true);
+    expect(ipAllowed(list, '::ffff:192.168.1.7')).toBe(true);
+    expect(ipAllowed(list, '::1')).toBe(true);
+    expect(ipAllowed(list, '11.0.0.1')).toBe(false);
+    expect(ipAllowed(parseAllowIps(''), '11.0.0.1')).toBe(true);
+  });
+
+  it('when model limits are on, then other models are refused; groups must be usable and priced', () => {
+    expect(() => checkModel(token({ modelLimits: new Set(['a']) }), 'b')).toThrow('该令牌无权访问模型 b');
+    expect(() => checkModel(token(), '')).toThrow(RelayError);
+    expect(resolveGroup('', user, {}, { default: 1 })).toBe('default');
+    expect(() => resolveGroup('vip', user, { default: '默认分组' }, { default: 1, vip: 1 })).toThrow(
+      '无权访问 vip 分组',
+    );
+    expect(() => resolveGroup('vip', user, { vip: 'vip分组' }, { default: 1 })).toThrow('分组 vip 已被弃用');
+  });
+});
+
+describe('pricing', () => {
+  const r: Ratios = {
+    modelRatio: { 'gpt-4o-mini': 0.075, 'gpt-4o': 1.25 },
+    completionRatio: { 'gpt-4o-mini': 4 },
+    modelPrice: { 'dall-e-3': 0.04 },
+    groupRatio: { default: 1, vip: 2 },
+  };
+
+  it('when a dated or suffixed model is priced, then the base model’s ratios apply; unpriced models are refused', () => {
+    expect(priceOf(r, 'gpt-4o-mini-2024-07-18')).toEqual({ kind: 'ratio', modelRatio: 0.075, completionRatio: 4 });
+    expect(priceOf(r, 'gpt-4o-mini-tabc')).toEqual({ kind: 'ratio', modelRatio: 0.075, completionRatio: 4 });
+    expect(priceOf(r, 'dall-e-3')).toEqual({ kind: 'call', price: 0.04 });
+    expect(() => priceOf(r, 'mystery')).toThrow('倍率或价格未配置');
+  });
+
+  it('when quota is settled, then (prompt + completion x completion ratio) x ratios, at least 1; per call price x QuotaPerUnit x group', () => {
+    const p = priceOf(r, 'gpt-4o-mini');
+    expect(settleQuota(p, 1, 500000, { promptTokens: 10, completionTokens: 5 })).toBe(Math.round(30 * 0.075));
+    expect(settleQuota(p, 2, 500000, { promptTokens: 1, completionTokens: 0 })).toBe(1);
+    expect(settleQuota(priceOf(r, 'dall-e-3'), 2, 500000, { promptTokens: 0, completionTokens: 0 }, 3)).toBe(120000);
+    expect(preConsumeAmount(p, 1, 500000, 10, 500, 100)).toBe(Math.ceil(600 * 0.075));
+  });
+});
+
+describe('channel choice', () => {
+  const ch = (id: number, status = 1): SnapshotChannel => ({
+    id,
+    name: `c${id}`,
+    type: 1,
+    key: 'k',
+    baseUrl: '',
+    other: '',
+    modelMapping: id === 1 ? '{"m":"m-up"}' : '',
+    statusCodeMapping: '',
+    autoBan: true,
+    status,
+    openaiOrganization: '',
+  });
+  const idx = buildChannelIndex(
+    [ch(1), ch(2), ch(3), ch(4, 2)],
+    [
+      { group: 'default', model: 'm', channelId: 1, priority: 10, weight: 1, enabled: true },
+      { group: 'default', model: 'm', channelId: 2, priority: 0, weight: 3, enabled: true },
+      { group: 'default', model: 'm', channelId: 3, priority: 0, weight: 0, enabled: true },
+      { group: 'default', model: 'm', channelId: 4, priority: 20, weight: 1, enabled: true },
+    ],
+  );
+
+  it('when attempts go on, then tier N serves attempt N (the lowest when fewer), tried channels excluded, disabled never', () => {
+    expect(idx.select('default', 'm', 0, [])?.id).toBe(1);
+    expect([2, 3]).toContain(idx.select('default', 'm', 1, [1])?.id);
+    expect(idx.select('default', 'm', 5, [1, 2])?.id).toBe(3);
+    expect(idx.select('default', 'm', 0, [1, 2, 3])).toBeUndefined();
+    expect(idx.models('default')).toEqual(['m']);
+    expect(idx.byId(1)?.modelMapping).toEqual({ m: 'm-up' });
+  });
+
+  it('when a tier is chosen, then weights decide (weight 0 next to weight 3 is never picked)', () => {
+    const picks = new Set<number>();
+    for (let i = 0; i < 50; i++) picks.add(idx.select('default', 'm', 1, [], () => i / 50)?.id ?? 0);
+    expect([...picks]).toEqual([2]);
+  });
+});
+
+describe('failure rules', () => {
+  it('when an upstream fails, then 429, 5xx (not 504/524) and connection failures retry; 400 does not', () => {
+    expect(isRetryable(new UpstreamFailure(429, 'x'))).toBe(true);
+    expect(isRetryable(new UpstreamFailure(500, 'x'))).toBe(true);
+    expect(isRetryable(new UpstreamFailure(504, 'x'))).toBe(false);
+    expect(isRetryable(new UpstreamFailure(524, 'x'))).toBe(false);
+    expect(isRetryable(new UpstreamFailure(400, 'x'))).toBe(false);
+    expect(isRetryable(new UpstreamFailure(0, 'x', 'connection'))).toBe(true);
+    expect(isRetryable(new UpstreamFailure(0, 'x', 'stream', true))).toBe(false);
+  });
+
+  it('when a key is rejected, then the channel should be disabled; mapping rewrites statuses but never 200', () => {
+    expect(shouldDisable(new UpstreamFailure(401, 'whatever'))).toBe(true);
+    expect(
+      shouldDisable(
+        new UpstreamFailure(429, 'You exceeded your current quota, please check your plan and billing details'),
+      ),
+    ).toBe(true);
+    expect(shouldDisable(new UpstreamFailure(403, 'Your account has been deactivated'))).toBe(true);
+    expect(shouldDisable(new UpstreamFailure(500, 'boom'))).toBe(false);
+    expect(mapStatus(400, { '400': '500' })).toBe(500);
+    expect(mapStatus(200, { '200': '500' })).toBe(200);
+  });
+});

@@ -1,0 +1,44 @@
+/** Requests and tokens per minute, shared through the real Redis (as between relay replicas). */
+import { randomBytes } from 'node:crypto';
+import { connectRedis, type Redis } from '@aigw/common';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rateLimiter } from '../src/data/rate-limiter.ts';
+
+let a: Redis;
+let b: Redis;
+beforeAll(async () => {
+  const prefix = `rl-test-${randomBytes(4).toString('hex')}:`;
+  a = await connectRedis(process.env.REDIS_URL as string, prefix);
+  b = await connectRedis(process.env.REDIS_URL as string, prefix);
+});
+afterAll(async () => {
+  await a?.quit();
+  await b?.quit();
+});
+
+describe('relay rate limits', () => {
+  it('when two replicas share a token RPM limit, then the limit counts both', async () => {
+    const limits = { tokenRpm: 3, tokenTpm: 0, userRpm: 0, userTpm: 0 };
+    const one = rateLimiter(a, limits);
+    const two = rateLimiter(b, limits);
+    expect(await one.check(7, 1)).toEqual({ ok: true });
+    expect(await two.check(7, 1)).toEqual({ ok: true });
+    expect(await one.check(7, 1)).toEqual({ ok: true });
+    expect(await two.check(7, 1)).toEqual({ ok: false, subject: 'token', what: 'rpm' });
+    expect(await two.check(8, 1)).toEqual({ ok: true });
+  });
+
+  it('when a user used their tokens per minute, then the next request is refused', async () => {
+    const limiter = rateLimiter(a, { tokenRpm: 0, tokenTpm: 0, userRpm: 100, userTpm: 50 });
+    expect(await limiter.check(1, 42)).toEqual({ ok: true });
+    limiter.addTokens(1, 42, 60);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await limiter.check(1, 42)).toEqual({ ok: false, subject: 'user', what: 'tpm' });
+  });
+
+  it('when no limit is set, then Redis is not asked', async () => {
+    const limiter = rateLimiter(a, { tokenRpm: 0, tokenTpm: 0, userRpm: 0, userTpm: 0 });
+    expect(limiter.enabled).toBe(false);
+    expect(await limiter.check(1, 1)).toEqual({ ok: true });
+  });
+});
