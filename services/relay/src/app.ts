@@ -67,12 +67,15 @@ export async function createApp(
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
-      const users = createClient(UsersService, config.USERS_ADDR);
-      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
-      const channelsClient = createClient(ChannelsService, config.CHANNELS_ADDR);
-      const tokens = createClient(TokensService, config.BILLING_ADDR);
-      const wallet = createClient(WalletService, config.BILLING_ADDR);
-      const pricing = createClient(PricingService, config.BILLING_ADDR);
+      // Channelz bookkeeping and grpc-js's retry layer cost CPU on every call; the relay's own
+      // retries (wallet.ts) and metrics cover what they would add.
+      const lean = { channelOptions: { 'grpc.enable_channelz': 0, 'grpc.enable_retries': 0 } };
+      const users = createClient(UsersService, config.USERS_ADDR, lean);
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR, lean);
+      const channelsClient = createClient(ChannelsService, config.CHANNELS_ADDR, lean);
+      const tokens = createClient(TokensService, config.BILLING_ADDR, lean);
+      const wallet = createClient(WalletService, config.BILLING_ADDR, lean);
+      const pricing = createClient(PricingService, config.BILLING_ADDR, lean);
       stack.add(() => {
         for (const c of [users, optionsClient, channelsClient, tokens, wallet, pricing]) c.close();
       });
