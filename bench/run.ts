@@ -177,6 +177,41 @@ async function saturate(
 
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 
+async function openStreams(relayTarget: Target, pid: number, log: (s: string) => void) {
+  log('');
+  log(`## ${OPEN_STREAMS} concurrent open streams (upstream sends a chunk every 500 ms)`);
+  log('');
+  await new Promise((r) => setTimeout(r, 3_000));
+  const before = rssMb(pid);
+  const heapBefore = await heapMb(relayTarget.origin);
+  let heapPeak = heapBefore;
+  const pool = new Pool(relayTarget.origin, { connections: OPEN_STREAMS + 10, pipelining: 1 });
+  let peak = before;
+  let finished = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMb(pid));
+    void heapMb(relayTarget.origin).then((h) => {
+      heapPeak = Math.max(heapPeak, h);
+    });
+  }, 100);
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: OPEN_STREAMS }, () =>
+      once(pool, relayTarget, true, performance.now(), `${BENCH_MODEL}-slow`).then((r) => {
+        if (r.ok) finished++;
+      }),
+    ),
+  );
+  clearInterval(sampler);
+  await pool.close();
+  log(
+    `V8 heap in use before ${f(heapBefore, 1)} MB, peak ${f(heapPeak, 1)} MB: ${f(((heapPeak - heapBefore) * 1024) / OPEN_STREAMS, 1)} KB per open stream (garbage not yet collected counts too)`,
+  );
+  log(
+    `RSS before ${f(before, 1)} MB, peak with ${OPEN_STREAMS} open streams ${f(peak, 1)} MB: ${f(((peak - before) * 1024) / OPEN_STREAMS, 1)} KB per open stream; ${finished}/${OPEN_STREAMS} completed in ${f((performance.now() - t0) / 1000, 1)} s`,
+  );
+}
+
 async function main() {
   const fast = await start('services/relay/test/bench/fake-upstream.ts', ['0', '0']);
   const slow = await start('services/relay/test/bench/fake-upstream.ts', ['0', '500']);
@@ -240,6 +275,9 @@ async function main() {
     out.push(s);
     console.log(s);
   };
+  // Memory per open stream first, on a relay whose heap the throughput runs have not grown yet.
+  await openStreams(relayTarget, relay.pid as number, log);
+  log('');
   log(`## Fixed rate: ${RATE} req/s for ${FIXED_SECONDS} s (latency from the scheduled send time, ms)`);
   log('');
   log('| target | mode | p50 | p99 | first token p50 | first token p99 | errors | requests |');
@@ -300,35 +338,6 @@ async function main() {
   }
   log(samples.join(' | '));
 
-  log('');
-  log(`## ${OPEN_STREAMS} concurrent open streams (upstream sends a chunk every 500 ms)`);
-  log('');
-  await new Promise((r) => setTimeout(r, 2_000));
-  const before = rssMb(pid);
-  const heapBefore = await heapMb(relayTarget.origin);
-  let heapPeak = heapBefore;
-  const pool = new Pool(relayTarget.origin, { connections: OPEN_STREAMS + 10, pipelining: 1 });
-  let peak = before;
-  let finished = 0;
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, rssMb(pid));
-    void heapMb(relayTarget.origin).then((h) => {
-      heapPeak = Math.max(heapPeak, h);
-    });
-  }, 100);
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: OPEN_STREAMS }, () =>
-      once(pool, relayTarget, true, performance.now(), `${BENCH_MODEL}-slow`).then((r) => {
-        if (r.ok) finished++;
-      }),
-    ),
-  );
-  clearInterval(sampler);
-  await pool.close();
-  log(
-    `RSS before ${f(before, 1)} MB, peak with ${OPEN_STREAMS} open streams ${f(peak, 1)} MB: ${f(((peak - before) * 1024) / OPEN_STREAMS, 1)} KB per open stream; ${finished}/${OPEN_STREAMS} completed in ${f((performance.now() - t0) / 1000, 1)} s`,
-  );
   const counts = await new Promise<{ settles: number; preConsumes: number }>((res) => {
     peers.child.once('message', (m: { counts: { settles: number; preConsumes: number } }) => res(m.counts));
     peers.child.send({ counts: true });

@@ -41,7 +41,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       await repo.ensureIndexes();
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'logs', logger);
-      await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.audit)]);
+      await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.audit), topicName(TOPICS.optionChanged)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
       const optionsClient = createClient(OptionsService, config.USERS_ADDR);
