@@ -31,6 +31,9 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
       () =>
       ({ level, log }) => {
         const { message, ...rest } = log;
+        // Producer retries are bounded on purpose (a request must not wait forever for Kafka);
+        // idempotence still holds per producer session, so this warning is noise.
+        if (message.startsWith('Limiting retries for the idempotent producer')) return;
         if (level <= logLevel.ERROR) logger.error(rest, `kafka: ${message}`);
         else logger.warn(rest, `kafka: ${message}`);
       },
