@@ -1,6 +1,6 @@
 /**
  * The relay's events: one UsageEvent per request and a ChannelHealthEvent per failed attempt.
- * Usage events are batched (a few milliseconds or a few hundred events per send) so that the hot
+ * Usage events are batched (100 ms or 1,000 events per send) so that the hot
  * path never waits for Kafka; stop() flushes what is left before the producer disconnects.
  */
 
@@ -80,8 +80,8 @@ export function relayEvents(
   logger: Logger,
   opts: { lingerMs?: number; maxBatch?: number } = {},
 ): RelayEvents {
-  const lingerMs = opts.lingerMs ?? 20;
-  const maxBatch = opts.maxBatch ?? 500;
+  const lingerMs = opts.lingerMs ?? 100;
+  const maxBatch = opts.maxBatch ?? 1000;
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
   let queue: { key: string; value: Buffer }[] = [];
