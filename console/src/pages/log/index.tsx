@@ -34,7 +34,12 @@ import { frtColor, LOG_TYPES, logTypeTag, pageSizeOf, savePageSize, timeColor, t
 import './style/index.css';
 
 const PAGE_SIZES = [10, 20, 50, 100];
-const timeText = (sec: number) => new Date(sec * 1000).toLocaleString();
+const pad = (n: number) => String(n).padStart(2, '0');
+/** YYYY-MM-DD HH:mm:ss in local time. */
+const timeText = (sec: number) => {
+  const d = new Date(sec * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
 
 interface FilterForm {
   token_name: string;
@@ -335,5 +340,14 @@ function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
     data.push({ label: '使用渠道', value: other.admin_info.use_channel.join(' -> ') });
   if (log.group) data.push({ label: '分组', value: log.group });
   if (data.length === 0) return <Typography.Text type="secondary">无</Typography.Text>;
-  return <Descriptions column={2} size="small" data={data} />;
+  return (
+    <div className="aigw-log-details">
+      {data.map((d) => (
+        <div key={d.label}>
+          <Typography.Text type="secondary">{d.label}：</Typography.Text>
+          <Typography.Text>{d.value}</Typography.Text>
+        </div>
+      ))}
+    </div>
+  );
 }
