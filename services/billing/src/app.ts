@@ -41,6 +41,7 @@ import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
 import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
 import { billingEvents } from './transport/kafka/billing-events.ts';
+import { runUsageSettleConsumer } from './transport/kafka/usage-settle-consumer.ts';
 
 const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
 
@@ -60,7 +61,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'billing', logger);
-      await ensureTopics(kafka, [topicName(TOPICS.audit), topicName(TOPICS.entityChanged)]);
+      await ensureTopics(kafka, [topicName(TOPICS.audit), topicName(TOPICS.entityChanged), topicName(TOPICS.usage)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
@@ -92,6 +93,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         return [];
       });
       if (seeded.length > 0) logger.info({ seeded }, 'seeded default ratios');
+
+      const settler = await runUsageSettleConsumer({ kafka, publisher, logger, wallet });
+      stack.add(() => settler.stop());
 
       const repair = setInterval(() => {
         codes.repair().catch((err) => logger.warn({ err }, 'redemption repair failed'));

@@ -28,14 +28,6 @@ async function retrying<T>(fn: () => Promise<T>, attempts: number): Promise<T> {
 export function walletPort(client: ServiceClient<typeof WalletService>, logger: Logger): WalletPort {
   return {
     preConsume: (req) => retrying(() => client.preConsume(req), 2),
-    async settle(req) {
-      try {
-        return await retrying(() => client.settle(req), 8);
-      } catch (err) {
-        logger.error({ err, requestId: req.requestId, actual: req.actual }, 'settle failed after retries');
-        throw err;
-      }
-    },
     async refund(requestId) {
       try {
         await retrying(() => client.refund({ requestId }), 8);
@@ -47,7 +39,7 @@ export function walletPort(client: ServiceClient<typeof WalletService>, logger: 
 }
 
 /**
- * Balances as last seen (pre-consume and settle answers, or GetWallet), minus what this replica
+ * Balances as last seen (pre-consume answers, or GetWallet), minus what this replica
  * has in flight without a pre-consume. `ample` holds when both the user and the token (unless
  * unlimited) keep `factor` times the request's upper bound after everything in flight.
  */

@@ -36,7 +36,6 @@ export interface WalletPort {
     tokenId: number;
     amount: number;
   }): Promise<{ userQuota: number; tokenRemainQuota: number }>;
-  settle(req: { requestId: string; actual: number; userId: number; tokenId: number }): Promise<{ userQuota: number }>;
   refund(requestId: string): Promise<void>;
 }
 
@@ -49,7 +48,7 @@ export interface BalancePort {
   /** Marks `amount` as in flight (skipped pre-consume) until release. */
   hold(userId: number, amount: number): void;
   release(userId: number, amount: number): void;
-  /** Records a fresh user quota (pre-consume and settle answers). */
+  /** Records a fresh user quota (pre-consume answers). */
   observe(userId: number, userQuota: number): void;
   spent(token: TokenInfo | undefined, quota: number): void;
 }
@@ -322,12 +321,8 @@ export async function relayRequest(
       ...(result.estimated ? { usage_estimated: true } : {}),
     },
   });
-  try {
-    const res = await deps.wallet.settle({ requestId: caller.requestId, actual: quota, userId, tokenId });
-    deps.balances.observe(userId, res.userQuota);
-  } catch {
-    // The settle is retried by the wallet port; a final failure is logged there.
-  }
+  // The billing service settles from this usage event (idempotent by request id): no call per
+  // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
 }
 
