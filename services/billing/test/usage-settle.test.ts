@@ -1,0 +1,64 @@
+import { randomBytes } from 'node:crypto';
+import { createClient, createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
+import { type Stack, startStack } from '@aigw/local-stack/stack';
+import { CreditReason, WalletService } from '@aigw/proto/billing/v1/billing';
+import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The relay does not call Settle: billing settles each request from its usage event. Delivery is
+ * at least once, so the same event may arrive twice; the wallet must move once.
+ */
+describe('settling from usage events', () => {
+  let stack: Stack;
+  let publisher: Publisher;
+  let wallet: ReturnType<typeof createClient<typeof WalletService>>;
+  beforeAll(async () => {
+    stack = await startStack({ services: ['users', 'channels', 'billing'] });
+    const kafka = createKafka(stack.env.KAFKA_BROKERS!.split(','), 'settle-test', createLogger('t', 'silent'));
+    publisher = await createPublisher(kafka);
+    wallet = createClient(WalletService, stack.env.BILLING_ADDR!);
+  });
+  afterAll(async () => {
+    wallet?.close();
+    await publisher?.disconnect();
+    await stack?.stop();
+  });
+
+  const usage = (userId: number, requestId: string, quota: number, type = 2) =>
+    publisher.publish(
+      topicName(TOPICS.usage),
+      UsageEventSchema,
+      { eventId: requestId, requestId, occurredAtMs: Date.now(), userId, tokenId: 0, quota, type },
+      String(userId),
+    );
+
+  it('when a consumption event arrives twice and an error event once, then the wallet is charged once', async () => {
+    const userId = 900_000 + Math.floor(Math.random() * 10_000);
+    await wallet.credit({
+      requestId: `seed-${randomBytes(6).toString('hex')}`,
+      userId,
+      amount: 10_000,
+      reason: CreditReason.TOPUP,
+      username: 'settle-test',
+    });
+    const rid = `req-${randomBytes(6).toString('hex')}`;
+    await usage(userId, rid, 700);
+    await usage(userId, rid, 700);
+    await usage(userId, `req-${randomBytes(6).toString('hex')}`, 300, 5);
+
+    const until = Date.now() + 20_000;
+    let w = (await wallet.getWallet({ userId })).wallet;
+    while ((w?.usedQuota ?? 0) < 700 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      w = (await wallet.getWallet({ userId })).wallet;
+    }
+    // Give a duplicate time to be (wrongly) applied before the final look.
+    await new Promise((r) => setTimeout(r, 1500));
+    w = (await wallet.getWallet({ userId })).wallet;
+    expect(w?.usedQuota).toBe(700);
+    expect(w?.quota).toBe(9_300);
+    expect(w?.requestCount).toBe(1);
+  });
+});
