@@ -1,54 +1,11 @@
+import type { Channel, RelayChannel } from '@aigw/proto/channels/v1/channels';
 import type { ChannelDoc } from '../data/channel-repository.ts';
 
 /** A channel as the API shows it (channels.v1.Channel); the key only when asked for. */
-export interface ChannelView {
-  id: number;
-  name: string;
-  type: number;
-  key: string;
-  openaiOrganization: string;
-  maxInputTokens: number;
-  baseUrl: string;
-  other: string;
-  modelMapping: string;
-  statusCodeMapping: string;
-  models: string;
-  group: string;
-  autoBan: number;
-  testModel: string;
-  status: number;
-  responseTime: number;
-  usedQuota: number;
-  balance: number;
-  priority: number;
-  weight: number;
-  otherInfo: string;
-  createdTime: number;
-  testTime: number;
-  balanceUpdatedTime: number;
-  tag: string;
-}
+export type ChannelView = Omit<Channel, '$typeName'>;
 
 /** What the relay needs to call a channel (channels.v1.RelayChannel), key decrypted. */
-export interface RelayChannelView {
-  id: number;
-  name: string;
-  type: number;
-  key: string;
-  baseUrl: string;
-  other: string;
-  modelMapping: string;
-  statusCodeMapping: string;
-  autoBan: boolean;
-  status: number;
-  openaiOrganization: string;
-  maxInputTokens: number;
-  models: string;
-  group: string;
-  testModel: string;
-  priority: number;
-  weight: number;
-}
+export type RelayChannelView = Omit<RelayChannel, '$typeName'>;
 
 export const toChannelView = (d: ChannelDoc, key = ''): ChannelView => ({
   id: d._id,
