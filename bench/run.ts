@@ -18,6 +18,9 @@ import { Pool } from '../services/relay/test/bench/load.ts';
 import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
 
 const QUICK = process.argv.includes('--quick');
+/** `--only=saturation,fixed,memory,streams` runs just those phases (all by default). */
+const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const phase = (name: string) => !ONLY || ONLY.includes(name);
 const RATE = 500;
 const FIXED_SECONDS = QUICK ? 5 : 20;
 const SAT_SECONDS = QUICK ? 5 : 15;
@@ -75,6 +78,15 @@ interface Target {
   name: string;
   origin: string;
   headers: Record<string, string>;
+  /** The process serving it (its CPU time per request is reported at saturation). */
+  pid?: number;
+}
+
+/** CPU time (user + system) of a process so far, in ms (from /proc, 100 ticks per second). */
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function body(stream: boolean, model = BENCH_MODEL): string {
@@ -155,6 +167,7 @@ async function saturate(
   let errors = 0;
   const lat: number[] = [];
   const started = performance.now();
+  const cpu0 = cpuMs(t.pid);
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (performance.now() < end && done + errors < maxRequests) {
@@ -171,8 +184,9 @@ async function saturate(
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const cpuPerRequest = (cpuMs(t.pid) - cpu0) / Math.max(1, done + errors);
   await pool.close();
-  return { rps: done / elapsed, errors, p50: pct(lat, 50), p99: pct(lat, 99), n: done };
+  return { rps: done / elapsed, errors, p50: pct(lat, 50), p99: pct(lat, 99), n: done, cpuPerRequest };
 }
 
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
@@ -252,6 +266,7 @@ async function main() {
     name: 'relay',
     origin: `http://127.0.0.1:${relayPort}`,
     headers: { 'content-type': 'application/json', authorization: `Bearer sk-${BENCH_KEY}` },
+    pid: relay.pid,
   };
   await waitFor(
     async () =>
@@ -262,8 +277,13 @@ async function main() {
     'relay',
   );
   const targets: Target[] = [
-    { name: 'direct (fake upstream)', origin: upstream, headers: { 'content-type': 'application/json' } },
-    { name: 'bare proxy', origin: `http://127.0.0.1:${bare.port}`, headers: { 'content-type': 'application/json' } },
+    { name: 'direct (fake upstream)', origin: upstream, headers: { 'content-type': 'application/json' }, pid: fast.child.pid },
+    {
+      name: 'bare proxy',
+      origin: `http://127.0.0.1:${bare.port}`,
+      headers: { 'content-type': 'application/json' },
+      pid: bare.child.pid,
+    },
     relayTarget,
   ];
   // Warm-up: JIT, connection pools, caches, the tokenizer worker.
@@ -276,7 +296,20 @@ async function main() {
     console.log(s);
   };
   // Memory per open stream first, on a relay whose heap the throughput runs have not grown yet.
-  await openStreams(relayTarget, relay.pid as number, log);
+  if (phase('streams')) await openStreams(relayTarget, relay.pid as number, log);
+  if (phase('fixed')) await fixedPhase(targets, log);
+  if (phase('saturation')) await saturationPhase(targets, log);
+  if (phase('memory')) await memoryPhase(relayTarget, relay.pid as number, log);
+
+  const counts = await new Promise<{ settles: number; preConsumes: number }>((res) => {
+    peers.child.once('message', (m: { counts: { settles: number; preConsumes: number } }) => res(m.counts));
+    peers.child.send({ counts: true });
+  });
+  log('');
+  log(`Billing calls seen by the stub peers: ${counts.settles} settles, ${counts.preConsumes} pre-consumes.`);
+}
+
+async function fixedPhase(targets: Target[], log: (s: string) => void) {
   log('');
   log(`## Fixed rate: ${RATE} req/s for ${FIXED_SECONDS} s (latency from the scheduled send time, ms)`);
   log('');
@@ -307,17 +340,22 @@ async function main() {
       `| ${stream ? 'stream (first token)' : 'whole'} | ${f(r[k[0]] - d[k[0]])} | ${f(r[k[1]] - d[k[1]])} | ${f(b[k[0]] - d[k[0]])} | ${f(b[k[1]] - d[k[1]])} |`,
     );
   }
+}
+
+async function saturationPhase(targets: Target[], log: (s: string) => void) {
   log('');
   log(`## Saturation: ${SAT_CONNECTIONS} connections for ${SAT_SECONDS} s`);
   log('');
-  log('| target | mode | req/s | p50 ms | p99 ms | errors |');
-  log('|---|---|---|---|---|---|');
+  log('| target | mode | req/s | p50 ms | p99 ms | errors | CPU ms per request |');
+  log('|---|---|---|---|---|---|---|');
   const sat: Record<string, number> = {};
   for (const stream of [false, true]) {
     for (const t of targets) {
       const r = await saturate(t, stream, SAT_SECONDS);
       sat[`${t.name}|${stream}`] = r.rps;
-      log(`| ${t.name} | ${stream ? 'stream' : 'whole'} | ${f(r.rps, 0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} |`);
+      log(
+        `| ${t.name} | ${stream ? 'stream' : 'whole'} | ${f(r.rps, 0)} | ${f(r.p50)} | ${f(r.p99)} | ${r.errors} | ${f(r.cpuPerRequest, 3)} |`,
+      );
     }
   }
   log('');
@@ -325,11 +363,12 @@ async function main() {
     const ratio = (sat[`relay|${stream}`] ?? 0) / (sat[`bare proxy|${stream}`] ?? 1);
     log(`Relay / bare proxy throughput (${stream ? 'stream' : 'whole'}): ${f(ratio * 100, 1)} %`);
   }
+}
 
+async function memoryPhase(relayTarget: Target, pid: number, log: (s: string) => void) {
   log('');
   log(`## Memory of the relay process (RSS, MB) across ${MEMORY_REQUESTS} requests`);
   log('');
-  const pid = relay.pid as number;
   const samples: string[] = [`start ${f(rssMb(pid), 1)} (heap ${f(await heapMb(relayTarget.origin), 1)})`];
   const step = MEMORY_REQUESTS / 5;
   for (let i = 0; i < 5; i++) {
@@ -337,13 +376,6 @@ async function main() {
     samples.push(`${(i + 1) * step}: ${f(rssMb(pid), 1)} (heap ${f(await heapMb(relayTarget.origin), 1)})`);
   }
   log(samples.join(' | '));
-
-  const counts = await new Promise<{ settles: number; preConsumes: number }>((res) => {
-    peers.child.once('message', (m: { counts: { settles: number; preConsumes: number } }) => res(m.counts));
-    peers.child.send({ counts: true });
-  });
-  log('');
-  log(`Billing calls seen by the stub peers: ${counts.settles} settles, ${counts.preConsumes} pre-consumes.`);
 }
 
 try {

@@ -3,13 +3,25 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
 
 let sdk: NodeSDK | undefined;
 
+/** Whether spans have somewhere to go: an OTLP endpoint, or an exporter chosen explicitly. */
+export function tracingConfigured(env: Record<string, string | undefined> = process.env): boolean {
+  if (env.OTEL_SDK_DISABLED === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  if (exporter) return exporter !== 'none';
+  return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+}
+
 /**
  * Starts OpenTelemetry before anything else is imported (call it first in main.ts, then import the
- * app dynamically). Instruments HTTP, Express, gRPC, kafkajs, ioredis and mongoose; exports spans
- * over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set, so local runs stay quiet.
+ * app dynamically). Instruments HTTP, Express, gRPC, kafkajs, ioredis and mongoose and exports
+ * spans over OTLP/HTTP, sampled as OTEL_TRACES_SAMPLER says (the SDK reads it).
+ *
+ * Nothing starts when no exporter is configured: an SDK without one would still wrap every
+ * request, promise hop and Kafka message in spans that go nowhere (in the relay that cost about
+ * 40 % of its throughput; docs/benchmarks.md). Metrics (prom-client) do not depend on it.
  */
 export async function startTelemetry(serviceName: string): Promise<void> {
-  if (sdk || process.env.OTEL_SDK_DISABLED === 'true') return;
+  if (sdk || !tracingConfigured()) return;
   // ESM modules are only patched through import-in-the-middle's loader hook.
   register('@opentelemetry/instrumentation/hook.mjs', import.meta.url);
   const [{ NodeSDK }, { resourceFromAttributes }, { ATTR_SERVICE_NAME }, instr] = await Promise.all([
@@ -19,7 +31,7 @@ export async function startTelemetry(serviceName: string): Promise<void> {
     loadInstrumentations(),
   ]);
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const traceExporter = endpoint
+  const traceExporter = endpoint && !process.env.OTEL_TRACES_EXPORTER
     ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({
         url: `${endpoint.replace(/\/$/, '')}/v1/traces`,
       })

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tracingConfigured } from '../src/telemetry.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -71,4 +72,24 @@ describe('OpenTelemetry export', () => {
       }
     },
   );
+});
+
+describe('tracingConfigured', () => {
+  it('when no endpoint or exporter is set, then tracing stays off (no spans built for nowhere)', () => {
+    expect(tracingConfigured({})).toBe(false);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: '' })).toBe(false);
+  });
+  it('when an OTLP endpoint is set, then tracing starts unless the SDK is disabled', () => {
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://otel:4318/v1/traces' })).toBe(true);
+    expect(tracingConfigured({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318', OTEL_SDK_DISABLED: 'true' })).toBe(
+      false,
+    );
+  });
+  it('when an exporter is named, then it decides ("none" turns tracing off)', () => {
+    expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'console' })).toBe(true);
+    expect(tracingConfigured({ OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel:4318' })).toBe(
+      false,
+    );
+  });
 });
