@@ -19,8 +19,17 @@ import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.
 
 const QUICK = process.argv.includes('--quick');
 /** `--only=saturation,fixed,memory,streams` runs just those phases (all by default). */
-const ONLY = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const ONLY = process.argv
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
 const phase = (name: string) => !ONLY || ONLY.includes(name);
+/** `--modes=whole` or `--modes=stream` limits the fixed-rate and saturation phases to one mode. */
+const MODES = process.argv
+  .find((a) => a.startsWith('--modes='))
+  ?.slice('--modes='.length)
+  .split(',') ?? ['whole', 'stream'];
+const STREAM_MODES = [false, true].filter((s) => MODES.includes(s ? 'stream' : 'whole'));
 const RATE = 500;
 const FIXED_SECONDS = QUICK ? 5 : 20;
 const SAT_SECONDS = QUICK ? 5 : 15;
@@ -276,8 +285,13 @@ async function main() {
       ),
     'relay',
   );
-  const targets: Target[] = [
-    { name: 'direct (fake upstream)', origin: upstream, headers: { 'content-type': 'application/json' }, pid: fast.child.pid },
+  const allTargets: Target[] = [
+    {
+      name: 'direct (fake upstream)',
+      origin: upstream,
+      headers: { 'content-type': 'application/json' },
+      pid: fast.child.pid,
+    },
     {
       name: 'bare proxy',
       origin: `http://127.0.0.1:${bare.port}`,
@@ -286,6 +300,12 @@ async function main() {
     },
     relayTarget,
   ];
+  /** `--targets=relay,bare` limits the phases to those targets (by the start of their names). */
+  const only = process.argv
+    .find((a) => a.startsWith('--targets='))
+    ?.slice('--targets='.length)
+    .split(',');
+  const targets = allTargets.filter((t) => !only || only.some((o) => t.name.startsWith(o)));
   // Warm-up: JIT, connection pools, caches, the tokenizer worker.
   for (const t of targets) await saturate(t, false, 2, 16);
   for (const t of targets) await saturate(t, true, 2, 16);
@@ -316,7 +336,7 @@ async function fixedPhase(targets: Target[], log: (s: string) => void) {
   log('| target | mode | p50 | p99 | first token p50 | first token p99 | errors | requests |');
   log('|---|---|---|---|---|---|---|---|');
   const fixed: Record<string, Awaited<ReturnType<typeof fixedRate>>> = {};
-  for (const stream of [false, true]) {
+  for (const stream of STREAM_MODES) {
     for (const t of targets) {
       const r = await fixedRate(t, stream, RATE, FIXED_SECONDS);
       fixed[`${t.name}|${stream}`] = r;
@@ -330,7 +350,7 @@ async function fixedPhase(targets: Target[], log: (s: string) => void) {
   log('');
   log('| mode | added p50 | added p99 | bare proxy added p50 | bare proxy added p99 |');
   log('|---|---|---|---|---|');
-  for (const stream of [false, true]) {
+  for (const stream of STREAM_MODES) {
     const d = fixed[`direct (fake upstream)|${stream}`];
     const r = fixed[`relay|${stream}`];
     const b = fixed[`bare proxy|${stream}`];
@@ -349,7 +369,7 @@ async function saturationPhase(targets: Target[], log: (s: string) => void) {
   log('| target | mode | req/s | p50 ms | p99 ms | errors | CPU ms per request |');
   log('|---|---|---|---|---|---|---|');
   const sat: Record<string, number> = {};
-  for (const stream of [false, true]) {
+  for (const stream of STREAM_MODES) {
     for (const t of targets) {
       const r = await saturate(t, stream, SAT_SECONDS);
       sat[`${t.name}|${stream}`] = r.rps;
@@ -359,7 +379,7 @@ async function saturationPhase(targets: Target[], log: (s: string) => void) {
     }
   }
   log('');
-  for (const stream of [false, true]) {
+  for (const stream of STREAM_MODES) {
     const ratio = (sat[`relay|${stream}`] ?? 0) / (sat[`bare proxy|${stream}`] ?? 1);
     log(`Relay / bare proxy throughput (${stream ? 'stream' : 'whole'}): ${f(ratio * 100, 1)} %`);
   }

@@ -31,11 +31,12 @@ export async function startTelemetry(serviceName: string): Promise<void> {
     loadInstrumentations(),
   ]);
   const endpoint = process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-  const traceExporter = endpoint && !process.env.OTEL_TRACES_EXPORTER
-    ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({
-        url: `${endpoint.replace(/\/$/, '')}/v1/traces`,
-      })
-    : undefined;
+  const traceExporter =
+    endpoint && !process.env.OTEL_TRACES_EXPORTER
+      ? new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({
+          url: `${endpoint.replace(/\/$/, '')}/v1/traces`,
+        })
+      : undefined;
   sdk = new NodeSDK({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: serviceName }),
     ...(traceExporter ? { traceExporter } : {}),

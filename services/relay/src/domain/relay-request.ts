@@ -252,7 +252,7 @@ export async function relayRequest(
         responseTimeMs: Math.round(performance.now() - t0),
       });
       const budget = err.kind === 'first_token_timeout' ? Math.max(retryTimes, 1) : retryTimes;
-      if (pinned || sink.signal.aborted || !isRetryable(err) || attempt >= budget) break;
+      if (pinned || sink.aborted || !isRetryable(err) || attempt >= budget) break;
     }
   }
 
@@ -278,7 +278,7 @@ export async function relayRequest(
     let status = failure.status || (failure.kind === 'first_token_timeout' ? 504 : 502);
     status = mapStatus(status, last?.channel.statusCodeMapping);
     const message = failure.message;
-    if (!sink.started && !sink.signal.aborted) {
+    if (!sink.started && !sink.aborted) {
       sink.head(status, { 'content-type': 'application/json' });
       sink.end(JSON.stringify(errorBody(req.format, status, message, 'upstream_error')));
     }

@@ -1,4 +1,4 @@
-import type { ClientSink } from '../../src/domain/exchange/ports.ts';
+import { type ClientSink, cancelSource } from '../../src/domain/exchange/ports.ts';
 
 /** A ClientSink that keeps what was written (adaptor tests without an HTTP server). */
 export function memorySink(): ClientSink & {
@@ -9,7 +9,7 @@ export function memorySink(): ClientSink & {
   abort(): void;
   writes: number;
 } {
-  const ctl = new AbortController();
+  const gone = cancelSource();
   const parts: string[] = [];
   const sink = {
     status: 0,
@@ -17,7 +17,10 @@ export function memorySink(): ClientSink & {
     ended: false,
     writes: 0,
     started: false,
-    signal: ctl.signal,
+    get aborted() {
+      return gone.aborted;
+    },
+    onAbort: gone.onAbort,
     head(status: number, headers: Record<string, string>) {
       sink.status = status;
       sink.headers = headers;
@@ -35,7 +38,7 @@ export function memorySink(): ClientSink & {
       sink.ended = true;
     },
     text: () => parts.join(''),
-    abort: () => ctl.abort(),
+    abort: () => gone.abort(),
   };
   return sink;
 }

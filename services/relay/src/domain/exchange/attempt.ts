@@ -13,7 +13,7 @@ import { ollamaToOpenAIResponse } from '../protocols/ollama.ts';
 import { type ChatRequest, type ChatResponse, type Json, type Usage, usageFromOpenAI } from '../protocols/openai.ts';
 import { buildUpstreamBody, type ClientRequest } from './build-request.ts';
 import { UpstreamFailure, upstreamMessage } from './failure.ts';
-import type { ClientSink, UpstreamClient, UpstreamResponse } from './ports.ts';
+import { type ClientSink, cancelSource, type UpstreamClient, type UpstreamResponse } from './ports.ts';
 import { relayStream } from './stream.ts';
 
 export interface AttemptInput {
@@ -56,23 +56,16 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
 
-  // Streams need their own controller (the first-token timeout aborts too); whole answers only
-  // follow the client.
-  const ctl = req.stream ? new AbortController() : undefined;
-  const onClientGone = () => ctl?.abort();
-  if (ctl) sink.signal.addEventListener('abort', onClientGone, { once: true });
+  // Streams get their own cancellation (the first-token timeout cancels too); whole answers
+  // only follow the client.
+  const cancel = req.stream ? cancelSource() : undefined;
+  const unlink = cancel ? sink.onAbort(() => cancel.abort()) : undefined;
   try {
     let res: UpstreamResponse;
     try {
-      res = await input.upstream.send({
-        url: target.url,
-        method: 'POST',
-        headers,
-        body,
-        signal: ctl?.signal ?? sink.signal,
-      });
+      res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, cancel: cancel ?? sink });
     } catch (err) {
-      if (sink.signal.aborted)
+      if (sink.aborted)
         return {
           usage: { promptTokens: 0, completionTokens: 0 },
           estimated: true,
@@ -87,12 +80,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       throw new UpstreamFailure(res.status, upstreamMessage(raw, res.status));
     }
     const contentType = String(res.headers['content-type'] ?? '');
-    if (ctl && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
-      return await relayStream(input, res, ctl);
+    if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
+      return await relayStream(input, res, cancel);
     }
     return await relayWhole(input, res, contentType);
   } finally {
-    if (ctl) sink.signal.removeEventListener('abort', onClientGone);
+    unlink?.();
   }
 }
 
@@ -102,7 +95,7 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
   try {
     bytes = await res.bytes();
   } catch (err) {
-    if (sink.signal.aborted)
+    if (sink.aborted)
       return {
         usage: { promptTokens: 0, completionTokens: 0 },
         estimated: true,

@@ -1,13 +1,21 @@
 /** What the relay's domain needs from HTTP, in both directions (implemented in transport/ and data/). */
 
-/** An upstream answer whose body has not been read yet. */
+/**
+ * A cancellation source without an AbortController per request (those cost more than the rest
+ * of a request's bookkeeping on the hot path).
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  /** Calls `fn` once when cancelled; returns the unsubscribe. */
+  onAbort(fn: () => void): () => void;
+}
+
+/** An upstream answer whose body has not been read yet (read it one way: iterate or bytes()). */
 export interface UpstreamResponse {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   body: AsyncIterable<Uint8Array>;
   bytes(): Promise<Buffer>;
-  /** Discards the body (keeps the connection reusable). */
-  dump(): Promise<void>;
 }
 
 export interface UpstreamRequest {
@@ -15,7 +23,8 @@ export interface UpstreamRequest {
   method: 'POST' | 'GET';
   headers: Record<string, string>;
   body?: string | Buffer | FormData;
-  signal: AbortSignal;
+  /** Cancels the call (before or after the response started). */
+  cancel?: Cancellation;
 }
 
 /** Sends upstream calls; rejects on connection failures (not on HTTP error statuses). */
@@ -24,7 +33,7 @@ export interface UpstreamClient {
 }
 
 /** The client side of a relayed request: the answer is written here, chunk by chunk. */
-export interface ClientSink {
+export interface ClientOutput {
   /** Sets the status and headers; the first write sends them. */
   head(status: number, headers: Record<string, string>): void;
   /** Writes a chunk; false when the socket buffer is full (await drain()). */
@@ -33,9 +42,38 @@ export interface ClientSink {
   end(chunk?: string | Buffer): void;
   /** Whether anything was sent (then the status can no longer change). */
   readonly started: boolean;
-  /** Aborted when the client goes away before the answer ends. */
-  readonly signal: AbortSignal;
 }
+
+/** Where a relayed answer goes; aborted when the client goes away before the answer ends. */
+export type ClientSink = ClientOutput & Cancellation;
 
 /** The client formats the relay serves. */
 export type ClientFormat = 'openai' | 'claude' | 'gemini';
+
+/** A Cancellation to trigger by hand (first-token timeouts, tests). */
+export function cancelSource(): Cancellation & { abort(): void } {
+  let listeners: (() => void)[] | undefined;
+  const src = {
+    aborted: false,
+    onAbort(fn: () => void) {
+      if (src.aborted) {
+        fn();
+        return () => undefined;
+      }
+      listeners ??= [];
+      listeners.push(fn);
+      return () => {
+        const i = listeners?.indexOf(fn) ?? -1;
+        if (i >= 0) listeners?.splice(i, 1);
+      };
+    },
+    abort() {
+      if (src.aborted) return;
+      src.aborted = true;
+      const fns = listeners ?? [];
+      listeners = undefined;
+      for (const fn of fns) fn();
+    },
+  };
+  return src;
+}

@@ -35,7 +35,7 @@ interface Encoder {
 export async function relayStream(
   input: AttemptInput,
   res: UpstreamResponse,
-  ctl: AbortController,
+  cancel: { abort(): void },
 ): Promise<AttemptResult> {
   const { req, sink } = input;
   const tally: StreamTally = { chars: 0, wideChars: 0 };
@@ -53,7 +53,7 @@ export async function relayStream(
       ? setTimeout(() => {
           if (!committed) {
             timedOut = true;
-            ctl.abort();
+            cancel.abort();
           }
         }, input.firstTokenTimeoutMs)
       : undefined;
@@ -92,7 +92,7 @@ export async function relayStream(
   } catch (err) {
     if (timer) clearTimeout(timer);
     if (timedOut) throw new UpstreamFailure(0, `首字超时（${input.firstTokenTimeoutMs} ms）`, 'first_token_timeout');
-    if (!sink.signal.aborted) {
+    if (!sink.aborted) {
       const message = err instanceof Error ? err.message : String(err);
       if (!committed)
         throw new UpstreamFailure(err instanceof UpstreamFailure ? err.status : 0, `上游流中断: ${message}`, 'stream');
@@ -102,7 +102,7 @@ export async function relayStream(
     if (timer) clearTimeout(timer);
   }
 
-  const aborted = sink.signal.aborted;
+  const aborted = sink.aborted;
   let estimated = false;
   let usage = tally.usage;
   if (!usage || (aborted && usage.completionTokens === 0)) {

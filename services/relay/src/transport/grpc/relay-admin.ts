@@ -14,7 +14,8 @@ function collectSink(): ClientSink & { text(): string } {
   const parts: string[] = [];
   let started = false;
   return {
-    signal: new AbortController().signal,
+    aborted: false,
+    onAbort: () => () => undefined,
     get started() {
       return started;
     },

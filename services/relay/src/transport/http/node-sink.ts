@@ -1,17 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientSink } from '../../domain/exchange/ports.ts';
+import { type ClientSink, cancelSource } from '../../domain/exchange/ports.ts';
 
 /**
- * A ClientSink over a node:http response. Its signal aborts when the client goes away before
- * the answer ended (the pipeline cancels the upstream call then).
+ * A ClientSink over a node:http response. It is aborted when the client goes away before the
+ * answer ended (the pipeline cancels the upstream call then).
  */
 export function nodeSink(res: ServerResponse, extraHeaders: Record<string, string>): ClientSink {
-  const ctl = new AbortController();
+  const gone = cancelSource();
   let status = 200;
   let headers: Record<string, string> = {};
   let started = false;
   res.once('close', () => {
-    if (!res.writableFinished) ctl.abort();
+    if (!res.writableFinished) gone.abort();
   });
   const start = () => {
     if (started) return;
@@ -19,7 +19,10 @@ export function nodeSink(res: ServerResponse, extraHeaders: Record<string, strin
     res.writeHead(status, { ...extraHeaders, ...headers });
   };
   return {
-    signal: ctl.signal,
+    get aborted() {
+      return gone.aborted;
+    },
+    onAbort: gone.onAbort,
     get started() {
       return started;
     },

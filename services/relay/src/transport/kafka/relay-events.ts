@@ -5,15 +5,10 @@
  */
 
 import { type Logger, type Publisher, topicName } from '@aigw/common';
-import {
-  ChannelHealthEvent_Kind,
-  ChannelHealthEventSchema,
-  type UsageEvent,
-  UsageEventSchema,
-} from '@aigw/proto/events/v1/events';
+import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
-import { create, toBinary } from '@bufbuild/protobuf';
 import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
+import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-encoder.ts';
 
 export interface RelayEvents {
   usage(rec: UsageRecord): void;
@@ -25,11 +20,10 @@ export interface RelayEvents {
 
 const ROUND = (n: number) => Math.round(n * 1e6) / 1e6;
 
-/** Builds the UsageEvent of a finished request. */
-export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEvent {
+/** The UsageEvent of a finished request. */
+export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields {
   const p = rec.price;
-  const other: Record<string, unknown> = { ...rec.other };
-  return create(UsageEventSchema, {
+  return {
     eventId: rec.requestId,
     occurredAtMs: now,
     requestId: rec.requestId,
@@ -55,16 +49,24 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEvent {
       completionRatio: p?.kind === 'ratio' ? ROUND(p.completionRatio) : 0,
       groupRatio: ROUND(rec.groupRatio),
       modelPrice: p?.kind === 'call' ? p.price : 0,
+      audioRatio: 0,
+      audioCompletionRatio: 0,
+      cacheRatio: 0,
     },
     ip: rec.caller.ip,
     statusCode: rec.statusCode,
     error: rec.type === 5,
     errorMessage: rec.errorMessage,
-    other: Object.keys(other).length ? JSON.stringify(other) : '',
+    other: hasKeys(rec.other) ? JSON.stringify(rec.other) : '',
     cachedTokens: rec.usage.cachedTokens ?? 0,
     audioInputTokens: rec.usage.audioInputTokens ?? 0,
     audioOutputTokens: rec.usage.audioOutputTokens ?? 0,
-  });
+  };
+}
+
+function hasKeys(o: object): boolean {
+  for (const _ in o) return true;
+  return false;
 }
 
 function contentOf(rec: UsageRecord): string {
@@ -86,6 +88,8 @@ export function relayEvents(
   const healthTopic = topicName(TOPICS.channelHealth);
   let queue: { key: string; value: Buffer }[] = [];
   let timer: NodeJS.Timeout | undefined;
+  // Events of one batch are encoded back to back into one buffer (views per message).
+  const writer = new ProtoWriter();
   let sending: Promise<void> = Promise.resolve();
 
   const send = (): Promise<void> => {
@@ -96,6 +100,7 @@ export function relayEvents(
     if (queue.length === 0) return sending;
     const batch = queue;
     queue = [];
+    writer.reset();
     // One send at a time keeps per-user order (same key, same partition).
     sending = sending.then(() => sendWithRetry(batch));
     return sending;
@@ -118,7 +123,7 @@ export function relayEvents(
   return {
     usage(rec) {
       const ev = usageEvent(rec);
-      queue.push({ key: String(ev.userId), value: Buffer.from(toBinary(UsageEventSchema, ev)) });
+      queue.push({ key: String(ev.userId), value: encodeUsageEvent(writer, ev) });
       if (queue.length >= maxBatch) void send();
       else if (!timer) {
         timer = setTimeout(() => void send(), lingerMs);
