@@ -42,6 +42,8 @@ interface RunOpts {
   stream?: boolean;
   body?: Json | FormData;
   includeUsage?: boolean;
+  /** The client's raw JSON text (sent unchanged when nothing needs rewriting). */
+  raw?: string;
   other?: string;
   firstTokenTimeoutMs?: number;
   sink?: ReturnType<typeof memorySink>;
@@ -69,6 +71,7 @@ async function run(o: RunOpts) {
     model,
     stream,
     body,
+    ...(o.raw !== undefined ? { raw: Buffer.from(o.raw) } : {}),
     includeUsage: o.includeUsage ?? false,
   };
   const sink = o.sink ?? memorySink();
@@ -137,6 +140,19 @@ describe('OpenAI-compatible adaptors', () => {
     expect(sink.headers['content-type']).toBe('text/event-stream');
     expect(result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
     expect(result.firstTokenMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('when the client’s raw JSON is relayed as a stream, then stream_options is spliced in and the rest is unchanged', async () => {
+    const body = {
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: '你好 "q"' }],
+      stream: true,
+      temperature: 0.5,
+    };
+    const raw = ` \n${JSON.stringify(body, null, 2)}`;
+    const { result, sent } = await run({ kind: 'openai', type: 1, stream: true, body, raw });
+    expect(sent?.body).toEqual({ ...body, stream_options: { include_usage: true } });
+    expect(result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
   });
 
   it('when the client asks for stream usage, then it gets the usage chunk', async () => {

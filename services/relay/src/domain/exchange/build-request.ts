@@ -29,6 +29,8 @@ export function canonicalChat(req: ClientRequest): ChatRequest {
   return geminiToOpenAIRequest(body, req.model, req.stream);
 }
 
+const USAGE_OPTION = Buffer.from('"stream_options":{"include_usage":true},');
+
 /** Upstreams that reject stream_options (they report usage without being asked, or never). */
 const NO_STREAM_OPTIONS = new Set([42]);
 
@@ -60,7 +62,15 @@ export function buildUpstreamBody(
       return req.raw && upstreamModel === req.model ? req.raw : JSON.stringify({ ...body, model: upstreamModel });
     // OpenAI to OpenAI: ask for usage in streams so the bill is exact.
     const addUsage = req.stream && !req.includeUsage && !NO_STREAM_OPTIONS.has(ch.type);
-    if (req.raw && upstreamModel === req.model && !addUsage) return req.raw;
+    if (req.raw && upstreamModel === req.model) {
+      if (!addUsage) return req.raw;
+      // The raw text with the option spliced in after its opening brace (no re-serialising).
+      if (body.stream_options === undefined) {
+        const brace = req.raw.indexOf(0x7b);
+        if (brace >= 0)
+          return Buffer.concat([req.raw.subarray(0, brace + 1), USAGE_OPTION, req.raw.subarray(brace + 1)]);
+      }
+    }
     const out: Json = { ...body, model: upstreamModel };
     if (addUsage) out.stream_options = { ...((body.stream_options as Json | undefined) ?? {}), include_usage: true };
     return JSON.stringify(out);

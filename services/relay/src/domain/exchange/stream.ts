@@ -63,29 +63,29 @@ export async function relayStream(
     if (timer) clearTimeout(timer);
     sink.head(200, SSE_HEADERS);
   };
-  const emit = async (text: string, produced: boolean) => {
-    if (!committed) {
-      held += text;
-      if (!produced) return;
-      firstTokenMs = Math.round(performance.now() - input.startedAt);
-      commit();
-      text = held;
-      held = '';
-    }
-    if (text && !sink.write(text)) await sink.drain();
-  };
+  // The events of one upstream read go out in one write (one syscall, not one per event).
   const handle = async (items: unknown[]) => {
+    let out = '';
     for (const item of items) {
-      const { out, produced } = encoder.event(item);
-      if (out || produced) await emit(out, produced);
+      const ev = encoder.event(item);
+      if (committed) out += ev.out;
+      else {
+        held += ev.out;
+        if (!ev.produced) continue;
+        firstTokenMs = Math.round(performance.now() - input.startedAt);
+        commit();
+        out = held;
+        held = '';
+      }
     }
+    if (out && !sink.write(out)) await sink.drain();
   };
 
   let failure: UpstreamFailure | undefined;
   try {
     for await (const bytes of res.body) {
-      if (sseParser) await handle(sseParser.push(bytes));
-      else if (lineParser) await handle(lineParser.push(bytes));
+      const items = sseParser ? sseParser.push(bytes) : (lineParser as NonNullable<typeof lineParser>).push(bytes);
+      if (items.length > 0) await handle(items);
     }
     if (sseParser) await handle(sseParser.end());
     else if (lineParser) await handle(lineParser.end());

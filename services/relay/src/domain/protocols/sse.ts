@@ -1,3 +1,5 @@
+import { StringDecoder } from 'node:string_decoder';
+
 /** One server-sent event: its `event:` name (empty when none) and its joined `data:` lines. */
 export interface SseEvent {
   event: string;
@@ -9,7 +11,9 @@ export interface SseEvent {
  * Keeps only the unfinished tail between calls, so memory stays bounded by one event.
  */
 export function createSseParser(): { push(chunk: Uint8Array | string): SseEvent[]; end(): SseEvent[] } {
-  const decoder = new TextDecoder();
+  // StringDecoder keeps a UTF-8 sequence split across chunks for the next one, like TextDecoder
+  // with { stream: true }, at a fraction of its cost per chunk.
+  const decoder = new StringDecoder('utf8');
   let buf = '';
   let event = '';
   let data: string[] = [];
@@ -47,11 +51,11 @@ export function createSseParser(): { push(chunk: Uint8Array | string): SseEvent[
 
   return {
     push(chunk) {
-      buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      buf += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
       return takeLines(false);
     },
     end() {
-      buf += decoder.decode();
+      buf += decoder.end();
       return takeLines(true);
     },
   };
@@ -59,7 +63,7 @@ export function createSseParser(): { push(chunk: Uint8Array | string): SseEvent[
 
 /** Incremental newline-delimited JSON parser (Ollama's streams): one parsed value per line. */
 export function createNdjsonParser(): { push(chunk: Uint8Array | string): unknown[]; end(): unknown[] } {
-  const decoder = new TextDecoder();
+  const decoder = new StringDecoder('utf8');
   let buf = '';
   const take = (final: boolean): unknown[] => {
     const out: unknown[] = [];
@@ -73,11 +77,11 @@ export function createNdjsonParser(): { push(chunk: Uint8Array | string): unknow
   };
   return {
     push(chunk) {
-      buf += typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
+      buf += typeof chunk === 'string' ? chunk : decoder.write(chunk as Buffer);
       return take(false);
     },
     end() {
-      buf += decoder.decode();
+      buf += decoder.end();
       return take(true);
     },
   };
