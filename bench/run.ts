@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
+import { bundleRelay } from './bundle-relay.ts';
 
 const QUICK = process.argv.includes('--quick');
 /** `--only=saturation,fixed,memory,streams` runs just those phases (all by default). */
@@ -247,7 +248,8 @@ async function main() {
   const bare = await start('services/relay/test/bench/bare-proxy.ts', ['0', upstream]);
   const relayPort = 3100 + Math.floor(Math.random() * 800);
   const peer = `127.0.0.1:${peers.port}`;
-  const relay = fork(resolve(ROOT, 'services/relay/src/main.ts'), [], {
+  // The relay runs bundled as it ships (bench/bundle-relay.mjs), not under tsx.
+  const relay = fork(await bundleRelay(), [], {
     env: {
       ...process.env,
       HTTP_PORT: String(relayPort),
@@ -263,11 +265,7 @@ async function main() {
         ? Object.fromEntries(process.env.BENCH_RELAY_ENV.split(',').map((kv) => kv.split('=') as [string, string]))
         : {}),
     },
-    execArgv: [
-      '--import',
-      'tsx',
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
-    ],
+    execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(relay);

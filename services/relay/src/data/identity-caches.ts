@@ -12,6 +12,9 @@ import { ttlCache } from './ttl-cache.ts';
 export interface IdentityCaches {
   token(key: string): Promise<TokenInfo | undefined>;
   user(id: number): Promise<UserInfo | undefined>;
+  /** The cached token or user when fresh, without a promise (the hot path's common case). */
+  cachedToken(key: string): TokenInfo | undefined;
+  cachedUser(id: number): UserInfo | undefined;
   dropToken(key: string, id: number): void;
   dropUser(id: number): void;
   /** Local spend since the token was loaded (its cached remain_quota shrinks with it). */
@@ -84,6 +87,8 @@ export function identityCaches(deps: {
   return {
     token: (key) => tokens.get(key),
     user: (id) => users.get(id),
+    cachedToken: (key) => tokens.peek(key),
+    cachedUser: (id) => users.peek(id),
     dropToken(key, id) {
       const k = key || keyById.get(id);
       if (k) tokens.delete(k);

@@ -120,12 +120,10 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
     aborted: false,
     units: 0,
   };
-  const fill = async (usage: Usage | undefined, text: string) => {
-    if (usage) result.usage = usage;
-    else {
-      result.estimated = true;
-      result.usage = { promptTokens: await input.estimatePrompt(), completionTokens: await input.countText(text) };
-    }
+  // Usage the upstream reported is taken as is; otherwise it is estimated from the texts.
+  const estimateUsage = async (text: string) => {
+    result.estimated = true;
+    result.usage = { promptTokens: await input.estimatePrompt(), completionTokens: await input.countText(text) };
   };
 
   if (req.mode === 'chat') {
@@ -139,7 +137,8 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
           : p === 'claude'
             ? claudeUsage(json.usage)
             : geminiUsage(json.usageMetadata);
-      await fill(usage, usage ? '' : textOf(p, json));
+      if (usage) result.usage = usage;
+      else await estimateUsage(textOf(p, json));
       sink.head(200, JSON_HEADERS);
       sink.end(bytes);
       return result;
@@ -156,7 +155,8 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
               ? ollamaToOpenAIResponse(json, model)
               : cohereToOpenAIResponse(json, model);
     const usage = usageFromOpenAI(oa.usage);
-    await fill(usage, oa.choices?.[0]?.message?.content ?? '');
+    if (usage) result.usage = usage;
+    else await estimateUsage(oa.choices?.[0]?.message?.content ?? '');
     if (!oa.usage)
       oa.usage = {
         prompt_tokens: result.usage.promptTokens,
@@ -188,11 +188,12 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
     if (req.mode === 'images') result.units = Array.isArray(json.data) ? json.data.length : 1;
     const usage = usageFromOpenAI(json.usage);
     const text = req.mode === 'transcriptions' || req.mode === 'translations' ? String(json.text ?? '') : '';
-    await fill(usage, text);
+    if (usage) result.usage = usage;
+    else await estimateUsage(text);
   } else {
     // Audio bytes (speech) or text transcripts: billed from the input.
     const text = req.mode === 'transcriptions' || req.mode === 'translations' ? bytes.toString('utf8') : '';
-    await fill(undefined, text);
+    await estimateUsage(text);
   }
   sink.head(200, { 'content-type': contentType || 'application/octet-stream' });
   sink.end(bytes);

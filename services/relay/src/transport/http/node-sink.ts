@@ -1,61 +1,98 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ClientSink, cancelSource } from '../../domain/exchange/ports.ts';
+import type { ClientSink } from '../../domain/exchange/ports.ts';
 
 /**
  * A ClientSink over a node:http response. It is aborted when the client goes away before the
- * answer ended (the pipeline cancels the upstream call then).
+ * answer ended (the pipeline cancels the upstream call then). A class: one object per request,
+ * its methods shared.
  */
+class NodeSink implements ClientSink {
+  aborted = false;
+  started = false;
+  private status = 200;
+  private headers: Record<string, string> | undefined;
+  private listeners: (() => void)[] | undefined;
+
+  constructor(
+    private readonly res: ServerResponse,
+    private readonly extra: Record<string, string>,
+  ) {
+    res.once('close', () => {
+      if (res.writableFinished) return;
+      this.aborted = true;
+      const fns = this.listeners ?? [];
+      this.listeners = undefined;
+      for (const fn of fns) fn();
+    });
+  }
+
+  onAbort(fn: () => void): () => void {
+    if (this.aborted) {
+      fn();
+      return noop;
+    }
+    (this.listeners ??= []).push(fn);
+    return () => {
+      const i = this.listeners?.indexOf(fn) ?? -1;
+      if (i >= 0) this.listeners?.splice(i, 1);
+    };
+  }
+
+  head(status: number, headers: Record<string, string>): void {
+    this.status = status;
+    this.headers = headers;
+  }
+
+  /** The response head as a flat [name, value, ...] list (no merged header objects). */
+  private flatHeaders(contentLength?: number): string[] {
+    const out: string[] = [];
+    for (const k in this.extra) out.push(k, this.extra[k] as string);
+    if (this.headers) for (const k in this.headers) out.push(k, this.headers[k] as string);
+    if (contentLength !== undefined) out.push('content-length', String(contentLength));
+    return out;
+  }
+
+  private start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.res.writeHead(this.status, this.flatHeaders());
+  }
+
+  write(chunk: string | Buffer): boolean {
+    this.start();
+    return this.res.write(chunk);
+  }
+
+  drain(): Promise<void> {
+    const res = this.res;
+    return new Promise<void>((resolve) => {
+      if (res.destroyed) return resolve();
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+    });
+  }
+
+  end(chunk?: string | Buffer): void {
+    if (!this.started && chunk !== undefined && !this.res.headersSent) {
+      this.started = true;
+      this.res.writeHead(this.status, this.flatHeaders(Buffer.byteLength(chunk)));
+      this.res.end(chunk);
+      return;
+    }
+    this.start();
+    this.res.end(chunk);
+  }
+}
+
+const noop = () => undefined;
+
 export function nodeSink(res: ServerResponse, extraHeaders: Record<string, string>): ClientSink {
-  const gone = cancelSource();
-  let status = 200;
-  let headers: Record<string, string> = {};
-  let started = false;
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
-  const start = () => {
-    if (started) return;
-    started = true;
-    res.writeHead(status, { ...extraHeaders, ...headers });
-  };
-  return {
-    get aborted() {
-      return gone.aborted;
-    },
-    onAbort: gone.onAbort,
-    get started() {
-      return started;
-    },
-    head(s, h) {
-      status = s;
-      headers = h;
-    },
-    write(chunk) {
-      start();
-      return res.write(chunk);
-    },
-    drain: () =>
-      new Promise<void>((resolve) => {
-        if (res.destroyed) return resolve();
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.once('drain', done);
-        res.once('close', done);
-      }),
-    end(chunk) {
-      if (!started && chunk !== undefined && !res.headersSent) {
-        started = true;
-        res.writeHead(status, { ...extraHeaders, ...headers, 'content-length': String(Buffer.byteLength(chunk)) });
-        res.end(chunk);
-        return;
-      }
-      start();
-      res.end(chunk);
-    },
-  };
+  return new NodeSink(res, extraHeaders);
 }
 
 /** Reads a request body up to `limit` bytes (413 beyond). */

@@ -105,11 +105,10 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
 export function relayRoutes(deps: RouteDeps) {
   const metrics = relayMetrics();
 
-  async function identify(
-    req: IncomingMessage,
-    format: ClientFormat,
-    url: string,
-  ): Promise<{ user: UserInfo; token: TokenInfo; pinned: number }> {
+  type Identity = { user: UserInfo; token: TokenInfo; pinned: number };
+
+  /** The caller's token and user: at once from the caches, or a promise when one must load. */
+  function identify(req: IncomingMessage, format: ClientFormat, url: string): Identity | Promise<Identity> {
     let raw: string | undefined;
     if (format === 'claude') raw = (req.headers['x-api-key'] as string | undefined) ?? req.headers.authorization;
     else if (format === 'gemini')
@@ -120,16 +119,24 @@ export function relayRoutes(deps: RouteDeps) {
     else raw = req.headers.authorization;
     const parsed = parseKey(raw);
     if (!parsed) throw new RelayError(401, '未提供令牌', 'missing_token');
-    const token = await deps.identities.token(parsed.key);
-    if (!token) throw new RelayError(401, '无效的令牌', 'invalid_token');
+    const token = deps.identities.cachedToken(parsed.key);
+    const user = token && deps.identities.cachedUser(token.userId);
+    if (token && user) return admit(req, parsed.pinnedChannelId, token, user);
+    return (async () => {
+      const t = await deps.identities.token(parsed.key);
+      if (!t) throw new RelayError(401, '无效的令牌', 'invalid_token');
+      checkToken(t, Math.floor(Date.now() / 1000));
+      return admit(req, parsed.pinnedChannelId, t, await deps.identities.user(t.userId));
+    })();
+  }
+
+  function admit(req: IncomingMessage, pinned: number, token: TokenInfo, user: UserInfo | undefined): Identity {
     checkToken(token, Math.floor(Date.now() / 1000));
-    const user = await deps.identities.user(token.userId);
     checkUser(user);
-    if (parsed.pinnedChannelId && user.role < ADMIN_ROLE)
-      throw new RelayError(403, '普通用户不支持指定渠道', 'channel_pin_forbidden');
+    if (pinned && user.role < ADMIN_ROLE) throw new RelayError(403, '普通用户不支持指定渠道', 'channel_pin_forbidden');
     if (!ipAllowed(token.allowIps, clientIp(req, deps.trustProxy)))
       throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中', 'ip_forbidden');
-    return { user, token, pinned: parsed.pinnedChannelId };
+    return { user, token, pinned };
   }
 
   async function limit(tokenId: number, userId: number): Promise<void> {
@@ -182,12 +189,7 @@ export function relayRoutes(deps: RouteDeps) {
   }
 
   /** Runs an authenticated request through the pipeline. */
-  async function run(
-    res: ServerResponse,
-    req: IncomingMessage,
-    caller: RelayCaller,
-    creq: ClientRequest,
-  ): Promise<void> {
+  async function run(res: ServerResponse, caller: RelayCaller, creq: ClientRequest): Promise<void> {
     const sink = nodeSink(res, { 'x-aigw-request-id': caller.requestId });
     const outcome = await relayRequest(deps.pipeline, caller, creq, sink);
     metrics.observe(creq.mode, outcome.status, outcome.quota);
@@ -204,7 +206,11 @@ export function relayRoutes(deps: RouteDeps) {
     const startedAt = performance.now();
     const requestId = newRequestId();
     try {
-      const [id, creq] = await Promise.all([identify(req, format, url), parse(req, mode, format, gemini)]);
+      const who = identify(req, format, url);
+      const [id, creq] =
+        who instanceof Promise
+          ? await Promise.all([who, parse(req, mode, format, gemini)])
+          : [who, await parse(req, mode, format, gemini)];
       checkModel(id.token, creq.model);
       const caller: RelayCaller = {
         requestId,
@@ -215,8 +221,8 @@ export function relayRoutes(deps: RouteDeps) {
         ip: clientIp(req, deps.trustProxy),
         startedAt,
       };
-      await limit(id.token.id, id.user.id);
-      await run(res, req, caller, creq);
+      if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
+      await run(res, caller, creq);
     } catch (err) {
       fail(res, format, err, requestId, mode);
     }
@@ -246,8 +252,8 @@ export function relayRoutes(deps: RouteDeps) {
         creq.body = rest;
         creq.raw = undefined;
       }
-      await limit(0, user.id);
-      await run(res, req, caller, creq);
+      if (deps.limiter.enabled) await limit(0, user.id);
+      await run(res, caller, creq);
     } catch (err) {
       fail(res, 'openai', err, requestId, 'chat');
     }

@@ -30,7 +30,16 @@ export function createRelayServer(opts: { readiness: Record<string, ReadinessChe
       },
     });
   });
-  const pending = new Set<Promise<unknown>>();
+  // In-flight requests as a count (a Set of promises with finally() cost two promises each).
+  let pending = 0;
+  let idle: (() => void) | undefined;
+  const settled = () => {
+    pending--;
+    if (pending === 0 && idle) {
+      idle();
+      idle = undefined;
+    }
+  };
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
     if (relay?.(req, res)) return;
     ops(req, res);
@@ -40,17 +49,20 @@ export function createRelayServer(opts: { readiness: Record<string, ReadinessChe
     attach(fn) {
       relay = fn;
     },
-    inflight: () => pending.size,
+    inflight: () => pending,
     track(p) {
-      pending.add(p);
-      p.finally(() => pending.delete(p)).catch(() => undefined);
+      pending++;
+      p.then(settled, settled);
     },
     async drain(graceMs) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const deadline = Date.now() + graceMs;
-      while (pending.size > 0 && Date.now() < deadline) {
-        await Promise.race([Promise.allSettled([...pending]), new Promise((r) => setTimeout(r, 200))]);
+      while (pending > 0 && Date.now() < deadline) {
+        await new Promise<void>((r) => {
+          idle = r;
+          setTimeout(r, 200);
+        });
         server.closeIdleConnections();
       }
       server.closeAllConnections();
