@@ -11,8 +11,9 @@
  *   bash deploy/local/bin/infra.sh up   # Kafka and Redis
  *   npx tsx bench/run.ts [--quick]
  */
-import { type ChildProcess, fork } from 'node:child_process';
+import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
@@ -236,7 +237,26 @@ async function openStreams(relayTarget: Target, pid: number, log: (s: string) =>
   );
 }
 
+/**
+ * CPU pinning (on by default, `--no-pin` turns it off): the proxy under test (the bare proxy or
+ * the relay) gets the last CPU to itself; this load generator, the fake upstreams and the stub
+ * peers share the others. Without it, the proxy and the load generator preempt each other on a
+ * 2-core machine and the tail latencies measure the scheduler more than the proxy.
+ */
+const PIN = !process.argv.includes('--no-pin') && availableParallelism() >= 2;
+const PROXY_CPU = availableParallelism() - 1;
+function pin(pid: number | undefined, cpus: string): void {
+  if (!PIN || !pid) return;
+  try {
+    execFileSync('taskset', ['-a', '-c', '-p', cpus, String(pid)], { stdio: 'ignore' });
+  } catch {
+    console.error(`could not pin ${pid} to CPU ${cpus} (taskset missing?): running unpinned`);
+  }
+}
+
 async function main() {
+  // Everything started from here on inherits the generator's CPUs; the proxies move afterwards.
+  pin(process.pid, `0-${PROXY_CPU - 1}`);
   const fast = await start('services/relay/test/bench/fake-upstream.ts', ['0', '0']);
   const slow = await start('services/relay/test/bench/fake-upstream.ts', ['0', '500']);
   const upstream = `http://127.0.0.1:${fast.port}`;
@@ -246,6 +266,7 @@ async function main() {
     `http://127.0.0.1:${slow.port}`,
   ]);
   const bare = await start('services/relay/test/bench/bare-proxy.ts', ['0', upstream]);
+  pin(bare.child.pid, String(PROXY_CPU));
   const relayPort = 3100 + Math.floor(Math.random() * 800);
   const peer = `127.0.0.1:${peers.port}`;
   // The relay runs bundled as it ships (bench/bundle-relay.mjs), not under tsx.
@@ -269,6 +290,7 @@ async function main() {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(relay);
+  pin(relay.pid, String(PROXY_CPU));
   const relayTarget: Target = {
     name: 'relay',
     origin: `http://127.0.0.1:${relayPort}`,
@@ -313,6 +335,11 @@ async function main() {
     out.push(s);
     console.log(s);
   };
+  log(
+    PIN
+      ? `CPU pinning: the proxy under test on CPU ${PROXY_CPU}; load generator, fake upstreams and stub peers on CPU 0-${PROXY_CPU - 1} (Kafka and Redis unpinned).`
+      : 'CPU pinning: off.',
+  );
   // Memory per open stream first, on a relay whose heap the throughput runs have not grown yet.
   if (phase('streams')) await openStreams(relayTarget, relay.pid as number, log);
   if (phase('fixed')) await fixedPhase(targets, log);
