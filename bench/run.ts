@@ -15,6 +15,7 @@ import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
 import { bundleRelay } from './bundle-relay.ts';
@@ -283,10 +284,21 @@ async function main() {
       KAFKA_TOPIC_PREFIX: `bench${Date.now().toString(36)}.`,
       NODE_ENV: 'production',
       ...(process.env.BENCH_RELAY_ENV
-        ? Object.fromEntries(process.env.BENCH_RELAY_ENV.split(',').map((kv) => kv.split('=') as [string, string]))
+        ? Object.fromEntries(
+            process.env.BENCH_RELAY_ENV.split(',').map((kv) => [
+              kv.slice(0, kv.indexOf('=')),
+              kv.slice(kv.indexOf('=') + 1),
+            ]),
+          )
         : {}),
     },
-    execArgv: process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [],
+    execArgv: [
+      // The flags it runs with everywhere (services/relay/package.json "aigw.nodeFlags").
+      ...nodeFlagsOf('relay'),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+      // Extra Node/V8 flags for the relay only (e.g. BENCH_RELAY_FLAGS=--trace-gc).
+      ...(process.env.BENCH_RELAY_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   children.push(relay);

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 /**
  * The seven services of the local stack, in start order, with their ports (docs/development.md).
  * The gateway starts last so the console only answers once its peers do.
@@ -29,3 +32,14 @@ export const PEERS: Record<string, string> = {
   RELAY_HTTP_URL: 'http://127.0.0.1:3001',
   TASKS_HTTP_URL: 'http://127.0.0.1:3002',
 };
+
+/**
+ * The Node flags a service declares for itself (package.json "aigw.nodeFlags"): the local start
+ * and the benchmark pass them, the Helm chart sets the same list (<service>.nodeFlags; a test
+ * keeps the two equal).
+ */
+export function nodeFlagsOf(name: string): string[] {
+  const file = fileURLToPath(new URL(`../../../services/${name}/package.json`, import.meta.url));
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { aigw?: { nodeFlags?: string[] } };
+  return pkg.aigw?.nodeFlags ?? [];
+}

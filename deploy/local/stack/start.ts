@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { PEERS, SERVICES } from './services.ts';
+import { nodeFlagsOf, PEERS, SERVICES } from './services.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const colours = [36, 32, 33, 35, 34, 91, 96];
@@ -33,7 +33,7 @@ async function waitReady(port: number, timeoutMs: number): Promise<boolean> {
 }
 
 function startService(name: string, i: number, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', `services/${name}/src/main.ts`], {
+  const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

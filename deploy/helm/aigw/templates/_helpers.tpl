@@ -283,6 +283,11 @@ readinessProbe:
 {{- define "aigw.containerCommon" -}}
 {{- $root := .root -}}
 imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+{{- with .values.nodeFlags }}
+# The image runs `node dist/main.js`; these Node flags go before the script (V8 flags such as
+# --single-threaded-gc are not accepted in NODE_OPTIONS).
+command: {{ concat (list "node") . (list "dist/main.js") | toJson }}
+{{- end }}
 ports:
   {{- include "aigw.containerPorts" . | nindent 2 }}
 envFrom:
