@@ -11,15 +11,22 @@ function clockedCache(values: Map<string, number>) {
     now: () => t,
     load: async (k) => {
       loads++;
-      if (hold) await new Promise<void>((r) => (release = r));
+      if (hold)
+        await new Promise<void>((r) => {
+          release = r;
+        });
       return values.get(k);
     },
   });
   return {
     cache,
-    advance: (ms: number) => (t += ms),
+    advance: (ms: number) => {
+      t += ms;
+    },
     loads: () => loads,
-    hold: (on: boolean) => (hold = on),
+    hold: (on: boolean) => {
+      hold = on;
+    },
     release: () => release?.(),
   };
 }

@@ -31,7 +31,8 @@ class NodeSink implements ClientSink {
       fn();
       return noop;
     }
-    (this.listeners ??= []).push(fn);
+    this.listeners ??= [];
+    this.listeners.push(fn);
     return () => {
       const i = this.listeners?.indexOf(fn) ?? -1;
       if (i >= 0) this.listeners?.splice(i, 1);
