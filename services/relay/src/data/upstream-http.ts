@@ -28,7 +28,10 @@ export function createUpstreamHttp(opts: UpstreamHttpOptions): UpstreamClient & 
     bodyTimeout: opts.timeoutMs,
   });
   return {
-    send: (req) => new UpstreamCall(agent, req).response,
+    send: (req) =>
+      new Promise<UpstreamResponse>((resolve, reject) => {
+        new UpstreamCall(agent, req, resolve, reject);
+      }),
     close: () => agent.close(),
   };
 }
@@ -42,9 +45,8 @@ class AbortedError extends Error {
 
 /** One call: the dispatch handler and the response it resolves with. */
 class UpstreamCall implements Dispatcher.DispatchHandler {
-  readonly response: Promise<UpstreamResponse>;
-  private resolveHead!: (r: UpstreamResponse) => void;
-  private rejectHead!: (err: Error) => void;
+  private resolveHead: ((r: UpstreamResponse) => void) | undefined;
+  private rejectHead: ((err: Error) => void) | undefined;
   private headed = false;
   private abortFn: ((err: Error) => void) | undefined;
   private aborted = false;
@@ -61,16 +63,19 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   /** bytes() collects the whole body (no pausing). */
   private whole = false;
 
-  constructor(agent: Agent, req: UpstreamRequest) {
-    this.response = new Promise<UpstreamResponse>((resolve, reject) => {
-      this.resolveHead = resolve;
-      this.rejectHead = reject;
-    });
+  constructor(
+    agent: Agent,
+    req: UpstreamRequest,
+    resolve: (r: UpstreamResponse) => void,
+    reject: (err: Error) => void,
+  ) {
     const cancel: Cancellation | undefined = req.cancel;
     if (cancel?.aborted) {
-      this.rejectHead(new AbortedError());
+      reject(new AbortedError());
       return;
     }
+    this.resolveHead = resolve;
+    this.rejectHead = reject;
     if (cancel) this.unsubscribe = cancel.onAbort(() => this.abort());
     const slash = req.url.indexOf('/', req.url.indexOf('//') + 2);
     const body = req.body instanceof FormData ? toUndiciForm(req.body) : req.body;
@@ -102,7 +107,10 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
     this.resume = resume;
     this.headed = true;
     let headers: Record<string, string | string[] | undefined> | undefined;
-    this.resolveHead({
+    const resolve = this.resolveHead;
+    this.resolveHead = undefined;
+    this.rejectHead = undefined;
+    resolve?.({
       status,
       get headers() {
         headers ??= parseHeaders(rawHeaders);
@@ -137,12 +145,21 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   onError(err: Error): void {
     this.error = err;
     this.finish();
-    if (!this.headed) this.rejectHead(err);
+    if (!this.headed) {
+      const reject = this.rejectHead;
+      this.resolveHead = undefined;
+      this.rejectHead = undefined;
+      reject?.(err);
+    }
   }
 
   private finish(): void {
     this.unsubscribe?.();
     this.unsubscribe = undefined;
+    // undici may keep a finished request (and so this handler) referenced until its connection
+    // serves the next one: nothing heavy stays reachable from here.
+    this.abortFn = undefined;
+    this.resume = undefined;
     const w = this.wake;
     this.wake = undefined;
     w?.();
