@@ -3,6 +3,8 @@
  * relay (through the gateway, as deployed locally), each stream and not, on channels served by
  * fake providers. Checks the answer, the wallet charge by the formula and the log entry.
  */
+
+import { createKafka, createLogger } from '@aigw/common';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
 import OpenAI from 'openai';
@@ -225,5 +227,23 @@ describe('relay with the official SDKs', () => {
       .create({ model: other, messages: [{ role: 'user', content: 'x' }] })
       .catch((e) => e);
     expect(denied.status).toBe(403);
+  });
+
+  it('when several stacks share the Kafka cluster, then the usage consumers join groups of their own prefix', async () => {
+    // A shared, unprefixed group made stacks steal each other's partitions (charges went missing).
+    const prefix = s.stack.env.KAFKA_TOPIC_PREFIX as string;
+    const admin = createKafka(
+      (s.stack.env.KAFKA_BROKERS as string).split(','),
+      'groups-test',
+      createLogger('t', 'silent'),
+    ).admin();
+    await admin.connect();
+    try {
+      const groups = (await admin.listGroups()).groups.map((g) => g.groupId);
+      expect(groups).toContain(`${prefix}billing.settle`);
+      expect(groups).toContain(`${prefix}logs.events`);
+    } finally {
+      await admin.disconnect();
+    }
   });
 });

@@ -20,7 +20,8 @@ export async function runUsageSettleConsumer(opts: {
 }): Promise<{ stop(): Promise<void> }> {
   return runConsumer({
     kafka: opts.kafka,
-    groupId: 'billing.settle',
+    // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
+    groupId: topicName('billing.settle'),
     topic: topicName(TOPICS.usage),
     schema: UsageEventSchema,
     logger: opts.logger,

@@ -23,7 +23,8 @@ export async function runEventConsumer(opts: {
   const usageTopic = topicName(TOPICS.usage);
   const auditTopic = topicName(TOPICS.audit);
   const consumer = opts.kafka.consumer({
-    groupId: opts.groupId ?? 'logs.events',
+    // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
+    groupId: opts.groupId ?? topicName('logs.events'),
     sessionTimeout: 30_000,
     heartbeatInterval: 3_000,
     maxWaitTimeInMs: 100,
