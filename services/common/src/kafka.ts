@@ -14,7 +14,8 @@ import { kafkaConsumed } from './metrics.ts';
 /**
  * The real name of a topic: `KAFKA_TOPIC_PREFIX` + base. Tests give each in-process stack its own
  * prefix so stacks never read each other's events; production leaves it empty. Always go through
- * this when producing or consuming.
+ * this when producing or consuming, and for consumer group ids too: stacks sharing one group
+ * steal each other's partitions.
  */
 export function topicName(base: string): string {
   return (process.env.KAFKA_TOPIC_PREFIX ?? '') + base;
