@@ -50,30 +50,38 @@ export type ClientSink = ClientOutput & Cancellation;
 /** The client formats the relay serves. */
 export type ClientFormat = 'openai' | 'claude' | 'gemini';
 
-/** A Cancellation to trigger by hand (first-token timeouts, tests). */
-export function cancelSource(): Cancellation & { abort(): void } {
-  let listeners: (() => void)[] | undefined;
-  const src = {
-    aborted: false,
-    onAbort(fn: () => void) {
-      if (src.aborted) {
-        fn();
-        return () => undefined;
-      }
-      listeners ??= [];
-      listeners.push(fn);
-      return () => {
-        const i = listeners?.indexOf(fn) ?? -1;
-        if (i >= 0) listeners?.splice(i, 1);
-      };
-    },
-    abort() {
-      if (src.aborted) return;
-      src.aborted = true;
-      const fns = listeners ?? [];
-      listeners = undefined;
-      for (const fn of fns) fn();
-    },
-  };
-  return src;
+/**
+ * A Cancellation to trigger by hand (first-token timeouts, the client sink, tests). A class:
+ * its methods are shared, so one per request costs one small object.
+ */
+export class CancelSource implements Cancellation {
+  aborted = false;
+  private listeners: (() => void)[] | undefined;
+
+  onAbort(fn: () => void): () => void {
+    if (this.aborted) {
+      fn();
+      return noop;
+    }
+    this.listeners ??= [];
+    this.listeners.push(fn);
+    return () => {
+      const i = this.listeners?.indexOf(fn) ?? -1;
+      if (i >= 0) this.listeners?.splice(i, 1);
+    };
+  }
+
+  abort(): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    const fns = this.listeners ?? [];
+    this.listeners = undefined;
+    for (const fn of fns) fn();
+  }
+}
+
+const noop = () => undefined;
+
+export function cancelSource(): CancelSource {
+  return new CancelSource();
 }

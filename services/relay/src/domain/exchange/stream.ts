@@ -41,8 +41,9 @@ export async function relayStream(
   const tally: StreamTally = { chars: 0, wideChars: 0 };
   const encoder = createEncoder(input, tally);
   const ndjson = input.adaptor.protocol === 'ollama';
-  const sseParser = ndjson ? undefined : createSseParser();
-  const lineParser = ndjson ? createNdjsonParser() : undefined;
+  const parser: { push(chunk: Uint8Array): unknown[]; end(): unknown[] } = ndjson
+    ? createNdjsonParser()
+    : createSseParser();
 
   let committed = false;
   let held = '';
@@ -84,11 +85,10 @@ export async function relayStream(
   let failure: UpstreamFailure | undefined;
   try {
     for await (const bytes of res.body) {
-      const items = sseParser ? sseParser.push(bytes) : (lineParser as NonNullable<typeof lineParser>).push(bytes);
+      const items = parser.push(bytes);
       if (items.length > 0) await handle(items);
     }
-    if (sseParser) await handle(sseParser.end());
-    else if (lineParser) await handle(lineParser.end());
+    await handle(parser.end());
   } catch (err) {
     if (timer) clearTimeout(timer);
     if (timedOut) throw new UpstreamFailure(0, `首字超时（${input.firstTokenTimeoutMs} ms）`, 'first_token_timeout');

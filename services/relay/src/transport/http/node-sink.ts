@@ -1,42 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ClientSink } from '../../domain/exchange/ports.ts';
+import { CancelSource, type ClientSink } from '../../domain/exchange/ports.ts';
 
 /**
  * A ClientSink over a node:http response. It is aborted when the client goes away before the
  * answer ended (the pipeline cancels the upstream call then). A class: one object per request,
  * its methods shared.
  */
-class NodeSink implements ClientSink {
-  aborted = false;
+class NodeSink extends CancelSource implements ClientSink {
   started = false;
   private status = 200;
   private headers: Record<string, string> | undefined;
-  private listeners: (() => void)[] | undefined;
 
   constructor(
     private readonly res: ServerResponse,
     private readonly extra: Record<string, string>,
   ) {
+    super();
     res.once('close', () => {
-      if (res.writableFinished) return;
-      this.aborted = true;
-      const fns = this.listeners ?? [];
-      this.listeners = undefined;
-      for (const fn of fns) fn();
+      if (!res.writableFinished) this.abort();
     });
-  }
-
-  onAbort(fn: () => void): () => void {
-    if (this.aborted) {
-      fn();
-      return noop;
-    }
-    this.listeners ??= [];
-    this.listeners.push(fn);
-    return () => {
-      const i = this.listeners?.indexOf(fn) ?? -1;
-      if (i >= 0) this.listeners?.splice(i, 1);
-    };
   }
 
   head(status: number, headers: Record<string, string>): void {
@@ -89,8 +71,6 @@ class NodeSink implements ClientSink {
     this.res.end(chunk);
   }
 }
-
-const noop = () => undefined;
 
 export function nodeSink(res: ServerResponse, extraHeaders: Record<string, string>): ClientSink {
   return new NodeSink(res, extraHeaders);
