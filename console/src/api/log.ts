@@ -32,6 +32,9 @@ export interface LogOther {
   admin_info?: { use_channel?: number[] };
   upstream_model_name?: string;
   cache_tokens?: number;
+  cache_ratio?: number;
+  cache_creation_tokens?: number;
+  cache_creation_ratio?: number;
   audio?: boolean;
   audio_ratio?: number;
   audio_completion_ratio?: number;

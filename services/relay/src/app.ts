@@ -35,7 +35,16 @@ import { sessionReader } from './transport/http/session.ts';
 import { followEntityChanges } from './transport/kafka/entity-events.ts';
 import { relayEvents } from './transport/kafka/relay-events.ts';
 
-const RATIO_KEYS = new Set(['ModelRatio', 'CompletionRatio', 'ModelPrice', 'GroupRatio']);
+const RATIO_KEYS = new Set([
+  'ModelRatio',
+  'CompletionRatio',
+  'ModelPrice',
+  'GroupRatio',
+  'CacheRatio',
+  'CacheCreationRatio',
+  'AudioRatio',
+  'AudioCompletionRatio',
+]);
 
 /**
  * The relay's composition root: stateless; tokens, users, channels and ratios cached in memory

@@ -156,6 +156,87 @@ describe('relay with the official SDKs', () => {
     expect(logs.map((l) => l.isStream).sort()).toEqual([false, true]);
   });
 
+  it('when providers report prompt-cache reads and writes, then those tokens are charged at the cache ratios and logged', async () => {
+    // Own fakes: the cache fields change what every later request of a shared fake would report.
+    const oaCache = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-oa-cache',
+      reply: REPLY,
+      promptTokens: 1000,
+      cachedTokens: 800,
+    });
+    const clCache = await startFakeProvider({
+      kind: 'anthropic',
+      key: 'up-cl-cache',
+      reply: REPLY,
+      promptTokens: 3600,
+      cachedTokens: 3000,
+      cacheWriteTokens: 500,
+    });
+    try {
+      // OpenAI: cached input at half the input price (gpt-4o family rule of the billing service).
+      const mini = modelName('gpt-4o-mini');
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 1, baseUrl: oaCache.url, key: 'up-oa-cache', models: mini });
+      await routable(s.stack.relayUrl, u.key, mini);
+      const openai = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+      const whole = await openai.chat.completions.create({ model: mini, messages: [{ role: 'user', content: 'Hi' }] });
+      expect(whole.usage?.prompt_tokens_details?.cached_tokens).toBe(800);
+      const stream = await openai.chat.completions.create({
+        model: mini,
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
+      for await (const _ of stream);
+      const oaEach = Math.round((200 + 800 * 0.5 + 5 * 4) * 0.075);
+      await expectCharged(u.userId, 2 * oaEach);
+      const oaLogs = await expectLogs(u.userId, mini, 2, { promptTokens: 1000, quota: oaEach });
+      for (const l of oaLogs) expect(JSON.parse(l.other)).toMatchObject({ cache_tokens: 800, cache_ratio: 0.5 });
+
+      // Claude: reads at 0.1, writes at 1.25 of the input price; native (whole, stream) and
+      // through the OpenAI SDK (translated stream).
+      const sonnet = modelName('claude-3-5-sonnet');
+      const v = await userWithToken(s);
+      await createChannel(s, { type: 14, baseUrl: clCache.url, key: 'up-cl-cache', models: sonnet });
+      await routable(s.stack.relayUrl, v.key, sonnet);
+      const anthropic = new Anthropic({ apiKey: v.key, baseURL: s.stack.gatewayUrl });
+      const msg = await anthropic.messages.create({
+        model: sonnet,
+        max_tokens: 100,
+        messages: [{ role: 'user', content: 'Hello' }],
+      });
+      expect(msg.usage).toMatchObject({
+        input_tokens: 100,
+        cache_read_input_tokens: 3000,
+        cache_creation_input_tokens: 500,
+      });
+      await anthropic.messages
+        .stream({ model: sonnet, max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] })
+        .finalMessage();
+      const translated = await new OpenAI({
+        apiKey: v.key,
+        baseURL: `${s.stack.gatewayUrl}/v1`,
+      }).chat.completions.create({
+        model: sonnet,
+        messages: [{ role: 'user', content: 'Hi' }],
+        stream: true,
+      });
+      for await (const _ of translated);
+      const clEach = Math.round((100 + 3000 * 0.1 + 500 * 1.25 + 5 * 5) * 1.5);
+      await expectCharged(v.userId, 3 * clEach);
+      const clLogs = await expectLogs(v.userId, sonnet, 3, { promptTokens: 3600, completionTokens: 5, quota: clEach });
+      for (const l of clLogs)
+        expect(JSON.parse(l.other)).toMatchObject({
+          cache_tokens: 3000,
+          cache_ratio: 0.1,
+          cache_creation_tokens: 500,
+          cache_creation_ratio: 1.25,
+        });
+    } finally {
+      await Promise.all([oaCache.close(), clCache.close()]);
+    }
+  });
+
   it('when the Anthropic SDK calls an OpenAI channel, then the relay translates both ways', async () => {
     const model = modelName('gpt-4o-mini');
     const u = await userWithToken(s);

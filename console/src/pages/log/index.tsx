@@ -329,6 +329,9 @@ function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   if (other.frt) data.push({ label: '首字时间', value: `${(other.frt / 1000).toFixed(2)} s` });
   if (other.upstream_model_name) data.push({ label: '实际模型', value: other.upstream_model_name });
   if (other.cache_tokens) data.push({ label: '缓存 Tokens', value: String(other.cache_tokens) });
+  if (other.cache_ratio) data.push({ label: '缓存倍率', value: String(other.cache_ratio) });
+  if (other.cache_creation_tokens) data.push({ label: '缓存写入 Tokens', value: String(other.cache_creation_tokens) });
+  if (other.cache_creation_ratio) data.push({ label: '缓存写入倍率', value: String(other.cache_creation_ratio) });
   if (other.audio) {
     data.push({ label: '文字输入/输出', value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
     data.push({ label: '音频输入/输出', value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });

@@ -56,6 +56,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'text-embedding-3-small': 0.01,
   'text-embedding-3-large': 0.065,
   'text-embedding-ada-002': 0.05,
+  'gpt-4o-audio-preview': 1.25,
+  'gpt-4o-mini-audio-preview': 0.075,
+  'gpt-4o-realtime-preview': 2.5,
+  'gpt-4o-mini-realtime-preview': 0.3,
   'whisper-1': 15,
   'tts-1': 7.5,
   'tts-1-hd': 15,
@@ -103,4 +107,58 @@ export function completionRatioOf(model: string, explicit: Record<string, number
   if (m.startsWith('deepseek-chat')) return 2;
   if (m.startsWith('deepseek-reasoner')) return 4;
   return 1;
+}
+
+/**
+ * What a cached prompt token (a cache read) costs relative to a text prompt token, by provider
+ * family: OpenAI's cached input is half the input price (a quarter from gpt-4.1 and o3/o4 on),
+ * Anthropic's cache reads a tenth, Gemini's context cache a quarter, DeepSeek's cache hits a
+ * tenth. An explicit entry (option CacheRatio) wins; undefined means the full prompt price.
+ */
+export function cacheRatioOf(model: string, explicit: Record<string, number>): number | undefined {
+  const hit = explicit[model];
+  if (typeof hit === 'number') return hit;
+  const m = model.toLowerCase();
+  if (m.startsWith('gpt-4.1') || /^o[34]/.test(m)) return m.startsWith('o3-mini') ? 0.5 : 0.25;
+  if (m.startsWith('gpt-4o') || /^o1/.test(m)) return 0.5;
+  if (m.startsWith('gpt-5')) return 0.1;
+  if (m.startsWith('claude')) return 0.1;
+  if (m.startsWith('gemini-2')) return 0.25;
+  if (m.startsWith('deepseek')) return 0.1;
+  return undefined;
+}
+
+/** Prompt tokens written to a cache (Anthropic: 1.25 times the input price); option CacheCreationRatio wins. */
+export function cacheCreationRatioOf(model: string, explicit: Record<string, number>): number | undefined {
+  const hit = explicit[model];
+  if (typeof hit === 'number') return hit;
+  return model.toLowerCase().startsWith('claude') ? 1.25 : undefined;
+}
+
+/**
+ * Audio input tokens relative to text prompt tokens of the same model (OpenAI audio and realtime
+ * models: $40 per 1M audio input against $2.50 text for gpt-4o-audio-preview); option AudioRatio wins.
+ */
+export function audioRatioOf(model: string, explicit: Record<string, number>): number | undefined {
+  const hit = explicit[model];
+  if (typeof hit === 'number') return hit;
+  const m = model.toLowerCase();
+  if (m.startsWith('gpt-4o-mini-audio')) return 66.67;
+  if (m.startsWith('gpt-4o-mini-realtime')) return 16.67;
+  if (m.startsWith('gpt-4o-audio')) return 16;
+  if (m.startsWith('gpt-4o-realtime')) return 8;
+  return undefined;
+}
+
+/** Audio output tokens relative to audio input tokens (2 for OpenAI's audio models); option AudioCompletionRatio wins. */
+export function audioCompletionRatioOf(model: string, explicit: Record<string, number>): number | undefined {
+  const hit = explicit[model];
+  if (typeof hit === 'number') return hit;
+  const m = model.toLowerCase();
+  return m.startsWith('gpt-4o-audio') ||
+    m.startsWith('gpt-4o-mini-audio') ||
+    m.startsWith('gpt-4o-realtime') ||
+    m.startsWith('gpt-4o-mini-realtime')
+    ? 2
+    : undefined;
 }

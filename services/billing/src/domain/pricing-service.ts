@@ -1,5 +1,9 @@
 import type { OptionReader } from './ports.ts';
 import {
+  audioCompletionRatioOf,
+  audioRatioOf,
+  cacheCreationRatioOf,
+  cacheRatioOf,
   completionRatioOf,
   DEFAULT_COMPLETION_RATIO,
   DEFAULT_MODEL_PRICE,
@@ -38,9 +42,11 @@ const isEmptyJsonObject = (raw: string | undefined) => {
 };
 
 /**
- * Prices from the ratio options (ModelRatio, CompletionRatio, ModelPrice, GroupRatio). The
- * options start empty; the billing service seeds them with the defaults once, so that the
- * settings page shows and edits the real table.
+ * Prices from the ratio options (ModelRatio, CompletionRatio, ModelPrice, GroupRatio, and the
+ * token-kind ratios CacheRatio, CacheCreationRatio, AudioRatio, AudioCompletionRatio). The
+ * first four start empty and the billing service seeds them with the defaults once, so that the
+ * settings page shows and edits the real table; the token-kind options hold overrides only, and
+ * the family rules of pricing-defaults.ts price every other model.
  */
 export function pricingService(deps: {
   options: OptionReader;
@@ -50,13 +56,34 @@ export function pricingService(deps: {
   const { options } = deps;
   const map = (key: string) => options.json<Record<string, number>>(key, {});
 
+  /** An explicit option map completed by a family rule for every ratio-priced model. */
+  const withRules = (
+    option: string,
+    rule: (model: string, explicit: Record<string, number>) => number | undefined,
+    models: string[],
+  ): Record<string, number> => {
+    const explicit = map(option);
+    const out: Record<string, number> = { ...explicit };
+    for (const model of models) {
+      const v = rule(model, explicit);
+      if (v !== undefined) out[model] = v;
+    }
+    return out;
+  };
+
   function ratios() {
     const modelRatio = map('ModelRatio');
-    const explicitCompletion = map('CompletionRatio');
-    const modelPrice = map('ModelPrice');
-    const completionRatio: Record<string, number> = { ...explicitCompletion };
-    for (const model of Object.keys(modelRatio)) completionRatio[model] = completionRatioOf(model, explicitCompletion);
-    return { modelRatio, completionRatio, modelPrice, groupRatio: map('GroupRatio') };
+    const models = Object.keys(modelRatio);
+    return {
+      modelRatio,
+      completionRatio: withRules('CompletionRatio', completionRatioOf, models),
+      modelPrice: map('ModelPrice'),
+      groupRatio: map('GroupRatio'),
+      cacheRatio: withRules('CacheRatio', cacheRatioOf, models),
+      cacheCreationRatio: withRules('CacheCreationRatio', cacheCreationRatioOf, models),
+      audioRatio: withRules('AudioRatio', audioRatioOf, models),
+      audioCompletionRatio: withRules('AudioCompletionRatio', audioCompletionRatioOf, models),
+    };
   }
 
   return {

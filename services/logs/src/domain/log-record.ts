@@ -51,6 +51,9 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
   if (r?.audioRatio) other.audio_ratio = r.audioRatio;
   if (r?.audioCompletionRatio) other.audio_completion_ratio = r.audioCompletionRatio;
   if (ev.cachedTokens) other.cache_tokens = ev.cachedTokens;
+  if (r?.cacheRatio) other.cache_ratio = r.cacheRatio;
+  if (ev.cacheCreationTokens) other.cache_creation_tokens = ev.cacheCreationTokens;
+  if (r?.cacheCreationRatio) other.cache_creation_ratio = r.cacheCreationRatio;
   if (ev.audioInputTokens || ev.audioOutputTokens) {
     other.audio = true;
     other.audio_input = ev.audioInputTokens;

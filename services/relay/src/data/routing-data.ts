@@ -105,6 +105,10 @@ export function pricingData(
         completionRatio: r.completionRatio,
         modelPrice: r.modelPrice,
         groupRatio: r.groupRatio,
+        cacheRatio: r.cacheRatio,
+        cacheCreationRatio: r.cacheCreationRatio,
+        audioRatio: r.audioRatio,
+        audioCompletionRatio: r.audioCompletionRatio,
       };
     },
   });

@@ -10,9 +10,28 @@ export interface Ratios {
   completionRatio: Record<string, number>;
   modelPrice: Record<string, number>;
   groupRatio: Record<string, number>;
+  /** Cached prompt tokens (cache reads) relative to text prompt tokens. */
+  cacheRatio?: Record<string, number>;
+  /** Prompt tokens written to a cache relative to text prompt tokens. */
+  cacheCreationRatio?: Record<string, number>;
+  /** Audio input tokens relative to text prompt tokens. */
+  audioRatio?: Record<string, number>;
+  /** Audio output tokens relative to audio input tokens. */
+  audioCompletionRatio?: Record<string, number>;
 }
 
-export type Price = { kind: 'ratio'; modelRatio: number; completionRatio: number } | { kind: 'call'; price: number };
+/** How a model is priced. Token-kind ratios are 1 (the text price) where none is set. */
+export type Price =
+  | {
+      kind: 'ratio';
+      modelRatio: number;
+      completionRatio: number;
+      cacheRatio: number;
+      cacheCreationRatio: number;
+      audioRatio: number;
+      audioCompletionRatio: number;
+    }
+  | { kind: 'call'; price: number };
 
 /** Looks a model up exactly, then without a date or version suffix (gpt-4o-2024-08-06 -> gpt-4o). */
 function lookup(map: Record<string, number>, model: string): number | undefined {
@@ -32,7 +51,15 @@ export function priceOf(r: Ratios, model: string): Price {
   if (modelRatio === undefined) {
     throw new RelayError(403, `模型 ${model} 倍率或价格未配置，请联系管理员设置`, 'model_price_missing');
   }
-  return { kind: 'ratio', modelRatio, completionRatio: lookup(r.completionRatio, model) ?? 1 };
+  return {
+    kind: 'ratio',
+    modelRatio,
+    completionRatio: lookup(r.completionRatio, model) ?? 1,
+    cacheRatio: (r.cacheRatio && lookup(r.cacheRatio, model)) ?? 1,
+    cacheCreationRatio: (r.cacheCreationRatio && lookup(r.cacheCreationRatio, model)) ?? 1,
+    audioRatio: (r.audioRatio && lookup(r.audioRatio, model)) ?? 1,
+    audioCompletionRatio: (r.audioCompletionRatio && lookup(r.audioCompletionRatio, model)) ?? 1,
+  };
 }
 
 /**
@@ -55,11 +82,21 @@ export function preConsumeAmount(
 /**
  * The quota of a finished request: (prompt + completion x completion ratio) x model ratio x
  * group ratio, at least 1 when the ratios are not zero; or price x QuotaPerUnit x group ratio.
+ * Where the upstream reports them, cached, cache-written and audio prompt tokens count with
+ * their own ratios instead of the text price, and audio output tokens with audio ratio x audio
+ * completion ratio instead of the completion ratio.
  */
 export function settleQuota(p: Price, groupRatio: number, quotaPerUnit: number, usage: Usage, units = 1): number {
   if (p.kind === 'call') return Math.round(p.price * quotaPerUnit * groupRatio * Math.max(1, units));
   const ratio = p.modelRatio * groupRatio;
   if (ratio === 0) return 0;
-  const q = Math.round((usage.promptTokens + usage.completionTokens * p.completionRatio) * ratio);
-  return Math.max(1, q);
+  const cached = usage.cachedTokens ?? 0;
+  const written = usage.cacheCreationTokens ?? 0;
+  const audioIn = usage.audioInputTokens ?? 0;
+  const audioOut = usage.audioOutputTokens ?? 0;
+  const textIn = Math.max(0, usage.promptTokens - cached - written - audioIn);
+  const textOut = Math.max(0, usage.completionTokens - audioOut);
+  const prompt = textIn + cached * p.cacheRatio + written * p.cacheCreationRatio + audioIn * p.audioRatio;
+  const completion = textOut * p.completionRatio + audioOut * p.audioRatio * p.audioCompletionRatio;
+  return Math.max(1, Math.round((prompt + completion) * ratio));
 }

@@ -80,8 +80,17 @@ describe('pricing', () => {
   };
 
   it('when a dated or suffixed model is priced, then the base model’s ratios apply; unpriced models are refused', () => {
-    expect(priceOf(r, 'gpt-4o-mini-2024-07-18')).toEqual({ kind: 'ratio', modelRatio: 0.075, completionRatio: 4 });
-    expect(priceOf(r, 'gpt-4o-mini-tabc')).toEqual({ kind: 'ratio', modelRatio: 0.075, completionRatio: 4 });
+    const mini = {
+      kind: 'ratio',
+      modelRatio: 0.075,
+      completionRatio: 4,
+      cacheRatio: 1,
+      cacheCreationRatio: 1,
+      audioRatio: 1,
+      audioCompletionRatio: 1,
+    };
+    expect(priceOf(r, 'gpt-4o-mini-2024-07-18')).toEqual(mini);
+    expect(priceOf(r, 'gpt-4o-mini-tabc')).toEqual(mini);
     expect(priceOf(r, 'dall-e-3')).toEqual({ kind: 'call', price: 0.04 });
     expect(() => priceOf(r, 'mystery')).toThrow('倍率或价格未配置');
   });
@@ -92,6 +101,47 @@ describe('pricing', () => {
     expect(settleQuota(p, 2, 500000, { promptTokens: 1, completionTokens: 0 })).toBe(1);
     expect(settleQuota(priceOf(r, 'dall-e-3'), 2, 500000, { promptTokens: 0, completionTokens: 0 }, 3)).toBe(120000);
     expect(preConsumeAmount(p, 1, 500000, 10, 500, 100)).toBe(Math.ceil(600 * 0.075));
+  });
+
+  it('when the upstream reports cached, cache-written or audio tokens, then each kind counts with its own ratio', () => {
+    const kinds: Ratios = {
+      ...r,
+      modelRatio: { ...r.modelRatio, 'claude-x': 1.5, 'gpt-4o-audio-preview': 1.25 },
+      completionRatio: { ...r.completionRatio, 'claude-x': 5, 'gpt-4o-audio-preview': 4 },
+      cacheRatio: { 'gpt-4o-mini': 0.5, 'claude-x': 0.1 },
+      cacheCreationRatio: { 'claude-x': 1.25 },
+      audioRatio: { 'gpt-4o-audio-preview': 16 },
+      audioCompletionRatio: { 'gpt-4o-audio-preview': 2 },
+    };
+    // 1,000 prompt tokens of which 800 cached: 200 + 800 x 0.5 = 600, plus 10 x 4 completion.
+    const mini = priceOf(kinds, 'gpt-4o-mini-2024-07-18');
+    expect(settleQuota(mini, 1, 500000, { promptTokens: 1000, completionTokens: 10, cachedTokens: 800 })).toBe(
+      Math.round((200 + 800 * 0.5 + 10 * 4) * 0.075),
+    );
+    // Claude: 100 fresh, 3,000 read (x 0.1), 500 written (x 1.25); group ratio 2.
+    const claude = priceOf(kinds, 'claude-x');
+    expect(
+      settleQuota(claude, 2, 500000, {
+        promptTokens: 3600,
+        completionTokens: 20,
+        cachedTokens: 3000,
+        cacheCreationTokens: 500,
+      }),
+    ).toBe(Math.round((100 + 300 + 625 + 20 * 5) * 1.5 * 2));
+    // Audio: 50 text + 200 audio in (x 16); 30 text + 100 audio out (x 16 x 2).
+    const audio = priceOf(kinds, 'gpt-4o-audio-preview');
+    expect(
+      settleQuota(audio, 1, 500000, {
+        promptTokens: 250,
+        completionTokens: 130,
+        audioInputTokens: 200,
+        audioOutputTokens: 100,
+      }),
+    ).toBe(Math.round((50 + 200 * 16 + 30 * 4 + 100 * 16 * 2) * 1.25));
+    // No token-kind ratio for the model: every prompt token at the text price, as before.
+    expect(
+      settleQuota(priceOf(kinds, 'gpt-4o'), 1, 500000, { promptTokens: 1000, completionTokens: 0, cachedTokens: 800 }),
+    ).toBe(Math.round(1000 * 1.25));
   });
 });
 

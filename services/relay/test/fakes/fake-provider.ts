@@ -18,8 +18,12 @@ export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 
 export interface FakeBehaviour {
   /** The assistant's answer; streamed word by word. */
   reply: string;
-  /** Prompt tokens reported in usage. */
+  /** Prompt tokens reported in usage (cached and cache-written ones included). */
   promptTokens: number;
+  /** Of those, read from the provider's prompt cache (each provider's own usage field). */
+  cachedTokens: number;
+  /** Of those, written to the prompt cache (Anthropic's cache_creation_input_tokens). */
+  cacheWriteTokens: number;
   /** Report usage at all (OpenAI streams report it only when asked through stream_options). */
   reportUsage: boolean;
   /** Non-zero: answer this HTTP status with the provider's error body. */
@@ -71,6 +75,8 @@ export interface FakeOptions extends Partial<FakeBehaviour> {
 const DEFAULTS: FakeBehaviour = {
   reply: 'Hello from the fake provider',
   promptTokens: 10,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
   reportUsage: true,
   status: 0,
   message: 'upstream failure',
@@ -261,7 +267,12 @@ async function openai(
 ) {
   const model = String(body.model ?? 'fake-model');
   const w = words(b.reply);
-  const usage = { prompt_tokens: b.promptTokens, completion_tokens: w.length, total_tokens: b.promptTokens + w.length };
+  const usage = {
+    prompt_tokens: b.promptTokens,
+    completion_tokens: w.length,
+    total_tokens: b.promptTokens + w.length,
+    ...(b.cachedTokens ? { prompt_tokens_details: { cached_tokens: b.cachedTokens } } : {}),
+  };
   const created = Math.floor(Date.now() / 1000);
   if (path.endsWith('/models'))
     return json(res, 200, {
@@ -434,7 +445,7 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: b.promptTokens, output_tokens: 1 },
+          usage: { ...claudeInput(b), output_tokens: 1 },
         },
       }),
       sseEvent('ping', { type: 'ping' }),
@@ -493,8 +504,18 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
     content,
     stop_reason: tool ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: { input_tokens: b.promptTokens, output_tokens: w.length },
+    usage: { ...claudeInput(b), output_tokens: w.length },
   });
+}
+
+/** Anthropic's input fields: input_tokens counts only what was neither read from nor written to the cache. */
+function claudeInput(b: FakeBehaviour): Record<string, number> {
+  return {
+    input_tokens: b.promptTokens - b.cachedTokens - b.cacheWriteTokens,
+    ...(b.cachedTokens || b.cacheWriteTokens
+      ? { cache_read_input_tokens: b.cachedTokens, cache_creation_input_tokens: b.cacheWriteTokens }
+      : {}),
+  };
 }
 
 async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: string, res: ServerResponse) {
@@ -506,6 +527,7 @@ async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: str
     promptTokenCount: b.promptTokens,
     candidatesTokenCount: w.length,
     totalTokenCount: b.promptTokens + w.length,
+    ...(b.cachedTokens ? { cachedContentTokenCount: b.cachedTokens } : {}),
   };
   const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
   if (m[2] === 'streamGenerateContent') {

@@ -60,7 +60,17 @@ export function validateOption(key: string, rawValue: string): { value: string; 
 }
 
 /** JSON options that must map names to non-negative numbers. */
-const NUMBER_MAPS = new Set(['GroupRatio', 'TopupGroupRatio', 'ModelRatio', 'CompletionRatio', 'ModelPrice']);
+const NUMBER_MAPS = new Set([
+  'GroupRatio',
+  'TopupGroupRatio',
+  'ModelRatio',
+  'CompletionRatio',
+  'ModelPrice',
+  'CacheRatio',
+  'CacheCreationRatio',
+  'AudioRatio',
+  'AudioCompletionRatio',
+]);
 
 /**
  * Switches that need other settings first (one-api's checks): switching one on while its

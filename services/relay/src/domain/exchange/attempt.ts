@@ -154,7 +154,8 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
             : p === 'ollama'
               ? ollamaToOpenAIResponse(json, model)
               : cohereToOpenAIResponse(json, model);
-    const usage = usageFromOpenAI(oa.usage);
+    // Claude's own usage keeps what the OpenAI shape has no field for (cache writes).
+    const usage = p === 'claude' ? claudeUsage(json.usage) : usageFromOpenAI(oa.usage);
     if (usage) result.usage = usage;
     else await estimateUsage(oa.choices?.[0]?.message?.content ?? '');
     if (!oa.usage)

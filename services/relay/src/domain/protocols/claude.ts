@@ -52,11 +52,13 @@ export function claudeUsage(u: unknown): Usage | undefined {
   };
   if (typeof o.input_tokens !== 'number' && typeof o.output_tokens !== 'number') return undefined;
   const cached = o.cache_read_input_tokens ?? 0;
+  const written = o.cache_creation_input_tokens ?? 0;
   const usage: Usage = {
-    promptTokens: (o.input_tokens ?? 0) + cached + (o.cache_creation_input_tokens ?? 0),
+    promptTokens: (o.input_tokens ?? 0) + cached + written,
     completionTokens: o.output_tokens ?? 0,
   };
   if (cached) usage.cachedTokens = cached;
+  if (written) usage.cacheCreationTokens = written;
   return usage;
 }
 
@@ -225,6 +227,10 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
           const cached = input?.cachedTokens ?? out?.cachedTokens;
           if (cached) usage.cachedTokens = cached;
           c.usage = usageToOpenAI(usage);
+          // The relay bills cache writes apart; the usage chunk never reaches a client as is.
+          const written = input?.cacheCreationTokens ?? out?.cacheCreationTokens;
+          if (written)
+            c.usage.prompt_tokens_details = { ...c.usage.prompt_tokens_details, cache_creation_tokens: written };
           return [c];
         }
         case 'error': {
@@ -263,7 +269,9 @@ export function tallyClaudeEvent(t: StreamTally, ev: SseEvent): boolean {
         ...(t.usage ?? { promptTokens: 0, completionTokens: 0 }),
         completionTokens: u.completionTokens,
       };
-      if (u.promptTokens && t.usage) t.usage.promptTokens = u.promptTokens;
+      if (u.promptTokens) t.usage.promptTokens = u.promptTokens;
+      if (u.cachedTokens) t.usage.cachedTokens = u.cachedTokens;
+      if (u.cacheCreationTokens) t.usage.cacheCreationTokens = u.cacheCreationTokens;
     }
   }
   return false;
@@ -355,9 +363,10 @@ export function claudeToOpenAIRequest(body: Json): ChatRequest {
 
 function claudeUsageOf(u: Usage | undefined): Json {
   return {
-    input_tokens: (u?.promptTokens ?? 0) - (u?.cachedTokens ?? 0),
+    input_tokens: (u?.promptTokens ?? 0) - (u?.cachedTokens ?? 0) - (u?.cacheCreationTokens ?? 0),
     output_tokens: u?.completionTokens ?? 0,
     ...(u?.cachedTokens ? { cache_read_input_tokens: u.cachedTokens } : {}),
+    ...(u?.cacheCreationTokens ? { cache_creation_input_tokens: u.cacheCreationTokens } : {}),
   };
 }
 

@@ -56,7 +56,12 @@ export interface OpenAIUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
-  prompt_tokens_details?: { cached_tokens?: number; audio_tokens?: number };
+  prompt_tokens_details?: {
+    cached_tokens?: number;
+    audio_tokens?: number;
+    /** Not OpenAI's: Claude's cache writes carried through a translated stream's usage chunk. */
+    cache_creation_tokens?: number;
+  };
   completion_tokens_details?: { audio_tokens?: number; reasoning_tokens?: number };
 }
 
@@ -94,7 +99,10 @@ export interface ChatChunk {
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
+  /** Prompt tokens read from the provider's prompt cache (part of promptTokens). */
   cachedTokens?: number;
+  /** Prompt tokens written to the provider's prompt cache (part of promptTokens; Claude). */
+  cacheCreationTokens?: number;
   audioInputTokens?: number;
   audioOutputTokens?: number;
 }
@@ -112,6 +120,8 @@ export function usageFromOpenAI(u: unknown): Usage | undefined {
   const usage: Usage = { promptTokens: prompt, completionTokens: completion };
   const cached = o.prompt_tokens_details?.cached_tokens;
   if (cached) usage.cachedTokens = cached;
+  const written = o.prompt_tokens_details?.cache_creation_tokens;
+  if (written) usage.cacheCreationTokens = written;
   const audioIn = o.prompt_tokens_details?.audio_tokens;
   if (audioIn) usage.audioInputTokens = audioIn;
   const audioOut = o.completion_tokens_details?.audio_tokens;

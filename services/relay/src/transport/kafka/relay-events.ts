@@ -23,6 +23,7 @@ const ROUND = (n: number) => Math.round(n * 1e6) / 1e6;
 /** The UsageEvent of a finished request. */
 export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields {
   const p = rec.price;
+  const audio = rec.usage.audioInputTokens || rec.usage.audioOutputTokens;
   return {
     eventId: rec.requestId,
     occurredAtMs: now,
@@ -49,9 +50,11 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
       completionRatio: p?.kind === 'ratio' ? ROUND(p.completionRatio) : 0,
       groupRatio: ROUND(rec.groupRatio),
       modelPrice: p?.kind === 'call' ? p.price : 0,
-      audioRatio: 0,
-      audioCompletionRatio: 0,
-      cacheRatio: 0,
+      // Token-kind ratios only where such tokens were billed (the log shows what applied).
+      audioRatio: p?.kind === 'ratio' && audio ? ROUND(p.audioRatio) : 0,
+      audioCompletionRatio: p?.kind === 'ratio' && rec.usage.audioOutputTokens ? ROUND(p.audioCompletionRatio) : 0,
+      cacheRatio: p?.kind === 'ratio' && rec.usage.cachedTokens ? ROUND(p.cacheRatio) : 0,
+      cacheCreationRatio: p?.kind === 'ratio' && rec.usage.cacheCreationTokens ? ROUND(p.cacheCreationRatio) : 0,
     },
     ip: rec.caller.ip,
     statusCode: rec.statusCode,
@@ -61,6 +64,7 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     cachedTokens: rec.usage.cachedTokens ?? 0,
     audioInputTokens: rec.usage.audioInputTokens ?? 0,
     audioOutputTokens: rec.usage.audioOutputTokens ?? 0,
+    cacheCreationTokens: rec.usage.cacheCreationTokens ?? 0,
   };
 }
 

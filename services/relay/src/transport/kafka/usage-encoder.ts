@@ -166,6 +166,7 @@ export function encodeUsageEvent(w: ProtoWriter, e: UsageEventFields): Buffer {
       r.audioRatio,
       r.audioCompletionRatio,
       r.cacheRatio,
+      r.cacheCreationRatio,
     ]);
   w.string(22, e.ip);
   w.int32(23, e.statusCode);
@@ -175,5 +176,6 @@ export function encodeUsageEvent(w: ProtoWriter, e: UsageEventFields): Buffer {
   w.int32(27, e.cachedTokens);
   w.int32(28, e.audioInputTokens);
   w.int32(29, e.audioOutputTokens);
+  w.int32(30, e.cacheCreationTokens);
   return w.view(start);
 }
