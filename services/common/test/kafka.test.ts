@@ -48,6 +48,35 @@ describe('Kafka publisher and consumer with protobuf events', () => {
     }
   });
 
+  it('when an idle consumer is stopped, then it does not wait out a 5 s fetch long-poll', async () => {
+    const topic = `test.idle.${randomUUID()}`;
+    await ensureTopics(kafka, [topic], 1);
+    let fetchStarted = 0;
+    const consumer = await runConsumer({
+      kafka,
+      groupId: `g-${randomUUID()}`,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      handle: async () => undefined,
+      instrument: (c) => {
+        c.on(c.events.FETCH_START, () => {
+          fetchStarted += 1;
+        });
+      },
+    });
+    // Idle long-polls by now; stop() comes right as the next one starts.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const seen = fetchStarted;
+    await until(() => fetchStarted > seen);
+    const t0 = performance.now();
+    await consumer.stop();
+    // kafkajs' default fetch wait (5 s) made this about 5 s per consumer; 1 s of wait plus the
+    // group leave stays well under 3 s.
+    expect(performance.now() - t0).toBeLessThan(3_000);
+  });
+
   it('when a handler keeps failing, then the event goes to the dead-letter topic and the partition moves on', async () => {
     const topic = `test.dlq.${randomUUID()}`;
     await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
