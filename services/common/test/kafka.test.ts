@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { createKafka, createLogger, createPublisher, ensureTopics, type Publisher, runConsumer } from '@aigw/common';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
@@ -150,5 +151,69 @@ describe('kafkajs idle connections (patches/kafkajs@2.2.4.patch)', () => {
     } finally {
       await publisher.disconnect();
     }
+  });
+});
+
+describe('kafkajs encoder (patches/kafkajs@2.2.4.patch)', () => {
+  // kafkajs has no exports map: its protocol modules are reachable by path.
+  const req = createRequire(import.meta.url);
+  type Enc = { buffer: Buffer; writeVarInt(v: number): Enc; writeVarLong(v: unknown): Enc; writeInt8(v: number): Enc };
+  const Encoder = req('kafkajs/src/protocol/encoder') as {
+    new (size?: number): Enc;
+    sizeOfVarInt(v: number): number;
+    sizeOfVarLong(v: unknown): number;
+  };
+  const Long = req('kafkajs/src/utils/long') as { fromNumber(n: number): unknown };
+  const group = req('kafkajs/src/producer/groupMessagesPerPartition') as (a: {
+    topic: string;
+    partitionMetadata: unknown[];
+    messages: { key: string }[];
+    partitioner: (a: { message: { key: string } }) => number;
+  }) => Record<string, { key: string }[]>;
+
+  /** The protocol's varlong: zigzag over 64 bits, then 7 bits per byte, low bits first. */
+  const reference = (v: bigint): Buffer => {
+    let z = BigInt.asUintN(64, (v << 1n) ^ (v >> 63n));
+    const out: number[] = [];
+    while (z >= 0x80n) {
+      out.push(Number(z & 0x7fn) | 0x80);
+      z >>= 7n;
+    }
+    out.push(Number(z));
+    return Buffer.from(out);
+  };
+
+  it('when varints and varlongs are written (the small-number fast path and the Long path), then the bytes are the protocol’s', () => {
+    const values = [0, 1, -1, 63, -64, 64, 300, -300, 2 ** 30 - 1, -(2 ** 30), 2 ** 30, -(2 ** 30) - 1, 2 ** 31 - 1, -(2 ** 31)];
+    for (let i = 0; i < 500; i++) values.push(Math.round((Math.random() - 0.5) * 2 ** (1 + (i % 52))));
+    for (const v of values) {
+      const want = reference(BigInt(v));
+      expect(new Encoder().writeVarLong(v).buffer, `varlong ${v}`).toEqual(want);
+      expect(new Encoder().writeVarLong(Long.fromNumber(v)).buffer, `Long ${v}`).toEqual(want);
+      expect(Encoder.sizeOfVarLong(v), `size ${v}`).toBe(want.length);
+      if (v >= -(2 ** 31) && v < 2 ** 31) {
+        expect(new Encoder().writeVarInt(v).buffer, `varint ${v}`).toEqual(want);
+        expect(Encoder.sizeOfVarInt(v)).toBe(want.length);
+      }
+    }
+    // Pooled (unzeroed) buffers: only what was written comes out, also after growing.
+    const e = new Encoder(2);
+    for (let i = 0; i < 100; i++) e.writeVarInt(i * 1000).writeInt8(7);
+    const expected = Buffer.concat(Array.from({ length: 100 }, (_, i) => Buffer.concat([reference(BigInt(i * 1000)), Buffer.from([7])])));
+    expect(e.buffer).toEqual(expected);
+  });
+
+  it('when a batch is grouped per partition, then each partition keeps its messages in order', () => {
+    const messages = Array.from({ length: 200 }, (_, i) => ({ key: String(i) }));
+    const byPartition = group({
+      topic: 't',
+      partitionMetadata: [{}, {}, {}],
+      messages,
+      partitioner: ({ message }) => Number(message.key) % 3,
+    });
+    expect(Object.keys(byPartition)).toEqual(['0', '1', '2']);
+    for (const p of [0, 1, 2])
+      expect(byPartition[String(p)]?.map((m) => m.key)).toEqual(messages.filter((_, i) => i % 3 === p).map((m) => m.key));
+    expect(group({ topic: 't', partitionMetadata: [], messages, partitioner: () => 0 })).toEqual({});
   });
 });
