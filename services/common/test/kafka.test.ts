@@ -154,15 +154,24 @@ describe('kafkajs idle connections (patches/kafkajs@2.2.4.patch)', () => {
   });
 });
 
+interface Enc {
+  buffer: Buffer;
+  writeVarInt(v: number): Enc;
+  writeVarLong(v: unknown): Enc;
+  writeInt8(v: number): Enc;
+}
+// A constructor type, not an interface with a construct signature (Biome 2.3.9 panics on those).
+type EncoderClass = (new (
+  size?: number,
+) => Enc) & {
+  sizeOfVarInt(v: number): number;
+  sizeOfVarLong(v: unknown): number;
+};
+
 describe('kafkajs encoder (patches/kafkajs@2.2.4.patch)', () => {
   // kafkajs has no exports map: its protocol modules are reachable by path.
   const req = createRequire(import.meta.url);
-  type Enc = { buffer: Buffer; writeVarInt(v: number): Enc; writeVarLong(v: unknown): Enc; writeInt8(v: number): Enc };
-  const Encoder = req('kafkajs/src/protocol/encoder') as {
-    new (size?: number): Enc;
-    sizeOfVarInt(v: number): number;
-    sizeOfVarLong(v: unknown): number;
-  };
+  const Encoder = req('kafkajs/src/protocol/encoder') as EncoderClass;
   const Long = req('kafkajs/src/utils/long') as { fromNumber(n: number): unknown };
   const group = req('kafkajs/src/producer/groupMessagesPerPartition') as (a: {
     topic: string;
@@ -184,7 +193,22 @@ describe('kafkajs encoder (patches/kafkajs@2.2.4.patch)', () => {
   };
 
   it('when varints and varlongs are written (the small-number fast path and the Long path), then the bytes are the protocol’s', () => {
-    const values = [0, 1, -1, 63, -64, 64, 300, -300, 2 ** 30 - 1, -(2 ** 30), 2 ** 30, -(2 ** 30) - 1, 2 ** 31 - 1, -(2 ** 31)];
+    const values = [
+      0,
+      1,
+      -1,
+      63,
+      -64,
+      64,
+      300,
+      -300,
+      2 ** 30 - 1,
+      -(2 ** 30),
+      2 ** 30,
+      -(2 ** 30) - 1,
+      2 ** 31 - 1,
+      -(2 ** 31),
+    ];
     for (let i = 0; i < 500; i++) values.push(Math.round((Math.random() - 0.5) * 2 ** (1 + (i % 52))));
     for (const v of values) {
       const want = reference(BigInt(v));
@@ -199,7 +223,9 @@ describe('kafkajs encoder (patches/kafkajs@2.2.4.patch)', () => {
     // Pooled (unzeroed) buffers: only what was written comes out, also after growing.
     const e = new Encoder(2);
     for (let i = 0; i < 100; i++) e.writeVarInt(i * 1000).writeInt8(7);
-    const expected = Buffer.concat(Array.from({ length: 100 }, (_, i) => Buffer.concat([reference(BigInt(i * 1000)), Buffer.from([7])])));
+    const expected = Buffer.concat(
+      Array.from({ length: 100 }, (_, i) => Buffer.concat([reference(BigInt(i * 1000)), Buffer.from([7])])),
+    );
     expect(e.buffer).toEqual(expected);
   });
 
@@ -213,7 +239,9 @@ describe('kafkajs encoder (patches/kafkajs@2.2.4.patch)', () => {
     });
     expect(Object.keys(byPartition)).toEqual(['0', '1', '2']);
     for (const p of [0, 1, 2])
-      expect(byPartition[String(p)]?.map((m) => m.key)).toEqual(messages.filter((_, i) => i % 3 === p).map((m) => m.key));
+      expect(byPartition[String(p)]?.map((m) => m.key)).toEqual(
+        messages.filter((_, i) => i % 3 === p).map((m) => m.key),
+      );
     expect(group({ topic: 't', partitionMetadata: [], messages, partitioner: () => 0 })).toEqual({});
   });
 });
