@@ -34,6 +34,7 @@ import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
 import { usersHandlers } from './transport/grpc/users-handlers.ts';
 import { optionChangePublisher } from './transport/kafka/option-events.ts';
+import { announcingUserStore } from './transport/kafka/user-events.ts';
 
 /** The users service: accounts, identities and system options, over gRPC. */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
@@ -50,7 +51,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       if (rootId) logger.warn({ rootId }, 'created root with the default password: change it');
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'users', logger);
-      await ensureTopics(kafka, [topicName(TOPICS.optionChanged)]);
+      await ensureTopics(kafka, [topicName(TOPICS.optionChanged), topicName(TOPICS.entityChanged)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
@@ -81,7 +82,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         channelOptions: { 'grpc.initial_reconnect_backoff_ms': 500, 'grpc.max_reconnect_backoff_ms': 5000 },
       });
       stack.add(() => billing.close());
-      const store = userRepository(conn);
+      const store = announcingUserStore(userRepository(conn), publisher, logger);
       const codes = codeRepository(conn);
       const warn = (obj: object, msg: string) => logger.warn(obj, msg);
       const credits = createCredits({ users: store, wallet: billingWallet(billing), options: cache, warn });
