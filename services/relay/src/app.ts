@@ -124,7 +124,7 @@ export async function createApp(
       });
       stack.add(() => entities.stop());
 
-      const events = relayEvents(publisher, logger);
+      const events = relayEvents(publisher, logger, { lingerMs: config.RELAY_USAGE_LINGER_MS });
       const upstream = createUpstreamHttp({ timeoutMs: config.RELAY_UPSTREAM_TIMEOUT_MS });
       stack.add(() => upstream.close());
       const limiter = rateLimiter(redis, {

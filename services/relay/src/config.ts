@@ -27,6 +27,11 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_TOKEN_TPM: int(0),
   RELAY_USER_RPM: int(0),
   RELAY_USER_TPM: int(0),
+  /**
+   * Usage events wait at most this long to be sent together (or until 1,000 are queued). Each
+   * send encodes the batch in one go on the event loop: shorter batches, shorter pauses.
+   */
+  RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
   /** How long SIGTERM waits for in-flight requests (streams) to finish. */
   RELAY_DRAIN_MS: int(20_000),
   /** Trust X-Forwarded-For for the client address (the relay runs behind the gateway or an ingress). */
