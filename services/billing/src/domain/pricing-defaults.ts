@@ -109,16 +109,22 @@ export function completionRatioOf(model: string, explicit: Record<string, number
   return 1;
 }
 
+/** A token-kind ratio: the option's entry for the model wins, else the family rule (lower-cased name). */
+type KindRule = (model: string, explicit: Record<string, number>) => number | undefined;
+const explicitOr =
+  (family: (m: string) => number | undefined): KindRule =>
+  (model, explicit) => {
+    const hit = explicit[model];
+    return typeof hit === 'number' ? hit : family(model.toLowerCase());
+  };
+
 /**
  * What a cached prompt token (a cache read) costs relative to a text prompt token, by provider
  * family: OpenAI's cached input is half the input price (a quarter from gpt-4.1 and o3/o4 on),
  * Anthropic's cache reads a tenth, Gemini's context cache a quarter, DeepSeek's cache hits a
  * tenth. An explicit entry (option CacheRatio) wins; undefined means the full prompt price.
  */
-export function cacheRatioOf(model: string, explicit: Record<string, number>): number | undefined {
-  const hit = explicit[model];
-  if (typeof hit === 'number') return hit;
-  const m = model.toLowerCase();
+export const cacheRatioOf = explicitOr((m) => {
   if (m.startsWith('gpt-4.1') || /^o[34]/.test(m)) return m.startsWith('o3-mini') ? 0.5 : 0.25;
   if (m.startsWith('gpt-4o') || /^o1/.test(m)) return 0.5;
   if (m.startsWith('gpt-5')) return 0.1;
@@ -126,39 +132,22 @@ export function cacheRatioOf(model: string, explicit: Record<string, number>): n
   if (m.startsWith('gemini-2')) return 0.25;
   if (m.startsWith('deepseek')) return 0.1;
   return undefined;
-}
+});
 
 /** Prompt tokens written to a cache (Anthropic: 1.25 times the input price); option CacheCreationRatio wins. */
-export function cacheCreationRatioOf(model: string, explicit: Record<string, number>): number | undefined {
-  const hit = explicit[model];
-  if (typeof hit === 'number') return hit;
-  return model.toLowerCase().startsWith('claude') ? 1.25 : undefined;
-}
+export const cacheCreationRatioOf = explicitOr((m) => (m.startsWith('claude') ? 1.25 : undefined));
 
 /**
  * Audio input tokens relative to text prompt tokens of the same model (OpenAI audio and realtime
  * models: $40 per 1M audio input against $2.50 text for gpt-4o-audio-preview); option AudioRatio wins.
  */
-export function audioRatioOf(model: string, explicit: Record<string, number>): number | undefined {
-  const hit = explicit[model];
-  if (typeof hit === 'number') return hit;
-  const m = model.toLowerCase();
+export const audioRatioOf = explicitOr((m) => {
   if (m.startsWith('gpt-4o-mini-audio')) return 66.67;
   if (m.startsWith('gpt-4o-mini-realtime')) return 16.67;
   if (m.startsWith('gpt-4o-audio')) return 16;
   if (m.startsWith('gpt-4o-realtime')) return 8;
   return undefined;
-}
+});
 
 /** Audio output tokens relative to audio input tokens (2 for OpenAI's audio models); option AudioCompletionRatio wins. */
-export function audioCompletionRatioOf(model: string, explicit: Record<string, number>): number | undefined {
-  const hit = explicit[model];
-  if (typeof hit === 'number') return hit;
-  const m = model.toLowerCase();
-  return m.startsWith('gpt-4o-audio') ||
-    m.startsWith('gpt-4o-mini-audio') ||
-    m.startsWith('gpt-4o-realtime') ||
-    m.startsWith('gpt-4o-mini-realtime')
-    ? 2
-    : undefined;
-}
+export const audioCompletionRatioOf = explicitOr((m) => (/^gpt-4o-(mini-)?(audio|realtime)/.test(m) ? 2 : undefined));
