@@ -25,6 +25,8 @@ describe('playground and logs (browser)', () => {
       key: 'k',
       reply: 'Streaming hello from the fake model',
       chunkDelayMs: 120,
+      // 4 of the 10 prompt tokens read from the provider's cache (billed at gpt-4o-mini's 0.5).
+      cachedTokens: 4,
     });
   });
   afterAll(async () => {
@@ -32,7 +34,7 @@ describe('playground and logs (browser)', () => {
     await h?.close();
   });
 
-  it('when a user chats in the playground, then the reply streams in and the log page shows it', async () => {
+  it('when a user chats in the playground, then the reply streams in and the log page shows it, cached tokens included', async () => {
     const u = await userWithToken(s);
     await createChannel(s, { type: 1, baseUrl: fake.url, key: 'k', models: 'gpt-4o-mini' });
     await routable(h.stack.relayUrl, u.key, 'gpt-4o-mini');
@@ -62,6 +64,13 @@ describe('playground and logs (browser)', () => {
     });
     await expect(row.getByText('消费').count()).resolves.toBe(1);
     await expect(row.getByText('流', { exact: true }).count()).resolves.toBe(1);
+    // The expanded row lists the cached tokens and the ratio they were billed at.
+    await row.locator('.arco-table-expand-icon-cell button').click();
+    const details = page.locator('.aigw-log-details').first();
+    await details.waitFor({ timeout: 10_000 });
+    const text = await details.innerText();
+    expect(text).toMatch(/缓存 Tokens：\s*4/);
+    expect(text).toMatch(/缓存倍率：\s*0\.5/);
     await context.close();
   });
 });
