@@ -35,6 +35,8 @@ export interface LogOther {
   cache_ratio?: number;
   cache_creation_tokens?: number;
   cache_creation_ratio?: number;
+  image_tokens?: number;
+  image_ratio?: number;
   audio?: boolean;
   audio_ratio?: number;
   audio_completion_ratio?: number;

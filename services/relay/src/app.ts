@@ -44,6 +44,7 @@ const RATIO_KEYS = new Set([
   'CacheCreationRatio',
   'AudioRatio',
   'AudioCompletionRatio',
+  'ImageRatio',
 ]);
 
 /**

@@ -237,6 +237,30 @@ describe('relay with the official SDKs', () => {
     }
   });
 
+  it('when gpt-image-1 reports image input tokens, then they are charged at the image ratio and logged', async () => {
+    const fake = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-img',
+      imageUsage: { textTokens: 40, imageTokens: 200, outputTokens: 4160 },
+    });
+    try {
+      const model = modelName('gpt-image-1');
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-img', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+      const res = await client.images.generate({ model, prompt: 'a lighthouse at dawn' });
+      expect(res.data?.[0]?.url).toBe('https://example.invalid/image.png');
+      // (40 text + 200 image x 2 + 4,160 output x 8) x 2.5 (gpt-image-1's defaults).
+      const quota = Math.round((40 + 200 * 2 + 4160 * 8) * 2.5);
+      await expectCharged(u.userId, quota);
+      const [log] = await expectLogs(u.userId, model, 1, { promptTokens: 240, completionTokens: 4160, quota });
+      expect(JSON.parse(log?.other ?? '{}')).toMatchObject({ image_tokens: 200, image_ratio: 2 });
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('when the Anthropic SDK calls an OpenAI channel, then the relay translates both ways', async () => {
     const model = modelName('gpt-4o-mini');
     const u = await userWithToken(s);

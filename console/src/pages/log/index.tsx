@@ -332,6 +332,8 @@ function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   if (other.cache_ratio) data.push({ label: '缓存倍率', value: String(other.cache_ratio) });
   if (other.cache_creation_tokens) data.push({ label: '缓存写入 Tokens', value: String(other.cache_creation_tokens) });
   if (other.cache_creation_ratio) data.push({ label: '缓存写入倍率', value: String(other.cache_creation_ratio) });
+  if (other.image_tokens) data.push({ label: '图片输入 Tokens', value: String(other.image_tokens) });
+  if (other.image_ratio) data.push({ label: '图片倍率', value: String(other.image_ratio) });
   if (other.audio) {
     data.push({ label: '文字输入/输出', value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
     data.push({ label: '音频输入/输出', value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { audioCompletionRatioOf, audioRatioOf, cacheCreationRatioOf, cacheRatioOf } from './pricing-defaults.ts';
+import {
+  audioCompletionRatioOf,
+  audioRatioOf,
+  cacheCreationRatioOf,
+  cacheRatioOf,
+  completionRatioOf,
+  imageRatioOf,
+} from './pricing-defaults.ts';
 
 describe('token-kind ratio rules', () => {
   it('when a model has no explicit cache ratio, then its provider family’s cached-input price applies', () => {
@@ -31,5 +38,8 @@ describe('token-kind ratio rules', () => {
     expect(audioRatioOf('gpt-4o', {})).toBeUndefined();
     expect(audioCompletionRatioOf('gpt-4o-mini-realtime-preview', {})).toBe(2);
     expect(audioCompletionRatioOf('tts-1', {})).toBeUndefined();
+    expect(imageRatioOf('gpt-image-1', {})).toBe(2);
+    expect(imageRatioOf('dall-e-3', {})).toBeUndefined();
+    expect(completionRatioOf('gpt-image-1', {})).toBe(8);
   });
 });

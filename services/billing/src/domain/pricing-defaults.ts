@@ -56,6 +56,7 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'text-embedding-3-small': 0.01,
   'text-embedding-3-large': 0.065,
   'text-embedding-ada-002': 0.05,
+  'gpt-image-1': 2.5,
   'gpt-4o-audio-preview': 1.25,
   'gpt-4o-mini-audio-preview': 0.075,
   'gpt-4o-realtime-preview': 2.5,
@@ -74,6 +75,7 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'gpt-4.1': 4,
   o1: 4,
   'gemini-2.5-pro': 8,
+  'gpt-image-1': 8,
 };
 
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
@@ -102,6 +104,7 @@ export function completionRatioOf(model: string, explicit: Record<string, number
   if (/^o\d/.test(m)) return 4;
   if (m.startsWith('claude-3') || m.startsWith('claude-sonnet-4') || m.startsWith('claude-opus-4')) return 5;
   if (m.startsWith('gemini-2.5-pro')) return 8;
+  if (m.startsWith('gpt-image-1')) return 8;
   if (m.startsWith('gemini-2.5-flash')) return m.includes('lite') ? 4 : 8.33;
   if (m.startsWith('gemini')) return 4;
   if (m.startsWith('deepseek-chat')) return 2;
@@ -151,3 +154,6 @@ export const audioRatioOf = explicitOr((m) => {
 
 /** Audio output tokens relative to audio input tokens (2 for OpenAI's audio models); option AudioCompletionRatio wins. */
 export const audioCompletionRatioOf = explicitOr((m) => (/^gpt-4o-(mini-)?(audio|realtime)/.test(m) ? 2 : undefined));
+
+/** Image input tokens relative to text prompt tokens (gpt-image-1: $10 against $5 per 1M); option ImageRatio wins. */
+export const imageRatioOf = explicitOr((m) => (m.startsWith('gpt-image-1') ? 2 : undefined));

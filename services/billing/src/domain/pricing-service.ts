@@ -8,6 +8,7 @@ import {
   DEFAULT_COMPLETION_RATIO,
   DEFAULT_MODEL_PRICE,
   DEFAULT_MODEL_RATIO,
+  imageRatioOf,
 } from './pricing-defaults.ts';
 
 /** Saves one option through the users service (which publishes the change). */
@@ -43,7 +44,7 @@ const isEmptyJsonObject = (raw: string | undefined) => {
 
 /**
  * Prices from the ratio options (ModelRatio, CompletionRatio, ModelPrice, GroupRatio, and the
- * token-kind ratios CacheRatio, CacheCreationRatio, AudioRatio, AudioCompletionRatio). The
+ * token-kind ratios CacheRatio, CacheCreationRatio, AudioRatio, AudioCompletionRatio, ImageRatio). The
  * first four start empty and the billing service seeds them with the defaults once, so that the
  * settings page shows and edits the real table; the token-kind options hold overrides only, and
  * the family rules of pricing-defaults.ts price every other model.
@@ -83,6 +84,7 @@ export function pricingService(deps: {
       cacheCreationRatio: withRules('CacheCreationRatio', cacheCreationRatioOf, models),
       audioRatio: withRules('AudioRatio', audioRatioOf, models),
       audioCompletionRatio: withRules('AudioCompletionRatio', audioCompletionRatioOf, models),
+      imageRatio: withRules('ImageRatio', imageRatioOf, models),
     };
   }
 

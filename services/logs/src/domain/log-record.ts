@@ -54,6 +54,8 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
   if (r?.cacheRatio) other.cache_ratio = r.cacheRatio;
   if (ev.cacheCreationTokens) other.cache_creation_tokens = ev.cacheCreationTokens;
   if (r?.cacheCreationRatio) other.cache_creation_ratio = r.cacheCreationRatio;
+  if (ev.imageInputTokens) other.image_tokens = ev.imageInputTokens;
+  if (r?.imageRatio) other.image_ratio = r.imageRatio;
   if (ev.audioInputTokens || ev.audioOutputTokens) {
     other.audio = true;
     other.audio_input = ev.audioInputTokens;

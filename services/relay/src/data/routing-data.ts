@@ -109,6 +109,7 @@ export function pricingData(
         cacheCreationRatio: r.cacheCreationRatio,
         audioRatio: r.audioRatio,
         audioCompletionRatio: r.audioCompletionRatio,
+        imageRatio: r.imageRatio,
       };
     },
   });

@@ -18,6 +18,8 @@ export interface Ratios {
   audioRatio?: Record<string, number>;
   /** Audio output tokens relative to audio input tokens. */
   audioCompletionRatio?: Record<string, number>;
+  /** Image input tokens relative to text prompt tokens. */
+  imageRatio?: Record<string, number>;
 }
 
 /** How a model is priced. Token-kind ratios are 1 (the text price) where none is set. */
@@ -30,6 +32,7 @@ export type Price =
       cacheCreationRatio: number;
       audioRatio: number;
       audioCompletionRatio: number;
+      imageRatio: number;
     }
   | { kind: 'call'; price: number };
 
@@ -59,6 +62,7 @@ export function priceOf(r: Ratios, model: string): Price {
     cacheCreationRatio: (r.cacheCreationRatio && lookup(r.cacheCreationRatio, model)) ?? 1,
     audioRatio: (r.audioRatio && lookup(r.audioRatio, model)) ?? 1,
     audioCompletionRatio: (r.audioCompletionRatio && lookup(r.audioCompletionRatio, model)) ?? 1,
+    imageRatio: (r.imageRatio && lookup(r.imageRatio, model)) ?? 1,
   };
 }
 
@@ -82,7 +86,7 @@ export function preConsumeAmount(
 /**
  * The quota of a finished request: (prompt + completion x completion ratio) x model ratio x
  * group ratio, at least 1 when the ratios are not zero; or price x QuotaPerUnit x group ratio.
- * Where the upstream reports them, cached, cache-written and audio prompt tokens count with
+ * Where the upstream reports them, cached, cache-written, audio and image prompt tokens count with
  * their own ratios instead of the text price, and audio output tokens with audio ratio x audio
  * completion ratio instead of the completion ratio.
  */
@@ -94,9 +98,11 @@ export function settleQuota(p: Price, groupRatio: number, quotaPerUnit: number, 
   const written = usage.cacheCreationTokens ?? 0;
   const audioIn = usage.audioInputTokens ?? 0;
   const audioOut = usage.audioOutputTokens ?? 0;
-  const textIn = Math.max(0, usage.promptTokens - cached - written - audioIn);
+  const imageIn = usage.imageInputTokens ?? 0;
+  const textIn = Math.max(0, usage.promptTokens - cached - written - audioIn - imageIn);
   const textOut = Math.max(0, usage.completionTokens - audioOut);
-  const prompt = textIn + cached * p.cacheRatio + written * p.cacheCreationRatio + audioIn * p.audioRatio;
+  const prompt =
+    textIn + cached * p.cacheRatio + written * p.cacheCreationRatio + audioIn * p.audioRatio + imageIn * p.imageRatio;
   const completion = textOut * p.completionRatio + audioOut * p.audioRatio * p.audioCompletionRatio;
   return Math.max(1, Math.round((prompt + completion) * ratio));
 }

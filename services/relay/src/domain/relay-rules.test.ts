@@ -88,6 +88,7 @@ describe('pricing', () => {
       cacheCreationRatio: 1,
       audioRatio: 1,
       audioCompletionRatio: 1,
+      imageRatio: 1,
     };
     expect(priceOf(r, 'gpt-4o-mini-2024-07-18')).toEqual(mini);
     expect(priceOf(r, 'gpt-4o-mini-tabc')).toEqual(mini);
@@ -103,7 +104,7 @@ describe('pricing', () => {
     expect(preConsumeAmount(p, 1, 500000, 10, 500, 100)).toBe(Math.ceil(600 * 0.075));
   });
 
-  it('when the upstream reports cached, cache-written or audio tokens, then each kind counts with its own ratio', () => {
+  it('when the upstream reports cached, cache-written, audio or image tokens, then each kind counts with its own ratio', () => {
     const kinds: Ratios = {
       ...r,
       modelRatio: { ...r.modelRatio, 'claude-x': 1.5, 'gpt-4o-audio-preview': 1.25 },
@@ -112,6 +113,7 @@ describe('pricing', () => {
       cacheCreationRatio: { 'claude-x': 1.25 },
       audioRatio: { 'gpt-4o-audio-preview': 16 },
       audioCompletionRatio: { 'gpt-4o-audio-preview': 2 },
+      imageRatio: { 'gpt-image-1': 2 },
     };
     // 1,000 prompt tokens of which 800 cached: 200 + 800 x 0.5 = 600, plus 10 x 4 completion.
     const mini = priceOf(kinds, 'gpt-4o-mini-2024-07-18');
@@ -138,6 +140,14 @@ describe('pricing', () => {
         audioOutputTokens: 100,
       }),
     ).toBe(Math.round((50 + 200 * 16 + 30 * 4 + 100 * 16 * 2) * 1.25));
+    // gpt-image-1: 40 text + 200 image tokens in (x 2), 4,160 image tokens out (x 8); ratio 2.5.
+    const image = priceOf(
+      { ...kinds, modelRatio: { 'gpt-image-1': 2.5 }, completionRatio: { 'gpt-image-1': 8 } },
+      'gpt-image-1',
+    );
+    expect(settleQuota(image, 1, 500000, { promptTokens: 240, completionTokens: 4160, imageInputTokens: 200 })).toBe(
+      Math.round((40 + 200 * 2 + 4160 * 8) * 2.5),
+    );
     // No token-kind ratio for the model: every prompt token at the text price, as before.
     expect(
       settleQuota(priceOf(kinds, 'gpt-4o'), 1, 500000, { promptTokens: 1000, completionTokens: 0, cachedTokens: 800 }),

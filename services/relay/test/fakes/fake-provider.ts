@@ -24,6 +24,8 @@ export interface FakeBehaviour {
   cachedTokens: number;
   /** Of those, written to the prompt cache (Anthropic's cache_creation_input_tokens). */
   cacheWriteTokens: number;
+  /** Image generations report gpt-image-1's token usage (input split into text and image). */
+  imageUsage?: { textTokens: number; imageTokens: number; outputTokens: number };
   /** Report usage at all (OpenAI streams report it only when asked through stream_options). */
   reportUsage: boolean;
   /** Non-zero: answer this HTTP status with the provider's error body. */
@@ -391,6 +393,16 @@ async function openai(
         url: 'https://example.invalid/image.png',
         revised_prompt: String(body.prompt ?? ''),
       })),
+      ...(b.imageUsage
+        ? {
+            usage: {
+              total_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens + b.imageUsage.outputTokens,
+              input_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens,
+              output_tokens: b.imageUsage.outputTokens,
+              input_tokens_details: { text_tokens: b.imageUsage.textTokens, image_tokens: b.imageUsage.imageTokens },
+            },
+          }
+        : {}),
     });
   }
   if (path.endsWith('/audio/speech')) {

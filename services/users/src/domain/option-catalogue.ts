@@ -113,12 +113,14 @@ export const OPTION_CATALOGUE = {
   ModelRatio: json({}),
   CompletionRatio: json({}),
   // Token-kind ratios (overrides only; the billing service's family rules price other models):
-  // cache reads, cache writes and audio input relative to text prompt tokens, audio output
-  // relative to audio input. Not on the console's ratio screen (spec); set through /api/option/.
+  // cache reads, cache writes, audio and image input relative to text prompt tokens, audio
+  // output relative to audio input. Not on the console's ratio screen (spec); set through
+  // /api/option/ (ADR 0005).
   CacheRatio: json({}),
   CacheCreationRatio: json({}),
   AudioRatio: json({}),
   AudioCompletionRatio: json({}),
+  ImageRatio: json({}),
   GroupRatio: json(DEFAULT_GROUP_RATIO),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }),
   // Chats

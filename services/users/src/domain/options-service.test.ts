@@ -11,8 +11,8 @@ describe('validateOption', () => {
   it('when a ratio field is not JSON, then it is refused', () => {
     expect(() => validateOption('ModelRatio', 'nope')).toThrow('不是合法的 JSON 字符串');
   });
-  it('when a token-kind ratio (cache, audio) is set, then it must map model names to non-negative numbers', () => {
-    for (const key of ['CacheRatio', 'CacheCreationRatio', 'AudioRatio', 'AudioCompletionRatio']) {
+  it('when a token-kind ratio (cache, audio, image) is set, then it must map model names to non-negative numbers', () => {
+    for (const key of ['CacheRatio', 'CacheCreationRatio', 'AudioRatio', 'AudioCompletionRatio', 'ImageRatio']) {
       expect(validateOption(key, '{"gpt-4o": 0.5}').value).toBe('{"gpt-4o": 0.5}');
       expect(() => validateOption(key, '{"gpt-4o": -1}')).toThrow('不是合法的 JSON 字符串');
       expect(() => validateOption(key, '{"gpt-4o": "half"}')).toThrow('不是合法的 JSON 字符串');

@@ -70,6 +70,7 @@ const NUMBER_MAPS = new Set([
   'CacheCreationRatio',
   'AudioRatio',
   'AudioCompletionRatio',
+  'ImageRatio',
 ]);
 
 /**

@@ -105,12 +105,18 @@ export interface Usage {
   cacheCreationTokens?: number;
   audioInputTokens?: number;
   audioOutputTokens?: number;
+  /** Prompt tokens that were images (gpt-image-1's input_tokens_details), part of promptTokens. */
+  imageInputTokens?: number;
 }
 
 /** Reads an OpenAI usage object (chat, completions, embeddings, rerank variants). */
 export function usageFromOpenAI(u: unknown): Usage | undefined {
   if (!u || typeof u !== 'object') return undefined;
-  const o = u as Partial<OpenAIUsage> & { input_tokens?: number; output_tokens?: number };
+  const o = u as Partial<OpenAIUsage> & {
+    input_tokens?: number;
+    output_tokens?: number;
+    input_tokens_details?: { image_tokens?: number; cached_tokens?: number };
+  };
   const prompt = o.prompt_tokens ?? o.input_tokens;
   const completion = o.completion_tokens ?? o.output_tokens ?? 0;
   if (typeof prompt !== 'number') {
@@ -118,7 +124,7 @@ export function usageFromOpenAI(u: unknown): Usage | undefined {
     return undefined;
   }
   const usage: Usage = { promptTokens: prompt, completionTokens: completion };
-  const cached = o.prompt_tokens_details?.cached_tokens;
+  const cached = o.prompt_tokens_details?.cached_tokens ?? o.input_tokens_details?.cached_tokens;
   if (cached) usage.cachedTokens = cached;
   const written = o.prompt_tokens_details?.cache_creation_tokens;
   if (written) usage.cacheCreationTokens = written;
@@ -126,6 +132,8 @@ export function usageFromOpenAI(u: unknown): Usage | undefined {
   if (audioIn) usage.audioInputTokens = audioIn;
   const audioOut = o.completion_tokens_details?.audio_tokens;
   if (audioOut) usage.audioOutputTokens = audioOut;
+  const images = o.input_tokens_details?.image_tokens;
+  if (images) usage.imageInputTokens = images;
   return usage;
 }
 

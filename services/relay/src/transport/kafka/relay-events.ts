@@ -55,6 +55,7 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
       audioCompletionRatio: p?.kind === 'ratio' && rec.usage.audioOutputTokens ? ROUND(p.audioCompletionRatio) : 0,
       cacheRatio: p?.kind === 'ratio' && rec.usage.cachedTokens ? ROUND(p.cacheRatio) : 0,
       cacheCreationRatio: p?.kind === 'ratio' && rec.usage.cacheCreationTokens ? ROUND(p.cacheCreationRatio) : 0,
+      imageRatio: p?.kind === 'ratio' && rec.usage.imageInputTokens ? ROUND(p.imageRatio) : 0,
     },
     ip: rec.caller.ip,
     statusCode: rec.statusCode,
@@ -65,6 +66,7 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     audioInputTokens: rec.usage.audioInputTokens ?? 0,
     audioOutputTokens: rec.usage.audioOutputTokens ?? 0,
     cacheCreationTokens: rec.usage.cacheCreationTokens ?? 0,
+    imageInputTokens: rec.usage.imageInputTokens ?? 0,
   };
 }
 

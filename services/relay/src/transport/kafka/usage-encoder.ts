@@ -167,6 +167,7 @@ export function encodeUsageEvent(w: ProtoWriter, e: UsageEventFields): Buffer {
       r.audioCompletionRatio,
       r.cacheRatio,
       r.cacheCreationRatio,
+      r.imageRatio,
     ]);
   w.string(22, e.ip);
   w.int32(23, e.statusCode);
@@ -177,5 +178,6 @@ export function encodeUsageEvent(w: ProtoWriter, e: UsageEventFields): Buffer {
   w.int32(28, e.audioInputTokens);
   w.int32(29, e.audioOutputTokens);
   w.int32(30, e.cacheCreationTokens);
+  w.int32(31, e.imageInputTokens);
   return w.view(start);
 }
