@@ -54,15 +54,17 @@ export function priceOf(r: Ratios, model: string): Price {
   if (modelRatio === undefined) {
     throw new RelayError(403, `模型 ${model} 倍率或价格未配置，请联系管理员设置`, 'model_price_missing');
   }
+  // A ratio the maps do not set is 1: the text price.
+  const of = (map: Record<string, number> | undefined) => (map && lookup(map, model)) ?? 1;
   return {
     kind: 'ratio',
     modelRatio,
-    completionRatio: lookup(r.completionRatio, model) ?? 1,
-    cacheRatio: (r.cacheRatio && lookup(r.cacheRatio, model)) ?? 1,
-    cacheCreationRatio: (r.cacheCreationRatio && lookup(r.cacheCreationRatio, model)) ?? 1,
-    audioRatio: (r.audioRatio && lookup(r.audioRatio, model)) ?? 1,
-    audioCompletionRatio: (r.audioCompletionRatio && lookup(r.audioCompletionRatio, model)) ?? 1,
-    imageRatio: (r.imageRatio && lookup(r.imageRatio, model)) ?? 1,
+    completionRatio: of(r.completionRatio),
+    cacheRatio: of(r.cacheRatio),
+    cacheCreationRatio: of(r.cacheCreationRatio),
+    audioRatio: of(r.audioRatio),
+    audioCompletionRatio: of(r.audioCompletionRatio),
+    imageRatio: of(r.imageRatio),
   };
 }
 

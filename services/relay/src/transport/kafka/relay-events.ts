@@ -23,7 +23,9 @@ const ROUND = (n: number) => Math.round(n * 1e6) / 1e6;
 /** The UsageEvent of a finished request. */
 export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields {
   const p = rec.price;
-  const audio = rec.usage.audioInputTokens || rec.usage.audioOutputTokens;
+  const u = rec.usage;
+  // Token-kind ratios are recorded only where such tokens were billed (the log shows what applied).
+  const r = p?.kind === 'ratio' ? p : undefined;
   return {
     eventId: rec.requestId,
     occurredAtMs: now,
@@ -46,27 +48,26 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     content: rec.type === 2 ? contentOf(rec) : rec.errorMessage,
     group: rec.caller.group,
     ratios: {
-      modelRatio: p?.kind === 'ratio' ? ROUND(p.modelRatio) : 0,
-      completionRatio: p?.kind === 'ratio' ? ROUND(p.completionRatio) : 0,
+      modelRatio: r ? ROUND(r.modelRatio) : 0,
+      completionRatio: r ? ROUND(r.completionRatio) : 0,
       groupRatio: ROUND(rec.groupRatio),
       modelPrice: p?.kind === 'call' ? p.price : 0,
-      // Token-kind ratios only where such tokens were billed (the log shows what applied).
-      audioRatio: p?.kind === 'ratio' && audio ? ROUND(p.audioRatio) : 0,
-      audioCompletionRatio: p?.kind === 'ratio' && rec.usage.audioOutputTokens ? ROUND(p.audioCompletionRatio) : 0,
-      cacheRatio: p?.kind === 'ratio' && rec.usage.cachedTokens ? ROUND(p.cacheRatio) : 0,
-      cacheCreationRatio: p?.kind === 'ratio' && rec.usage.cacheCreationTokens ? ROUND(p.cacheCreationRatio) : 0,
-      imageRatio: p?.kind === 'ratio' && rec.usage.imageInputTokens ? ROUND(p.imageRatio) : 0,
+      audioRatio: r && (u.audioInputTokens || u.audioOutputTokens) ? ROUND(r.audioRatio) : 0,
+      audioCompletionRatio: r && u.audioOutputTokens ? ROUND(r.audioCompletionRatio) : 0,
+      cacheRatio: r && u.cachedTokens ? ROUND(r.cacheRatio) : 0,
+      cacheCreationRatio: r && u.cacheCreationTokens ? ROUND(r.cacheCreationRatio) : 0,
+      imageRatio: r && u.imageInputTokens ? ROUND(r.imageRatio) : 0,
     },
     ip: rec.caller.ip,
     statusCode: rec.statusCode,
     error: rec.type === 5,
     errorMessage: rec.errorMessage,
     other: hasKeys(rec.other) ? JSON.stringify(rec.other) : '',
-    cachedTokens: rec.usage.cachedTokens ?? 0,
-    audioInputTokens: rec.usage.audioInputTokens ?? 0,
-    audioOutputTokens: rec.usage.audioOutputTokens ?? 0,
-    cacheCreationTokens: rec.usage.cacheCreationTokens ?? 0,
-    imageInputTokens: rec.usage.imageInputTokens ?? 0,
+    cachedTokens: u.cachedTokens ?? 0,
+    audioInputTokens: u.audioInputTokens ?? 0,
+    audioOutputTokens: u.audioOutputTokens ?? 0,
+    cacheCreationTokens: u.cacheCreationTokens ?? 0,
+    imageInputTokens: u.imageInputTokens ?? 0,
   };
 }
 
