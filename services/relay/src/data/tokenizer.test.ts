@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { chatPromptParts } from '../domain/token-estimate.ts';
-import { createTokenizer } from './tokenizer.ts';
+import { createTokenizer, DEFAULT_WAIT_MS, LONG_RUN, splitForCounting } from './tokenizer.ts';
 
 describe('tokenizer', () => {
   const tokenizer = createTokenizer();
@@ -28,4 +28,54 @@ describe('tokenizer', () => {
     });
     expect(fixed + (await tokenizer.count(texts, 'gpt-4o'))).toBe(3 + 3 + 2 + 3 + 3 + 1 + 1);
   });
+});
+
+describe('tokenizer bounds', () => {
+  const tokenizer = createTokenizer();
+  afterAll(() => tokenizer.close());
+
+  it('when texts hold runs longer than LONG_RUN, then only those runs are estimated and the rest is split off exactly', () => {
+    const word = 'x'.repeat(LONG_RUN + 10);
+    const { exact, cheap } = splitForCounting([`hello ${word} world`, 'short']);
+    expect(exact).toEqual(['hello ', ' world', 'short']);
+    expect(cheap).toBe(Math.ceil((LONG_RUN + 10) / 4));
+    // Spaces, punctuation and digits have their own runs.
+    expect(splitForCounting([' '.repeat(100)]).exact).toEqual([]);
+    expect(splitForCounting(['!'.repeat(100)]).exact).toEqual([]);
+    expect(splitForCounting(['a b '.repeat(100)]).exact).toEqual(['a b '.repeat(100)]);
+  });
+
+  it('when texts exceed the exact budget, then the excess is estimated', () => {
+    const { exact, cheap } = splitForCounting(['abcd abcd', 'efgh efgh'], 12);
+    expect(exact).toEqual(['abcd abcd', 'efg']);
+    expect(cheap).toBe(2);
+  });
+
+  it('when a prompt is an 8,000-letter word, then it is counted in milliseconds, and a normal prompt queued behind it keeps its exact count', async () => {
+    expect(await tokenizer.ready).toBe(true);
+    const word = Array.from({ length: 8000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('');
+    const started = performance.now();
+    const [long, normal] = await Promise.all([
+      tokenizer.count([word], 'gpt-4o'),
+      tokenizer.count(['hello world'], 'gpt-4o'),
+    ]);
+    const took = performance.now() - started;
+    expect(long).toBe(2000);
+    expect(normal).toBe(2);
+    // Unbounded BPE took 3.2 s on this word; the estimate takes well under the wait limit.
+    expect(took).toBeLessThan(DEFAULT_WAIT_MS * 4);
+  });
+
+  it('when the worker is busier than the caller may wait, then the caller gets the cheap estimate in time', async () => {
+    const impatient = createTokenizer({ waitMs: 1 });
+    try {
+      await impatient.ready;
+      // About 30 ms of BPE: the worker cannot answer within 1 ms.
+      const prose = 'The quick brown fox jumps over the lazy dog. '.repeat(5000);
+      const n = await impatient.count([prose], 'gpt-4o');
+      expect(n).toBe(Math.ceil(prose.length / 4));
+    } finally {
+      await impatient.close();
+    }
+  }, 60_000);
 });
