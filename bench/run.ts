@@ -21,7 +21,7 @@ import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.
 import { bundleRelay } from './bundle-relay.ts';
 
 const QUICK = process.argv.includes('--quick');
-/** `--only=saturation,fixed,memory,streams` runs just those phases (all by default). */
+/** `--only=saturation,fixed,memory,streams,tokenizer` runs just those phases (all by default). */
 const ONLY = process.argv
   .find((a) => a.startsWith('--only='))
   ?.slice('--only='.length)
@@ -109,8 +109,8 @@ function cpuMs(pid: number | undefined): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-function body(stream: boolean, model = BENCH_MODEL): string {
-  return JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello, benchmark!' }], stream });
+function body(stream: boolean, model = BENCH_MODEL, content = 'Hello, benchmark!'): string {
+  return JSON.stringify({ model, messages: [{ role: 'user', content }], stream });
 }
 
 /** One request; resolves with total and first-token latency (ms) from `t0`. */
@@ -120,12 +120,13 @@ async function once(
   stream: boolean,
   t0: number,
   model?: string,
+  content?: string,
 ): Promise<{ total: number; first: number; ok: boolean }> {
   const res = await pool.request({
     path: '/v1/chat/completions',
     method: 'POST',
     headers: t.headers,
-    body: body(stream, model),
+    body: body(stream, model, content),
   });
   let first = 0;
   if (stream) {
@@ -374,6 +375,7 @@ async function main() {
   if (phase('fixed')) await fixedPhase(targets, log);
   if (phase('saturation')) await saturationPhase(targets, log);
   if (phase('memory')) await memoryPhase(relayTarget, relay.pid as number, log);
+  if (phase('tokenizer')) await tokenizerPhase(relayTarget, log);
 
   const counts = await new Promise<{ settles: number; preConsumes: number }>((res) => {
     peers.child.once('message', (m: { counts: { settles: number; preConsumes: number } }) => res(m.counts));
@@ -479,6 +481,53 @@ async function saturationPhase(targets: Target[], log: (s: string) => void) {
     const ratio = (sat[`relay|${stream}`] ?? 0) / (sat[`bare proxy|${stream}`] ?? 1);
     log(`Relay / bare proxy throughput (${stream ? 'stream' : 'whole'}): ${f(ratio * 100, 1)} %`);
   }
+}
+
+/**
+ * Token counting under abuse (issue 10 item 4): normal requests at 200 req/s, alone and while one
+ * client sends prompts made of one 8,000-letter word back to back (one connection, closed loop).
+ * Before the tokenizer's bounds, one such prompt held the tokenizer worker for about 3 s and every
+ * other request's estimate queued behind it.
+ */
+async function tokenizerPhase(relayTarget: Target, log: (s: string) => void) {
+  const rate = 200;
+  const seconds = FIXED_SECONDS;
+  const word = Array.from({ length: 8000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('');
+  const rows: string[] = [];
+  const alone: number[] = [];
+  const abused: number[] = [];
+  let abusive = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const a = await fixedRate(relayTarget, false, rate, seconds);
+    alone.push(a.p99);
+    const pool = new Pool(relayTarget.origin, { connections: 1, pipelining: 1 });
+    let stop = false;
+    const attacker = (async () => {
+      while (!stop) {
+        const r = await once(pool, relayTarget, false, performance.now(), BENCH_MODEL, word).catch(() => null);
+        if (r) abusive++;
+      }
+    })();
+    const b = await fixedRate(relayTarget, false, rate, seconds);
+    stop = true;
+    await attacker;
+    await pool.close();
+    abused.push(b.p99);
+    rows.push(`| ${round + 1} | ${f(a.p50)} | ${f(a.p99)} | ${f(b.p50)} | ${f(b.p99)} | ${a.errors + b.errors} |`);
+  }
+  log('');
+  log(
+    `## Token counting under abuse: ${rate} req/s of normal chats for ${seconds} s, without and with one client sending 8,000-letter one-word prompts back to back (${ROUNDS} round(s), ms)`,
+  );
+  log('');
+  log('| round | alone p50 | alone p99 | with abuser p50 | with abuser p99 | errors |');
+  log('|---|---|---|---|---|---|');
+  for (const r of rows) log(r);
+  log(`| **median** | | **${f(median(alone))}** | | **${f(median(abused))}** | |`);
+  log('');
+  log(
+    `The abusive client's prompts served: ${abusive}. p99 with the abuser / p99 alone (median rounds): ${f(median(abused) / median(alone))}x (target <= 2x).`,
+  );
 }
 
 async function memoryPhase(relayTarget: Target, pid: number, log: (s: string) => void) {
