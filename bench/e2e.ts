@@ -1,0 +1,472 @@
+/**
+ * End-to-end benchmark of the platform (a script, not a test; issue 16): the real services as
+ * separate processes (users, channels, billing, logs, relay; the gateway too) on the real Kafka,
+ * Redis and MongoDB-compatible servers, a fake OpenAI upstream, and many users with tokens. It
+ * reports whether the usage pipeline keeps pace with the relay:
+ *
+ * 1. Steps of fixed request rates (`--rates=250,500,750,1000`, `--step=75` seconds each: 5 minutes of load; mixed
+ *    whole and streamed chats spread over the users): per step, the settle lag (answer -> billing
+ *    consumed the usage event) and the log lag (answer -> logs consumed it) at p50/p99, the backlog
+ *    left when the step ends, and each service's CPU time per request.
+ * 2. A backlog: billing and logs are paused (SIGSTOP) while `--backlog=100000` usage events are
+ *    published, then resumed: how long each takes to drain it, in events per second.
+ * 3. The accounting identity, per user: wallet change = sum of the logged charges = requests the
+ *    client saw succeed (and backlog events) x the price of one; no request id logged twice;
+ *    used quota and request count agree.
+ *
+ * Lags come from counts: billing's and logs' `kafka_messages_consumed_total` for the usage topic,
+ * sampled every 100 ms, against the times the client saw its answers (the n-th answered request
+ * counts as consumed when the counter reaches n). Events of one partition are consumed in order,
+ * across partitions nearly so: the figure is close to the per-event lag, not exact.
+ *
+ *   bash deploy/local/bin/infra.sh up                  # the servers
+ *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { freePort, type ServiceName, type Stack } from '../deploy/local/stack/in-process.ts';
+import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
+import { TOPICS } from '../proto/src/topics.ts';
+import { connectMongo, createKafka, createLogger, createPublisher } from '../services/common/src/index.ts';
+import { Pool } from '../services/relay/test/bench/load.ts';
+import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
+import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
+import {
+  clientsFor,
+  createChannel,
+  type RelayStack,
+  routable,
+  setOption,
+  userWithToken,
+} from '../services/relay/test/relay-harness.ts';
+
+const arg = (name: string, dflt: string) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
+const RATES = arg('rates', '250,500,750,1000').split(',').map(Number);
+const STEP_SECONDS = Number(arg('step', '75'));
+const BACKLOG = Number(arg('backlog', '100000'));
+const USERS = Number(arg('users', '20'));
+/** Share of streamed requests. */
+const STREAM_SHARE = Number(arg('stream', '0.2'));
+/** How long a step's backlog may take to drain before the next step starts. */
+const DRAIN_LIMIT_S = Number(arg('drain', '120'));
+
+const ROOT = resolve(import.meta.dirname, '..');
+const MODEL = 'bench-e2e';
+// The fake upstream reports 10 prompt tokens and one completion token per word of its 10-word
+// reply; ModelRatio 1 and CompletionRatio 2 make each request cost (10 + 10 x 2) x 1 = 30.
+const PRICE = 30;
+const ORDER: ServiceName[] = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'];
+
+interface Proc {
+  name: ServiceName;
+  child: ChildProcess;
+  http: number;
+  grpc: number;
+}
+
+const procs: Proc[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+const pct = (sorted: number[], p: number) =>
+  sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number) : Number.NaN;
+
+function cpuMs(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+async function waitReady(port: number, ms = 120_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (
+      await fetch(`http://127.0.0.1:${port}/readyz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return;
+    await sleep(300);
+  }
+  throw new Error(`service on ${port} not ready`);
+}
+
+/** Starts the services as separate processes (from source, as `npm start` does). */
+async function startServices(run: string): Promise<Stack> {
+  const ports = {} as Stack['ports'];
+  for (const svc of [...ORDER, 'tasks' as const]) ports[svc] = { http: await freePort(), grpc: await freePort() };
+  const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
+  const env: Record<string, string> = {
+    MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/',
+    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9094',
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
+    KAFKA_TOPIC_PREFIX: `e2e${run}.`,
+    REDIS_KEY_PREFIX: `e2e${run}:`,
+    LOG_LEVEL: 'warn',
+    SESSION_SECRET: `bench-session-${run}`,
+    CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
+    USERS_ADDR: addr('users'),
+    CHANNELS_ADDR: addr('channels'),
+    BILLING_ADDR: addr('billing'),
+    RELAY_ADDR: addr('relay'),
+    LOGS_ADDR: addr('logs'),
+    TASKS_ADDR: addr('tasks'),
+    RELAY_HTTP_URL: `http://127.0.0.1:${ports.relay.http}`,
+    TASKS_HTTP_URL: `http://127.0.0.1:${ports.tasks.http}`,
+    RATE_LIMIT_API: '1000000',
+    RATE_LIMIT_CRITICAL: '100000',
+    RATE_LIMIT_WEB: '100000',
+    NODE_ENV: 'production',
+  };
+  for (const name of ORDER) {
+    const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...env,
+        SERVICE_NAME: name,
+        HTTP_PORT: String(ports[name].http),
+        GRPC_PORT: String(ports[name].grpc),
+        MONGO_DB: `e2e_${run}_${name}`,
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    procs.push({ name, child, http: ports[name].http, grpc: ports[name].grpc });
+    await waitReady(ports[name].http);
+  }
+  return {
+    gatewayUrl: `http://127.0.0.1:${ports.gateway.http}`,
+    relayUrl: `http://127.0.0.1:${ports.relay.http}`,
+    ports,
+    env,
+    id: run,
+    stop: async () => {
+      await Promise.all(
+        procs.map(
+          (p) =>
+            new Promise<void>((res) => {
+              if (p.child.exitCode !== null) return res();
+              const t = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
+              p.child.once('exit', () => {
+                clearTimeout(t);
+                res();
+              });
+              p.child.kill('SIGCONT');
+              p.child.kill('SIGTERM');
+            }),
+        ),
+      );
+    },
+  };
+}
+
+const proc = (name: ServiceName) => procs.find((p) => p.name === name) as Proc;
+
+/** Usage events a service has consumed so far (its kafka_messages_consumed_total for the usage topic). */
+async function consumed(name: ServiceName, topic: string): Promise<number> {
+  const text = await fetch(`http://127.0.0.1:${proc(name).http}/metrics`).then((r) => r.text());
+  let n = 0;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('kafka_messages_consumed_total{')) continue;
+    if (!line.includes(`topic="${topic}"`)) continue;
+    n += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return n;
+}
+
+interface Sample {
+  t: number;
+  billing: number;
+  logs: number;
+}
+
+/** Samples both consumers every 100 ms until stopped. */
+function sampler(topic: string) {
+  const samples: Sample[] = [];
+  let on = true;
+  const loop = (async () => {
+    while (on) {
+      const t = performance.now();
+      const [billing, logs] = await Promise.all([
+        consumed('billing', topic).catch(() => Number.NaN),
+        consumed('logs', topic).catch(() => Number.NaN),
+      ]);
+      if (Number.isFinite(billing) && Number.isFinite(logs)) samples.push({ t, billing, logs });
+      await sleep(Math.max(0, 100 - (performance.now() - t)));
+    }
+  })();
+  return {
+    samples,
+    last: () => samples[samples.length - 1],
+    stop: async () => {
+      on = false;
+      await loop;
+    },
+  };
+}
+
+/** Lag of each answered request (ms): when the counter first reached its position, minus its answer time. */
+function lags(answers: number[], samples: Sample[], key: 'billing' | 'logs', base: number): number[] {
+  const out: number[] = [];
+  let j = 0;
+  for (let k = 0; k < answers.length; k++) {
+    const need = base + k + 1;
+    while (j < samples.length && (samples[j] as Sample)[key] < need) j++;
+    if (j >= samples.length) break;
+    out.push(Math.max(0, (samples[j] as Sample).t - (answers[k] as number)));
+  }
+  return out;
+}
+
+interface UserRec {
+  userId: number;
+  key: string;
+  tokenId: number;
+  ok: number;
+  backlog: number;
+  before: { quota: number; used: number; count: number };
+}
+
+async function main() {
+  const run = Date.now().toString(36);
+  const upstream = await startFakeProvider({
+    kind: 'openai',
+    record: false,
+    reply: 'one two three four five six seven eight nine ten',
+    promptTokens: 10,
+  });
+  const stack = await startServices(run);
+  const s: RelayStack = clientsFor(stack);
+  const topic = `e2e${run}.${TOPICS.usage}`;
+  const log = (line: string) => console.log(line);
+  try {
+    await setOption(s, 'ModelRatio', JSON.stringify({ [MODEL]: 1 }));
+    await setOption(s, 'CompletionRatio', JSON.stringify({ [MODEL]: 2 }));
+    await createChannel(s, { type: 1, baseUrl: upstream.url, key: 'sk-upstream', models: MODEL });
+    const users: UserRec[] = [];
+    for (let i = 0; i < USERS; i++) {
+      const u = await userWithToken(s, { quota: 1_000_000_000 });
+      users.push({ ...u, ok: 0, backlog: 0, before: { quota: 0, used: 0, count: 0 } });
+    }
+    await routable(stack.relayUrl, users[0]?.key as string, MODEL);
+    for (const u of users) {
+      const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
+      u.before = { quota: w?.quota ?? 0, used: w?.usedQuota ?? 0, count: w?.requestCount ?? 0 };
+    }
+    log(`# End-to-end benchmark (${new Date().toISOString()})`);
+    log('');
+    log(
+      `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}.`,
+    );
+
+    const sam = sampler(topic);
+    await sleep(300);
+    const answers: number[] = [];
+    const pool = new Pool(stack.relayUrl, { connections: 512, pipelining: 1 });
+    let errors = 0;
+    const statuses = new Map<number, number>();
+    log('');
+    log(`## Fixed rates, ${STEP_SECONDS} s each (lag = answer -> usage event consumed, ms)`);
+    log('');
+    log(
+      '| rate req/s | served | errors | settle lag p50 | settle lag p99 | log lag p50 | log lag p99 | backlog at step end (billing / logs) | drained after | CPU ms/request: relay, billing, logs, channels, users |',
+    );
+    log('|---|---|---|---|---|---|---|---|---|---|');
+    let keptUp = 0;
+    for (const rate of RATES) {
+      const first = answers.length;
+      const cpu0 = Object.fromEntries(procs.map((p) => [p.name, cpuMs(p.child.pid)]));
+      const total = rate * STEP_SECONDS;
+      const interval = 1000 / rate;
+      const inflight: Promise<void>[] = [];
+      const startAt = performance.now() + 20;
+      let sent = 0;
+      let stepErrors = 0;
+      while (sent < total) {
+        const due = Math.min(total, Math.floor((performance.now() - startAt) / interval) + 1);
+        while (sent < due) {
+          const i = sent++;
+          const u = users[i % users.length] as UserRec;
+          const stream = (i * 7919) % 100 < STREAM_SHARE * 100;
+          inflight.push(
+            pool
+              .request({
+                path: '/v1/chat/completions',
+                method: 'POST',
+                headers: { 'content-type': 'application/json', authorization: `Bearer ${u.key}` },
+                body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: `hello ${i}` }], stream }),
+              })
+              .then(async (res) => {
+                await res.body.text();
+                statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+                if (res.statusCode === 200) {
+                  u.ok++;
+                  answers.push(performance.now());
+                } else stepErrors++;
+              })
+              .catch(() => {
+                stepErrors++;
+              }),
+          );
+        }
+        await sleep(1);
+      }
+      await Promise.all(inflight);
+      errors += stepErrors;
+      const stepEnd = performance.now();
+      const cpu1 = Object.fromEntries(procs.map((p) => [p.name, cpuMs(p.child.pid)]));
+      const served = answers.length - first;
+      const atEnd = sam.last() as Sample;
+      const backlogBilling = answers.length - atEnd.billing;
+      const backlogLogs = answers.length - atEnd.logs;
+      // Let it drain before the next step (bounded).
+      const drainUntil = performance.now() + DRAIN_LIMIT_S * 1000;
+      while (performance.now() < drainUntil) {
+        const l = sam.last() as Sample;
+        if (l.billing >= answers.length && l.logs >= answers.length) break;
+        await sleep(200);
+      }
+      const l = sam.last() as Sample;
+      const drained = l.billing >= answers.length && l.logs >= answers.length;
+      const stepAnswers = answers.slice(first);
+      const settle = lags(stepAnswers, sam.samples, 'billing', first).sort((a, b) => a - b);
+      const logged = lags(stepAnswers, sam.samples, 'logs', first).sort((a, b) => a - b);
+      const cpu = (n: ServiceName) => f(((cpu1[n] ?? 0) - (cpu0[n] ?? 0)) / Math.max(1, served), 3);
+      log(
+        `| ${rate} | ${served} | ${stepErrors} | ${f(pct(settle, 50), 0)} | ${f(pct(settle, 99), 0)} | ${f(pct(logged, 50), 0)} | ${f(pct(logged, 99), 0)} | ${backlogBilling} / ${backlogLogs} | ${drained ? `${f((performance.now() - stepEnd) / 1000, 1)} s` : `not in ${DRAIN_LIMIT_S} s`} | ${cpu('relay')}, ${cpu('billing')}, ${cpu('logs')}, ${cpu('channels')}, ${cpu('users')} |`,
+      );
+      if (drained && pct(settle, 99) < 2000 && pct(logged, 99) < 2000 && stepErrors === 0) keptUp = rate;
+      if (!drained) break;
+    }
+    await pool.close();
+    log('');
+    log(
+      `Highest rate with settle and log lag p99 under 2 s, no errors, backlog drained: ${keptUp ? `${keptUp} req/s` : 'none'}. HTTP statuses: ${JSON.stringify(Object.fromEntries(statuses))}.`,
+    );
+
+    if (BACKLOG > 0) {
+      log('');
+      log(`## Backlog of ${BACKLOG} usage events (billing and logs paused while it is published)`);
+      log('');
+      const kafka = createKafka(
+        (stack.env.KAFKA_BROKERS as string).split(','),
+        'bench-e2e',
+        createLogger('bench', 'warn'),
+      );
+      const publisher = await createPublisher(kafka);
+      const base = sam.last() as Sample;
+      for (const n of ['billing', 'logs'] as const) proc(n).child.kill('SIGSTOP');
+      const t0 = performance.now();
+      const chunk = 2_000;
+      for (let i = 0; i < BACKLOG; i += chunk) {
+        const msgs = [];
+        for (let j = i; j < Math.min(BACKLOG, i + chunk); j++) {
+          const u = users[j % users.length] as UserRec;
+          u.backlog++;
+          msgs.push({
+            key: String(u.userId),
+            value: encodeUsage({
+              eventId: `bk-${run}-${j}`,
+              occurredAtMs: Date.now(),
+              requestId: `bk-${run}-${j}`,
+              userId: u.userId,
+              tokenId: u.tokenId,
+              tokenName: 'test-token',
+              modelName: MODEL,
+              upstreamModelName: MODEL,
+              promptTokens: 10,
+              completionTokens: 10,
+              quota: PRICE,
+              useTimeMs: 5,
+              type: 2,
+              group: 'default',
+              statusCode: 200,
+            }),
+          });
+        }
+        await publisher.publishRaw(topic, msgs);
+      }
+      const published = (performance.now() - t0) / 1000;
+      for (const n of ['billing', 'logs'] as const) proc(n).child.kill('SIGCONT');
+      const resumed = performance.now();
+      const want = answers.length + BACKLOG;
+      const done: Record<string, number> = {};
+      const until = resumed + 600_000;
+      while (performance.now() < until && Object.keys(done).length < 2) {
+        const l = sam.last() as Sample;
+        if (!done.billing && l.billing >= want) done.billing = (performance.now() - resumed) / 1000;
+        if (!done.logs && l.logs >= want) done.logs = (performance.now() - resumed) / 1000;
+        await sleep(100);
+      }
+      await publisher.disconnect();
+      const rate = (n: string) => (done[n] ? `${f(BACKLOG / (done[n] as number), 0)} events/s` : '-');
+      log(
+        `Published in ${f(published, 1)} s while paused (consumed before: billing ${base.billing}, logs ${base.logs}).`,
+      );
+      log('');
+      log('| consumer | drained in | rate |');
+      log('|---|---|---|');
+      for (const n of ['billing', 'logs'])
+        log(`| ${n} | ${done[n] ? `${f(done[n] as number, 1)} s` : 'not within 600 s'} | ${rate(n)} |`);
+    }
+    await sam.stop();
+
+    // The accounting identity.
+    log('');
+    log('## Accounting identity, per user');
+    log('');
+    await sleep(2_000);
+    const conn = await connectMongo(stack.env.MONGO_URL as string, `e2e_${run}_logs`);
+    const logs = conn.collection('logs');
+    let bad = 0;
+    let checked = 0;
+    for (const u of users) {
+      const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
+      const expected = (u.ok + u.backlog) * PRICE;
+      const agg = await logs
+        .aggregate([
+          { $match: { user_id: u.userId, type: 2 } },
+          { $group: { _id: null, q: { $sum: '$quota' }, n: { $sum: 1 } } },
+        ])
+        .toArray();
+      const loggedQuota = (agg[0]?.q as number) ?? 0;
+      const loggedRows = (agg[0]?.n as number) ?? 0;
+      const distinct = (await logs.distinct('request_id', { user_id: u.userId, type: 2 })).length;
+      const walletChange = u.before.quota - (w?.quota ?? 0);
+      const usedChange = (w?.usedQuota ?? 0) - u.before.used;
+      const countChange = (w?.requestCount ?? 0) - u.before.count;
+      const ok =
+        walletChange === expected &&
+        loggedQuota === expected &&
+        usedChange === expected &&
+        loggedRows === u.ok + u.backlog &&
+        distinct === loggedRows &&
+        countChange === loggedRows;
+      checked++;
+      if (!ok) {
+        bad++;
+        log(
+          `- user ${u.userId}: expected ${expected} (${u.ok} served + ${u.backlog} backlog); wallet change ${walletChange}, used change ${usedChange}, logged ${loggedQuota} in ${loggedRows} rows (${distinct} request ids), request count change ${countChange}`,
+        );
+      }
+    }
+    log(
+      `${checked - bad} of ${checked} users: wallet change = sum of logged charges = (served + backlog) x ${PRICE} = used-quota change; rows = request count change; no request id logged twice.`,
+    );
+    log(`Client errors in all: ${errors}.`);
+    await conn.close();
+  } finally {
+    for (const c of [s]) await c.stop().catch(() => undefined);
+    await upstream.close();
+  }
+}
+
+try {
+  await main();
+} finally {
+  for (const p of procs) p.child.kill('SIGKILL');
+}
+process.exit(0);
