@@ -1,7 +1,8 @@
 /**
- * Settings and the admin's texts in a real browser: the settings page shows what is stored and a
- * save changes only the key that was edited; About, the home page content and the Notice show as
- * Markdown/HTML (sanitized) or a framed URL, and a dismissed notice stays away until it changes.
+ * What users read, in a real browser: the settings page shows what is stored and a save changes
+ * only the key that was edited; About, the home page content and the Notice show as Markdown/HTML
+ * (sanitized) or a framed URL, and a dismissed notice stays away until it changes; the chat page
+ * without an enabled token and the token row at desktop width.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -187,5 +188,52 @@ describe('console settings and content (browser)', () => {
     for (const key of ['About', 'HomePageContent', 'Notice']) await setOption(admin.page, key, '');
     await admin.context.close();
     await visitor.context.close();
+  });
+
+  it('when a user without an enabled token opens /chat/0, then the spec message shows and /token follows 1.5 s later, where a token row keeps its buttons on one line at 1440 px', async () => {
+    const { context, page } = await h.fresh();
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/login');
+    const username = `c${Date.now().toString(36).slice(-6)}`;
+    const made = await api(page, 'POST', '/api/user/register', {
+      username,
+      password: 'password123',
+      password2: 'password123',
+    });
+    expect(made.success).toBe(true);
+    await login(page, username, 'password123');
+
+    await page.goto('/chat/0');
+    const message = '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！';
+    await page.locator('.arco-result').getByText(message).waitFor();
+    const shownAt = Date.now();
+    expect(new URL(page.url()).pathname).toBe('/chat/0');
+    await toast(page, message).waitFor();
+    await page.waitForURL('**/token', { timeout: 5_000 });
+    expect(Date.now() - shownAt).toBeGreaterThan(1_000);
+
+    const created = await api(page, 'POST', '/api/token/', {
+      name: 'e2e-row',
+      remain_quota: 0,
+      expired_time: -1,
+      unlimited_quota: true,
+    });
+    expect(created.success).toBe(true);
+    await page.reload();
+    const row = page.locator('tr', { hasText: 'e2e-row' });
+    await row.getByRole('button', { name: '编辑' }).waitFor();
+    const names = ['查看', '复制', '聊天', '删除', '禁用', '编辑'];
+    const boxes = await Promise.all(names.map(async (name) => row.getByRole('button', { name }).boundingBox()));
+    const tops = boxes.map((b) => b?.y ?? -1);
+    expect(new Set(tops).size, `button tops ${tops.join(', ')}`).toBe(1);
+    // All of them visible: inside their cell and inside the table's visible area, nothing cut off.
+    const cell = await row.locator('td').last().boundingBox();
+    const table = await page.locator('.arco-table').boundingBox();
+    const right = Math.max(...boxes.map((b) => (b ? b.x + b.width : Number.POSITIVE_INFINITY)));
+    expect(right, `buttons end at ${right}, cell at ${cell && cell.x + cell.width}`).toBeLessThanOrEqual(
+      Math.min((cell?.x ?? 0) + (cell?.width ?? 0), (table?.x ?? 0) + (table?.width ?? 0)),
+    );
+    await shot(page, 'token-1440');
+    await context.close();
   });
 });
