@@ -2,7 +2,8 @@
 // Sanitizing needs a real DOM (happy-dom's parser leaves scripts in place): the console's browser
 // test (console/e2e/content.test.ts) checks it in Chromium. Here: Markdown, frames, fingerprints.
 import { describe, expect, it } from 'vitest';
-import { fingerprint, frameUrl, markdownToHtml, sanitizeHtml } from './rich-content.ts';
+import { fingerprint } from './fingerprint.ts';
+import { frameUrl, markdownToHtml, sanitizeHtml } from './rich-content.ts';
 
 describe('rich content', () => {
   it('when the text is Markdown, then it becomes HTML with headings, emphasis, lists and line breaks', () => {

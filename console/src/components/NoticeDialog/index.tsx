@@ -1,9 +1,11 @@
-import { Button, Modal } from '@arco-design/web-react';
-import { useEffect, useState } from 'react';
+import { Button, Modal, Spin } from '@arco-design/web-react';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { getNotice } from '../../api/status.ts';
 import { useT } from '../../locale/index.tsx';
-import { fingerprint } from '../../utils/rich-content.ts';
-import RichContent from '../RichContent/index.tsx';
+import { fingerprint } from '../../utils/fingerprint.ts';
+
+// The Markdown renderer loads only when there is a notice to show: every page carries this dialog.
+const RichContent = lazy(() => import('../RichContent/index.tsx'));
 
 /** localStorage key holding the fingerprint of the notice the user last dismissed. */
 export const NOTICE_DISMISSED_KEY = 'notice_dismissed';
@@ -42,7 +44,11 @@ export default function NoticeDialog() {
         </Button>
       }
     >
-      <RichContent content={notice} title={t('notice.title')} />
+      {notice && (
+        <Suspense fallback={<Spin />}>
+          <RichContent content={notice} title={t('notice.title')} />
+        </Suspense>
+      )}
     </Modal>
   );
 }
