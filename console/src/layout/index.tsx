@@ -2,6 +2,7 @@ import { Layout, Spin } from '@arco-design/web-react';
 import { IconMenuFold, IconMenuUnfold } from '@arco-design/web-react/icon';
 import { Suspense, useEffect, useState } from 'react';
 import { Outlet } from 'react-router-dom';
+import NoticeDialog from '../components/NoticeDialog/index.tsx';
 import { useT } from '../locale/index.tsx';
 import { defaultCollapsed } from '../menu.ts';
 import { useStatus } from '../store/status-context.tsx';
@@ -70,6 +71,7 @@ export default function PageLayout() {
           <Footer />
         </Layout>
       </Layout>
+      <NoticeDialog />
     </Layout>
   );
 }

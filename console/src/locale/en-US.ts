@@ -81,6 +81,9 @@ export const enUS: LocaleMessages = {
 
   'home.welcome': 'Welcome to',
   'home.intro': 'One gateway for many AI model APIs: channels, tokens and quota in one place.',
+  'about.empty': 'The administrator has not written an About page yet.',
+  'notice.title': 'Notice',
+  'notice.dismiss': 'Close the notice',
 
   'login.otherMethods': 'Other ways to log in',
   'login.github': 'Log in with GitHub',

@@ -79,6 +79,9 @@ export const zhCN = {
 
   'home.welcome': '欢迎使用',
   'home.intro': '统一接入各家 AI 模型接口，集中管理渠道、令牌与额度。',
+  'about.empty': '管理员尚未设置关于内容。',
+  'notice.title': '系统公告',
+  'notice.dismiss': '关闭公告',
 
   'login.otherMethods': '其他登录方式',
   'login.github': '使用 GitHub 登录',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderNumber, renderQuota } from './format.ts';
+import { renderNumber, renderQuota, renderQuotaPrecise } from './format.ts';
 
 describe('number and quota display', () => {
   it('when numbers grow, then k, M and B appear at 1e4, 1e6 and 1e9', () => {
@@ -11,5 +11,15 @@ describe('number and quota display', () => {
   it('when currency display is on, then quota shows dollars by quota_per_unit', () => {
     expect(renderQuota(500000, { display_in_currency: true, quota_per_unit: 500000 })).toBe('$1.00');
     expect(renderQuota(1234, { display_in_currency: false, quota_per_unit: 500000 })).toBe('1234');
+  });
+  it('when a chart shows small amounts, then dollars keep two significant digits, never fewer than two decimals', () => {
+    const status = { display_in_currency: true, quota_per_unit: 500000 };
+    expect(renderQuotaPrecise(1200, status)).toBe('$0.0024');
+    expect(renderQuotaPrecise(300, status)).toBe('$0.00060');
+    expect(renderQuotaPrecise(0, status, 1200)).toBe('$0.0000');
+    expect(renderQuotaPrecise(0, status)).toBe('$0.00');
+    expect(renderQuotaPrecise(750000, status)).toBe('$1.50');
+    expect(renderQuotaPrecise(1, status)).toBe('$0.000002');
+    expect(renderQuotaPrecise(1234, { display_in_currency: false, quota_per_unit: 500000 })).toBe('1234');
   });
 });

@@ -19,3 +19,18 @@ export function renderQuota(
   if (status.display_in_currency !== false) return `$${(quota / perUnit).toFixed(digits)}`;
   return renderNumber(quota);
 }
+
+/**
+ * Quota in dollars with as many decimals (2 to 6) as `scale` needs for two significant digits, so
+ * that small amounts (a few hundred quota at 500000 per dollar) do not all read $0.00. Charts pass
+ * their largest value as the scale, so that every tick of one axis has the same decimals.
+ */
+export function renderQuotaPrecise(
+  quota: number,
+  status: Pick<Status, 'display_in_currency' | 'quota_per_unit'>,
+  scale = quota,
+): string {
+  const dollars = Math.abs(scale) / (status.quota_per_unit || 500000);
+  const digits = dollars > 0 ? Math.min(6, Math.max(2, Math.ceil(-Math.log10(dollars)) + 1)) : 2;
+  return renderQuota(quota, status, digits);
+}

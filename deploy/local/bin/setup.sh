@@ -77,6 +77,8 @@ apt_install() {
 want=()
 command -v redis-server >/dev/null 2>&1 || want+=(redis-server)
 if [ "$INFRA_ONLY" = 0 ] && [ ! -x /usr/bin/chromium ]; then want+=(chromium); fi
+# A Chinese font, so that the browser tests' screenshots show the console's text instead of boxes.
+if [ "$INFRA_ONLY" = 0 ] && ! dpkg -s fonts-wqy-microhei >/dev/null 2>&1; then want+=(fonts-wqy-microhei); fi
 # Toolchains used below; present on the project's machines, installed from Debian otherwise.
 command -v java >/dev/null 2>&1 || want+=(default-jre-headless)
 command -v mvn >/dev/null 2>&1 || want+=(maven)
@@ -87,7 +89,7 @@ command -v node >/dev/null 2>&1 || want+=(nodejs npm)
 if [ "${#want[@]}" -gt 0 ]; then
   apt_install "${want[@]}"
 else
-  log "apt: redis-server, chromium, java, mvn, go already installed"
+  log "apt: redis-server, chromium, a Chinese font, java, mvn, go already installed"
 fi
 
 # ---------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ export const ChatMessages = {
   noToken: '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！',
 } as const;
 
+/** How long the no-token message stays before the browser goes to /token (spec 02: 1.5 s). */
+export const NO_TOKEN_REDIRECT_MS = 1500;
+
 /** The link of chat entry `index` from status.chats (a list of {name: link}). */
 export function chatLinkAt(
   status: Pick<Status, 'chats'>,

@@ -1,13 +1,24 @@
-import { Result, Spin } from '@arco-design/web-react';
+import { Message, Result, Spin } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
-import { useParams } from 'react-router-dom';
+import { useNavigate, useParams } from 'react-router-dom';
 import { useStatus } from '../../store/status-context.tsx';
-import { ChatMessages, chatLinkAt, fillChatLink, firstEnabledKey, serverAddress } from './chat-link.ts';
+import {
+  ChatMessages,
+  chatLinkAt,
+  fillChatLink,
+  firstEnabledKey,
+  NO_TOKEN_REDIRECT_MS,
+  serverAddress,
+} from './chat-link.ts';
 
-/** /chat/{id}: the configured chat app in a frame, signed in with the first enabled token. */
+/**
+ * /chat/{id}: the configured chat app in a frame, signed in with the first enabled token; without
+ * one, the spec's message and, 1.5 s later, the token page.
+ */
 export default function ChatPage() {
   const { id = '0' } = useParams();
   const { status } = useStatus();
+  const navigate = useNavigate();
   const [src, setSrc] = useState<string>();
   const [error, setError] = useState<string>();
 
@@ -20,15 +31,22 @@ export default function ChatPage() {
       return;
     }
     let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     void firstEnabledKey().then((key) => {
       if (!live) return;
-      if (!key) setError(ChatMessages.noToken);
-      else setSrc(fillChatLink(found.link, key, serverAddress(status)));
+      if (!key) {
+        Message.error(ChatMessages.noToken);
+        setError(ChatMessages.noToken);
+        timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
+        return;
+      }
+      setSrc(fillChatLink(found.link, key, serverAddress(status)));
     });
     return () => {
       live = false;
+      if (timer) clearTimeout(timer);
     };
-  }, [id, status]);
+  }, [id, status, navigate]);
 
   if (error) return <Result status="warning" title={error} />;
   if (!src) return <Spin style={{ display: 'block', margin: '80px auto' }} />;

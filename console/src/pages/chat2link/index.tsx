@@ -2,7 +2,7 @@ import { Message, Result, Spin } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useStatus } from '../../store/status-context.tsx';
-import { ChatMessages, fillChatLink, firstEnabledKey, serverAddress } from '../chat/chat-link.ts';
+import { ChatMessages, fillChatLink, firstEnabledKey, NO_TOKEN_REDIRECT_MS, serverAddress } from '../chat/chat-link.ts';
 
 /** /chat2link: sends the browser to the chat link with the first enabled token. */
 export default function Chat2LinkPage() {
@@ -23,7 +23,7 @@ export default function Chat2LinkPage() {
       if (!key) {
         Message.error(ChatMessages.noToken);
         setError(ChatMessages.noToken);
-        timer = setTimeout(() => navigate('/token'), 1500);
+        timer = setTimeout(() => navigate('/token'), NO_TOKEN_REDIRECT_MS);
         return;
       }
       window.location.href = fillChatLink(link, key, serverAddress(status));

@@ -17,7 +17,7 @@ import { dashboardData, type QuotaData } from '../../api/log.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
-import { renderNumber, renderQuota } from '../../utils/format.ts';
+import { renderNumber, renderQuota, renderQuotaPrecise } from '../../utils/format.ts';
 import { aggregate, type Granularity } from './aggregate.ts';
 import StackedBars, { colorOf } from './stacked-bars.tsx';
 import './style/index.css';
@@ -123,7 +123,8 @@ export default function DetailPage() {
               models={series.models}
               values={series.values.quota}
               label={label}
-              format={(v) => renderQuota(Math.round(v), status)}
+              format={(v) => renderQuotaPrecise(Math.round(v), status)}
+              tick={(v, max) => renderQuotaPrecise(Math.round(v), status, max)}
             />
             <h4>Tokens</h4>
             <StackedBars

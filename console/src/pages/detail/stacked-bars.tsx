@@ -22,12 +22,16 @@ export default function StackedBars({
   values,
   label,
   format,
+  tick = format,
 }: {
   slots: number[];
   models: string[];
   values: Record<string, number[]>;
   label: (slot: number) => string;
+  /** A bar's value, in its tooltip. */
   format: (v: number) => string;
+  /** An axis label, given the axis maximum (default: format). */
+  tick?: (v: number, max: number) => string;
 }) {
   const width = 760;
   const height = 220;
@@ -58,7 +62,7 @@ export default function StackedBars({
             textAnchor="end"
             fill="var(--color-text-3)"
           >
-            {format(max * f)}
+            {tick(max * f, max)}
           </text>
         </g>
       ))}

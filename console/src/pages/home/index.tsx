@@ -1,11 +1,15 @@
-import { Button, Card, Space, Typography } from '@arco-design/web-react';
+import { Button, Card, Space, Spin, Typography } from '@arco-design/web-react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { getHomePageContent } from '../../api/status.ts';
+import RichContent from '../../components/RichContent/index.tsx';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
+import { frameUrl } from '../../utils/rich-content.ts';
 
-/** Home page; the admin's HomePageContent will replace the welcome text later. */
-export default function HomePage() {
+/** The welcome card shown while the admin has not written HomePageContent. */
+function Welcome() {
   const t = useT();
   const { status } = useStatus();
   const { user } = useUser();
@@ -23,6 +27,30 @@ export default function HomePage() {
         </Button>
         <Button onClick={() => navigate('/pricing')}>{t('menu.pricing')}</Button>
       </Space>
+    </Card>
+  );
+}
+
+/** Home page: the admin's HomePageContent (Markdown/HTML, or a URL in a frame), else a welcome card. */
+export default function HomePage() {
+  const t = useT();
+  const [content, setContent] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    void getHomePageContent().then((res) => {
+      if (live) setContent(res.success && typeof res.data === 'string' ? res.data : '');
+    });
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  if (content === null) return <Spin className="aigw-page-loading" />;
+  if (!content.trim()) return <Welcome />;
+  if (frameUrl(content)) return <RichContent content={content} title={t('route.home')} />;
+  return (
+    <Card bordered={false}>
+      <RichContent content={content} title={t('route.home')} />
     </Card>
   );
 }

@@ -163,12 +163,14 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
 
   return (
     <Card className="aigw-option-section" title={l(section.title)} bordered={false} data-section={section.id}>
+      {/* The draft is the one source of the fields' values, so no Form.Item gets a `field`: with
+          one, Arco's form store (never filled here) would override each input's value with
+          undefined and every field but the switches (bound by `checked`) would show empty. */}
       <Form layout="vertical">
         {section.fields.map((field) => (
           <Form.Item
             key={field.key}
             label={l(field.label)}
-            field={field.key}
             extra={l(field.extra)}
             validateStatus={invalid.includes(field.key) ? 'error' : undefined}
             help={invalid.includes(field.key) && field.kind === 'json' ? '不是合法的 JSON 字符串' : undefined}

@@ -125,8 +125,10 @@ export default function TokenPage() {
     { title: '过期时间', dataIndex: 'expired_time', render: (s: number) => timeText(s) },
     {
       title: '操作',
+      // Wide enough for the six mini buttons side by side (they wrapped onto three lines at 1440 px).
+      width: 350,
       render: (_v, t) => (
-        <Space wrap size={4}>
+        <Space size={4} className="aigw-token-actions">
           <Button
             size="mini"
             onClick={() =>

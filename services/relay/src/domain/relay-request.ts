@@ -197,8 +197,12 @@ export async function relayRequest(
       reserved = amount;
     } catch (err) {
       const code = (err as { code?: string }).code;
-      if (code === 'FAILED_PRECONDITION')
-        throw new RelayError(403, `用户额度不足: ${(err as Error).message}`, 'insufficient_user_quota');
+      if (code === 'FAILED_PRECONDITION') {
+        // Billing's message already names what ran out (用户额度不足 or 令牌额度不足): pass it on as is.
+        const message = (err as Error).message || '用户额度不足';
+        const kind = message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota';
+        throw new RelayError(403, message, kind);
+      }
       if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
       throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
     }
