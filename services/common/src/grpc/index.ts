@@ -31,3 +31,18 @@ export type {
   UnaryImpl,
 } from './types.ts';
 export { methodPath } from './types.ts';
+export { ensureKeyDir, generateKeySet, type KeySet, keysOf, loadAuthKeys, PLATFORM_SERVICES } from './auth-keys.ts';
+export type { AuthKeys } from './auth-keys.ts';
+export { ACTOR_ISSUERS, audienceOf, CALLERS, callersOf } from './auth-policy.ts';
+export { type ActorClaim, signToken, type TokenClaims, TOKEN_TTL_S } from './auth-token.ts';
+export {
+  AUTH_METADATA_KEY,
+  type CallSigner,
+  type CallVerifier,
+  createInternalAuth,
+  createPlatformAuth,
+  defaultInternalAuth,
+  type InternalAuth,
+  runWithInternalAuth,
+  setDefaultInternalAuth,
+} from './auth.ts';
