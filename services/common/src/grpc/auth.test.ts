@@ -7,6 +7,7 @@ import { generateKeySet, keysOf } from './auth-keys.ts';
 import { signToken } from './auth-token.ts';
 import { createClient } from './client.ts';
 import { type RunningGrpcServer, service, startGrpcServer } from './server.ts';
+import type { CallContext } from './types.ts';
 
 // A real users-shaped server with real internal authentication (ADR 0006), real clients.
 describe('internal gRPC authentication', () => {
@@ -23,13 +24,13 @@ describe('internal gRPC authentication', () => {
       auth: auth('users'),
       services: [
         service(UsersService, {
-          async manageUser(req, ctx) {
+          async manageUser(req: { actor?: unknown }, ctx: CallContext) {
             seen.push({ caller: ctx.caller, actor: req.actor });
             return { status: 1, role: 10 };
           },
         } as never),
         service(OptionsService, {
-          async updateOption(req, ctx) {
+          async updateOption(req: { actor?: unknown; key: string; value: string }, ctx: CallContext) {
             seen.push({ caller: ctx.caller, actor: req.actor });
             return { option: { key: req.key, value: req.value }, version: 1 };
           },

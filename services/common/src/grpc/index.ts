@@ -7,6 +7,22 @@
  *   AppError.
  * - Health: grpc.health.v1.Health is registered by default.
  */
+
+export {
+  AUTH_METADATA_KEY,
+  type CallSigner,
+  type CallVerifier,
+  createInternalAuth,
+  createPlatformAuth,
+  defaultInternalAuth,
+  type InternalAuth,
+  runWithInternalAuth,
+  setDefaultInternalAuth,
+} from './auth.ts';
+export type { AuthKeys } from './auth-keys.ts';
+export { ensureKeyDir, generateKeySet, type KeySet, keysOf, loadAuthKeys, PLATFORM_SERVICES } from './auth-keys.ts';
+export { ACTOR_ISSUERS, audienceOf, CALLERS, callersOf } from './auth-policy.ts';
+export { type ActorClaim, signToken, TOKEN_TTL_S, type TokenClaims } from './auth-token.ts';
 export { type ClientOptions, createClient, DEFAULT_DEADLINE_MS } from './client.ts';
 export { createHealthService, type HealthReporter, ServingStatus } from './health.ts';
 export { type ErrorHook, type ImplementOptions, implement } from './implement.ts';
@@ -31,18 +47,3 @@ export type {
   UnaryImpl,
 } from './types.ts';
 export { methodPath } from './types.ts';
-export { ensureKeyDir, generateKeySet, type KeySet, keysOf, loadAuthKeys, PLATFORM_SERVICES } from './auth-keys.ts';
-export type { AuthKeys } from './auth-keys.ts';
-export { ACTOR_ISSUERS, audienceOf, CALLERS, callersOf } from './auth-policy.ts';
-export { type ActorClaim, signToken, type TokenClaims, TOKEN_TTL_S } from './auth-token.ts';
-export {
-  AUTH_METADATA_KEY,
-  type CallSigner,
-  type CallVerifier,
-  createInternalAuth,
-  createPlatformAuth,
-  defaultInternalAuth,
-  type InternalAuth,
-  runWithInternalAuth,
-  setDefaultInternalAuth,
-} from './auth.ts';
