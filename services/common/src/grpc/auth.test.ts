@@ -2,7 +2,7 @@ import { Health } from '@aigw/proto/grpc/health/v1/health';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../errors.ts';
-import { createInternalAuth } from './auth.ts';
+import { createInternalAuth, runWithInternalAuth } from './auth.ts';
 import { generateKeySet, keysOf } from './auth-keys.ts';
 import { signToken } from './auth-token.ts';
 import { createClient } from './client.ts';
@@ -138,6 +138,19 @@ describe('internal gRPC authentication', () => {
       await options.updateOption({ actor: { userId: 5, role: 1, username: 'alice' }, key: 'Notice', value: 'x' });
     } finally {
       options.close();
+    }
+  });
+
+  it('when a client is created inside a service scope, even after awaits, then it signs as that service', async () => {
+    // How the in-process stack runs each service under its own key.
+    const users = await runWithInternalAuth(auth('relay'), async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      return createClient(UsersService, address);
+    });
+    try {
+      expect(await refusal(users.manageUser({ actor: root, id: 2, action: 1 }))).toBe('PERMISSION_DENIED');
+    } finally {
+      users.close();
     }
   });
 
