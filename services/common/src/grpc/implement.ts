@@ -75,6 +75,7 @@ function guarded(method: DescMethod, fn: AnyHandler, auth: CallVerifier | false)
     const claims = auth.verify(typeof value === 'string' ? value : undefined, method);
     if (hasActor) checkActor(claims, (req as { actor?: { userId: number; role: number; username: string } }).actor);
     ctx.caller = claims.iss;
+    ctx.metadata.remove(AUTH_METADATA_KEY); // handlers never see (or pass on) the bearer token
     return fn(req, ctx);
   };
 }

@@ -5,7 +5,10 @@
  *   server of your own. Thrown AppErrors become gRPC statuses.
  * - Clients: `createClient(Desc, address)`; every call has a deadline and failures reject with
  *   AppError.
- * - Health: grpc.health.v1.Health is registered by default.
+ * - Health: grpc.health.v1.Health is registered by default (open: probes send no credentials).
+ * - Internal authentication (ADR 0006): clients sign a short-lived per-service token on every call
+ *   and servers check it, the per-method allow-list and the gateway-signed actor before any
+ *   handler runs. Credentials come from the `runWithInternalAuth` scope or GRPC_AUTH_DIR.
  */
 
 export {
