@@ -12,10 +12,11 @@
  *   npx tsx bench/run.ts [--quick]
  */
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
+import { ensureKeyDir } from '../services/common/src/grpc/auth-keys.ts';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { BENCH_KEY, BENCH_MODEL } from '../services/relay/test/bench/stub-peers.ts';
 import { bundleRelay } from './bundle-relay.ts';
@@ -279,11 +280,15 @@ async function main() {
   const fast = await start('services/relay/test/bench/fake-upstream.ts', ['0', '0']);
   const slow = await start('services/relay/test/bench/fake-upstream.ts', ['0', '500']);
   const upstream = `http://127.0.0.1:${fast.port}`;
-  const peers = await start('services/relay/test/bench/stub-peers.ts', [
-    '0',
-    upstream,
-    `http://127.0.0.1:${slow.port}`,
-  ]);
+  // Internal gRPC keys (ADR 0006): the relay signs its calls as it does in production and the
+  // stub peers check them, so the measured hot path includes the authentication.
+  const grpcAuthDir = mkdtempSync(join(tmpdir(), 'aigw-bench-keys-'));
+  ensureKeyDir(grpcAuthDir);
+  const peers = await start(
+    'services/relay/test/bench/stub-peers.ts',
+    ['0', upstream, `http://127.0.0.1:${slow.port}`],
+    { GRPC_AUTH_DIR: grpcAuthDir, SERVICE_NAME: 'billing' },
+  );
   const bare = await start('services/relay/test/bench/bare-proxy.ts', ['0', upstream]);
   pin(bare.child.pid, String(PROXY_CPU));
   const relayPort = 3100 + Math.floor(Math.random() * 800);
@@ -294,6 +299,8 @@ async function main() {
       ...process.env,
       HTTP_PORT: String(relayPort),
       GRPC_PORT: '0',
+      SERVICE_NAME: 'relay',
+      GRPC_AUTH_DIR: grpcAuthDir,
       USERS_ADDR: peer,
       CHANNELS_ADDR: peer,
       BILLING_ADDR: peer,

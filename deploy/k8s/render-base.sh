@@ -16,7 +16,8 @@ rm -rf "$chart/charts" "$chart/Chart.lock"
 sed -i '/^dependencies:/,$d' "$chart/Chart.yaml"
 # template:file in base/
 templates=(configmap:configmap secret:infra-secret serviceaccount:serviceaccount gateway:gateway
-  users:users channels:channels billing:billing relay:relay logs:logs tasks:tasks ingress:ingress)
+  users:users channels:channels billing:billing relay:relay logs:logs tasks:tasks ingress:ingress
+  networkpolicy:networkpolicy)
 
 for pair in "${templates[@]}"; do
   t=${pair%%:*} file=${pair#*:}

@@ -6,7 +6,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
-import { createLogger } from '@aigw/common';
+import {
+  createInternalAuth,
+  createLogger,
+  createPlatformAuth,
+  generateKeySet,
+  type KeySet,
+  keysOf,
+  runWithInternalAuth,
+  setDefaultInternalAuth,
+} from '@aigw/common';
 
 export type ServiceName = 'users' | 'channels' | 'billing' | 'logs' | 'relay' | 'tasks' | 'gateway';
 
@@ -62,8 +71,24 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+let keySet: KeySet | undefined;
+
+/**
+ * The internal gRPC keys of this test process (ADR 0006): one Ed25519 pair per service, made
+ * once per process and shared by its stacks. Each service runs under its own key; the test code
+ * itself (clients it creates outside a service) signs as whichever service may make each call.
+ */
+export function stackKeys(): KeySet {
+  if (!keySet) {
+    keySet = generateKeySet();
+    setDefaultInternalAuth(createPlatformAuth(keySet));
+  }
+  return keySet;
+}
+
 /** Starts the stack; call `stop()` in afterAll. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const keys = stackKeys();
   const wanted = new Set(opts.services ?? ORDER);
   const id = randomBytes(4).toString('hex');
   const ports = {} as Stack['ports'];
@@ -104,8 +129,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         GRPC_PORT: String(ports[svc].grpc),
         MONGO_DB: `aigw_${svc}_${id}`,
       });
-      const app = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));
-      await app.start();
+      // Clients and servers the service creates while starting use its own key only.
+      const app = await runWithInternalAuth(createInternalAuth(keysOf(keys, svc)), async () => {
+        const created = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));
+        await created.start();
+        return created;
+      });
       started.push(app);
     }
   } catch (err) {

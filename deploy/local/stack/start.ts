@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { ensureKeyDir } from '@aigw/common';
 import { nodeFlagsOf, PEERS, SERVICES } from './services.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -71,6 +72,11 @@ async function stopAll(exitCode: number): Promise<void> {
 process.on('SIGINT', () => void stopAll(0));
 process.on('SIGTERM', () => void stopAll(0));
 
+// Internal gRPC keys (ADR 0006): one pair per service, generated at the first start into the
+// git-ignored .local/grpc-auth (or the directory GRPC_AUTH_DIR names), kept across restarts.
+const grpcAuthDir = process.env.GRPC_AUTH_DIR || `${root}.local/grpc-auth`;
+ensureKeyDir(grpcAuthDir);
+
 const started = Date.now();
 const gatewayIndex = SERVICES.findIndex((s) => s.name === 'gateway');
 for (const [i, svc] of SERVICES.entries()) {
@@ -84,6 +90,7 @@ for (const [i, svc] of SERVICES.entries()) {
     HTTP_PORT: String(svc.httpPort),
     ...(svc.grpcPort ? { GRPC_PORT: String(svc.grpcPort) } : {}),
     LOCAL_STACK: 'true',
+    GRPC_AUTH_DIR: grpcAuthDir,
   };
   children.set(svc.name, startService(svc.name, i, env));
 }

@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureKeyDir } from '../src/grpc/auth-keys.ts';
 import { tracingConfigured } from '../src/telemetry.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -37,6 +41,9 @@ describe('OpenTelemetry export', () => {
     { timeout: 120_000 },
     async () => {
       const httpPort = await freePort();
+      // A service process needs its internal gRPC keys (ADR 0006).
+      const grpcAuthDir = mkdtempSync(join(tmpdir(), 'aigw-otel-keys-'));
+      ensureKeyDir(grpcAuthDir);
       const child = spawn(process.execPath, ['--import', 'tsx', 'services/users/src/main.ts'], {
         cwd: root,
         env: {
@@ -46,6 +53,8 @@ describe('OpenTelemetry export', () => {
           MONGO_DB: `otel_${httpPort}`,
           OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
           LOG_LEVEL: 'warn',
+          SERVICE_NAME: 'users',
+          GRPC_AUTH_DIR: grpcAuthDir,
         },
         stdio: 'inherit',
       });

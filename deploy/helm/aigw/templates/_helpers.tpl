@@ -77,6 +77,16 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (include "aigw.fullname" .) .Values.secrets.existingSecret -}}
 {{- end -}}
 
+{{/* Name of the Secret with the internal gRPC keys (<service>.key, <service>.pub). */}}
+{{- define "aigw.grpcAuthSecretName" -}}
+{{- .Values.grpcAuth.existingSecret | default (printf "%s-grpc-auth" (include "aigw.fullname" .) | trunc 63 | trimSuffix "-") -}}
+{{- end -}}
+
+{{/* The services that hold internal gRPC keys. */}}
+{{- define "aigw.grpcAuthServices" -}}
+gateway users channels billing relay logs tasks
+{{- end -}}
+
 {{/* Name of the chart's Secret with the infrastructure URLs (they may carry credentials). */}}
 {{- define "aigw.infraSecretName" -}}
 {{- printf "%s-infra" (include "aigw.fullname" .) | trunc 63 | trimSuffix "-" -}}
@@ -181,6 +191,18 @@ volumes:
   # The root filesystem is read-only; Node and its libraries may still write temporary files.
   - name: tmp
     emptyDir: {}
+  # Internal gRPC keys: every service's public key, and this service's private key only.
+  - name: grpc-auth
+    secret:
+      secretName: {{ include "aigw.grpcAuthSecretName" $root }}
+      defaultMode: 0440
+      items:
+        {{- range $svc := splitList " " (include "aigw.grpcAuthServices" $root) }}
+        - key: {{ $svc }}.pub
+          path: {{ $svc }}.pub
+        {{- end }}
+        - key: {{ .component }}.key
+          path: {{ .component }}.key
 {{- end -}}
 
 {{/* Container ports: grpc (when the component has one) and http. */}}
@@ -216,6 +238,9 @@ volumes:
       fieldPath: metadata.namespace
 - name: OTEL_RESOURCE_ATTRIBUTES
   value: "k8s.namespace.name=$(POD_NAMESPACE),k8s.pod.name=$(POD_NAME),service.version={{ $root.Chart.AppVersion }}"
+# Internal gRPC keys (ADR 0006): <service>.pub of every service, <SERVICE_NAME>.key of this one.
+- name: GRPC_AUTH_DIR
+  value: {{ $root.Values.grpcAuth.mountPath | quote }}
 - name: REDIS_URL
   valueFrom:
     secretKeyRef:
@@ -306,6 +331,9 @@ securityContext:
 volumeMounts:
   - name: tmp
     mountPath: /tmp
+  - name: grpc-auth
+    mountPath: {{ $root.Values.grpcAuth.mountPath }}
+    readOnly: true
 {{- end -}}
 
 {{/* ClusterIP Service of a component, ports named like the container's. */}}

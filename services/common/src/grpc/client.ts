@@ -1,6 +1,9 @@
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { AppError } from '../errors.ts';
+import { AUTH_METADATA_KEY, type CallSigner, defaultInternalAuth, scopedInternalAuth } from './auth.ts';
+import { hasActorField } from './auth-policy.ts';
+import type { ActorClaim } from './auth-token.ts';
 import { deserializer, serializer } from './service-definition.ts';
 import { type CallOptions, methodPath, type ServiceClient } from './types.ts';
 
@@ -12,6 +15,12 @@ export interface ClientOptions {
   credentials?: grpc.ChannelCredentials;
   /** grpc-js channel options (keepalive, message sizes, ...); clients that share a channel share these. */
   channelOptions?: grpc.ChannelOptions;
+  /**
+   * Signs every call's internal token (ADR 0006). Defaults to the credentials of the
+   * {@link runWithInternalAuth} scope the client is created in, else the process's
+   * (GRPC_AUTH_DIR); `false` sends none (tests that expect a refusal).
+   */
+  auth?: CallSigner | false;
 }
 
 /** The deadline applied when neither the client nor the call sets one. */
@@ -84,7 +93,12 @@ export function createClient<S extends DescService>(
   const client = new grpc.Client(address, opts.credentials ?? grpc.credentials.createInsecure(), {
     channelOverride: channel,
   });
-  const state: ClientState = { client, defaultDeadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS, closed: false };
+  const state: ClientState = {
+    client,
+    defaultDeadlineMs: opts.deadlineMs ?? DEFAULT_DEADLINE_MS,
+    closed: false,
+    auth: opts.auth ?? scopedInternalAuth(),
+  };
   const methods: Record<string, unknown> = {};
   for (const method of desc.methods) {
     if (method.localName === 'close') throw new Error(`${desc.typeName}: a method named close hides client.close()`);
@@ -103,13 +117,26 @@ interface ClientState {
   client: grpc.Client;
   defaultDeadlineMs: number;
   closed: boolean;
+  /** undefined: the process's credentials, looked up at the first call. */
+  auth: CallSigner | false | undefined;
 }
 
-function callSetup(state: ClientState, path: string, opts: CallOptions | undefined) {
+function callSetup(state: ClientState, method: DescMethod, req: unknown, opts: CallOptions | undefined) {
+  const path = methodPath(method);
   if (state.closed) throw new AppError('UNAVAILABLE', `${path}: client closed`);
   const deadlineMs = opts?.deadlineMs ?? state.defaultDeadlineMs;
   const metadata = toMetadata(opts?.metadata);
+  state.auth ??= defaultInternalAuth();
+  if (state.auth) metadata.set(AUTH_METADATA_KEY, state.auth.tokenFor(method, actorOf(method, req)));
   return { metadata, options: { deadline: Date.now() + deadlineMs } satisfies grpc.CallOptions };
+}
+
+/** The request's actor (aigw.common.v1.Actor field `actor`), which the gateway's token signs. */
+function actorOf(method: DescMethod, req: unknown): ActorClaim | undefined {
+  if (!hasActorField(method)) return undefined;
+  const actor = (req as { actor?: { userId?: number; role?: number; username?: string } } | undefined)?.actor;
+  if (!actor) return undefined;
+  return { u: actor.userId ?? 0, r: actor.role ?? 0, n: actor.username ?? '' };
 }
 
 function unaryCall(state: ClientState, method: DescMethod) {
@@ -119,7 +146,7 @@ function unaryCall(state: ClientState, method: DescMethod) {
   return (req: unknown, opts?: CallOptions): Promise<unknown> => {
     let setup: ReturnType<typeof callSetup>;
     try {
-      setup = callSetup(state, path, opts);
+      setup = callSetup(state, method, req, opts);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -152,7 +179,7 @@ function serverStreamCall(state: ClientState, method: DescMethod) {
   const deserialize = deserializer(method.output);
   return (req: unknown, opts?: CallOptions): AsyncIterable<unknown> => ({
     async *[Symbol.asyncIterator]() {
-      const { metadata, options } = callSetup(state, path, opts);
+      const { metadata, options } = callSetup(state, method, req, opts);
       const signal = opts?.signal;
       if (signal?.aborted) throw cancelledError(path);
       const call = state.client.makeServerStreamRequest(
@@ -181,7 +208,7 @@ function serverStreamCall(state: ClientState, method: DescMethod) {
 }
 
 function toMetadata(input: CallOptions['metadata']): grpc.Metadata {
-  if (input instanceof grpc.Metadata) return input;
+  if (input instanceof grpc.Metadata) return input.clone(); // the token is added: leave the caller's alone
   const metadata = new grpc.Metadata();
   for (const [key, value] of Object.entries(input ?? {})) metadata.set(key, value);
   return metadata;

@@ -7,7 +7,8 @@ import { createClient } from './client.ts';
 import { type RunningGrpcServer, service, startGrpcServer } from './server.ts';
 import { toGrpcService } from './service-definition.ts';
 
-// A real server and real clients over 127.0.0.1 with an ephemeral port: no mocks.
+// A real server and real clients over 127.0.0.1 with an ephemeral port: no mocks. Internal
+// authentication is off here (auth: false); auth.test.ts covers it.
 describe('gRPC adapter', () => {
   let server: RunningGrpcServer;
   let address: string;
@@ -16,6 +17,7 @@ describe('gRPC adapter', () => {
 
   beforeAll(async () => {
     server = await startGrpcServer({
+      auth: false,
       port: 0,
       host: '127.0.0.1',
       services: [
@@ -45,7 +47,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when a call succeeds, then the client gets the decoded response', async () => {
-    const relay = createClient(RelayAdminService, address);
+    const relay = createClient(RelayAdminService, address, { auth: false });
     try {
       const res = await relay.testChannel(
         { channelId: 7, model: 'gpt-4o-mini', channel: { id: 7, name: 'primary', priority: 2 } },
@@ -62,7 +64,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the handler throws AppError NOT_FOUND, then the client rejects with the same code and message', async () => {
-    const relay = createClient(RelayAdminService, address);
+    const relay = createClient(RelayAdminService, address, { auth: false });
     try {
       const err = await relay.testChannel({ channelId: 404 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
@@ -74,7 +76,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the handler throws something else, then the client sees INTERNAL and only the hook sees the cause', async () => {
-    const relay = createClient(RelayAdminService, address);
+    const relay = createClient(RelayAdminService, address, { auth: false });
     try {
       const err = await relay.testChannel({ channelId: 500 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
@@ -87,7 +89,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the handler outlives the deadline, then the call fails DEADLINE_EXCEEDED and the handler is aborted', async () => {
-    const relay = createClient(RelayAdminService, address, { deadlineMs: 5000 });
+    const relay = createClient(RelayAdminService, address, { auth: false, deadlineMs: 5000 });
     try {
       const started = Date.now();
       const err = await relay.testChannel({ channelId: 999 }, { deadlineMs: 150 }).catch((e: unknown) => e);
@@ -102,7 +104,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the default deadline is shorter than the handler, then it applies too', async () => {
-    const relay = createClient(RelayAdminService, address, { deadlineMs: 100 });
+    const relay = createClient(RelayAdminService, address, { auth: false, deadlineMs: 100 });
     try {
       const err = await relay.testChannel({ channelId: 999 }).catch((e: unknown) => e);
       expect((err as AppError).code).toBe('DEADLINE_EXCEEDED');
@@ -112,7 +114,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the caller aborts, then the call rejects at once', async () => {
-    const relay = createClient(RelayAdminService, address);
+    const relay = createClient(RelayAdminService, address, { auth: false });
     try {
       const controller = new AbortController();
       const pending = relay.testChannel({ channelId: 999 }, { signal: controller.signal }).catch((e: unknown) => e);
@@ -125,7 +127,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when the health service is asked, then the server and its services are SERVING', async () => {
-    const health = createClient(Health, address);
+    const health = createClient(Health, address, { auth: false });
     try {
       expect((await health.check({ service: '' })).status).toBe(ServingStatus.SERVING);
       expect((await health.check({ service: RelayAdminService.typeName })).status).toBe(ServingStatus.SERVING);
@@ -141,7 +143,7 @@ describe('gRPC adapter', () => {
   });
 
   it('when a client watches health, then it gets the current status and every change', async () => {
-    const health = createClient(Health, address, { deadlineMs: 3000 });
+    const health = createClient(Health, address, { auth: false, deadlineMs: 3000 });
     const service = 'aigw.test.Watched';
     server.health.setStatus(service, ServingStatus.SERVING);
     const seen: ServingStatus[] = [];
@@ -158,8 +160,8 @@ describe('gRPC adapter', () => {
   });
 
   it('when two clients share an address, then closing one leaves the other working', async () => {
-    const a = createClient(RelayAdminService, address);
-    const b = createClient(Health, address);
+    const a = createClient(RelayAdminService, address, { auth: false });
+    const b = createClient(Health, address, { auth: false });
     a.close();
     expect((await b.check({ service: '' })).status).toBe(ServingStatus.SERVING);
     const err = await a.testChannel({ channelId: 1 }).catch((e: unknown) => e);
@@ -168,10 +170,10 @@ describe('gRPC adapter', () => {
   });
 
   it('when nothing listens, then the call fails UNAVAILABLE', async () => {
-    const other = await startGrpcServer({ port: 0, host: '127.0.0.1', services: [] });
+    const other = await startGrpcServer({ auth: false, port: 0, host: '127.0.0.1', services: [] });
     const port = other.port;
     await other.stop(100);
-    const relay = createClient(RelayAdminService, `127.0.0.1:${port}`, { deadlineMs: 2000 });
+    const relay = createClient(RelayAdminService, `127.0.0.1:${port}`, { auth: false, deadlineMs: 2000 });
     try {
       const err = await relay.testChannel({ channelId: 1 }).catch((e: unknown) => e);
       expect((err as AppError).code).toBe('UNAVAILABLE');
@@ -181,8 +183,8 @@ describe('gRPC adapter', () => {
   });
 
   it('when the server stops, then health watches end and new calls fail UNAVAILABLE', async () => {
-    const other = await startGrpcServer({ port: 0, host: '127.0.0.1', services: [] });
-    const health = createClient(Health, `127.0.0.1:${other.port}`, { deadlineMs: 5000 });
+    const other = await startGrpcServer({ auth: false, port: 0, host: '127.0.0.1', services: [] });
+    const health = createClient(Health, `127.0.0.1:${other.port}`, { auth: false, deadlineMs: 5000 });
     try {
       const seen: ServingStatus[] = [];
       const watching = (async () => {

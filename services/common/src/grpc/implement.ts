@@ -2,6 +2,8 @@ import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { AppError, type ErrorCode, grpcStatusOf, toAppError } from '../errors.ts';
 import { observeGrpc } from '../metrics.ts';
+import { AUTH_METADATA_KEY, type CallVerifier, checkActor } from './auth.ts';
+import { hasActorField } from './auth-policy.ts';
 import { toGrpcService } from './service-definition.ts';
 import { type CallContext, methodPath, type ServiceImpl } from './types.ts';
 
@@ -17,6 +19,11 @@ export interface ImplementOptions {
   onError?: ErrorHook;
   /** Aborted when the server stops; every handler's `ctx.signal` follows it. */
   signal?: AbortSignal;
+  /**
+   * Checks every call's internal credentials before its handler runs (ADR 0006); `false` only for
+   * the open health service and tests of the adapter itself.
+   */
+  auth: CallVerifier | false;
 }
 
 const defaultOnError: ErrorHook = (err, info) => {
@@ -42,14 +49,14 @@ export function implement<S extends DescService>(
   server: grpc.Server,
   desc: S,
   impl: ServiceImpl<S>,
-  opts: ImplementOptions = {},
+  opts: ImplementOptions,
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   const table = impl as unknown as Record<string, unknown>;
   for (const method of desc.methods) {
     const fn = table[method.localName];
     if (typeof fn !== 'function') continue; // grpc-js answers UNIMPLEMENTED
-    const bound = fn.bind(impl) as (req: unknown, ctx: CallContext) => unknown;
+    const bound = guarded(method, fn.bind(impl) as AnyHandler, opts.auth);
     if (method.methodKind === 'unary') handlers[method.localName] = unaryHandler(method, bound, opts);
     else if (method.methodKind === 'server_streaming') handlers[method.localName] = streamHandler(method, bound, opts);
     else throw new Error(`${methodPath(method)}: ${method.methodKind} methods are not supported`);
@@ -58,6 +65,20 @@ export function implement<S extends DescService>(
 }
 
 type AnyHandler = (req: unknown, ctx: CallContext) => unknown;
+
+/** Wraps a handler with the credential, allow-list and actor checks of its method. */
+function guarded(method: DescMethod, fn: AnyHandler, auth: CallVerifier | false): AnyHandler {
+  if (auth === false) return fn;
+  const hasActor = hasActorField(method);
+  return (req, ctx) => {
+    const value = ctx.metadata.get(AUTH_METADATA_KEY)[0];
+    const claims = auth.verify(typeof value === 'string' ? value : undefined, method);
+    if (hasActor) checkActor(claims, (req as { actor?: { userId: number; role: number; username: string } }).actor);
+    ctx.caller = claims.iss;
+    ctx.metadata.remove(AUTH_METADATA_KEY); // handlers never see (or pass on) the bearer token
+    return fn(req, ctx);
+  };
+}
 
 function unaryHandler(
   method: DescMethod,

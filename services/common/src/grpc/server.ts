@@ -1,6 +1,7 @@
 import { Health } from '@aigw/proto/grpc/health/v1/health';
 import type { DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
+import { type CallVerifier, defaultInternalAuth, scopedInternalAuth } from './auth.ts';
 import { createHealthService, type HealthReporter, ServingStatus } from './health.ts';
 import { type ErrorHook, implement } from './implement.ts';
 import type { ServiceImpl } from './types.ts';
@@ -33,8 +34,14 @@ export interface GrpcServerOptions {
   onError?: ErrorHook;
   /** grpc-js server options (message sizes, keepalive, ...). */
   serverOptions?: grpc.ServerOptions;
-  /** Server credentials; insecure unless set. */
+  /** Server credentials (transport); insecure unless set. */
   credentials?: grpc.ServerCredentials;
+  /**
+   * Checks the internal token of every call but health checks (ADR 0006). Defaults to the
+   * credentials of the current {@link runWithInternalAuth} scope, else the process's
+   * (GRPC_AUTH_DIR); `false` turns the check off (tests of the adapter only).
+   */
+  auth?: CallVerifier | false;
 }
 
 /** A running server. */
@@ -71,15 +78,17 @@ export async function startGrpcServer(opts: GrpcServerOptions): Promise<RunningG
     'grpc.max_connection_age_grace_ms': 30_000,
     ...opts.serverOptions,
   });
+  const auth = opts.auth ?? scopedInternalAuth() ?? defaultInternalAuth();
   const stopping = new AbortController();
-  const implementOptions = { signal: stopping.signal, ...(opts.onError ? { onError: opts.onError } : {}) };
+  const implementOptions = { signal: stopping.signal, auth, ...(opts.onError ? { onError: opts.onError } : {}) };
   for (const binding of opts.services) {
     implement(server, binding.desc, binding.impl as ServiceImpl<DescService>, implementOptions);
   }
   const closing = new AbortController();
   const { reporter, impl } = createHealthService(closing.signal);
   if (opts.health !== false) {
-    implement(server, Health, impl, implementOptions);
+    // Open: kubelet's grpc probes send no credentials, and the answer is only a serving status.
+    implement(server, Health, impl, { ...implementOptions, auth: false });
     reporter.setStatus('', ServingStatus.SERVING);
     for (const binding of opts.services) reporter.setStatus(binding.desc.typeName, ServingStatus.SERVING);
   }

@@ -13,6 +13,8 @@ export interface CallContext {
   method: string;
   /** The client's address. */
   peer: string;
+  /** The calling service, as its internal token proves (unset on unauthenticated services). */
+  caller?: string;
 }
 
 /** Handler of a unary method: resolves with the response (a message or its init shape). */
