@@ -50,24 +50,38 @@ export function envelopeErrors(logger: Logger): ErrorRequestHandler {
 
 export type ReadinessCheck = () => Promise<unknown>;
 
-/** Adds /healthz (process alive), /readyz (every check passes) and /metrics to an Express app. */
-export function mountOps(app: Express, checks: Record<string, ReadinessCheck> = {}): void {
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
+async function runChecks(
+  checks: Record<string, ReadinessCheck>,
+): Promise<{ ok: boolean; checks: Record<string, string> }> {
+  const results = await Promise.all(
+    Object.entries(checks).map(async ([name, check]) => {
+      try {
+        await check();
+        return [name, 'ok'] as const;
+      } catch (err) {
+        return [name, err instanceof Error ? err.message : String(err)] as const;
+      }
+    }),
+  );
+  return { ok: results.every(([, r]) => r === 'ok'), checks: Object.fromEntries(results) };
+}
+
+/**
+ * Adds /healthz (alive: every liveness check passes, e.g. no consumer stalled past its grace
+ * period), /readyz (every readiness check passes) and /metrics to an Express app.
+ */
+export function mountOps(
+  app: Express,
+  checks: Record<string, ReadinessCheck> = {},
+  liveness: Record<string, ReadinessCheck> = {},
+): void {
+  app.get('/healthz', async (_req, res) => {
+    const r = await runChecks(liveness);
+    res.status(r.ok ? 200 : 503).json({ status: r.ok ? 'ok' : 'unhealthy', ...(r.ok ? {} : { checks: r.checks }) });
   });
   app.get('/readyz', async (_req, res) => {
-    const results = await Promise.all(
-      Object.entries(checks).map(async ([name, check]) => {
-        try {
-          await check();
-          return [name, 'ok'] as const;
-        } catch (err) {
-          return [name, err instanceof Error ? err.message : String(err)] as const;
-        }
-      }),
-    );
-    const ready = results.every(([, r]) => r === 'ok');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable', checks: Object.fromEntries(results) });
+    const r = await runChecks(checks);
+    res.status(r.ok ? 200 : 503).json({ status: r.ok ? 'ok' : 'unavailable', checks: r.checks });
   });
   app.get('/metrics', async (_req, res) => {
     res.set('Content-Type', registry.contentType).send(await registry.metrics());
@@ -75,10 +89,13 @@ export function mountOps(app: Express, checks: Record<string, ReadinessCheck> = 
 }
 
 /** An Express app with only the ops endpoints, for services whose API is gRPC. */
-export function createOpsApp(checks: Record<string, ReadinessCheck> = {}): Express {
+export function createOpsApp(
+  checks: Record<string, ReadinessCheck> = {},
+  liveness: Record<string, ReadinessCheck> = {},
+): Express {
   const app = express();
   app.disable('x-powered-by');
-  mountOps(app, checks);
+  mountOps(app, checks, liveness);
   return app;
 }
 

@@ -1,4 +1,5 @@
 export * from './config.ts';
+export * from './consumer-health.ts';
 export * from './errors.ts';
 export * from './grpc/index.ts';
 export * from './http.ts';

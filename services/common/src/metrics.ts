@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /** One registry per process; every service's /metrics serves it. */
 export const registry = new Registry();
@@ -49,3 +49,51 @@ export function observeGrpc(service: string, method: string, code: string, secon
   grpcHandled.inc({ service, method, code });
   grpcDuration.observe({ service, method }, seconds);
 }
+
+/** Consumer lag from committed offsets vs high watermarks, sampled every few seconds. */
+export const kafkaConsumerLag = new Gauge({
+  name: 'kafka_consumer_lag',
+  help: 'Events not yet committed by the consumer group, by group, topic and partition.',
+  labelNames: ['group', 'topic', 'partition'] as const,
+  registers: [registry],
+});
+
+/** Times a consumer fell out of its group (crash, rebalance failure, unknown member) and came back. */
+export const kafkaConsumerRejoins = new Counter({
+  name: 'kafka_consumer_rejoins_total',
+  help: 'Consumer restarts and rejoins after a crash or after falling out of the group, by group and reason.',
+  labelNames: ['group', 'reason'] as const,
+  registers: [registry],
+});
+
+export const kafkaBatchSize = new Histogram({
+  name: 'kafka_consumer_batch_size',
+  help: 'Events handed to a batch handler at once, by group and topic.',
+  labelNames: ['group', 'topic'] as const,
+  buckets: [1, 5, 10, 25, 50, 100, 250, 500, 1000, 2500],
+  registers: [registry],
+});
+
+export const kafkaBatchDuration = new Histogram({
+  name: 'kafka_consumer_batch_duration_seconds',
+  help: 'Time to handle one batch (retries included), by group and topic.',
+  labelNames: ['group', 'topic'] as const,
+  buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+  registers: [registry],
+});
+
+/** Age of the oldest event fetched but not yet handled (0 when caught up). */
+export const kafkaOldestUnhandled = new Gauge({
+  name: 'kafka_consumer_oldest_unhandled_seconds',
+  help: 'Age in seconds of the oldest fetched event not yet handled, by group and topic.',
+  labelNames: ['group', 'topic'] as const,
+  registers: [registry],
+});
+
+/** 1 while the consumer consumes (or is joining), 0 when stalled or stopped. */
+export const kafkaConsumerUp = new Gauge({
+  name: 'kafka_consumer_up',
+  help: 'Whether the consumer is consuming (1) or stalled/stopped (0), by group.',
+  labelNames: ['group'] as const,
+  registers: [registry],
+});

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { OptionChangedEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import type { Kafka } from 'kafkajs';
+import type { ConsumerHealth } from './consumer-health.ts';
 import { type Publisher, runConsumer, topicName } from './kafka.ts';
 import type { Logger } from './logger.ts';
 
@@ -26,6 +27,8 @@ export interface OptionsCache {
   /** Applies one change at once (the owner calls this for its own writes). */
   apply(key: string, value: string, version: number): void;
   onChange(listener: (key: string, value: string) => void): void;
+  /** The change consumer's health (consumerRegistry: readiness and liveness). */
+  health(): ConsumerHealth;
   stop(): Promise<void>;
 }
 
@@ -112,6 +115,7 @@ export async function createOptionsCache(opts: {
     onChange: (l) => {
       listeners.push(l);
     },
+    health: () => consumer.health(),
     stop: async () => {
       clearInterval(resync);
       await consumer.stop();
