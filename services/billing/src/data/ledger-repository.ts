@@ -1,6 +1,5 @@
 import type { Collection, Connection } from 'mongoose';
 import type { LedgerState } from '../domain/ledger-state.ts';
-import { isDuplicateKey } from './mongo-util.ts';
 
 /** One operation recorded in a ledger entry, with what it answered (replays answer the same). */
 export interface OpRecord {
