@@ -109,7 +109,14 @@ export async function createApp(
       stack.add(() => redis.quit());
       settler = await runUsageSettleConsumer({ kafka, publisher, logger, wallet });
       stack.add(() => settler?.stop());
-      const lag = watchSettleLag({ kafka, redis, topic: topicName(TOPICS.usage), groupId: settleGroupId(), logger });
+      const lag = watchSettleLag({
+        kafka,
+        redis,
+        topic: topicName(TOPICS.usage),
+        groupId: settleGroupId(),
+        logger,
+        consuming: () => settler?.health().state === 'consuming',
+      });
       stack.add(() => lag.stop());
 
       const repair = setInterval(() => {

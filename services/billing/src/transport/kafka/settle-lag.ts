@@ -17,7 +17,8 @@ export interface SettleLag {
  * Measures the settle consumer group's backlog every `everyMs` from the topic's high watermarks
  * and the group's committed offsets (so a consumer that stalled, or left its group, shows as a
  * growing backlog), and writes it to Redis with a short TTL. A relay that finds the key missing
- * or old treats settles as behind: a billing that stopped measuring fails safe.
+ * or old treats settles as behind: a billing that stopped measuring, or whose consumer is not
+ * consuming, fails safe.
  */
 export function watchSettleLag(opts: {
   kafka: ReturnType<typeof createKafka>;
@@ -25,6 +26,8 @@ export function watchSettleLag(opts: {
   topic: string;
   groupId: string;
   logger: Logger;
+  /** Whether this replica's settle consumer is in its group and consuming; if not, nothing is written. */
+  consuming(): boolean;
   everyMs?: number;
   ttlMs?: number;
 }): { stop(): Promise<void>; current(): SettleLag | undefined } {
@@ -75,6 +78,9 @@ export function watchSettleLag(opts: {
   const tick = async () => {
     try {
       last = await measure();
+      // A consumer that stopped or left its group lets the key expire: relays then fail safe
+      // at once instead of after the backlog has grown past the bound.
+      if (!opts.consuming()) return;
       await opts.redis.set(SETTLE_LAG_KEY, JSON.stringify(last), 'PX', ttlMs);
     } catch (err) {
       opts.logger.warn({ err }, 'could not measure the settle lag');
