@@ -308,6 +308,9 @@ async function main() {
       LOG_LEVEL: 'warn',
       KAFKA_TOPIC_PREFIX: `bench${Date.now().toString(36)}.`,
       NODE_ENV: 'production',
+      // No billing runs here to publish its settle lag: without this the relay would count settles
+      // as behind and pre-consume every request (docs/security-money.md, backpressure).
+      RELAY_SETTLE_MAX_LAG_MS: '0',
       ...(process.env.BENCH_RELAY_ENV
         ? Object.fromEntries(
             process.env.BENCH_RELAY_ENV.split(',').map((kv) => [

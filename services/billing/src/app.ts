@@ -1,6 +1,8 @@
 import {
   type App,
+  type ConsumerHandle,
   connectMongo,
+  connectRedis,
   createClient,
   createKafka,
   createOpsApp,
@@ -41,16 +43,25 @@ import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
 import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
 import { billingEvents } from './transport/kafka/billing-events.ts';
-import { runUsageSettleConsumer } from './transport/kafka/usage-settle-consumer.ts';
+import { watchSettleLag } from './transport/kafka/settle-lag.ts';
+import { runUsageSettleConsumer, settleGroupId } from './transport/kafka/usage-settle-consumer.ts';
 
 const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
 
 /** The billing service's composition root: wallets, tokens, codes, top-up and pricing over gRPC. */
-export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
+export async function createApp(
+  config: Config,
+  logger: Logger,
+): Promise<App & { grpcPort(): number; stopSettling(): Promise<void> }> {
   const stack = stopStack();
   let grpcPort = 0;
+  let settler: ConsumerHandle | undefined;
   return {
     grpcPort: () => grpcPort,
+    /** Stops the usage settle consumer only (tests of the backpressure; the lag keeps being measured). */
+    stopSettling: async () => {
+      await settler?.stop();
+    },
     async start() {
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
@@ -94,8 +105,19 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       });
       if (seeded.length > 0) logger.info({ seeded }, 'seeded default ratios');
 
-      const settler = await runUsageSettleConsumer({ kafka, publisher, logger, wallet });
-      stack.add(() => settler.stop());
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+      stack.add(() => redis.quit());
+      settler = await runUsageSettleConsumer({ kafka, publisher, logger, wallet });
+      stack.add(() => settler?.stop());
+      const lag = watchSettleLag({
+        kafka,
+        redis,
+        topic: topicName(TOPICS.usage),
+        groupId: settleGroupId(),
+        logger,
+        consuming: () => settler?.health().state === 'consuming',
+      });
+      stack.add(() => lag.stop());
 
       const repair = setInterval(() => {
         codes.repair().catch((err) => logger.warn({ err }, 'redemption repair failed'));

@@ -3,6 +3,8 @@ import { z } from 'zod';
 
 const schema = baseEnv.extend(infraEnv.shape).extend({
   MONGO_DB: z.string().default('aigw_billing'),
+  /** Prefix of billing's Redis keys (the settle lag that relays read); the relays' prefix. */
+  REDIS_KEY_PREFIX: z.string().default(''),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -23,9 +23,11 @@ import type { Config } from './config.ts';
 import { identityCaches } from './data/identity-caches.ts';
 import { rateLimiter } from './data/rate-limiter.ts';
 import { channelSnapshot, pricingData } from './data/routing-data.ts';
+import { settleLagWatch } from './data/settle-lag.ts';
 import { createTokenizer } from './data/tokenizer.ts';
 import { createUpstreamHttp } from './data/upstream-http.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
+import { outputLimits } from './domain/output-limits.ts';
 import type { RelayDeps } from './domain/relay-request.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
@@ -104,12 +106,23 @@ export async function createApp(
       });
 
       const identities = identityCaches({ tokens, users, ttlMs: config.RELAY_CACHE_TTL_MS });
+      const settleLag = settleLagWatch({
+        redis,
+        logger,
+        maxLagMs: config.RELAY_SETTLE_MAX_LAG_MS,
+        maxLagEvents: config.RELAY_SETTLE_MAX_LAG_EVENTS,
+      });
+      stack.add(() => settleLag.stop());
       const balances = balanceView({
         wallet,
-        ttlMs: 10_000,
+        ttlMs: config.RELAY_BALANCE_TTL_MS,
         factor: config.RELAY_TRUST_FACTOR,
+        // Beyond this after a request finished, billing has settled it (while settles keep up).
+        horizonMs: 2 * config.RELAY_SETTLE_MAX_LAG_MS + config.RELAY_USAGE_LINGER_MS + 3_000,
+        settleBehind: settleLag.behind,
         spend: identities.spend,
       });
+      const outputLimit = outputLimits(config.RELAY_OUTPUT_LIMITS, config.RELAY_DEFAULT_OUTPUT_LIMIT);
       const entities = await followEntityChanges({
         kafka,
         publisher,
@@ -144,6 +157,7 @@ export async function createApp(
           preConsumedQuota: () => options.number('PreConsumedQuota', 500),
           quotaPerUnit: () => options.number('QuotaPerUnit', 500_000),
           firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
+          outputLimit,
         },
         wallet: walletPort(wallet, logger),
         balances,

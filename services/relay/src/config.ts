@@ -19,8 +19,34 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_UPSTREAM_TIMEOUT_MS: int(300_000),
   /** A stream whose first token takes longer fails over to another channel; 0 disables. */
   RELAY_FIRST_TOKEN_TIMEOUT_MS: int(60_000),
-  /** Skip pre-consume when the user and the token hold this many times a request's upper bound. */
-  RELAY_TRUST_FACTOR: int(100),
+  /**
+   * Skip pre-consume only while this replica's unsettled skips of a user, with the request's upper
+   * bound, stay within 1/factor of the user's (and a limited token's) balance.
+   */
+  RELAY_TRUST_FACTOR: z.coerce.number().int().min(1).default(100),
+  /** A seen balance older than this is not trusted for skipping pre-consume (and is re-read at half of it). */
+  RELAY_BALANCE_TTL_MS: z.coerce.number().int().min(100).default(10_000),
+  /**
+   * Backpressure: while billing's settles lag by more than this (ms) or these many events, or
+   * billing's lag key is missing, every request pre-consumes. RELAY_SETTLE_MAX_LAG_MS=0 turns it off.
+   */
+  RELAY_SETTLE_MAX_LAG_MS: int(5_000),
+  RELAY_SETTLE_MAX_LAG_EVENTS: int(10_000),
+  /** Output token limits reserved for requests without max_tokens: JSON {model prefix: tokens} over the built-in table. */
+  RELAY_OUTPUT_LIMITS: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      try {
+        const v = JSON.parse(s) as unknown;
+        if (v && typeof v === 'object' && Object.values(v).every((n) => Number.isInteger(n) && (n as number) > 0))
+          return v as Record<string, number>;
+      } catch {}
+      ctx.addIssue({ code: 'custom', message: 'RELAY_OUTPUT_LIMITS must be a JSON object of positive integers' });
+      return z.NEVER;
+    }),
+  /** The output limit of models the table does not know. */
+  RELAY_DEFAULT_OUTPUT_LIMIT: z.coerce.number().int().min(1).default(32_768),
   RELAY_MAX_BODY_BYTES: int(64 * 1024 * 1024),
   /** Requests and tokens per minute, per token and per user, shared through Redis; 0 = no limit. */
   RELAY_TOKEN_RPM: int(0),

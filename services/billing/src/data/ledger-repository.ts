@@ -1,11 +1,21 @@
 import type { Collection, Connection } from 'mongoose';
 import type { LedgerState } from '../domain/ledger-state.ts';
-import { isDuplicateKey } from './mongo-util.ts';
+
+/** One operation recorded in a ledger entry, with what it answered (replays answer the same). */
+export interface OpRecord {
+  id: string;
+  kind: string;
+  amount: number;
+  result: Record<string, number | string | boolean>;
+}
 
 /**
- * One change of a user's money state. `_id` is `<user>:<seq>`: appending seq+1 is the
- * compare-and-swap (a unique insert is atomic on every MongoDB-compatible server, unlike
- * read-modify-write updates). `op_id` is unique too: an operation can be recorded only once.
+ * One change of a user's money state: the state after one or more operations (group commit:
+ * operations of a user that queued while the previous entry was written share the next one).
+ * `_id` is `<user>:<seq>`: appending seq+1 is the compare-and-swap (a unique insert is atomic on
+ * every MongoDB-compatible server, unlike read-modify-write updates). `op_id` (unique) is the
+ * first operation's id; `ops` lists them all (entries written before group commit have none:
+ * their one operation is `op_id`/`kind`/`amount`/`result`).
  */
 export interface LedgerEntry {
   _id: string;
@@ -14,8 +24,8 @@ export interface LedgerEntry {
   op_id: string;
   kind: string;
   amount: number;
-  /** What the operation answered (replays answer the same). */
   result: Record<string, number | string | boolean>;
+  ops?: OpRecord[];
   state: LedgerState;
   /** Holds given back by this change because they expired. */
   expired?: string[];
@@ -31,10 +41,23 @@ interface WalletHead {
   request_count: number;
 }
 
-/** Where an operation's entry is: `_id`-keyed, because the local server only indexes `_id` lookups. */
+/**
+ * Where an operation was recorded, `_id`-keyed by the operation id (the local server only looks
+ * documents up by `_id`), with its answer so that a replay needs no second read. Markers written
+ * before group commit carry no `kind`: their answer is read from the entry.
+ */
 interface OpMarker {
   _id: string;
   user_id: number;
+  seq: number;
+  kind?: string;
+  amount?: number;
+  result?: OpRecord['result'];
+}
+
+/** A recorded operation: its entry's position and its answer. */
+export interface RecordedOp extends OpRecord {
+  userId: number;
   seq: number;
 }
 
@@ -43,14 +66,24 @@ const HEAD_EVERY = 8;
 
 export type AppendOutcome = 'ok' | 'conflict' | 'duplicate';
 
+/** The operations of an entry (one for entries written before group commit). */
+export const opsOf = (e: LedgerEntry): OpRecord[] =>
+  e.ops ?? [{ id: e.op_id, kind: e.kind, amount: e.amount, result: e.result }];
+
 export interface LedgerRepository {
   ensureIndexes(): Promise<void>;
   /** The newest entry of a user, probing forward from `from` when given (null: no entry yet). */
   latest(userId: number, from?: LedgerEntry | null): Promise<LedgerEntry | null>;
-  append(entry: LedgerEntry): Promise<AppendOutcome>;
+  /** Inserts entries (one per user); one outcome per entry, in order. */
+  appendMany(entries: LedgerEntry[]): Promise<AppendOutcome[]>;
+  /** Writes the markers of entries' operations (existing ones are kept): one insert for all. */
+  mark(entries: LedgerEntry[]): Promise<void>;
+  /** The recorded operations among `opIds` (one read). */
+  recorded(opIds: string[]): Promise<Map<string, RecordedOp>>;
   /**
-   * The entry of an operation. `thorough` also searches by op_id when the marker is missing (a
-   * crash between the entry and its marker); without it only the fast `_id` lookup runs.
+   * The entry of an operation. `thorough` also searches by op_id when the marker is missing (an
+   * entry written before group commit whose writer died before its marker); without it only the
+   * `_id` lookup runs.
    */
   findOp(opId: string, thorough?: boolean): Promise<LedgerEntry | null>;
 }
@@ -60,13 +93,32 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
   const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
   const markers = conn.collection<OpMarker>('ledger_ops') as unknown as Collection<OpMarker>;
   const byId = (userId: number, seq: number) => entries.findOne({ _id: `${userId}:${seq}` });
-  const mark = async (e: LedgerEntry) => {
+  const markersOf = (e: LedgerEntry): OpMarker[] =>
+    opsOf(e).map((o) => ({
+      _id: o.id,
+      user_id: e.user_id,
+      seq: e.seq,
+      kind: o.kind,
+      amount: o.amount,
+      result: o.result,
+    }));
+
+  async function insertIgnoringDuplicates<T extends { _id: unknown }>(
+    coll: Collection<T>,
+    docs: T[],
+  ): Promise<Set<number>> {
+    const failed = new Set<number>();
+    if (docs.length === 0) return failed;
     try {
-      await markers.insertOne({ _id: e.op_id, user_id: e.user_id, seq: e.seq });
+      await coll.insertMany(docs as never[], { ordered: false });
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+      const raw = (err as { writeErrors?: unknown }).writeErrors;
+      const list = (Array.isArray(raw) ? raw : raw ? [raw] : []) as { index: number; code: number }[];
+      if (list.length === 0 || list.some((w) => w.code !== 11000)) throw err;
+      for (const w of list) failed.add(w.index);
     }
-  };
+    return failed;
+  }
 
   return {
     async ensureIndexes() {
@@ -87,35 +139,71 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
         seq += 1;
       }
     },
-    async append(entry) {
-      try {
-        await entries.insertOne(entry);
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+    async appendMany(list) {
+      const failed = await insertIgnoringDuplicates(entries, list);
+      const outcomes: AppendOutcome[] = [];
+      for (const [i, entry] of list.entries()) {
+        if (!failed.has(i)) {
+          outcomes.push('ok');
+          continue;
+        }
         // Either seq was taken (another writer won the race) or op_id was recorded before.
         const occupant = await byId(entry.user_id, entry.seq);
-        return occupant && occupant.op_id !== entry.op_id ? 'conflict' : 'duplicate';
+        outcomes.push(occupant && occupant.op_id !== entry.op_id ? 'conflict' : 'duplicate');
       }
-      await mark(entry);
-      const { quota, used_quota, request_count } = entry.state;
-      // Best effort, not awaited, and only every few entries: readers probe forward from a
-      // lagging head, so this only bounds how far a cold read has to probe.
-      if (entry.seq % HEAD_EVERY !== 1) return 'ok';
-      heads
-        .updateOne(
-          { _id: entry.user_id },
-          { $set: { seq: entry.seq, quota, used_quota, request_count } },
-          { upsert: true },
-        )
-        .catch(() => undefined);
-      return 'ok';
+      const moved = list.filter((e, i) => !failed.has(i) && e.seq % HEAD_EVERY === 1);
+      if (moved.length > 0) {
+        // Best effort, not awaited, and only every few entries: readers probe forward from a
+        // lagging head, so this only bounds how far a cold read has to probe.
+        const ops = moved.map((e) => ({
+          updateOne: {
+            filter: { _id: e.user_id },
+            update: {
+              $set: {
+                seq: e.seq,
+                quota: e.state.quota,
+                used_quota: e.state.used_quota,
+                request_count: e.state.request_count,
+              },
+            },
+            upsert: true,
+          },
+        }));
+        heads.bulkWrite(ops as never, { ordered: false }).catch(() => undefined);
+      }
+      return outcomes;
+    },
+    async mark(list) {
+      await insertIgnoringDuplicates(markers, list.flatMap(markersOf));
+    },
+    async recorded(opIds) {
+      const found = new Map<string, RecordedOp>();
+      if (opIds.length === 0) return found;
+      const docs = await markers.find({ _id: { $in: opIds } }).toArray();
+      for (const m of docs) {
+        if (m.kind !== undefined) {
+          found.set(m._id, {
+            id: m._id,
+            userId: m.user_id,
+            seq: m.seq,
+            kind: m.kind,
+            amount: m.amount ?? 0,
+            result: m.result ?? {},
+          });
+          continue;
+        }
+        const entry = await byId(m.user_id, m.seq);
+        const op = entry && opsOf(entry).find((o) => o.id === m._id);
+        if (op) found.set(m._id, { ...op, userId: m.user_id, seq: m.seq });
+      }
+      return found;
     },
     async findOp(opId, thorough = false) {
       const marker = await markers.findOne({ _id: opId });
       if (marker) return byId(marker.user_id, marker.seq);
       if (!thorough) return null;
       const found = await entries.findOne({ op_id: opId });
-      if (found) await mark(found);
+      if (found) await insertIgnoringDuplicates(markers, markersOf(found));
       return found;
     },
   };

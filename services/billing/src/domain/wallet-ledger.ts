@@ -1,6 +1,5 @@
-import { AppError } from '@aigw/common/errors';
-import type { LedgerEntry, LedgerRepository } from '../data/ledger-repository.ts';
-import { keyedMutex } from './keyed-mutex.ts';
+import { AppError, precondition } from '@aigw/common/errors';
+import type { LedgerEntry, LedgerRepository, OpRecord, RecordedOp } from '../data/ledger-repository.ts';
 import { emptyState, expireHolds, type LedgerState } from './ledger-state.ts';
 
 /** What an operation decides from the current state. */
@@ -8,101 +7,258 @@ export interface Change {
   kind: string;
   amount: number;
   state: LedgerState;
-  result: LedgerEntry['result'];
+  result: OpRecord['result'];
 }
 
-/** The answer of a ledger operation; `replayed` when `opId` had been recorded before. */
+/** One operation on a user's money state, recorded at most once under `id`. */
+export interface LedgerOp {
+  id: string;
+  /** Operation ids whose record refuses this one (a hold whose request was already closed). */
+  refusedBy?: string[];
+  /** Decides the change from the state; throws an AppError to refuse (nothing is recorded). */
+  decide(state: LedgerState): Change;
+}
+
+/** The answer of a ledger operation; `replayed` when its id had been recorded before. */
 export interface Applied {
-  entry: LedgerEntry;
+  op: OpRecord;
+  /** The state right after this operation (the current state for a replay). */
+  state: LedgerState;
   replayed: boolean;
 }
 
+interface Pending {
+  userId: number;
+  op: LedgerOp;
+  resolve(a: Applied): void;
+  reject(err: unknown): void;
+}
+
+interface Head {
+  entry: LedgerEntry | null;
+  /** Whether the markers of the entry's operations are known to be written. */
+  marked: boolean;
+}
+
+/** What a round decided for one user: the entry to append and the answers to give once it is. */
+interface Plan {
+  userId: number;
+  entry: LedgerEntry | null;
+  answers: { p: Pending; outcome: Applied | AppError }[];
+  /** Refusals decided on a cached state, with nothing written to prove it current. */
+  unproven: boolean;
+}
+
 const CACHE_LIMIT = 5_000;
+/** Operations per round (one lookup and two inserts for all of them). */
+const ROUND_LIMIT = 2_000;
+const MAX_ATTEMPTS = 30;
 
 /**
- * Applies operations to users' money states exactly once per operation id.
+ * Applies operations to users' money states exactly once per operation id, in group commits.
  *
- * Each change appends entry seq+1 of the user; the unique `_id` (`<user>:<seq>`) makes a lost
- * race fail instead of overwriting (we reload and decide again), and the unique `op_id` makes a
- * replayed operation fail instead of applying twice (we answer the recorded result). Nothing here
- * needs transactions, change streams or atomic read-modify-write updates.
+ * Operations queue while a round is written; the next round takes everything queued (up to
+ * ROUND_LIMIT, any users): one lookup of the recorded operation ids, then for each user the
+ * operations are decided in arrival order on the running state and appended as ONE entry
+ * seq+1 (`_id` `<user>:<seq>`, unique: a lost race with another replica fails instead of
+ * overwriting; we reload and decide again), all users' entries in one insert, then the markers
+ * of every recorded operation in one insert. Answers are given only after the entry is durable.
+ *
+ * Exactly once: markers are written after their entry, so a crash can leave the newest entry of
+ * a user without markers, never an older one: a writer appends seq+1 only on top of a head whose
+ * markers it wrote or rewrote (a head read from the database is re-marked first). The lookup
+ * therefore sees every operation recorded below the entry being appended, and the unique `_id`
+ * guarantees nothing was appended in between. Nothing here needs transactions, change streams or
+ * atomic read-modify-write updates.
  */
 export function walletLedger(repo: LedgerRepository, clock: () => number = Date.now) {
-  const lock = keyedMutex();
-  const cache = new Map<number, LedgerEntry>();
+  const cache = new Map<number, Head>();
+  const pending: Pending[] = [];
+  let running = false;
 
-  const remember = (entry: LedgerEntry) => {
-    cache.delete(entry.user_id);
-    cache.set(entry.user_id, entry);
+  const remember = (userId: number, head: Head) => {
+    cache.delete(userId);
+    cache.set(userId, head);
     if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as number);
   };
 
-  async function current(userId: number, fresh: boolean): Promise<LedgerEntry | null> {
-    const cached = cache.get(userId) ?? null;
+  async function headOf(userId: number, fresh: boolean): Promise<Head> {
+    const cached = cache.get(userId);
     if (cached && !fresh) return cached;
-    const latest = await repo.latest(userId, cached);
-    if (latest) remember(latest);
-    return latest;
+    const latest = await repo.latest(userId, cached?.entry ?? null);
+    const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest };
+    remember(userId, head);
+    return head;
+  }
+
+  function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
+    const now = clock();
+    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now);
+    let state = start;
+    const ops: OpRecord[] = [];
+    const answers: Plan['answers'] = [];
+    const seen = new Map<string, Applied | AppError>();
+    let refused = false;
+    for (const p of queue) {
+      const { op } = p;
+      let outcome = seen.get(op.id);
+      if (outcome) {
+        answers.push({ p, outcome: outcome instanceof AppError ? outcome : { ...outcome, replayed: true } });
+        continue;
+      }
+      const rec = recorded.get(op.id);
+      if (rec) outcome = { op: rec, state, replayed: true };
+      else if (op.refusedBy?.some((id) => recorded.has(id) || isApplied(seen.get(id)))) {
+        outcome = precondition('该请求已结束');
+      } else {
+        try {
+          const change = op.decide(state);
+          state = change.state;
+          const record: OpRecord = { id: op.id, kind: change.kind, amount: change.amount, result: change.result };
+          ops.push(record);
+          outcome = { op: record, state, replayed: false };
+        } catch (err) {
+          outcome = err instanceof AppError ? err : new AppError('INTERNAL', '记账失败', { cause: err });
+          refused = true;
+        }
+      }
+      seen.set(op.id, outcome);
+      answers.push({ p, outcome });
+    }
+    if (ops.length === 0) return { userId, entry: null, answers, unproven: refused && !fresh };
+    const first = ops[0] as OpRecord;
+    const seq = (head.entry?.seq ?? 0) + 1;
+    const entry: LedgerEntry = {
+      _id: `${userId}:${seq}`,
+      user_id: userId,
+      seq,
+      op_id: first.id,
+      kind: ops.length === 1 ? first.kind : 'batch',
+      amount: ops.length === 1 ? first.amount : 0,
+      result: ops.length === 1 ? first.result : {},
+      ops,
+      state,
+      ...(expired.length > 0 ? { expired } : {}),
+      at: now,
+    };
+    return { userId, entry, answers, unproven: false };
+  }
+
+  const answer = (plan: Plan) => {
+    for (const { p, outcome } of plan.answers) {
+      if (outcome instanceof AppError) p.reject(outcome);
+      else p.resolve(outcome);
+    }
+  };
+
+  async function round(batch: Pending[]): Promise<void> {
+    const byUser = new Map<number, Pending[]>();
+    for (const p of batch) {
+      const q = byUser.get(p.userId);
+      if (q) q.push(p);
+      else byUser.set(p.userId, [p]);
+    }
+    let users = [...byUser.keys()];
+    const fresh = new Set<number>();
+    for (let attempt = 0; attempt < MAX_ATTEMPTS && users.length > 0; attempt++) {
+      const heads = await Promise.all(users.map((u) => headOf(u, fresh.has(u))));
+      const unmarked = heads.filter((h) => h.entry && !h.marked);
+      if (unmarked.length > 0) {
+        await repo.mark(unmarked.map((h) => h.entry as LedgerEntry));
+        for (const h of unmarked) h.marked = true;
+      }
+      const ids = new Set<string>();
+      for (const u of users) {
+        for (const { op } of byUser.get(u) ?? []) {
+          ids.add(op.id);
+          for (const id of op.refusedBy ?? []) ids.add(id);
+        }
+      }
+      const recorded = await repo.recorded([...ids]);
+      const plans = users.map((u, i) => plan(u, heads[i] as Head, byUser.get(u) ?? [], recorded, fresh.has(u)));
+      const retry: number[] = [];
+      const writes: Plan[] = [];
+      for (const pl of plans) {
+        if (pl.entry) writes.push(pl);
+        else if (pl.unproven) {
+          // Refused on a cached state that another replica may have moved: decide once more on a fresh one.
+          fresh.add(pl.userId);
+          retry.push(pl.userId);
+        } else answer(pl);
+      }
+      if (writes.length > 0) {
+        const outcomes = await repo.appendMany(writes.map((w) => w.entry as LedgerEntry));
+        const ok = writes.filter((_, i) => outcomes[i] === 'ok');
+        const heads = ok.map((w) => ({ entry: w.entry, marked: false }));
+        for (const [i, w] of ok.entries()) remember(w.userId, heads[i] as Head);
+        if (ok.length > 0) {
+          // The entries are durable: a failure here only leaves markers for the next round to rewrite.
+          await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
+            () => {
+              for (const h of heads) h.marked = true;
+            },
+            () => undefined,
+          );
+        }
+        for (const w of ok) answer(w);
+        for (const [i, w] of writes.entries()) {
+          if (outcomes[i] === 'ok') continue;
+          // A duplicate op_id: an entry written before group commit whose marker is missing; finding
+          // it by op_id rewrites its marker, so the next lookup answers it as a replay.
+          if (outcomes[i] === 'duplicate') await repo.findOp((w.entry as LedgerEntry).op_id, true);
+          fresh.add(w.userId);
+          retry.push(w.userId);
+        }
+      }
+      users = retry;
+    }
+    for (const u of users) {
+      for (const p of byUser.get(u) ?? []) p.reject(new AppError('UNAVAILABLE', '账户繁忙，请稍后重试'));
+    }
+  }
+
+  async function pump(): Promise<void> {
+    try {
+      while (pending.length > 0) {
+        const batch = pending.splice(0, ROUND_LIMIT);
+        await round(batch).catch((err) => {
+          for (const p of batch) p.reject(err);
+        });
+      }
+    } finally {
+      running = false;
+    }
+  }
+
+  function submit(userId: number, op: LedgerOp): Promise<Applied> {
+    return new Promise<Applied>((resolve, reject) => {
+      pending.push({ userId, op, resolve, reject });
+      if (running) return;
+      running = true;
+      // Operations submitted in the same turn of the event loop share the first round.
+      setImmediate(() => void pump());
+    });
   }
 
   return {
+    submit,
     /**
      * Runs `decide` on the user's current state and records its change under `opId`. `decide` may
      * throw (insufficient quota...): unless `opId` was recorded before, the error propagates.
      */
     apply(userId: number, opId: string, decide: (state: LedgerState) => Change): Promise<Applied> {
-      return lock(String(userId), async () => {
-        for (let attempt = 0; attempt < 100; attempt++) {
-          const fromCache = attempt === 0 && cache.has(userId);
-          const head = await current(userId, attempt > 0);
-          const now = clock();
-          const { state, expired } = expireHolds(head?.state ?? emptyState(), now);
-          let change: Change;
-          try {
-            change = decide(state);
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err;
-            const recorded = await repo.findOp(opId);
-            if (recorded) return { entry: recorded, replayed: true };
-            // A cached state may be stale when other replicas write too: decide once more on a fresh one.
-            if (fromCache) continue;
-            throw err;
-          }
-          const seq = (head?.seq ?? 0) + 1;
-          const entry: LedgerEntry = {
-            _id: `${userId}:${seq}`,
-            user_id: userId,
-            seq,
-            op_id: opId,
-            kind: change.kind,
-            amount: change.amount,
-            result: change.result,
-            state: change.state,
-            ...(expired.length > 0 ? { expired } : {}),
-            at: now,
-          };
-          const outcome = await repo.append(entry);
-          if (outcome === 'ok') {
-            remember(entry);
-            return { entry, replayed: false };
-          }
-          if (outcome === 'duplicate') {
-            const recorded = await repo.findOp(opId, true);
-            if (recorded) return { entry: recorded, replayed: true };
-          }
-          // conflict: another replica appended first; reload and decide again.
-        }
-        throw new AppError('UNAVAILABLE', '账户繁忙，请稍后重试');
-      });
+      return submit(userId, { id: opId, decide });
     },
     /** The user's current state (an empty one for users without entries). */
     async state(userId: number, opts: { fresh?: boolean } = {}): Promise<LedgerState> {
-      const head = await current(userId, opts.fresh ?? true);
-      return head?.state ?? emptyState();
+      const head = await headOf(userId, opts.fresh ?? true);
+      return head.entry?.state ?? emptyState();
     },
     /** The entry of a recorded operation (fast lookup; null when unknown). */
     findOp: (opId: string) => repo.findOp(opId),
   };
 }
+
+const isApplied = (o: Applied | AppError | undefined): boolean => o !== undefined && !(o instanceof AppError);
 
 export type WalletLedger = ReturnType<typeof walletLedger>;

@@ -1,7 +1,7 @@
-import { invalid, notFound, precondition } from '@aigw/common/errors';
+import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
 import { adjust, credit, hold, type LedgerState, refund, settle } from './ledger-state.ts';
 import { type AuditRecord, type BillingEvents, describeQuota, LOG_TYPE, type OptionReader } from './ports.ts';
-import type { WalletLedger } from './wallet-ledger.ts';
+import type { LedgerOp, WalletLedger } from './wallet-ledger.ts';
 
 /** The wallet fields of a user. */
 export interface WalletView {
@@ -22,6 +22,9 @@ export const walletView = (userId: number, s: LedgerState): WalletView => ({
 });
 
 /** Credit reasons (billing.v1.CreditReason) and how each is logged. */
+/** How long a token's limited/unlimited flag is reused by pre-consumes and settles. */
+const TOKEN_LIMIT_TTL_MS = 1_000;
+
 const CREDIT_LOG_TYPE: Record<number, 1 | 4> = { 4: LOG_TYPE.topup };
 
 const checkRequestId = (rid: string) => {
@@ -52,6 +55,42 @@ export function walletService(deps: {
     return (await ledger.findOp(`hold:${rid}`))?.user_id;
   }
 
+  // Whether a token is limited, shared by the concurrent requests of a burst (one read per token
+  // and second instead of one per request); a change reaches holds within TOKEN_LIMIT_TTL_MS.
+  const limits = new Map<number, { at: number; value: Promise<{ userId: number; unlimited: boolean } | null> }>();
+  function tokenLimit(tokenId: number) {
+    const now = Date.now();
+    const hit = limits.get(tokenId);
+    if (hit && now - hit.at < TOKEN_LIMIT_TTL_MS) return hit.value;
+    const value = deps.tokenLimit(tokenId);
+    limits.set(tokenId, { at: now, value });
+    value.catch(() => limits.delete(tokenId));
+    if (limits.size > 10_000) limits.delete(limits.keys().next().value as number);
+    return value;
+  }
+
+  /** A settle of `rid`: charges `actual`, giving back (or charging beyond) what its hold reserved. */
+  const settleOp = (rid: string, actual: number, tokenId: number, tokenLimited: boolean): LedgerOp => ({
+    id: `close:${rid}`,
+    decide: (s) => {
+      const { state, delta } = settle(s, { rid, actual, tokenId, tokenLimited });
+      return { kind: 'settle', amount: actual, state, result: { delta, user_quota: state.quota } };
+    },
+  });
+
+  /**
+   * A refund of `rid`: gives its hold back. Recorded even without a hold, so that a pre-consume
+   * still on its way (its caller gave up waiting) is refused when it arrives instead of holding
+   * quota for an hour.
+   */
+  const refundOp = (rid: string): LedgerOp => ({
+    id: `close:${rid}`,
+    decide: (s) => {
+      const { state, refunded } = refund(s, rid);
+      return { kind: 'refund', amount: refunded, state, result: { refunded } };
+    },
+  });
+
   return {
     async get(userId: number): Promise<WalletView> {
       return walletView(userId, await ledger.state(userId));
@@ -66,51 +105,83 @@ export function walletService(deps: {
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
       let tokenLimited = false;
       if (req.tokenId) {
-        const t = await deps.tokenLimit(req.tokenId);
+        const t = await tokenLimit(req.tokenId);
         if (!t || t.userId !== req.userId) throw notFound('令牌不存在');
         tokenLimited = !t.unlimited;
       }
-      const { entry } = await ledger.apply(req.userId, `hold:${rid}`, (s) => {
-        const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now: Date.now() });
-        const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
-        return {
-          kind: 'hold',
-          amount: req.amount,
-          state: next,
-          result: { pre_consumed: req.amount, user_quota: next.quota, token_remain_quota: tokenRemain },
-        };
+      const { op } = await ledger.submit(req.userId, {
+        id: `hold:${rid}`,
+        refusedBy: [`close:${rid}`],
+        decide: (s) => {
+          const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now: Date.now() });
+          const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
+          return {
+            kind: 'hold',
+            amount: req.amount,
+            state: next,
+            result: { pre_consumed: req.amount, user_quota: next.quota, token_remain_quota: tokenRemain },
+          };
+        },
       });
       return {
-        preConsumed: Number(entry.result.pre_consumed),
-        userQuota: Number(entry.result.user_quota),
-        tokenRemainQuota: Number(entry.result.token_remain_quota),
+        preConsumed: Number(op.result.pre_consumed),
+        userQuota: Number(op.result.user_quota),
+        tokenRemainQuota: Number(op.result.token_remain_quota),
       };
     },
 
     async settle(req: { requestId: string; actual: number; userId: number; tokenId: number }) {
       const rid = checkRequestId(req.requestId);
-      const userId = (await holderOf(rid)) ?? req.userId;
+      const userId = req.userId || (await holderOf(rid));
       if (!userId) throw invalid('缺少 user_id');
       let tokenLimited = false;
-      if (req.tokenId) tokenLimited = !((await deps.tokenLimit(req.tokenId))?.unlimited ?? true);
-      const { entry } = await ledger.apply(userId, `close:${rid}`, (s) => {
-        const { state, delta } = settle(s, { rid, actual: req.actual, tokenId: req.tokenId, tokenLimited });
-        return { kind: 'settle', amount: req.actual, state, result: { delta, user_quota: state.quota } };
-      });
-      if (entry.kind !== 'settle') throw precondition('该请求已退款，不能再结算');
-      return { delta: Number(entry.result.delta), userQuota: Number(entry.result.user_quota) };
+      if (req.tokenId) tokenLimited = !((await tokenLimit(req.tokenId))?.unlimited ?? true);
+      const { op } = await ledger.submit(userId, settleOp(rid, req.actual, req.tokenId, tokenLimited));
+      if (op.kind !== 'settle') throw precondition('该请求已退款，不能再结算');
+      return { delta: Number(op.result.delta), userQuota: Number(op.result.user_quota) };
     },
 
-    async refund(req: { requestId: string }) {
+    async refund(req: { requestId: string; userId?: number }) {
       const rid = checkRequestId(req.requestId);
-      const userId = await holderOf(rid);
+      const userId = req.userId || (await holderOf(rid));
       if (!userId) return { refunded: 0 };
-      const { entry } = await ledger.apply(userId, `close:${rid}`, (s) => {
-        const { state, refunded } = refund(s, rid);
-        return { kind: 'refund', amount: refunded, state, result: { refunded } };
-      });
-      if (entry.kind !== 'refund') throw precondition('该请求已结算，不能退款');
-      return { refunded: Number(entry.result.refunded) };
+      const { op } = await ledger.submit(userId, refundOp(rid));
+      if (op.kind !== 'refund') throw precondition('该请求已结算，不能退款');
+      return { refunded: Number(op.result.refunded) };
+    },
+
+    /**
+     * Closes many requests at once (the usage settle consumer): each a settle (`actual` given) or
+     * a refund, all submitted together so that each user's closes share one ledger entry. Closes
+     * already recorded (replays, a refund after a settle) answer without changing anything, refused
+     * ones answer kind `refused`; a rejected promise is an infrastructure failure.
+     */
+    async closeMany(
+      closes: { requestId: string; userId: number; tokenId: number; actual?: number }[],
+    ): Promise<{ requestId: string; kind: string; replayed: boolean }[]> {
+      const limited = new Map<number, boolean>();
+      for (const tokenId of new Set(closes.map((c) => c.tokenId).filter((t) => t > 0))) {
+        limited.set(tokenId, !((await tokenLimit(tokenId))?.unlimited ?? true));
+      }
+      return Promise.all(
+        closes.map(async (c) => {
+          try {
+            const rid = checkRequestId(c.requestId);
+            const op =
+              c.actual === undefined
+                ? refundOp(rid)
+                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false);
+            const applied = await ledger.submit(c.userId, op);
+            return { requestId: c.requestId, kind: applied.op.kind, replayed: applied.replayed };
+          } catch (err) {
+            // A refused close (a malformed event) is answered, not retried; infrastructure errors are.
+            if (err instanceof AppError && err.code !== 'UNAVAILABLE' && err.code !== 'INTERNAL') {
+              return { requestId: c.requestId, kind: 'refused', replayed: false };
+            }
+            throw err;
+          }
+        }),
+      );
     },
 
     async adjustQuota(req: {
@@ -123,13 +194,13 @@ export function walletService(deps: {
       actor: { userId: number; username: string };
     }): Promise<WalletView> {
       const rid = checkRequestId(req.requestId);
-      const { entry } = await ledger.apply(req.userId, `adjust:${rid}`, (s) => {
-        const state = adjust(s, req.mode, req.amount);
-        return { kind: `adjust_${req.mode}`, amount: req.amount, state, result: { delta: state.quota - s.quota } };
+      const { op, state } = await ledger.apply(req.userId, `adjust:${rid}`, (s) => {
+        const next = adjust(s, req.mode, req.amount);
+        return { kind: `adjust_${req.mode}`, amount: req.amount, state: next, result: { delta: next.quota - s.quota } };
       });
       // Published on replays too (same event id): an event lost to a crash is sent again.
       {
-        const delta = Number(entry.result.delta);
+        const delta = Number(op.result.delta);
         const what =
           req.mode === 'add'
             ? `管理员${delta >= 0 ? '增加' : '减少'}用户额度 ${describeQuota(Math.abs(delta), options)}`
@@ -144,7 +215,7 @@ export function walletService(deps: {
           actorUserId: req.actor.userId,
         });
       }
-      return walletView(req.userId, entry.state);
+      return walletView(req.userId, state);
     },
 
     async credit(req: {
@@ -156,7 +227,7 @@ export function walletService(deps: {
       content: string;
     }): Promise<{ wallet: WalletView; replayed: boolean }> {
       const rid = checkRequestId(req.requestId);
-      const { entry, replayed } = await ledger.apply(req.userId, `credit:${rid}`, (s) => ({
+      const { state, replayed } = await ledger.apply(req.userId, `credit:${rid}`, (s) => ({
         kind: 'credit',
         amount: req.amount,
         state: credit(s, req.amount),
@@ -173,7 +244,7 @@ export function walletService(deps: {
           actorUserId: 0,
         });
       }
-      return { wallet: walletView(req.userId, entry.state), replayed };
+      return { wallet: walletView(req.userId, state), replayed };
     },
   };
 }

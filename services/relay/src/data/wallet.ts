@@ -5,7 +5,7 @@
 import { AppError, type Logger, type ServiceClient } from '@aigw/common';
 import type { WalletService } from '@aigw/proto/billing/v1/billing';
 import type { TokenInfo } from '../domain/authorize.ts';
-import type { BalancePort, WalletPort } from '../domain/relay-request.ts';
+import type { BalancePort, SkipTicket, WalletPort } from '../domain/relay-request.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,78 +19,117 @@ async function retrying<T>(fn: () => Promise<T>, attempts: number): Promise<T> {
       last = err;
       const code = err instanceof AppError ? err.code : 'INTERNAL';
       if (code !== 'UNAVAILABLE' && code !== 'DEADLINE_EXCEEDED' && code !== 'INTERNAL') throw err;
-      await sleep(Math.min(100 * 2 ** i, 5_000));
+      if (i < attempts - 1) await sleep(Math.min(100 * 2 ** i, 1_000));
     }
   }
   throw last;
 }
 
+/**
+ * PreConsume with one retry; Refund with a few quick ones. A refund that still fails is not lost:
+ * the failed request's usage event (type 5) makes billing refund it from Kafka.
+ */
 export function walletPort(client: ServiceClient<typeof WalletService>, logger: Logger): WalletPort {
   return {
     preConsume: (req) => retrying(() => client.preConsume(req), 2),
-    async refund(requestId) {
+    async refund(requestId, userId) {
       try {
-        await retrying(() => client.refund({ requestId }), 8);
+        await retrying(() => client.refund({ requestId, userId }), 3);
       } catch (err) {
-        logger.error({ err, requestId }, 'refund failed after retries');
+        logger.warn({ err, requestId }, 'refund left to the usage event');
       }
     },
   };
 }
 
+interface Skip extends SkipTicket {
+  userId: number;
+  /** Upper bound while in flight, the charged quota once done. */
+  amount: number;
+  /** Date.now() when the request finished (0 while in flight). */
+  doneAt: number;
+}
+
 /**
- * Balances as last seen (pre-consume answers, or GetWallet), minus what this replica
- * has in flight without a pre-consume. `ample` holds when both the user and the token (unless
- * unlimited) keep `factor` times the request's upper bound after everything in flight.
+ * Balances as last seen (pre-consume answers, or GetWallet), and what this replica spent without
+ * a pre-consume that billing may not have settled yet. `ample` holds only when settles keep up
+ * (`settleBehind` is false), the seen balance is at most `ttlMs` old, and this replica's unsettled
+ * skips of the user, with this request's upper bound, stay within 1/`factor` of the seen balance
+ * (and of a limited token's). A skip counts until a balance read more than `horizonMs` after it
+ * finished (then billing has settled it); so across R replicas, what billing has not charged yet
+ * never exceeds R x balance / factor. See docs/security-money.md.
  */
 export function balanceView(opts: {
   wallet: ServiceClient<typeof WalletService>;
   ttlMs: number;
   factor: number;
+  horizonMs: number;
+  settleBehind(): boolean;
   spend(tokenId: number, quota: number): void;
-}): BalancePort & { drop(userId: number): void } {
+  clock?: () => number;
+}): BalancePort & { drop(userId: number): void; unsettled(userId: number): number } {
+  const clock = opts.clock ?? Date.now;
   const seen = new Map<number, { quota: number; at: number }>();
-  const inflight = new Map<number, number>();
+  const skips = new Map<number, Set<Skip>>();
   const loading = new Set<number>();
   const refresh = (userId: number) => {
     if (loading.has(userId)) return;
     loading.add(userId);
+    // The read reflects billing no earlier than when it was sent.
+    const at = clock();
     opts.wallet
       .getWallet({ userId })
       .then((r) => {
-        if (r.wallet) seen.set(userId, { quota: r.wallet.quota, at: Date.now() });
+        if (r.wallet) observe(userId, r.wallet.quota, at);
       })
       .catch(() => undefined)
       .finally(() => loading.delete(userId));
   };
+  function observe(userId: number, quota: number, at: number) {
+    const prev = seen.get(userId);
+    if (prev && prev.at > at) return;
+    seen.set(userId, { quota, at });
+    const set = skips.get(userId);
+    if (!set) return;
+    for (const s of set) if (s.doneAt && s.doneAt + opts.horizonMs < at) set.delete(s);
+    if (set.size === 0) skips.delete(userId);
+  }
+  const unsettled = (userId: number) => {
+    let sum = 0;
+    for (const s of skips.get(userId) ?? []) sum += s.amount;
+    return sum;
+  };
   return {
     ample(userId, token: TokenInfo | undefined, need) {
+      if (opts.settleBehind()) return false;
       const s = seen.get(userId);
-      if (!s || Date.now() - s.at > opts.ttlMs) {
-        refresh(userId);
-        if (!s) return false;
-      }
-      const margin = need * opts.factor;
-      if (s.quota - (inflight.get(userId) ?? 0) - need < margin) return false;
-      if (token && !token.unlimitedQuota && token.remainQuota - need < margin) return false;
+      const now = clock();
+      if (!s || now - s.at > opts.ttlMs / 2) refresh(userId);
+      if (!s || now - s.at > opts.ttlMs) return false;
+      if ((unsettled(userId) + need) * opts.factor > s.quota) return false;
+      if (token && !token.unlimitedQuota && need * opts.factor > token.remainQuota) return false;
       return true;
     },
     hold(userId, amount) {
-      inflight.set(userId, (inflight.get(userId) ?? 0) + amount);
+      const skip: Skip = { userId, amount, doneAt: 0 };
+      const set = skips.get(userId) ?? new Set<Skip>();
+      set.add(skip);
+      skips.set(userId, set);
+      return skip;
     },
-    release(userId, amount) {
-      const left = (inflight.get(userId) ?? 0) - amount;
-      if (left <= 0) inflight.delete(userId);
-      else inflight.set(userId, left);
+    release(ticket, charged) {
+      const skip = ticket as Skip;
+      skip.amount = charged;
+      skip.doneAt = clock();
+      if (charged === 0) skips.get(skip.userId)?.delete(skip);
     },
-    observe(userId, userQuota) {
-      seen.set(userId, { quota: userQuota, at: Date.now() });
-    },
+    observe: (userId, userQuota, at) => observe(userId, userQuota, at),
     spent(token, quota) {
       if (token) opts.spend(token.id, quota);
     },
     drop: (userId) => {
       seen.delete(userId);
     },
+    unsettled,
   };
 }

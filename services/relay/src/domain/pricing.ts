@@ -69,8 +69,11 @@ export function priceOf(r: Ratios, model: string): Price {
 }
 
 /**
- * The amount to reserve before the upstream call: (max(prompt estimate, PreConsumedQuota) +
- * max_tokens) x ratios, or the per-call price.
+ * The amount to reserve before the upstream call: what the request can cost at most,
+ * (max(prompt estimate, PreConsumedQuota) + output tokens x completion ratio) x model ratio x
+ * group ratio, where output tokens are max_tokens or, without it, the model's output limit
+ * (reference-behaviour step 5 leaves the completion ratio out, so a reservation covered only a
+ * fraction of an answer's price); or the per-call price.
  */
 export function preConsumeAmount(
   p: Price,
@@ -78,11 +81,15 @@ export function preConsumeAmount(
   quotaPerUnit: number,
   promptTokens: number,
   preConsumed: number,
-  maxTokens: number,
+  outputTokens: number,
   units = 1,
 ): number {
   if (p.kind === 'call') return Math.ceil(p.price * quotaPerUnit * groupRatio * units);
-  return Math.ceil((Math.max(promptTokens, preConsumed) + maxTokens) * p.modelRatio * groupRatio);
+  // Per token, the dearest kind a settle may count it as (settleQuota).
+  const perPrompt = Math.max(1, p.cacheRatio, p.cacheCreationRatio, p.audioRatio, p.imageRatio);
+  const perOutput = Math.max(p.completionRatio, p.audioRatio * p.audioCompletionRatio);
+  const tokens = Math.max(promptTokens, preConsumed) * perPrompt + outputTokens * perOutput;
+  return Math.ceil(tokens * p.modelRatio * groupRatio);
 }
 
 /**

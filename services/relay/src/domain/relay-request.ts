@@ -36,8 +36,12 @@ export interface WalletPort {
     tokenId: number;
     amount: number;
   }): Promise<{ userQuota: number; tokenRemainQuota: number }>;
-  refund(requestId: string): Promise<void>;
+  /** Best effort: a refund that fails is made by billing from the request's error usage event. */
+  refund(requestId: string, userId: number): Promise<void>;
 }
+
+/** A request served without a pre-consume, counted until billing has surely settled it. */
+export type SkipTicket = object;
 
 /**
  * What the relay knows of balances between calls, to skip pre-consume when both the user and
@@ -45,11 +49,12 @@ export interface WalletPort {
  */
 export interface BalancePort {
   ample(userId: number, token: TokenInfo | undefined, need: number): boolean;
-  /** Marks `amount` as in flight (skipped pre-consume) until release. */
-  hold(userId: number, amount: number): void;
-  release(userId: number, amount: number): void;
-  /** Records a fresh user quota (pre-consume answers). */
-  observe(userId: number, userQuota: number): void;
+  /** Counts `amount` (the request's upper bound) as spent without a pre-consume. */
+  hold(userId: number, amount: number): SkipTicket;
+  /** The request finished and was charged `charged` (0: failed, nothing to settle). */
+  release(ticket: SkipTicket, charged: number): void;
+  /** Records a user quota billing answered (pre-consume answers) for a call sent at `at` (Date.now()). */
+  observe(userId: number, userQuota: number, at: number): void;
   spent(token: TokenInfo | undefined, quota: number): void;
 }
 
@@ -88,6 +93,8 @@ export interface RelaySettings {
   preConsumedQuota(): number;
   quotaPerUnit(): number;
   firstTokenTimeoutMs(): number;
+  /** The most completion tokens `model` can answer (reserved when a request gives no max_tokens). */
+  outputLimit(model: string): number;
 }
 
 export interface RelayDeps {
@@ -111,6 +118,9 @@ export interface RelayOutcome {
   channelId: number;
   status: number;
 }
+
+/** Modes whose answer is priced by completion tokens. */
+const GENERATIVE = new Set<RelayMode>(['chat', 'completions']);
 
 function maxTokensOf(req: ClientRequest): number {
   if (req.body instanceof FormData) return 0;
@@ -163,7 +173,8 @@ export async function relayRequest(
   // Step 5: pre-consume, unless the balances are far above what this request can cost.
   const tokenId = caller.token?.id ?? 0;
   const userId = caller.user.id;
-  const maxTokens = maxTokensOf(req);
+  // Without max_tokens an answer can be as long as the model allows: reserve for that.
+  const maxTokens = maxTokensOf(req) || (GENERATIVE.has(req.mode) ? deps.settings.outputLimit(req.model) : 0);
   const units = unitsOf(req);
   const preConsumedQuota = deps.settings.preConsumedQuota();
   const bodyBytes = req.raw?.length ?? 4096;
@@ -177,10 +188,9 @@ export async function relayRequest(
     units,
   );
   let reserved = 0;
-  let held = 0;
+  let skip: SkipTicket | undefined;
   if (deps.balances.ample(userId, caller.token, bound)) {
-    held = bound;
-    deps.balances.hold(userId, held);
+    skip = deps.balances.hold(userId, bound);
   } else {
     const amount = preConsumeAmount(
       price,
@@ -191,9 +201,10 @@ export async function relayRequest(
       maxTokens,
       units,
     );
+    const sentAt = Date.now();
     try {
       const res = await deps.wallet.preConsume({ requestId: caller.requestId, userId, tokenId, amount });
-      deps.balances.observe(userId, res.userQuota);
+      deps.balances.observe(userId, res.userQuota, sentAt);
       reserved = amount;
     } catch (err) {
       const code = (err as { code?: string }).code;
@@ -204,7 +215,12 @@ export async function relayRequest(
         throw new RelayError(403, message, kind);
       }
       if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
-      throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+      // The hold may still be applied after we stopped waiting: refund it now, and durably
+      // through the error usage event (billing refunds from it; a hold arriving later is refused).
+      const message = '预扣费失败，请稍后重试';
+      void deps.wallet.refund(caller.requestId, userId);
+      deps.usage(preConsumeFailure(caller, req, price, groupRatio, message));
+      throw new RelayError(500, message, 'pre_consume_failed');
     }
   }
 
@@ -293,8 +309,9 @@ export async function relayRequest(
 
   if (!result || !served) {
     // Step 6-7: a failed request refunds what it reserved; the status may be rewritten.
-    if (held) deps.balances.release(userId, held);
-    if (reserved) await deps.wallet.refund(caller.requestId).catch(() => undefined);
+    if (skip) deps.balances.release(skip, 0);
+    // Not awaited: the error usage event below makes billing refund it if this call fails.
+    if (reserved) void deps.wallet.refund(caller.requestId, userId);
     const failure =
       last?.failure ?? new UpstreamFailure(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`);
     let status = failure.status || (failure.kind === 'first_token_timeout' ? 504 : 502);
@@ -316,7 +333,7 @@ export async function relayRequest(
     result.usage,
     req.mode === 'images' ? result.units || units : 1,
   );
-  if (held) deps.balances.release(userId, held);
+  if (skip) deps.balances.release(skip, quota);
   deps.balances.spent(caller.token, quota);
   deps.countTokens?.(caller, result.usage.promptTokens + result.usage.completionTokens);
   const other: Json = {};
@@ -326,6 +343,35 @@ export async function relayRequest(
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
+}
+
+/** The error usage event of a request whose pre-consume did not answer (billing refunds from it). */
+function preConsumeFailure(
+  caller: RelayCaller,
+  req: ClientRequest,
+  price: Price,
+  groupRatio: number,
+  message: string,
+): UsageRecord {
+  return {
+    requestId: caller.requestId,
+    caller,
+    model: req.model,
+    upstreamModel: req.model,
+    channelId: 0,
+    channelsTried: [],
+    usage: { promptTokens: 0, completionTokens: 0 },
+    quota: 0,
+    useTimeMs: Math.round(performance.now() - caller.startedAt),
+    firstTokenMs: 0,
+    isStream: req.stream,
+    type: 5,
+    statusCode: 500,
+    errorMessage: message,
+    price,
+    groupRatio,
+    other: {},
+  };
 }
 
 async function estimate(tokenizer: TokenCounter, req: ClientRequest, canon: () => ChatRequest): Promise<number> {

@@ -101,7 +101,8 @@ describe('pricing', () => {
     expect(settleQuota(p, 1, 500000, { promptTokens: 10, completionTokens: 5 })).toBe(Math.round(30 * 0.075));
     expect(settleQuota(p, 2, 500000, { promptTokens: 1, completionTokens: 0 })).toBe(1);
     expect(settleQuota(priceOf(r, 'dall-e-3'), 2, 500000, { promptTokens: 0, completionTokens: 0 }, 3)).toBe(120000);
-    expect(preConsumeAmount(p, 1, 500000, 10, 500, 100)).toBe(Math.ceil(600 * 0.075));
+    // The reservation covers the answer at its own price: 100 output tokens x completion ratio 4.
+    expect(preConsumeAmount(p, 1, 500000, 10, 500, 100)).toBe(Math.ceil((500 + 100 * 4) * 0.075));
   });
 
   it('when the upstream reports cached, cache-written, audio or image tokens, then each kind counts with its own ratio', () => {

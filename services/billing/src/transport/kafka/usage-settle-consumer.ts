@@ -1,45 +1,66 @@
-import { AppError, type createKafka, type Logger, type Publisher, runConsumer, topicName } from '@aigw/common';
+import {
+  type BatchItem,
+  type ConsumerHandle,
+  type createKafka,
+  type Logger,
+  type Publisher,
+  runBatchConsumer,
+  topicName,
+} from '@aigw/common';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import type { WalletService } from '../../domain/wallet-service.ts';
 
-/** Log type of a consumption (reference-behaviour step 10). */
+/** Log types (reference-behaviour step 10): 2 consumption, 5 error. */
 const CONSUMPTION = 2;
+const ERROR = 5;
+
+/** The consumer group that settles usage (the lag monitor reads its committed offsets). */
+export const settleGroupId = () => topicName('billing.settle');
 
 /**
  * Settles relayed requests from their usage events instead of a gRPC call per request on the
- * relay's hot path: the event carries the request id, the user, the token and the final quota,
- * and the settle is idempotent by request id, so redelivery changes nothing. Because the event is
- * durable, a settle is never lost with a relay that dies after answering.
+ * relay's hot path, and refunds failed ones: a consumption event settles its request id (charges
+ * its quota), an error event refunds whatever its pre-consume held. Both are closes of the request
+ * id, so redelivery (or a refund the relay already made directly) changes nothing. Because the
+ * event is durable, neither is lost with a relay that dies after answering.
+ *
+ * Events come in batches (one partition's, in offset order): all closes are submitted at once, so
+ * the ledger writes them in one round: one idempotency lookup, one entry per user with all of the
+ * user's closes summed in it, one insert of markers. Offsets move only after that round is durable.
  */
 export async function runUsageSettleConsumer(opts: {
   kafka: ReturnType<typeof createKafka>;
   publisher: Publisher;
   logger: Logger;
   wallet: WalletService;
-}): Promise<{ stop(): Promise<void> }> {
-  return runConsumer({
+  maxBatchSize?: number;
+}): Promise<ConsumerHandle> {
+  return runBatchConsumer({
     kafka: opts.kafka,
     // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
-    groupId: topicName('billing.settle'),
+    groupId: settleGroupId(),
     topic: topicName(TOPICS.usage),
     schema: UsageEventSchema,
     logger: opts.logger,
     publisher: opts.publisher,
-    handle: async (event) => {
-      if (event.type !== CONSUMPTION || !event.requestId || !event.userId) return;
-      try {
-        await opts.wallet.settle({
-          requestId: event.requestId,
-          actual: event.quota,
-          userId: event.userId,
-          tokenId: event.tokenId,
-        });
-      } catch (err) {
-        // Already refunded (a failed attempt): nothing to settle.
-        if (err instanceof AppError && err.code === 'FAILED_PRECONDITION') return;
-        throw err;
+    maxBatchSize: opts.maxBatchSize ?? 1_000,
+    handleBatch: async (items: BatchItem<typeof UsageEventSchema>[]) => {
+      const closes = [];
+      for (const { event } of items) {
+        if (!event.requestId || !event.userId) continue;
+        if (event.type === CONSUMPTION) {
+          closes.push({
+            requestId: event.requestId,
+            userId: event.userId,
+            tokenId: event.tokenId,
+            actual: event.quota,
+          });
+        } else if (event.type === ERROR) {
+          closes.push({ requestId: event.requestId, userId: event.userId, tokenId: event.tokenId });
+        }
       }
+      if (closes.length > 0) await opts.wallet.closeMany(closes);
     },
   });
 }

@@ -1,0 +1,234 @@
+/**
+ * The money path under concurrency (docs/security-money.md): two relay processes (two relay apps
+ * with their own memory, as two pods would be) share one billing; bursts from one user against a
+ * small wallet, with and without max_tokens; a wallet large enough for the pre-consume skip; and
+ * settles stalled (backpressure). After each: final balance >= -bound, and wallet change = sum of
+ * logged charges = the fake upstream's usage priced.
+ */
+import { connectMongo, createLogger } from '@aigw/common';
+import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp as createBilling } from '../../billing/src/app.ts';
+import { readConfig as billingConfig } from '../../billing/src/config.ts';
+import { createApp as createRelay } from '../src/app.ts';
+import { readConfig as relayConfig } from '../src/config.ts';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  clientsFor,
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  userWithToken,
+} from './relay-harness.ts';
+
+/** Two relays of the test, and billing started by the test (so that its settling can stop). */
+const FACTOR = 10;
+const MAX_LAG_MS = 2_000;
+const PROMPT = 20;
+const REPLY = Array.from({ length: 30 }, (_, i) => `w${i}`).join(' ');
+/** gpt-4o: model ratio 1.25, completion ratio 4, output limit 16,384. */
+const COST = Math.round((PROMPT + 30 * 4) * 1.25);
+const RESERVE_WITH_MAX = Math.ceil((500 + 50 * 4) * 1.25);
+const RESERVE_WITHOUT_MAX = Math.ceil((500 + 16_384 * 4) * 1.25);
+const RELAYS = 2;
+
+const BILLING = { readConfig: billingConfig, createApp: createBilling };
+const RELAY = { readConfig: relayConfig, createApp: createRelay };
+
+interface Started {
+  stop(): Promise<void>;
+  stopSettling?(): Promise<void>;
+}
+
+async function startApp(
+  svc: 'billing' | 'relay',
+  stack: Stack,
+  ports: { http: number; grpc: number },
+): Promise<Started> {
+  const { readConfig, createApp } = (svc === 'billing' ? BILLING : RELAY) as unknown as {
+    readConfig(env: Record<string, string | undefined>): unknown;
+    createApp(config: unknown, logger: ReturnType<typeof createLogger>): Promise<Started & { start(): Promise<void> }>;
+  };
+  const config = readConfig({
+    ...stack.env,
+    SERVICE_NAME: svc,
+    HTTP_PORT: String(ports.http),
+    GRPC_PORT: String(ports.grpc),
+    MONGO_DB: `aigw_${svc}_${stack.id}`,
+  });
+  const app = await createApp(config, createLogger(svc, stack.env.LOG_LEVEL));
+  await app.start();
+  return app;
+}
+
+let stack: Stack;
+let s: RelayStack;
+let billing: Started;
+const relays: { url: string; app?: Started }[] = [];
+let fake: FakeProvider;
+let billingDb: Awaited<ReturnType<typeof connectMongo>>;
+
+beforeAll(async () => {
+  stack = await startStack({
+    services: ['users', 'channels', 'logs'],
+    env: {
+      RELAY_TRUST_FACTOR: String(FACTOR),
+      RELAY_SETTLE_MAX_LAG_MS: String(MAX_LAG_MS),
+      RELAY_BALANCE_TTL_MS: '2000',
+    },
+  });
+  billing = await startApp('billing', stack, stack.ports.billing);
+  for (let i = 0; i < RELAYS; i++) {
+    const ports = i === 0 ? stack.ports.relay : { http: await freePort(), grpc: await freePort() };
+    relays.push({ url: `http://127.0.0.1:${ports.http}`, app: await startApp('relay', stack, ports) });
+  }
+  s = clientsFor(stack);
+  fake = await startFakeProvider({
+    kind: 'openai',
+    key: 'up',
+    reply: REPLY,
+    promptTokens: PROMPT,
+    delayMs: 30,
+    record: false,
+  });
+  billingDb = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+}, 120_000);
+
+afterAll(async () => {
+  for (const r of relays) await r.app?.stop();
+  await billing?.stop();
+  await s?.stop();
+  await fake?.close();
+  await billingDb?.close();
+});
+
+async function setup(quota: number) {
+  const model = modelName('gpt-4o');
+  const u = await userWithToken(s, { quota });
+  await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up', models: model });
+  for (const r of relays) await routable(r.url, u.key, model);
+  return { model, u };
+}
+
+/** Sends `n` chats, alternating between the relays, at most `concurrency` at once. */
+async function burst(key: string, model: string, n: number, concurrency: number, maxTokens?: number) {
+  const statuses: number[] = [];
+  const rids: string[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const res = await fetch(`${relays[i % RELAYS]?.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model,
+          messages: [{ role: 'user', content: 'hello' }],
+          ...(maxTokens ? { max_tokens: maxTokens } : {}),
+        }),
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+      rids.push(res.headers.get('x-aigw-request-id') ?? '');
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return { statuses, rids, ok: statuses.filter((x) => x === 200).length };
+}
+
+/** Waits until billing settled `ok` requests of the user, then checks the accounting identity. */
+async function settledAndAccounted(userId: number, quota: number, ok: number) {
+  const w = await eventually(
+    async () => (await s.wallet.getWallet({ userId })).wallet,
+    (v) => (v?.requestCount ?? 0) >= ok,
+    60_000,
+  );
+  expect(w?.requestCount).toBe(ok);
+  const logged = await eventually(
+    async () => (await s.logs.getLogStat({ filter: { userId, type: 2 } })).quota,
+    (v) => v >= ok * COST,
+    30_000,
+  );
+  const change = quota - (w?.quota ?? 0);
+  // Wallet change = sum of logged charges = upstream usage priced (no holds left open).
+  expect(change).toBe(logged);
+  expect(logged).toBe(ok * COST);
+  expect(w?.usedQuota).toBe(ok * COST);
+  return w?.quota ?? 0;
+}
+
+/** The stated bound: R x (largest balance seen) / factor + sum of (cost - reserve)+ (0 here). */
+const bound = (largestBalance: number) => (RELAYS * largestBalance) / FACTOR;
+
+describe('overspend across two relays', () => {
+  it('when 500 concurrent chats with max_tokens hit a wallet worth 10 reservations, then no 500s and the balance stays within the bound', async () => {
+    const quota = 10 * RESERVE_WITH_MAX + 100;
+    const { model, u } = await setup(quota);
+    const r = await burst(u.key, model, 500, 500, 50);
+    expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);
+    expect(r.ok).toBeGreaterThanOrEqual(10);
+    const final = await settledAndAccounted(u.userId, quota, r.ok);
+    console.log(`with max_tokens: ${r.ok} served, final balance ${final} (bound -${bound(quota)})`);
+    expect(final).toBeGreaterThanOrEqual(-bound(quota));
+  }, 120_000);
+
+  it('when 500 concurrent chats without max_tokens hit a wallet worth 10 reservations, then each reserves the model output limit and the balance stays within the bound', async () => {
+    const quota = 10 * RESERVE_WITHOUT_MAX + 100;
+    const { model, u } = await setup(quota);
+    const r = await burst(u.key, model, 500, 500);
+    expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);
+    expect(r.ok).toBeGreaterThanOrEqual(10);
+    const final = await settledAndAccounted(u.userId, quota, r.ok);
+    console.log(`without max_tokens: ${r.ok} served, final balance ${final} (bound -${bound(quota)})`);
+    expect(final).toBeGreaterThanOrEqual(-bound(quota));
+  }, 120_000);
+
+  it('when a wallet is large enough to skip pre-consume and 500 chats drain it through two relays, then the balance stays within R x balance / factor', async () => {
+    // Skipping needs (unsettled + need) x factor <= balance: need = 875 here, so 8,750+.
+    const quota = 40_000;
+    const { model, u } = await setup(quota);
+    // Let both relays see the balance (and billing's lag) before the burst.
+    await burst(u.key, model, 2, 1, 50);
+    await new Promise((r) => setTimeout(r, 1_500));
+    const r = await burst(u.key, model, 500, 50, 50);
+    expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);
+    const held = await holdsOf(r.rids.filter((_, i) => r.statuses[i] === 200));
+    const final = await settledAndAccounted(u.userId, quota, r.ok + 2);
+    console.log(
+      `skip path: ${r.ok} served (${r.ok - held} without pre-consume), final balance ${final} (bound -${bound(quota)})`,
+    );
+    expect(final).toBeGreaterThanOrEqual(-bound(quota));
+  }, 120_000);
+});
+
+/** How many of these request ids pre-consumed (billing recorded a hold for them). */
+async function holdsOf(rids: string[]): Promise<number> {
+  const ops = billingDb.collection('ledger_ops');
+  const found = await ops.find({ _id: { $in: rids.map((r) => `hold:${r}`) } as never }).toArray();
+  return found.length;
+}
+
+describe('backpressure', () => {
+  it('when settling stops, then within the lag bound every request pre-consumes and overspend stays within the bound; settles resume exactly once', async () => {
+    const quota = 40_000;
+    const { model, u } = await setup(quota);
+    await burst(u.key, model, 2, 1, 50);
+    await new Promise((r) => setTimeout(r, 1_500));
+    await billing.stopSettling?.();
+    // A stopped consumer stops refreshing the lag key (5 s TTL); relays read it every second.
+    await new Promise((r) => setTimeout(r, 7_000));
+    const r = await burst(u.key, model, 60, 5, 50);
+    const served = r.rids.filter((_, i) => r.statuses[i] === 200);
+    expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);
+    // Every served request reserved in billing: nothing was trusted to a stalled pipeline.
+    expect(await holdsOf(served)).toBe(served.length);
+    // Billing comes back (a new process on the same database): the backlog settles once.
+    await billing.stop();
+    billing = await startApp('billing', stack, stack.ports.billing);
+    const final = await settledAndAccounted(u.userId, quota, r.ok + 2);
+    console.log(`backpressure: ${r.ok} served while stalled, all pre-consumed; final balance ${final}`);
+    expect(final).toBeGreaterThanOrEqual(-bound(quota));
+  }, 120_000);
+});
