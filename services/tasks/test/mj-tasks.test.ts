@@ -1,0 +1,208 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  drawingReady,
+  eventually,
+  follow,
+  hookServer,
+  logsOf,
+  mj,
+  setOption,
+  startTasksReplica,
+  startTasksStack,
+  type TasksStack,
+  userWithToken,
+  walletOf,
+} from './tasks-harness.ts';
+
+// mj_imagine 0.1 $ and mj_upscale 0.05 $ (reference per-call prices) x 500,000 x group ratio 1.
+const IMAGINE = 50_000;
+const UPSCALE = 25_000;
+
+let s: TasksStack;
+let hook: Awaited<ReturnType<typeof hookServer>>;
+
+beforeAll(async () => {
+  s = await startTasksStack('mj_imagine,mj_upscale,mj_variation,mj_reroll');
+  hook = await hookServer();
+  await setOption(s, 'DrawingEnabled', 'true');
+  await setOption(s, 'MjNotifyEnabled', 'true');
+  const probe = await userWithToken(s);
+  await drawingReady(s, probe.key);
+});
+
+afterAll(async () => {
+  await hook?.close();
+  await s?.stop();
+});
+
+describe('midjourney through the gateway', () => {
+  it('when an imagine is submitted, then it progresses to SUCCESS with an image, charged once and settled', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const before = await walletOf(s, u.userId);
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'a red cat --relax', notifyHook: hook.url });
+    expect(sub.status).toBe(200);
+    expect(sub.body.code).toBe(1);
+    const id = String(sub.body.result);
+    expect((await walletOf(s, u.userId)).quota).toBe(before.quota - IMAGINE);
+    // The client's notifyHook is not sent upstream (this service calls it); the prompt is (mode clear is off).
+    const up = s.fake.submits.find((x) => String(x.body.prompt).startsWith('a red cat'));
+    expect(up?.body.notifyHook).toBeUndefined();
+    expect(up?.body.prompt).toBe('a red cat --relax');
+
+    const { task, seen } = await follow(s, u.key, id, (t) => t.status === 'SUCCESS' || t.status === 'FAILURE');
+    expect(task.status).toBe('SUCCESS');
+    expect(seen).toContain('IN_PROGRESS');
+    expect(task.progress).toBe('100%');
+    expect(task.action).toBe('IMAGINE');
+    expect(task.promptEn).toBe('a red cat --relax (en)');
+    // MjForwardUrlEnabled (default on): the image goes through this service.
+    expect(task.imageUrl).toBe(`http://localhost:3000/mj/image/${id}`);
+    const img = await fetch(`${s.gateway}/mj/image/${id}`);
+    expect(img.status).toBe(200);
+    expect(img.headers.get('content-type')).toBe('image/png');
+    expect((await img.arrayBuffer()).byteLength).toBeGreaterThan(50);
+
+    const settled = await eventually(
+      () => walletOf(s, u.userId),
+      (w) => w.used === before.used + IMAGINE,
+    );
+    expect(settled).toEqual({ quota: before.quota - IMAGINE, used: before.used + IMAGINE });
+    const logs = await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.some((x) => x.type === 2),
+    );
+    const mine = logs.filter((l) => l.type === 2 || l.type === 6);
+    expect(mine.map((l) => [l.type, l.quota, l.modelName])).toEqual([[2, IMAGINE, 'mj_imagine']]);
+    const hooked = await eventually(
+      async () => hook.calls.filter((c) => c.id === id),
+      (c) => c.some((x) => x.status === 'SUCCESS'),
+    );
+    expect(hooked.at(-1)?.status).toBe('SUCCESS');
+    expect(hooked.at(-1)?.imageUrl).toBe(`http://localhost:3000/mj/image/${id}`);
+  });
+
+  it('when an action is sent before its task succeeded, then it is refused unbilled; after SUCCESS it runs on that channel', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'a blue dog' });
+    const id = String(sub.body.result);
+    const w0 = await walletOf(s, u.userId);
+    const early = await mj(s, u.key, '/mj/submit/action', { taskId: id, customId: `MJ::JOB::upsample::1::h${id}` });
+    expect(early.status).toBe(400);
+    expect(early.body).toMatchObject({ code: 4, description: '任务状态不是成功，无法执行该操作' });
+    expect(await walletOf(s, u.userId)).toEqual(w0);
+
+    const { task } = await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+    const button = (task.buttons as { customId: string; label: string }[]).find((b) => b.label === 'U1');
+    expect(button).toBeDefined();
+    const act = await mj(s, u.key, '/mj/submit/action', { taskId: id, customId: button?.customId });
+    expect(act.body.code).toBe(1);
+    expect((await walletOf(s, u.userId)).quota).toBe(w0.quota - UPSCALE);
+    const up = await follow(s, u.key, String(act.body.result), (t) => t.status === 'SUCCESS');
+    expect(up.task.action).toBe('UPSCALE');
+    // Another user cannot see or act on the task.
+    const other = await userWithToken(s, { quota: 1_000_000 });
+    expect((await mj(s, other.key, `/mj/task/${id}/fetch`)).status).toBe(404);
+  });
+
+  it('when the upstream fails a task, then the charge is refunded and the logs show the charge and the refund once each', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const before = await walletOf(s, u.userId);
+    const refused = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'reject-me please' });
+    expect(refused.body.code).toBe(24);
+    expect(await walletOf(s, u.userId)).toEqual(before);
+
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'fail-me now' });
+    expect(sub.body.code).toBe(1);
+    expect((await walletOf(s, u.userId)).quota).toBe(before.quota - IMAGINE);
+    const { task } = await follow(s, u.key, String(sub.body.result), (t) => t.status === 'FAILURE');
+    expect(task.failReason).toBe('Banned prompt detected');
+    const after = await eventually(
+      () => walletOf(s, u.userId),
+      (w) => w.quota === before.quota,
+    );
+    expect(after).toEqual(before);
+    const logs = await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.some((x) => x.type === 6),
+    );
+    // Give a duplicate (if any) time to arrive before counting.
+    await new Promise((r) => setTimeout(r, 1_500));
+    const rows = (await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort();
+    expect(logs.length).toBeGreaterThan(0);
+    expect(rows).toEqual([
+      [2, IMAGINE],
+      [6, IMAGINE],
+    ]);
+  });
+
+  it('when a task never finishes, then it fails after the (shortened) timeout and is refunded', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const before = await walletOf(s, u.userId);
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'never-finish this' });
+    expect(sub.body.code).toBe(1);
+    const { task, seen } = await follow(s, u.key, String(sub.body.result), (t) => t.status === 'FAILURE');
+    expect(seen).toContain('IN_PROGRESS');
+    expect(task.status).toBe('FAILURE');
+    expect(task.failReason).toBe('任务超时');
+    expect(task.finishTime - task.submitTime).toBeGreaterThanOrEqual(4_000);
+    expect(
+      await eventually(
+        () => walletOf(s, u.userId),
+        (w) => w.quota === before.quota,
+      ),
+    ).toEqual(before);
+    await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.some((x) => x.type === 6),
+    );
+    const rows = (await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort();
+    expect(rows).toEqual([
+      [2, IMAGINE],
+      [6, IMAGINE],
+    ]);
+  });
+
+  it('when two tasks-service replicas poll the same tasks, then each poll is applied once and each refund happens once', async () => {
+    const replica = await startTasksReplica(s);
+    try {
+      const u = await userWithToken(s, { quota: 10_000_000 });
+      const before = await walletOf(s, u.userId);
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await mj(s, u.key, '/mj/submit/imagine', { prompt: i % 2 ? `fail-me ${i}` : `pair ${i}` });
+        expect(r.body.code).toBe(1);
+        ids.push(String(r.body.result));
+      }
+      for (const id of ids) await follow(s, u.key, id, (t) => t.status === 'SUCCESS' || t.status === 'FAILURE');
+      const w = await eventually(
+        () => walletOf(s, u.userId),
+        (x) => x.used === before.used + 4 * IMAGINE && x.quota === before.quota - 4 * IMAGINE,
+      );
+      expect(w).toEqual({ quota: before.quota - 4 * IMAGINE, used: before.used + 4 * IMAGINE });
+      await eventually(
+        () => logsOf(s, u.userId),
+        (l) => l.filter((x) => x.type === 6).length >= 4,
+      );
+      await new Promise((r) => setTimeout(r, 1_500));
+      const logs = await logsOf(s, u.userId);
+      expect(logs.filter((l) => l.type === 2)).toHaveLength(8);
+      expect(logs.filter((l) => l.type === 6)).toHaveLength(4);
+
+      const docs = await s.db
+        .collection('mj_tasks')
+        .find({ mj_id: { $in: ids } })
+        .toArray();
+      expect(docs).toHaveLength(8);
+      const owners = new Set<string>();
+      for (const d of docs) {
+        // Every upstream answer fetched was applied exactly once: no replica polled under another's lease.
+        expect(d.polls).toBe(s.fake.fetches.get(d.mj_id as string));
+        expect(d.billing).toBe(d.status === 'SUCCESS' ? 'settled' : 'refunded');
+        for (const o of (d.pollers as string[]) ?? []) owners.add(o);
+      }
+      expect(owners.size).toBe(2);
+    } finally {
+      await replica.stop();
+    }
+  });
+});
