@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Api } from '../../gateway/test/billing-harness.ts';
 import {
   drawingReady,
   eventually,
   follow,
   hookServer,
+  type Json,
   logsOf,
   mj,
   setOption,
@@ -203,6 +205,140 @@ describe('midjourney through the gateway', () => {
       expect(owners.size).toBe(2);
     } finally {
       await replica.stop();
+    }
+  });
+});
+
+describe('the console task lists (/api/mj)', () => {
+  it('when an admin and a user list drawing tasks, then the admin sees all with channels and filters, the user only their own', async () => {
+    const a = await userWithToken(s, { quota: 1_000_000 });
+    const b = await userWithToken(s, { quota: 1_000_000 });
+    const subA = await mj(s, a.key, '/mj/submit/imagine', { prompt: 'list me a' });
+    const subB = await mj(s, b.key, '/mj/submit/imagine', { prompt: 'list me b' });
+    const idA = String(subA.body.result);
+    await follow(s, a.key, idA, (t) => t.status === 'SUCCESS');
+
+    const root = new Api(s.gateway);
+    await root.login('root', '123456');
+    const all = await root.get<Json>('/mj/', { p: '1', mj_id: idA });
+    expect(all.body.success).toBe(true);
+    expect(all.body.data?.total).toBe(1);
+    const row = all.body.data?.items[0];
+    expect(row).toMatchObject({
+      mj_id: idA,
+      user_id: a.userId,
+      channel_id: s.channelId,
+      action: 'IMAGINE',
+      code: 1,
+      status: 'SUCCESS',
+      progress: '100%',
+      prompt: 'list me a',
+      prompt_en: 'list me a (en)',
+      fail_reason: '',
+      image_url: `http://localhost:3000/mj/image/${idA}`,
+    });
+    expect(row.finish_time).toBeGreaterThan(row.submit_time);
+    const byChannel = await root.get<Json>('/mj/', { channel_id: String(s.channelId), p: '1' });
+    expect(byChannel.body.data?.items.map((i: Json) => i.mj_id)).toEqual(
+      expect.arrayContaining([idA, subB.body.result]),
+    );
+    const future = await root.get<Json>('/mj/', { start_timestamp: String(Date.now() + 60_000) });
+    expect(future.body.data?.total).toBe(0);
+
+    const user = new Api(s.gateway);
+    await user.login(a.username, 'password123');
+    const own = await user.get<Json>('/mj/self/', { p: '1' });
+    expect(own.body.success).toBe(true);
+    expect(own.body.data?.items.map((i: Json) => i.mj_id)).toEqual([idA]);
+    expect(own.body.data?.items[0].channel_id).toBeUndefined();
+    expect(own.body.data).toMatchObject({ total: 1, page: 1 });
+    expect((await user.get('/mj/')).status).toBe(403);
+  });
+});
+
+describe('drawing options', () => {
+  it('when MjModeClearEnabled and MjAccountFilterEnabled change, then the prompt flags and accountFilter reach the upstream accordingly', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const body = { prompt: 'opt cat --fast --turbo', accountFilter: { channelId: 'c1' } };
+    await mj(s, u.key, '/mj/submit/imagine', body);
+    let up = s.fake.submits.at(-1);
+    expect(up?.body.prompt).toBe('opt cat --fast --turbo');
+    expect(up?.body.accountFilter).toBeUndefined();
+
+    await setOption(s, 'MjModeClearEnabled', 'true');
+    await setOption(s, 'MjAccountFilterEnabled', 'true');
+    await eventually(
+      async () => {
+        // The gateway's local proxy forwards /mj only; the mode prefixes reach the tasks service directly.
+        await fetch(`${s.stack.env.TASKS_HTTP_URL}/relax/mj/submit/imagine`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        return s.fake.submits.at(-1);
+      },
+      (x) => x?.body.prompt === 'opt cat' && x.body.accountFilter !== undefined,
+    );
+    up = s.fake.submits.at(-1);
+    expect(up?.path).toBe('/relax/mj/submit/imagine');
+    expect(up?.body).toMatchObject({ prompt: 'opt cat', accountFilter: { channelId: 'c1' } });
+    await setOption(s, 'MjModeClearEnabled', 'false');
+    await setOption(s, 'MjAccountFilterEnabled', 'false');
+  });
+
+  it('when MjForwardUrlEnabled is off, then clients get the upstream image URL and /mj/image is closed', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'plain url' });
+    const id = String(sub.body.result);
+    await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+    await setOption(s, 'MjForwardUrlEnabled', 'false');
+    const r = await eventually(
+      () => mj(s, u.key, `/mj/task/${id}/fetch`),
+      (x) => String(x.body.imageUrl).startsWith(s.fake.url),
+    );
+    expect(r.body.imageUrl).toBe(`${s.fake.url}/attachments/${id}.png`);
+    expect((await fetch(`${s.gateway}/mj/image/${id}`)).status).toBe(404);
+    // list-by-condition and image-seed answer in midjourney-proxy's shapes.
+    const list = await mj(s, u.key, '/mj/task/list-by-condition', { ids: [id, 'nope'] });
+    expect(list.body).toHaveLength(1);
+    expect(list.body[0]).toMatchObject({ id, status: 'SUCCESS', imageUrl: r.body.imageUrl });
+    const seed = await mj(s, u.key, `/mj/task/${id}/image-seed`);
+    expect(seed.body).toEqual({ code: 1, description: '成功', result: `seed-${id}` });
+    await setOption(s, 'MjForwardUrlEnabled', 'true');
+  });
+
+  it('when a simple-change or change is submitted, then it acts on the task and is priced by its action', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'change me' });
+    const id = String(sub.body.result);
+    await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+    const w0 = await walletOf(s, u.userId);
+    const v = await mj(s, u.key, '/mj/submit/simple-change', { content: `${id} V2` });
+    expect(v.body.code).toBe(1);
+    expect(s.fake.submits.at(-1)?.path).toBe('/mj/submit/simple-change');
+    const c = await mj(s, u.key, '/mj/submit/change', { taskId: id, action: 'UPSCALE', index: 1 });
+    expect(c.body.code).toBe(1);
+    expect((await walletOf(s, u.userId)).quota).toBe(w0.quota - IMAGINE - UPSCALE);
+    const bad = await mj(s, u.key, '/mj/submit/simple-change', { content: `${id} X9` });
+    expect(bad.status).toBe(400);
+  });
+
+  it('when DrawingEnabled is off, then submits are refused and nothing is charged', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    await setOption(s, 'DrawingEnabled', 'false');
+    try {
+      // An invalid body is refused before anything is charged, whichever way the option stands.
+      await eventually(
+        () => mj(s, u.key, '/mj/submit/imagine', {}),
+        (x) => x.body.description === '绘图功能未启用',
+      );
+      const r = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'off' });
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({ code: 4, description: '绘图功能未启用' });
+      expect(await walletOf(s, u.userId)).toEqual({ quota: 1_000_000, used: 0 });
+    } finally {
+      await setOption(s, 'DrawingEnabled', 'true');
+      await drawingReady(s, u.key);
     }
   });
 });

@@ -146,8 +146,12 @@ export async function startFakeMidjourney(opts: {
         const prompt = String(body.prompt ?? '');
         if (prompt.includes('reject-me')) return send(200, { code: 24, description: '可能包含敏感词', result: null });
         let action = ACTIONS[kind];
-        if (kind === 'action' || kind === 'change') {
-          const parent = state.tasks.get(String(body.taskId ?? ''));
+        if (kind === 'action' || kind === 'change' || kind === 'simple-change') {
+          const [taskId, letter] =
+            kind === 'simple-change' ? String(body.content ?? '').split(/\s+/) : [String(body.taskId ?? '')];
+          if (letter)
+            body.action = letter.startsWith('U') ? 'upscale' : letter.startsWith('R') ? 'reroll' : 'variation';
+          const parent = state.tasks.get(taskId ?? '');
           if (!parent) return send(200, { code: 4, description: '关联任务不存在或已失效', result: null });
           const cid = String(body.customId ?? body.action ?? '').toLowerCase();
           action =
