@@ -72,9 +72,18 @@ export async function startTasksStack(models: string): Promise<TasksStack> {
   };
 }
 
-/** A second tasks-service replica on the same database and topics. */
-export async function startTasksReplica(s: TasksStack) {
-  const env = { ...s.stack.env, HTTP_PORT: '0', GRPC_PORT: '0', MONGO_DB: `aigw_tasks_${s.stack.id}` };
+/**
+ * Another tasks-service replica on the same database and topics. `poller: false` leaves polling
+ * to the test (pollOnce), so that replicas can be made to poll at the very same moment.
+ */
+export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean } = {}) {
+  const env = {
+    ...s.stack.env,
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    MONGO_DB: `aigw_tasks_${s.stack.id}`,
+    TASKS_POLLER: opts.poller === false ? 'false' : 'true',
+  };
   const app = await createApp(readConfig(env), createLogger('tasks-2', s.stack.env.LOG_LEVEL));
   await app.start();
   return app;

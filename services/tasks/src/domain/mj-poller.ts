@@ -102,12 +102,14 @@ export function mjPoller(d: MjDeps, s: PollerSettings) {
       return;
     }
     backoff.delete(channelId);
+    // The next poll counts from the answer, not from the claim (claims of a big batch take time).
+    const answeredAt = Date.now();
     const byId = new Map<string, Record<string, unknown>>();
     for (const up of answer.body as Record<string, unknown>[])
       if (up && typeof up === 'object') byId.set(str(up.id), up);
     for (const t of tasks) {
       const up = byId.get(t.mj_id);
-      await apply(t, up ? progressOf(up) : { status: t.status }, now);
+      await apply(t, up ? progressOf(up) : { status: t.status }, answeredAt);
     }
   };
 

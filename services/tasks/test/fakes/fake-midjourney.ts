@@ -24,6 +24,8 @@ export interface FakeMidjourney {
   submits: { path: string; body: Record<string, unknown> }[];
   /** How often each task id was asked for (fetch or list-by-condition). */
   fetches: Map<string, number>;
+  /** When each task id was asked for (ms). */
+  fetchTimes: Map<string, number[]>;
   tasks: Map<string, FakeTask>;
   /** While true every call answers 503. */
   down: boolean;
@@ -63,6 +65,7 @@ export async function startFakeMidjourney(opts: {
     url: '',
     submits: [],
     fetches: new Map(),
+    fetchTimes: new Map(),
     tasks: new Map(),
     down: false,
     close: async () => undefined,
@@ -178,6 +181,7 @@ export async function startFakeMidjourney(opts: {
           const t = state.tasks.get(id);
           if (!t) continue;
           state.fetches.set(id, (state.fetches.get(id) ?? 0) + 1);
+          state.fetchTimes.set(id, [...(state.fetchTimes.get(id) ?? []), Date.now()]);
           out.push(view(t));
         }
         return send(200, out);
