@@ -1,41 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   type App,
   connectMongo,
+  createClient,
   createKafka,
   createOpsApp,
+  createOptionsCache,
   createPublisher,
+  ensureTopics,
   type Logger,
-  listen,
   pingMongo,
+  service,
   startGrpcServer,
   stopStack,
+  topicName,
 } from '@aigw/common';
+import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
+import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { TasksService } from '@aigw/proto/tasks/v1/tasks';
+import { TOPICS } from '@aigw/proto/topics';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { mjTaskRepository } from './data/mj-task-repository.ts';
+import { peers as createPeers } from './data/peers.ts';
+import { upstreamHttp } from './data/upstream-http.ts';
+import { mjPoller } from './domain/mj-poller.ts';
+import { forwardBase } from './domain/mj-queries.ts';
+import type { MjDeps } from './domain/mj-submit.ts';
+import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
+import { mjRoutes, send } from './transport/http/mj-routes.ts';
+import { notifier } from './transport/http/notify.ts';
+import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
-/** The tasks service's composition root. */
-export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
+const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
+
+/**
+ * The tasks service's composition root: the midjourney-proxy relay (`/mj/*`), its pollers
+ * (every replica polls; leases keep a task with one replica at a time), charges and refunds
+ * through billing, usage events to Kafka, and TasksService for the console.
+ */
+export async function createApp(
+  config: Config,
+  logger: Logger,
+): Promise<App & { grpcPort(): number; httpPort(): number; pollOnce(): Promise<void> }> {
   const stack = stopStack();
   let grpcPort = 0;
+  let httpPort = 0;
+  let pollOnce = async () => {};
   return {
     grpcPort: () => grpcPort,
+    httpPort: () => httpPort,
+    pollOnce: () => pollOnce(),
     async start() {
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
+      const mj = mjTaskRepository(conn);
+      await mj.init();
       const kafka = createKafka(config.KAFKA_BROKERS, 'tasks', logger);
+      await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.optionChanged)]);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
 
+      const users = createClient(UsersService, config.USERS_ADDR);
+      const optionsClient = createClient(OptionsService, config.USERS_ADDR);
+      const channels = createClient(ChannelsService, config.CHANNELS_ADDR);
+      const tokens = createClient(TokensService, config.BILLING_ADDR);
+      const wallet = createClient(WalletService, config.BILLING_ADDR);
+      const pricing = createClient(PricingService, config.BILLING_ADDR);
+      stack.add(() => {
+        for (const c of [users, optionsClient, channels, tokens, wallet, pricing]) c.close();
+      });
+      const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'tasks' });
+      stack.add(() => options.stop());
+      const peers = createPeers({ tokens, users, channels, pricing, wallet, ttlMs: config.TASKS_CACHE_TTL_MS });
+      options.onChange((key) => {
+        if (PRICE_KEYS.has(key)) peers.dropRatios();
+      });
+
+      const upstream = upstreamHttp(config.TASKS_UPSTREAM_TIMEOUT_MS);
+      const deps: MjDeps = {
+        repo: mj,
+        peers,
+        options,
+        upstream,
+        usage: usagePublisher(publisher),
+        onError: (err, what) => logger.error({ err }, what),
+      };
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [],
+        services: [service(TasksService, tasksHandlers({ mj }))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
-      stack.add(() => ops.close());
-      logger.info({ grpcPort, httpPort: ops.port }, 'tasks service started');
+      const ops = createOpsApp({ mongo: () => pingMongo(conn) });
+      const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
+      const http = createServer((req, res) => {
+        mjHttp(req, res)
+          .then((handled) => {
+            if (!handled) ops(req, res);
+          })
+          .catch((err) => {
+            logger.error({ err }, 'request failed');
+            if (!res.headersSent) send(res, 500, { code: 4, description: '服务内部错误' });
+          });
+      });
+      http.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
+      });
+      httpPort = (http.address() as AddressInfo).port;
+      stack.add(
+        () =>
+          new Promise<void>((resolve) => {
+            http.close(() => resolve());
+            http.closeAllConnections();
+          }),
+      );
+
+      const poller = mjPoller(deps, {
+        owner: `${config.SERVICE_NAME ?? 'tasks'}-${randomUUID()}`,
+        intervalMs: config.TASKS_POLL_INTERVAL_MS,
+        leaseMs: config.TASKS_LEASE_MS,
+        batch: config.TASKS_POLL_BATCH,
+        timeoutMs: config.TASKS_TIMEOUT_MS,
+        backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
+        notify: notifier({
+          attempts: config.TASKS_NOTIFY_ATTEMPTS,
+          timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
+          onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
+        }),
+        forwardBase: () => forwardBase(deps),
+      });
+      pollOnce = () => poller.tick();
+      if (config.TASKS_POLLER === 'true') {
+        let running: Promise<void> | undefined;
+        const timer = setInterval(() => {
+          if (running) return;
+          running = poller
+            .tick()
+            .catch((err) => logger.error({ err }, 'poll tick failed'))
+            .finally(() => {
+              running = undefined;
+            });
+        }, config.TASKS_POLL_TICK_MS);
+        stack.add(async () => {
+          clearInterval(timer);
+          await running;
+        });
+      }
+      logger.info({ grpcPort, httpPort }, 'tasks service started');
     },
     stop: () => stack.run(),
   };

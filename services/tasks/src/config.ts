@@ -1,6 +1,8 @@
 import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
 import { z } from 'zod';
 
+const int = (d: number) => z.coerce.number().int().min(0).default(d);
+
 const schema = baseEnv.extend(infraEnv.shape).extend({
   MONGO_DB: z.string().default('aigw_tasks'),
   USERS_ADDR: z.string(),
@@ -9,6 +11,27 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
+  /** How often an unfinished task is fetched from its upstream. */
+  TASKS_POLL_INTERVAL_MS: int(5_000),
+  /** How often a replica looks for tasks due for a poll. */
+  TASKS_POLL_TICK_MS: int(1_000),
+  /** A poll lease: another replica may take a task whose lease is this old. */
+  TASKS_LEASE_MS: int(30_000),
+  /** Tasks claimed per tick and replica. */
+  TASKS_POLL_BATCH: int(200),
+  /** A task not finished this long after its submit fails and is refunded (reference: an hour). */
+  TASKS_TIMEOUT_MS: int(60 * 60 * 1000),
+  /** Upper bound of the per-upstream backoff after failed polls. */
+  TASKS_BACKOFF_MAX_MS: int(60_000),
+  /** notifyHook calls: attempts per change and the timeout of each. */
+  TASKS_NOTIFY_ATTEMPTS: int(3),
+  TASKS_NOTIFY_TIMEOUT_MS: int(5_000),
+  /** Upstream request timeout (submits, fetches, image proxy). */
+  TASKS_UPSTREAM_TIMEOUT_MS: int(60_000),
+  /** Token and user cache lifetime. */
+  TASKS_CACHE_TTL_MS: int(10_000),
+  /** Set to false to run a replica that serves HTTP/gRPC but does not poll. */
+  TASKS_POLLER: z.enum(['true', 'false']).default('true'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -10,6 +10,7 @@ import { optionRoutes } from './option.ts';
 import { pricingRoutes } from './pricing.ts';
 import { redemptionRoutes } from './redemption.ts';
 import { statusRoutes } from './status.ts';
+import { taskRoutes } from './task.ts';
 import { tokenRoutes } from './token.ts';
 import { topupRoutes } from './topup.ts';
 import { userRoutes } from './user.ts';
@@ -29,4 +30,5 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   pricingRoutes(api, deps);
   logRoutes(api, deps);
   dataRoutes(api, deps);
+  taskRoutes(api, deps);
 }

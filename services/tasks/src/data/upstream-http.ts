@@ -1,0 +1,29 @@
+/**
+ * HTTP to midjourney-proxy upstreams: JSON in and out, the channel key in `mj-api-secret`, a
+ * timeout on every call.
+ */
+import type { ChannelRef, UpstreamAnswer, UpstreamPort } from '../domain/ports.ts';
+
+export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: string): Promise<Response> } {
+  const call = async (channel: ChannelRef, path: string, init: RequestInit): Promise<UpstreamAnswer> => {
+    const base = (channel.baseUrl || '').replace(/\/+$/, '');
+    const res = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { 'content-type': 'application/json', 'mj-api-secret': channel.key },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, body };
+  };
+  return {
+    post: (channel, path, body) => call(channel, path, { method: 'POST', body: JSON.stringify(body) }),
+    get: (channel, path) => call(channel, path, { method: 'GET' }),
+    image: (url) => fetch(url, { signal: AbortSignal.timeout(timeoutMs) }),
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * Key and token checks for task submits, the same rules as the relay's (reference-behaviour
+ * steps 1-2): key forms, token status, expiry, quota, IP allow-list, user status, model limits
+ * and group. The data comes from billing and users (data/peers.ts).
+ */
+import { BlockList, isIP } from 'node:net';
+import { MjError } from './mj-error.ts';
+import type { Caller, CallerUser, Peers, Ratios } from './ports.ts';
+
+/** `Authorization: Bearer sk-...` (or `mj-api-secret`, which midjourney-proxy clients send). */
+export function keyOf(authorization: string | undefined, secretHeader: string | undefined): string | undefined {
+  const raw = (authorization || secretHeader || '')
+    .trim()
+    .replace(/^bearer\s+/i, '')
+    .trim();
+  const k = raw.startsWith('sk-') ? raw.slice(3) : raw;
+  // sk-KEY-CHANNELID: channel pinning is a relay feature; tasks route by the key alone.
+  const dash = k.indexOf('-');
+  const key = dash > 0 ? k.slice(0, dash) : k;
+  return key || undefined;
+}
+
+function ipAllowed(allowIps: string, ip: string): boolean {
+  const entries = allowIps
+    .split(/[\n,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (entries.length === 0) return true;
+  const list = new BlockList();
+  for (const e of entries) {
+    const [addr = '', bits] = e.split('/');
+    const family = isIP(addr);
+    if (!family) continue;
+    const type = family === 6 ? 'ipv6' : 'ipv4';
+    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
+    else list.addAddress(addr, type);
+  }
+  const a = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
+  const family = isIP(a);
+  return family ? list.check(a, family === 6 ? 'ipv6' : 'ipv4') : false;
+}
+
+export interface Authorized {
+  caller: Caller & { user: CallerUser };
+  group: string;
+}
+
+/** Authenticates a key; throws MjError with the status the client gets. */
+export async function authorize(peers: Peers, key: string | undefined, ip: string): Promise<Authorized> {
+  if (!key) throw new MjError(401, 4, '未提供令牌');
+  const c = await peers.caller(key);
+  if (!c) throw new MjError(401, 4, '无效的令牌');
+  const t = c.token;
+  const now = Math.floor(Date.now() / 1000);
+  if (t.status === 3 || (t.expiredTime > 0 && t.expiredTime < now)) throw new MjError(401, 4, '该令牌已过期');
+  if (t.status === 4 || (!t.unlimitedQuota && t.remainQuota <= 0)) throw new MjError(401, 4, '该令牌额度已用尽');
+  if (t.status !== 1) throw new MjError(401, 4, '该令牌状态不可用');
+  if (!ipAllowed(t.allowIps, ip)) throw new MjError(403, 4, '您的 IP 不在令牌允许访问的列表中');
+  const u = c.user;
+  if (!u || u.deleted) throw new MjError(401, 4, '用户不存在或已注销');
+  if (u.status !== 1) throw new MjError(403, 4, '用户已被封禁');
+  return { caller: { token: t, user: u }, group: t.group || u.group || 'default' };
+}
+
+/** Model limits of the token and the quota a call costs: price x QuotaPerUnit x group ratio. */
+export function priceCall(
+  a: Authorized,
+  model: string,
+  ratios: Ratios,
+  quotaPerUnit: number,
+): { quota: number; modelPrice: number; groupRatio: number } {
+  const t = a.caller.token;
+  if (t.modelLimitsEnabled) {
+    const allowed = new Set(
+      t.modelLimits
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    );
+    if (!allowed.has(model)) throw new MjError(403, 4, `该令牌无权访问模型 ${model}`);
+  }
+  const groupRatio = ratios.groupRatio[a.group];
+  if (groupRatio === undefined) throw new MjError(403, 4, `分组 ${a.group} 已被弃用`);
+  const modelPrice = ratios.modelPrice[model];
+  if (modelPrice === undefined || modelPrice < 0) {
+    throw new MjError(403, 4, `模型 ${model} 倍率或价格未配置，请联系管理员设置`);
+  }
+  return { quota: Math.round(modelPrice * quotaPerUnit * groupRatio), modelPrice, groupRatio };
+}

@@ -1,0 +1,228 @@
+/**
+ * Submitting a drawing task (reference-behaviour "Async tasks"): authenticate, find the action
+ * and its price, choose the channel (an action goes to its task's channel), reserve the price,
+ * submit upstream; codes 1, 21 and 22 keep the charge and create the task (logged once, type 2),
+ * anything else gives the reservation back and answers the upstream's refusal unbilled.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError } from '@aigw/common';
+import type { MjTaskDoc, MjTaskRepository } from '../data/mj-task-repository.ts';
+import { authorize, priceCall } from './authorize.ts';
+import { MJ_CODE_INVALID, MjError } from './mj-error.ts';
+import {
+  actionOfCustomId,
+  modelOfAction,
+  parseSimpleChange,
+  type SubmitKind,
+  submitAccepted,
+  upstreamBody,
+} from './mj-rules.ts';
+import type { ChannelRef, Peers, TaskOptions, UpstreamPort, UsagePort } from './ports.ts';
+
+/** midjourney-proxy channel types: 2 (midjourney-proxy) and 5 (midjourney-proxy-plus). */
+export const MJ_CHANNEL_TYPES = new Set([2, 5]);
+
+export interface MjDeps {
+  repo: MjTaskRepository;
+  peers: Peers;
+  options: TaskOptions;
+  upstream: UpstreamPort;
+  usage: UsagePort;
+  onError(err: unknown, what: string): void;
+}
+
+export interface SubmitInput {
+  kind: SubmitKind;
+  /** fast, relax or turbo from the path prefix. */
+  mode?: string;
+  body: Record<string, unknown>;
+  key: string | undefined;
+  ip: string;
+}
+
+export interface MjAnswer {
+  status: number;
+  body: unknown;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+const invalid = (d: string) => new MjError(400, MJ_CODE_INVALID, d);
+
+/** The action of a submit and the upstream task it acts on (if any). */
+function actionOf(kind: SubmitKind, body: Record<string, unknown>): { action: string; parentId?: string } {
+  switch (kind) {
+    case 'imagine':
+      if (!str(body.prompt).trim()) throw invalid('prompt 不能为空');
+      return { action: 'IMAGINE' };
+    case 'blend': {
+      const imgs = body.base64Array;
+      if (!Array.isArray(imgs) || imgs.length < 2) throw invalid('base64Array 至少需要两张图片');
+      return { action: 'BLEND' };
+    }
+    case 'describe':
+      if (!str(body.base64)) throw invalid('base64 不能为空');
+      return { action: 'DESCRIBE' };
+    case 'shorten':
+      if (!str(body.prompt).trim()) throw invalid('prompt 不能为空');
+      return { action: 'SHORTEN' };
+    case 'upload-discord-images':
+      return { action: 'UPLOAD' };
+    case 'action': {
+      const customId = str(body.customId);
+      const taskId = str(body.taskId);
+      if (!customId || !taskId) throw invalid('customId 和 taskId 不能为空');
+      const action = actionOfCustomId(customId);
+      if (!action) throw invalid('无效的 customId');
+      return { action, parentId: taskId };
+    }
+    case 'change': {
+      const action = str(body.action).toUpperCase();
+      const taskId = str(body.taskId);
+      if (!taskId) throw invalid('taskId 不能为空');
+      if (!['UPSCALE', 'VARIATION', 'REROLL'].includes(action)) throw invalid('无效的 action');
+      const index = Number(body.index ?? 0);
+      if (action !== 'REROLL' && !(index >= 1 && index <= 4)) throw invalid('index 必须在 1 到 4 之间');
+      return { action, parentId: taskId };
+    }
+    case 'simple-change': {
+      const parsed = parseSimpleChange(str(body.content));
+      if (!parsed) throw invalid('content 格式错误，应为 "<任务ID> U1-U4|V1-V4|R"');
+      return { action: parsed.action, parentId: parsed.taskId };
+    }
+    case 'modal': {
+      const taskId = str(body.taskId);
+      if (!taskId) throw invalid('taskId 不能为空');
+      return { action: 'MODAL', parentId: taskId };
+    }
+  }
+}
+
+function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
+  return `${mode ? `/${mode}` : ''}/mj/submit/${kind}`;
+}
+
+export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
+  if (d.options.get('DrawingEnabled') !== 'true') throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
+  const auth = await authorize(d.peers, input.key, input.ip);
+  const { action, parentId } = actionOf(input.kind, input.body);
+  const model = modelOfAction(action);
+  const userId = auth.caller.user.id;
+
+  let parent: MjTaskDoc | null = null;
+  let channel: ChannelRef | undefined;
+  if (parentId) {
+    parent = await d.repo.byMjId(parentId, userId);
+    if (!parent) throw new MjError(404, MJ_CODE_INVALID, '任务不存在');
+    const checkSuccess = d.options.get('MjActionCheckSuccessEnabled') !== 'false';
+    if (checkSuccess && input.kind !== 'modal' && parent.status !== 'SUCCESS') {
+      throw invalid('任务状态不是成功，无法执行该操作');
+    }
+    channel = await d.peers.channel(parent.channel_id);
+    if (!channel || channel.status !== 1) throw new MjError(503, MJ_CODE_INVALID, '原任务所在的渠道已不可用');
+  } else {
+    channel = await d.peers.selectChannel(auth.group, model);
+    if (!channel) throw new MjError(503, MJ_CODE_INVALID, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
+  }
+  if (!MJ_CHANNEL_TYPES.has(channel.type)) throw new MjError(503, MJ_CODE_INVALID, '渠道类型不支持绘图');
+
+  const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+  const requestId = `mj:${randomUUID()}`;
+  const tokenId = auth.caller.token.id;
+  if (price.quota > 0) {
+    try {
+      await d.peers.preConsume({ requestId, userId, tokenId, amount: price.quota });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'FAILED_PRECONDITION') throw new MjError(403, 4, err.message);
+      throw err;
+    }
+  }
+
+  const body = upstreamBody(input.body, {
+    accountFilter: d.options.get('MjAccountFilterEnabled') === 'true',
+    modeClear: d.options.get('MjModeClearEnabled') === 'true',
+  });
+  let answer: { status: number; body: unknown };
+  try {
+    answer = await d.upstream.post(channel, upstreamPath(input.kind, input.mode), body);
+  } catch (err) {
+    await giveBack(d, requestId, price.quota);
+    d.onError(err, 'midjourney submit failed');
+    throw new MjError(502, MJ_CODE_INVALID, '上游服务请求失败');
+  }
+  const up = (answer.body ?? {}) as Record<string, unknown>;
+  const code = Number(up.code);
+  const mjId = str(up.result) || (typeof up.result === 'number' ? String(up.result) : '');
+  if (answer.status !== 200 || !submitAccepted(code) || !mjId) {
+    await giveBack(d, requestId, price.quota);
+    return {
+      status: answer.status === 200 ? 200 : answer.status,
+      body: answer.body ?? { code: 4, description: '上游返回错误' },
+    };
+  }
+
+  const now = Date.now();
+  const notifyHook = d.options.get('MjNotifyEnabled') === 'true' ? str(input.body.notifyHook) : '';
+  const task = await d.repo.insert({
+    user_id: userId,
+    username: auth.caller.user.username,
+    token_id: tokenId,
+    token_name: auth.caller.token.name,
+    group: auth.group,
+    channel_id: channel.id,
+    action,
+    mj_id: mjId,
+    code,
+    status: 'SUBMITTED',
+    progress: '0%',
+    image_url: '',
+    prompt: str(input.body.prompt) || (input.kind === 'simple-change' ? str(input.body.content) : ''),
+    prompt_en: '',
+    description: str(up.description),
+    fail_reason: '',
+    state: str(input.body.state),
+    custom_id: str(input.body.customId),
+    submit_time: now,
+    start_time: 0,
+    finish_time: 0,
+    created_at: Math.floor(now / 1000),
+    quota: price.quota,
+    model,
+    model_price: price.modelPrice,
+    group_ratio: price.groupRatio,
+    buttons: '',
+    properties: up.properties ? JSON.stringify(up.properties) : '',
+    notify_hook: notifyHook,
+    request_id: requestId,
+    billing: 'held',
+    final: false,
+    next_poll_at: now,
+  });
+  if (price.quota > 0) {
+    await d.usage
+      .publish({
+        eventId: `charge:${requestId}`,
+        requestId,
+        type: 2,
+        userId,
+        username: task.username,
+        tokenId,
+        tokenName: task.token_name,
+        group: task.group,
+        model,
+        channelId: channel.id,
+        quota: price.quota,
+        modelPrice: price.modelPrice,
+        groupRatio: price.groupRatio,
+        content: `绘图 ${action}，任务 ${mjId}`,
+        other: { mj_id: mjId, action, task_id: task.id },
+        ip: input.ip,
+      })
+      .catch((err) => d.onError(err, 'charge usage event not published'));
+  }
+  return { status: 200, body: answer.body };
+}
+
+async function giveBack(d: MjDeps, requestId: string, quota: number): Promise<void> {
+  if (quota <= 0) return;
+  await d.peers.refund(requestId).catch((err) => d.onError(err, 'refund of a refused submit failed'));
+}

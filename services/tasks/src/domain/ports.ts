@@ -1,0 +1,85 @@
+/** What the task use cases need from the outside, as plain interfaces (no gRPC, HTTP or Kafka). */
+import type { Token } from '@aigw/proto/billing/v1/billing';
+
+export interface CallerUser {
+  id: number;
+  username: string;
+  group: string;
+  role: number;
+  status: number;
+  deleted: boolean;
+}
+
+export interface Caller {
+  token: Token;
+  user: CallerUser | undefined;
+}
+
+export interface ChannelRef {
+  id: number;
+  name: string;
+  type: number;
+  key: string;
+  baseUrl: string;
+  status: number;
+}
+
+export interface Ratios {
+  modelPrice: Record<string, number>;
+  groupRatio: Record<string, number>;
+}
+
+export interface Peers {
+  /** The token of a key (without sk-) and its user; undefined for an unknown key. */
+  caller(key: string): Promise<Caller | undefined>;
+  ratios(): Promise<Ratios>;
+  selectChannel(group: string, model: string): Promise<ChannelRef | undefined>;
+  channel(id: number): Promise<ChannelRef | undefined>;
+  preConsume(req: { requestId: string; userId: number; tokenId: number; amount: number }): Promise<void>;
+  settle(req: { requestId: string; actual: number; userId: number; tokenId: number }): Promise<void>;
+  /** Returns what was given back (0 when nothing was held any more). */
+  refund(requestId: string): Promise<number>;
+}
+
+/** The options the task rules read (kept current by option-changed events). */
+export interface TaskOptions {
+  bool(key: string): boolean;
+  number(key: string, fallback: number): number;
+  get(key: string): string | undefined;
+}
+
+/** One log-worthy money movement of a task: the charge at submit (type 2) or a refund (type 6). */
+export interface TaskUsage {
+  eventId: string;
+  requestId: string;
+  type: 2 | 6;
+  userId: number;
+  username: string;
+  tokenId: number;
+  tokenName: string;
+  group: string;
+  model: string;
+  channelId: number;
+  quota: number;
+  modelPrice: number;
+  groupRatio: number;
+  content: string;
+  other: Record<string, unknown>;
+  ip: string;
+}
+
+export interface UsagePort {
+  /** Resolves once Kafka acknowledged it. */
+  publish(u: TaskUsage): Promise<void>;
+}
+
+/** An upstream answer: HTTP status and the parsed JSON body (undefined when not JSON). */
+export interface UpstreamAnswer {
+  status: number;
+  body: unknown;
+}
+
+export interface UpstreamPort {
+  post(channel: ChannelRef, path: string, body: unknown): Promise<UpstreamAnswer>;
+  get(channel: ChannelRef, path: string): Promise<UpstreamAnswer>;
+}

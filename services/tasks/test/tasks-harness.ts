@@ -1,0 +1,151 @@
+/**
+ * The tasks service's integration harness: a stack on the real servers (users, channels, billing,
+ * logs, tasks, gateway) with short poll intervals and task timeout, a fake midjourney-proxy, a
+ * midjourney channel, and helpers to submit through the gateway and read wallets and logs.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createLogger } from '@aigw/common';
+import { startStack } from '@aigw/local-stack/stack';
+import mongoose from 'mongoose';
+import {
+  clientsFor,
+  createChannel,
+  eventually,
+  type RelayStack,
+  setOption,
+  userWithToken,
+} from '../../relay/test/relay-harness.ts';
+import { createApp } from '../src/app.ts';
+import { readConfig } from '../src/config.ts';
+import { type FakeMidjourney, startFakeMidjourney } from './fakes/fake-midjourney.ts';
+
+export { eventually, setOption, userWithToken };
+
+/** Loosely typed JSON answers (tests read fields of provider and API shapes). */
+// biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary answer fields
+export type Json = Record<string, any>;
+
+export const TASK_ENV = {
+  TASKS_POLL_INTERVAL_MS: '300',
+  TASKS_POLL_TICK_MS: '100',
+  TASKS_TIMEOUT_MS: '4000',
+  TASKS_BACKOFF_MAX_MS: '1000',
+  TASKS_CACHE_TTL_MS: '500',
+  RATE_LIMIT_API: '1000000',
+  RATE_LIMIT_CRITICAL: '100000',
+  RATE_LIMIT_WEB: '100000',
+};
+
+export interface TasksStack extends RelayStack {
+  fake: FakeMidjourney;
+  secret: string;
+  channelId: number;
+  gateway: string;
+  /** The tasks service's own database (tests read poll counters). */
+  db: mongoose.Connection;
+}
+
+export async function startTasksStack(models: string): Promise<TasksStack> {
+  const stack = await startStack({
+    services: ['users', 'channels', 'billing', 'logs', 'tasks', 'gateway'],
+    env: TASK_ENV,
+  });
+  const s = clientsFor(stack);
+  const secret = `mj-secret-${stack.id}`;
+  const fake = await startFakeMidjourney({ secret, stepMs: 250, steps: 3 });
+  const channelId = await createChannel(s, { type: 2, baseUrl: fake.url, key: secret, models });
+  const db = mongoose.createConnection(stack.env.MONGO_URL as string, { dbName: `aigw_tasks_${stack.id}` });
+  await db.asPromise();
+  return {
+    ...s,
+    fake,
+    secret,
+    channelId,
+    gateway: stack.gatewayUrl,
+    db,
+    async stop() {
+      await db.close();
+      await fake.close();
+      await s.stop();
+    },
+  };
+}
+
+/**
+ * Another tasks-service replica on the same database and topics. `poller: false` leaves polling
+ * to the test (pollOnce), so that replicas can be made to poll at the very same moment.
+ */
+export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean } = {}) {
+  const env = {
+    ...s.stack.env,
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    MONGO_DB: `aigw_tasks_${s.stack.id}`,
+    TASKS_POLLER: opts.poller === false ? 'false' : 'true',
+  };
+  const app = await createApp(readConfig(env), createLogger('tasks-2', s.stack.env.LOG_LEVEL));
+  await app.start();
+  return app;
+}
+
+export async function mj(s: TasksStack, key: string, path: string, body?: unknown) {
+  const res = await fetch(`${s.gateway}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+}
+
+/** Waits until the tasks service sees an option (its cache follows Kafka). */
+export async function drawingReady(s: TasksStack, key: string): Promise<void> {
+  const r = await eventually(
+    () => mj(s, key, '/mj/submit/imagine', {}),
+    (v) => v.body?.description !== '绘图功能未启用',
+  );
+  if (r.body?.description === '绘图功能未启用') throw new Error('DrawingEnabled never reached the tasks service');
+}
+
+export async function walletOf(s: TasksStack, userId: number) {
+  const { wallet } = await s.wallet.getWallet({ userId });
+  return { quota: wallet?.quota ?? 0, used: wallet?.usedQuota ?? 0 };
+}
+
+export async function logsOf(s: TasksStack, userId: number) {
+  const r = await s.logs.queryLogs({ filter: { userId }, page: { page: 1, pageSize: 100 } });
+  return r.items;
+}
+
+/** Fetches a task through the gateway until `done` holds; returns every status seen. */
+export async function follow(s: TasksStack, key: string, id: string, done: (t: Json) => boolean) {
+  const seen: string[] = [];
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const r = await mj(s, key, `/mj/task/${id}/fetch`);
+    const st = String(r.body?.status);
+    if (seen.at(-1) !== st) seen.push(st);
+    if (done(r.body) || Date.now() > deadline) return { task: r.body, seen };
+    await new Promise((res) => setTimeout(res, 80));
+  }
+}
+
+/** A local notifyHook receiver. */
+export async function hookServer(): Promise<{ url: string; calls: Json[]; close(): Promise<void> }> {
+  const calls: Json[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      calls.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    calls,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
