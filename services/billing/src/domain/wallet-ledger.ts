@@ -195,13 +195,13 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
       if (writes.length > 0) {
         const outcomes = await repo.appendMany(writes.map((w) => w.entry as LedgerEntry));
         const ok = writes.filter((_, i) => outcomes[i] === 'ok');
-        const heads = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
-        for (const [i, w] of ok.entries()) remember(w.userId, heads[i] as Head);
+        const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
+        for (const [i, w] of ok.entries()) remember(w.userId, written[i] as Head);
         if (ok.length > 0) {
           // The entries are durable: a failure here only leaves markers for the next round to rewrite.
           await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
             () => {
-              for (const h of heads) h.marked = true;
+              for (const h of written) h.marked = true;
             },
             () => undefined,
           );
