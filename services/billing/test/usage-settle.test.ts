@@ -61,4 +61,31 @@ describe('settling from usage events', () => {
     expect(w?.quota).toBe(9_300);
     expect(w?.requestCount).toBe(1);
   });
+
+  it('when the relay could not refund a failed request, then its error event refunds the hold, once', async () => {
+    const userId = 910_000 + Math.floor(Math.random() * 10_000);
+    await wallet.credit({
+      requestId: `seed-${randomBytes(6).toString('hex')}`,
+      userId,
+      amount: 10_000,
+      reason: CreditReason.TOPUP,
+      username: 'settle-test',
+    });
+    const rid = `req-${randomBytes(6).toString('hex')}`;
+    await wallet.preConsume({ requestId: rid, userId, tokenId: 0, amount: 4_000 });
+    expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(6_000);
+    await usage(userId, rid, 0, 5);
+    await usage(userId, rid, 0, 5);
+    const until = Date.now() + 20_000;
+    let w = (await wallet.getWallet({ userId })).wallet;
+    while ((w?.quota ?? 0) < 10_000 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 100));
+      w = (await wallet.getWallet({ userId })).wallet;
+    }
+    expect(w?.quota).toBe(10_000);
+    // The relay's own refund arriving late answers what the event recorded.
+    expect((await wallet.refund({ requestId: rid, userId })).refunded).toBe(4_000);
+    expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(10_000);
+    expect((await wallet.getWallet({ userId })).wallet?.requestCount).toBe(0);
+  });
 });

@@ -38,6 +38,8 @@ interface Head {
   entry: LedgerEntry | null;
   /** Whether the markers of the entry's operations are known to be written. */
   marked: boolean;
+  /** When the entry was last known to be the newest (written or probed); clock() ms. */
+  checkedAt: number;
 }
 
 /** What a round decided for one user: the entry to append and the answers to give once it is. */
@@ -53,6 +55,8 @@ const CACHE_LIMIT = 5_000;
 /** Operations per round (one lookup and two inserts for all of them). */
 const ROUND_LIMIT = 2_000;
 const MAX_ATTEMPTS = 30;
+/** Reads answer from the cached head for this long after it was known to be the newest. */
+const READ_STALENESS_MS = 1_000;
 
 /**
  * Applies operations to users' money states exactly once per operation id, in group commits.
@@ -85,8 +89,10 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
   async function headOf(userId: number, fresh: boolean): Promise<Head> {
     const cached = cache.get(userId);
     if (cached && !fresh) return cached;
+    const checkedAt = clock();
     const latest = await repo.latest(userId, cached?.entry ?? null);
-    const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest };
+    const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest, checkedAt };
+    head.checkedAt = checkedAt;
     remember(userId, head);
     return head;
   }
@@ -189,13 +195,13 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
       if (writes.length > 0) {
         const outcomes = await repo.appendMany(writes.map((w) => w.entry as LedgerEntry));
         const ok = writes.filter((_, i) => outcomes[i] === 'ok');
-        const heads = ok.map((w) => ({ entry: w.entry, marked: false }));
-        for (const [i, w] of ok.entries()) remember(w.userId, heads[i] as Head);
+        const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
+        for (const [i, w] of ok.entries()) remember(w.userId, written[i] as Head);
         if (ok.length > 0) {
           // The entries are durable: a failure here only leaves markers for the next round to rewrite.
           await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
             () => {
-              for (const h of heads) h.marked = true;
+              for (const h of written) h.marked = true;
             },
             () => undefined,
           );
@@ -249,9 +255,16 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
     apply(userId: number, opId: string, decide: (state: LedgerState) => Change): Promise<Applied> {
       return submit(userId, { id: opId, decide });
     },
-    /** The user's current state (an empty one for users without entries). */
+    /**
+     * The user's state (an empty one for users without entries). Fresh reads probe the database
+     * for entries other replicas appended, unless this replica wrote or probed the head within
+     * READ_STALENESS_MS (a probe that finds nothing scans on the local server: a burst of wallet
+     * reads must not turn into a burst of scans).
+     */
     async state(userId: number, opts: { fresh?: boolean } = {}): Promise<LedgerState> {
-      const head = await headOf(userId, opts.fresh ?? true);
+      const cached = cache.get(userId);
+      const recent = cached !== undefined && clock() - cached.checkedAt < READ_STALENESS_MS;
+      const head = await headOf(userId, (opts.fresh ?? true) && !recent);
       return head.entry?.state ?? emptyState();
     },
     /** The entry of a recorded operation (fast lookup; null when unknown). */

@@ -96,8 +96,9 @@ export function walletService(deps: {
       return walletView(userId, await ledger.state(userId));
     },
 
+    /** Wallets for lists (user pages): this replica's newest known states, without probing for newer ones. */
     async getMany(userIds: number[]): Promise<WalletView[]> {
-      return Promise.all(userIds.map(async (id) => walletView(id, await ledger.state(id))));
+      return Promise.all(userIds.map(async (id) => walletView(id, await ledger.state(id, { fresh: false }))));
     },
 
     async preConsume(req: { requestId: string; userId: number; tokenId: number; amount: number }) {

@@ -48,7 +48,7 @@ describe('skipping pre-consume', () => {
     view.observe(1, 100_000, now());
     const tickets = [];
     // 100,000 / 100 = 1,000 of unsettled spending: ten requests of 100.
-    while (view.ample(1, undefined, 100)) tickets.push(view.hold(1, 100));
+    while (view.ample(1, undefined, 100)) tickets.push(view.hold(1, 100, undefined));
     expect(tickets).toHaveLength(10);
     // Finishing does not free the budget: billing may not have settled them yet.
     for (const t of tickets) view.release(t, 100);
@@ -58,7 +58,7 @@ describe('skipping pre-consume', () => {
   it('when a balance is read more than the horizon after skips finished, then they stop counting', () => {
     const { view, now, advance } = setup({ quota: 100_000 });
     view.observe(1, 100_000, now());
-    const t = view.hold(1, 1_000);
+    const t = view.hold(1, 1_000, undefined);
     view.release(t, 900);
     expect(view.unsettled(1)).toBe(900);
     advance(5_000);
@@ -88,6 +88,11 @@ describe('skipping pre-consume', () => {
     view.observe(1, 1_000_000, now());
     const token = { id: 3, unlimitedQuota: false, remainQuota: 9_999 } as Parameters<typeof view.ample>[1];
     expect(view.ample(1, token, 100)).toBe(false);
-    expect(view.ample(1, { ...token, remainQuota: 10_000 } as typeof token, 100)).toBe(true);
+    const enough = { ...token, remainQuota: 10_000 } as typeof token;
+    expect(view.ample(1, enough, 100)).toBe(true);
+    // Its unsettled skips count against the token too.
+    view.hold(1, 100, enough);
+    expect(view.ample(1, enough, 100)).toBe(false);
+    expect(view.ample(1, undefined, 100)).toBe(true);
   });
 });

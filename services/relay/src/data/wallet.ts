@@ -44,6 +44,8 @@ export function walletPort(client: ServiceClient<typeof WalletService>, logger: 
 
 interface Skip extends SkipTicket {
   userId: number;
+  /** The limited token it was served under (0: none or unlimited). */
+  tokenId: number;
   /** Upper bound while in flight, the charged quota once done. */
   amount: number;
   /** Date.now() when the request finished (0 while in flight). */
@@ -54,8 +56,8 @@ interface Skip extends SkipTicket {
  * Balances as last seen (pre-consume answers, or GetWallet), and what this replica spent without
  * a pre-consume that billing may not have settled yet. `ample` holds only when settles keep up
  * (`settleBehind` is false), the seen balance is at most `ttlMs` old, and this replica's unsettled
- * skips of the user, with this request's upper bound, stay within 1/`factor` of the seen balance
- * (and of a limited token's). A skip counts until a balance read more than `horizonMs` after it
+ * skips of the user (of the token, for a limited one), with this request's upper bound, stay within
+ * 1/`factor` of the seen balance (of the token's remaining quota as cached). A skip counts until a balance read more than `horizonMs` after it
  * finished (then billing has settled it); so across R replicas, what billing has not charged yet
  * never exceeds R x balance / factor. See docs/security-money.md.
  */
@@ -67,7 +69,7 @@ export function balanceView(opts: {
   settleBehind(): boolean;
   spend(tokenId: number, quota: number): void;
   clock?: () => number;
-}): BalancePort & { drop(userId: number): void; unsettled(userId: number): number } {
+}): BalancePort & { drop(userId: number): void; unsettled(userId: number, tokenId?: number): number } {
   const clock = opts.clock ?? Date.now;
   const seen = new Map<number, { quota: number; at: number }>();
   const skips = new Map<number, Set<Skip>>();
@@ -94,9 +96,9 @@ export function balanceView(opts: {
     for (const s of set) if (s.doneAt && s.doneAt + opts.horizonMs < at) set.delete(s);
     if (set.size === 0) skips.delete(userId);
   }
-  const unsettled = (userId: number) => {
+  const unsettled = (userId: number, tokenId = 0) => {
     let sum = 0;
-    for (const s of skips.get(userId) ?? []) sum += s.amount;
+    for (const s of skips.get(userId) ?? []) if (!tokenId || s.tokenId === tokenId) sum += s.amount;
     return sum;
   };
   return {
@@ -107,11 +109,12 @@ export function balanceView(opts: {
       if (!s || now - s.at > opts.ttlMs / 2) refresh(userId);
       if (!s || now - s.at > opts.ttlMs) return false;
       if ((unsettled(userId) + need) * opts.factor > s.quota) return false;
-      if (token && !token.unlimitedQuota && need * opts.factor > token.remainQuota) return false;
+      if (token && !token.unlimitedQuota && (unsettled(userId, token.id) + need) * opts.factor > token.remainQuota)
+        return false;
       return true;
     },
-    hold(userId, amount) {
-      const skip: Skip = { userId, amount, doneAt: 0 };
+    hold(userId, amount, token) {
+      const skip: Skip = { userId, tokenId: token && !token.unlimitedQuota ? token.id : 0, amount, doneAt: 0 };
       const set = skips.get(userId) ?? new Set<Skip>();
       set.add(skip);
       skips.set(userId, set);

@@ -50,7 +50,7 @@ export type SkipTicket = object;
 export interface BalancePort {
   ample(userId: number, token: TokenInfo | undefined, need: number): boolean;
   /** Counts `amount` (the request's upper bound) as spent without a pre-consume. */
-  hold(userId: number, amount: number): SkipTicket;
+  hold(userId: number, amount: number, token: TokenInfo | undefined): SkipTicket;
   /** The request finished and was charged `charged` (0: failed, nothing to settle). */
   release(ticket: SkipTicket, charged: number): void;
   /** Records a user quota billing answered (pre-consume answers) for a call sent at `at` (Date.now()). */
@@ -190,7 +190,7 @@ export async function relayRequest(
   let reserved = 0;
   let skip: SkipTicket | undefined;
   if (deps.balances.ample(userId, caller.token, bound)) {
-    skip = deps.balances.hold(userId, bound);
+    skip = deps.balances.hold(userId, bound, caller.token);
   } else {
     const amount = preConsumeAmount(
       price,
