@@ -24,11 +24,14 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { freePort, type ServiceName, type Stack } from '../deploy/local/stack/in-process.ts';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
 import { TOPICS } from '../proto/src/topics.ts';
+import { createPlatformAuth, setDefaultInternalAuth } from '../services/common/src/grpc/auth.ts';
+import { ensureKeyDir, loadAuthKeys, PLATFORM_SERVICES } from '../services/common/src/grpc/auth-keys.ts';
 import { connectMongo, createKafka, createLogger, createPublisher } from '../services/common/src/index.ts';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
@@ -99,7 +102,18 @@ async function startServices(run: string): Promise<Stack> {
   const ports = {} as Stack['ports'];
   for (const svc of [...ORDER, 'tasks' as const]) ports[svc] = { http: await freePort(), grpc: await freePort() };
   const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
+  // Internal gRPC keys (ADR 0006): a pair per service in a temporary folder; this process signs
+  // its set-up calls as whichever service may make each one.
+  const grpcAuthDir = mkdtempSync(join(tmpdir(), 'aigw-e2e-keys-'));
+  ensureKeyDir(grpcAuthDir);
+  const privateKeys = new Map(
+    PLATFORM_SERVICES.map((svc) => [svc as string, loadAuthKeys(grpcAuthDir, svc).privateKey]),
+  );
+  setDefaultInternalAuth(
+    createPlatformAuth({ privateKeys, publicKeys: loadAuthKeys(grpcAuthDir, 'gateway').publicKeys }),
+  );
   const env: Record<string, string> = {
+    GRPC_AUTH_DIR: grpcAuthDir,
     MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/',
     KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9094',
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
