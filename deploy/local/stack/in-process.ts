@@ -87,6 +87,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     TASKS_ADDR: addr('tasks'),
     RELAY_HTTP_URL: `http://127.0.0.1:${ports.relay.http}`,
     TASKS_HTTP_URL: `http://127.0.0.1:${ports.tasks.http}`,
+    // The test process plays the ingress (its clients name their address in X-Forwarded-For) and
+    // the gateway proxies /v1 to the relay: both from loopback.
+    TRUSTED_PROXIES: 'loopback',
     ...opts.env,
   };
   const started: StartedApp[] = [];

@@ -1,4 +1,4 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
 import { z } from 'zod';
 
 const schema = baseEnv.extend(infraEnv.shape).extend({
@@ -14,8 +14,14 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   /** Local stack only: the gateway proxies /v1, /pg, /dashboard, /v1beta to the relay and /mj, /suno to tasks. */
   RELAY_HTTP_URL: z.string().url().optional(),
   TASKS_HTTP_URL: z.string().url().optional(),
-  /** Express "trust proxy" setting, so rate limits see the client's address behind an ingress. */
-  TRUST_PROXY: z.string().default('loopback'),
+  /**
+   * Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses, CIDRs, loopback,
+   * linklocal, uniquelocal; comma list). Default none: the client is the socket's peer, so a
+   * forged header cannot reset rate limits. Behind an ingress, name the ingress's addresses.
+   */
+  TRUSTED_PROXIES: proxyList,
+  /** Older name of TRUSTED_PROXIES, read when that is unset. */
+  TRUST_PROXY: proxyList,
   RATE_LIMIT_WEB: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_API: z.coerce.number().int().positive().default(360),
   RATE_LIMIT_CRITICAL: z.coerce.number().int().positive().default(20),

@@ -13,6 +13,7 @@ import {
   startGrpcServer,
   stopStack,
   topicName,
+  trustedProxies,
 } from '@aigw/common';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
@@ -163,7 +164,7 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
-      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) } });
+      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) }, logger });
       const dispatch = relayRoutes({
         pipeline,
         identities,
@@ -171,7 +172,7 @@ export async function createApp(
         limiter,
         session: sessionReader(redis, config.SESSION_SECRET),
         logger,
-        trustProxy: config.RELAY_TRUST_PROXY === 'true',
+        trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         track: http.track,
         walletOf: async (userId) => {

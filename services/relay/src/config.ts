@@ -1,4 +1,4 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
 import { z } from 'zod';
 
 const int = (d: number) => z.coerce.number().int().min(0).default(d);
@@ -34,8 +34,12 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
   /** How long SIGTERM waits for in-flight requests (streams) to finish. */
   RELAY_DRAIN_MS: int(20_000),
-  /** Trust X-Forwarded-For for the client address (the relay runs behind the gateway or an ingress). */
-  RELAY_TRUST_PROXY: z.enum(['true', 'false']).default('true'),
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client address (token IP allow-lists, logs):
+   * addresses, CIDRs, loopback, linklocal, uniquelocal. Default none. The local stack names
+   * loopback (the gateway proxies /v1 there); a cluster names the ingress controller's addresses.
+   */
+  TRUSTED_PROXIES: proxyList,
 });
 
 export type Config = z.infer<typeof schema>;

@@ -11,6 +11,7 @@ import {
   stopStack,
 } from '@aigw/common';
 import type { Config } from './config.ts';
+import { withJsonErrors } from './transport/http/errors.ts';
 
 /** The tasks service's composition root. */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
@@ -33,7 +34,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      const ops = await listen(
+        withJsonErrors(createOpsApp({ mongo: () => pingMongo(conn) }), logger),
+        config.HTTP_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort: ops.port }, 'tasks service started');
     },
