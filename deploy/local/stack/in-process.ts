@@ -55,7 +55,8 @@ export interface Stack {
   /** http://127.0.0.1:<port> of the gateway and of the relay. */
   gatewayUrl: string;
   relayUrl: string;
-  ports: Record<ServiceName, { http: number; grpc: number }>;
+  /** `metrics`: the ops port (/readyz, /metrics) of gateway, relay and tasks. */
+  ports: Record<ServiceName, { http: number; grpc: number; metrics: number }>;
   /** The environment the services got (peer addresses, database names, topic prefix). */
   env: Record<string, string>;
   id: string;
@@ -67,7 +68,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const wanted = new Set(opts.services ?? ORDER);
   const id = randomBytes(4).toString('hex');
   const ports = {} as Stack['ports'];
-  for (const svc of ORDER) ports[svc] = { http: await freePort(), grpc: await freePort() };
+  for (const svc of ORDER) ports[svc] = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
   const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
   process.env.KAFKA_TOPIC_PREFIX = `t${id}.`;
   const env: Record<string, string> = {
@@ -105,6 +106,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         SERVICE_NAME: svc,
         HTTP_PORT: String(ports[svc].http),
         GRPC_PORT: String(ports[svc].grpc),
+        METRICS_PORT: String(ports[svc].metrics),
         MONGO_DB: `aigw_${svc}_${id}`,
       });
       const app = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));

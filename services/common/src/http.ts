@@ -131,6 +131,25 @@ export function mountOps(app: Express, checks: Record<string, ReadinessCheck> = 
   });
 }
 
+/**
+ * Liveness only, for a public port: /readyz (which names the failing dependency) and /metrics
+ * stay on the ops port (METRICS_PORT), never reachable through the ingress.
+ */
+export function mountHealth(app: Express): void {
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+}
+
+/** An Express app for a public port, with /healthz only (routes are added to it). */
+export function createPublicApp(): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(httpMetrics());
+  mountHealth(app);
+  return app;
+}
+
 /** An Express app with only the ops endpoints, for services whose API is gRPC. */
 export function createOpsApp(checks: Record<string, ReadinessCheck> = {}): Express {
   const app = express();

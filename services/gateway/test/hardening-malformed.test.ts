@@ -331,4 +331,18 @@ describe('malformed requests against every HTTP entry point', () => {
       200,
     );
   });
+
+  it('when /readyz and /metrics are asked on a public port, then they are not there; the ops ports serve them', async () => {
+    const b = bases();
+    for (const [svc, base] of Object.entries(b)) {
+      for (const path of ['/readyz', '/metrics']) {
+        const pub = await raw(base, { path });
+        expect(pub.status, `${svc} ${path}`).toBe(404);
+        expect(pub.text).not.toMatch(/process_cpu|"checks"/);
+      }
+      const port = stack.ports[svc as 'relay' | 'gateway' | 'tasks'].metrics;
+      expect((await raw(`http://127.0.0.1:${port}`, { path: '/readyz' })).status, svc).toBe(200);
+      expect((await raw(`http://127.0.0.1:${port}`, { path: '/metrics' })).text, svc).toContain('process_cpu');
+    }
+  });
 });

@@ -17,6 +17,8 @@ export interface RawRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Local address to send from (e.g. 127.0.0.2, a loopback peer that is not a trusted proxy). */
+  from?: string;
 }
 
 /** Sends one request to `base` (http://host:port) and resolves with the whole answer. */
@@ -29,6 +31,7 @@ export function raw(base: string, r: RawRequest): Promise<RawAnswer> {
         port: url.port,
         method: r.method ?? 'GET',
         path: r.path,
+        ...(r.from ? { localAddress: r.from } : {}),
         headers: {
           ...(r.body !== undefined ? { 'content-length': String(Buffer.byteLength(r.body)) } : {}),
           ...r.headers,

@@ -4,10 +4,12 @@ import {
   connectRedis,
   createClient,
   createKafka,
+  createOpsApp,
   createOptionsCache,
   createPublisher,
   ensureTopics,
   type Logger,
+  listen,
   pingRedis,
   service,
   startGrpcServer,
@@ -164,7 +166,8 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
-      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) }, logger });
+      const http = createRelayServer({ logger });
+      const ops = await listen(createOpsApp({ redis: () => pingRedis(redis) }), config.METRICS_PORT);
       const dispatch = relayRoutes({
         pipeline,
         identities,
@@ -190,6 +193,7 @@ export async function createApp(
       stack.add(() => events.stop());
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
+      stack.add(() => ops.close());
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),

@@ -9,6 +9,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   BILLING_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   REDIS_KEY_PREFIX: z.string().default(''),
+  /** /readyz and /metrics (the public port serves /healthz only). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535),
   /** The gateway's session secret: /pg/chat/completions reads console sessions (read only). */
   SESSION_SECRET: z.string().default(''),
   /** Token and user cache lifetime (entity-changed events drop entries sooner). */
@@ -46,5 +48,11 @@ export type Config = z.infer<typeof schema>;
 
 /** Parses the relay's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3001', GRPC_PORT: '50054' });
+  return loadConfig(schema, env, {
+    ...infraDefaults,
+    ...peerDefaults,
+    HTTP_PORT: '3001',
+    GRPC_PORT: '50054',
+    METRICS_PORT: '9468',
+  });
 }

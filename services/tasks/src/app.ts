@@ -3,6 +3,7 @@ import {
   connectMongo,
   createKafka,
   createOpsApp,
+  createPublicApp,
   createPublisher,
   type Logger,
   listen,
@@ -34,12 +35,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(
-        withJsonErrors(createOpsApp({ mongo: () => pingMongo(conn) }), logger),
-        config.HTTP_PORT,
-      );
+      const http = await listen(withJsonErrors(createPublicApp(), logger), config.HTTP_PORT);
+      stack.add(() => http.close());
+      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.METRICS_PORT);
       stack.add(() => ops.close());
-      logger.info({ grpcPort, httpPort: ops.port }, 'tasks service started');
+      logger.info({ grpcPort, httpPort: http.port, metricsPort: ops.port }, 'tasks service started');
     },
     stop: () => stack.run(),
   };

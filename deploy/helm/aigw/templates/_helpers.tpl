@@ -3,7 +3,7 @@ Helpers of the aigw chart. Component helpers take a dict:
   root      the top-level context ($)
   component the service name (users, relay, ...)
   values    the service's values block (.Values.<component>)
-  readiness "grpc" (grpc.health.v1 on grpcPort) or "http" (GET /readyz on httpPort)
+  readiness "grpc" (grpc.health.v1 on grpcPort) or "http" (GET /readyz on metricsPort, else httpPort)
 */}}
 
 {{- define "aigw.name" -}}
@@ -134,7 +134,7 @@ checksum/config: {{ include (print .root.Template.BasePath "/configmap.yaml") .r
 checksum/secret: {{ include (print .root.Template.BasePath "/secret.yaml") .root | sha256sum }}
 {{- if .root.Values.metrics.podAnnotations }}
 prometheus.io/scrape: "true"
-prometheus.io/port: {{ .values.httpPort | quote }}
+prometheus.io/port: {{ .values.metricsPort | default .values.httpPort | quote }}
 prometheus.io/path: /metrics
 {{- end }}
 {{- with .values.podAnnotations }}
@@ -193,6 +193,11 @@ volumes:
 - name: http
   containerPort: {{ .values.httpPort }}
   protocol: TCP
+{{- if .values.metricsPort }}
+- name: metrics
+  containerPort: {{ .values.metricsPort }}
+  protocol: TCP
+{{- end }}
 {{- end -}}
 
 {{/* Environment every service gets besides the shared ConfigMap. */}}
@@ -202,6 +207,10 @@ volumes:
   value: {{ .component | quote }}
 - name: HTTP_PORT
   value: {{ .values.httpPort | quote }}
+{{- if .values.metricsPort }}
+- name: METRICS_PORT
+  value: {{ .values.metricsPort | quote }}
+{{- end }}
 {{- if .values.grpcPort }}
 - name: GRPC_PORT
   value: {{ .values.grpcPort | quote }}
@@ -272,7 +281,7 @@ readinessProbe:
   {{- else }}
   httpGet:
     path: /readyz
-    port: http
+    port: {{ ternary "metrics" "http" (not (empty .values.metricsPort)) }}
   {{- end }}
   periodSeconds: 5
   timeoutSeconds: 3

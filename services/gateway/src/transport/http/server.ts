@@ -5,9 +5,8 @@ import {
   envelopeErrors,
   httpMetrics,
   type Logger,
-  mountOps,
+  mountHealth,
   type OptionsCache,
-  pingRedis,
   type Redis,
   trustedProxies,
 } from '@aigw/common';
@@ -17,7 +16,9 @@ import type { Clients, RouteDeps } from './deps.ts';
 import { type AccessTokenLookup, ROLE, requireRole } from './middleware/auth.ts';
 import { RATE_LIMITS, rateLimit } from './middleware/rate-limit.ts';
 import { sessions as createSessions } from './middleware/session.ts';
+import { openApiDocument } from './openapi.ts';
 import { proxyTo } from './proxy.ts';
+import { routeTable } from './route-table.ts';
 import { mountRoutes } from './routes/index.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -54,7 +55,7 @@ export function createServer({ config, logger, redis, options, clients }: Server
   // req.ip, req.protocol and req.secure follow the forwarded headers only from these peers.
   app.set('trust proxy', (addr: string) => trusted(addr));
   app.use(httpMetrics());
-  mountOps(app, { redis: () => pingRedis(redis) });
+  mountHealth(app);
 
   // Before any body parser: the proxies stream bodies as they come.
   if (config.RELAY_HTTP_URL) {
@@ -100,6 +101,11 @@ export function createServer({ config, logger, redis, options, clients }: Server
   api.use(sessions.load);
   api.use(rateLimit(redis, { ...RATE_LIMITS.api, max: config.RATE_LIMIT_API }));
   mountRoutes(api, deps);
+  // Built once from the routes just mounted (their guards and zod schemas).
+  const document = openApiDocument(routeTable(api), config.VERSION);
+  api.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
   api.use((_req, res) => {
     res.status(404).json({ success: false, message: '接口不存在' });
   });

@@ -1,6 +1,6 @@
-import { clientError, type createOpsApp, type Logger } from '@aigw/common';
+import { clientError, type createPublicApp, type Logger } from '@aigw/common';
 
-type App = ReturnType<typeof createOpsApp>;
+type App = ReturnType<typeof createPublicApp>;
 interface Req {
   method: string;
   path: string;

@@ -1,10 +1,11 @@
 import { ok } from '@aigw/common';
-import { invalid } from '@aigw/common/errors';
-import type { Router } from 'express';
+import { AppError, invalid } from '@aigw/common/errors';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
 import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
+import { LOGIN_BACKOFF, loginBackoff } from '../middleware/login-backoff.ts';
 import { turnstileCheck } from '../middleware/turnstile.ts';
 import { body, optText } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
@@ -34,7 +35,9 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
   const { clients, sessions, critical, config, options } = deps;
   const human = turnstileCheck(options, config.TURNSTILE_VERIFY_URL);
   const wallets = walletGateway(clients.wallet, deps.logger);
-  const secure = config.COOKIE_SECURE === 'true';
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
+  const backoff = loginBackoff(deps.redis, { ...LOGIN_BACKOFF, freeFailures: config.LOGIN_FREE_FAILURES });
 
   api.post('/user/register', critical, human, Register, async (req, res) => {
     const b = input(req, Register).body;
@@ -52,13 +55,18 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
   });
 
   api.post('/user/login', critical, human, Login, async (req, res) => {
-    const b = input(req, Login).body;
-    const { user, defaultPassword } = await clients.users.login({
-      username: b.username ?? '',
-      password: b.password ?? '',
+    const { username = '', password = '' } = input(req, Login).body;
+    await backoff.check(username);
+    const answer = await clients.users.login({ username, password }).catch(async (err: unknown) => {
+      // Wrong credentials (not empty fields, not an outage) count against the account.
+      if (err instanceof AppError && err.code === 'INVALID_ARGUMENT' && username && password)
+        await backoff.failed(username);
+      throw err;
     });
+    const { user, defaultPassword } = answer;
     if (!user) throw invalid('用户名或密码错误，或用户已被封禁');
-    await sessions.create(res, sessionUserOf(user), secure);
+    await backoff.succeeded(username);
+    await sessions.create(res, sessionUserOf(user), secure(req));
     const data = userJson(user, await wallets.get(user.id));
     ok(res, defaultPassword ? { ...data, default_password: true } : data, '登录成功！');
   });

@@ -37,7 +37,8 @@ const text = (v: string | undefined) => v ?? '';
 export function oauthRoutes(api: Router, deps: RouteDeps): void {
   const { clients, sessions, guard, critical, options, config, redis } = deps;
   const wallets = walletGateway(clients.wallet, deps.logger);
-  const secure = config.COOKIE_SECURE === 'true';
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
 
   const loginWith = async (req: Request, res: Response, provider: OAuthProvider, providerId: string, hints = {}) => {
     const { user } = await clients.users.loginByOAuthIdentity({
@@ -48,7 +49,7 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
       ...hints,
     });
     if (!user) throw denied('登录失败');
-    await sessions.create(res, sessionUserOf(user), secure);
+    await sessions.create(res, sessionUserOf(user), secure(req));
     ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   };
   const bindTo = async (req: Request, res: Response, provider: OAuthProvider, providerId: string) => {
@@ -57,10 +58,16 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
   };
 
   /** GET /api/oauth/state: a one-time state, also set as a cookie so that only this browser can use it. */
-  api.get('/oauth/state', critical, async (_req, res) => {
+  api.get('/oauth/state', critical, async (req, res) => {
     const state = randomBytes(12).toString('base64url');
     await redis.set(`oauth:state:${state}`, '1', 'EX', STATE_TTL_S);
-    res.cookie(STATE_COOKIE, state, { httpOnly: true, sameSite: 'lax', secure, maxAge: STATE_TTL_S * 1000, path: '/' });
+    res.cookie(STATE_COOKIE, state, {
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: secure(req),
+      maxAge: STATE_TTL_S * 1000,
+      path: '/',
+    });
     ok(res, state);
   });
 

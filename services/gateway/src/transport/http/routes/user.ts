@@ -56,7 +56,8 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
   const { clients, sessions, guard, config } = deps;
   const wallets = walletGateway(clients.wallet, deps.logger);
   const models = modelsGateway(clients.channels, deps.logger);
-  const secure = config.COOKIE_SECURE === 'true';
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
 
   const withWallet = async (u: User) => userJson(u, await wallets.get(u.id));
   const withWallets = async (items: User[]) => {
@@ -90,7 +91,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     if (user && password) {
       // A new password ends every other session; this browser stays logged in.
       await sessions.destroyAllOf(user.id);
-      await sessions.create(res, sessionUserOf(user), secure);
+      await sessions.create(res, sessionUserOf(user), secure(req));
     } else await syncSessions(user, false);
     ok(res, undefined, '用户信息更新成功！');
   });
