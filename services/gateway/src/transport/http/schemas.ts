@@ -38,6 +38,9 @@ export function int(min = -MAX, max = MAX, message?: string) {
   );
 }
 
+/** A field that travels as a protobuf int32 (status, type, count...): any value it can carry. */
+export const int32 = (message = '必须是 32 位整数') => int(-(2 ** 31), 2 ** 31 - 1, message);
+
 /** A record id: a positive whole number. */
 export const id = (message = '无效的 ID') => int(1, MAX, message);
 

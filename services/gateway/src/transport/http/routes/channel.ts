@@ -3,7 +3,7 @@ import { invalid } from '@aigw/common/errors';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, flag, id, int, list, optional, optText, pageOf, pageShape, pathId } from '../schemas.ts';
+import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { defined, pageAnswer, snake } from './wire.ts';
 
@@ -14,13 +14,14 @@ function weightOf(w: number | undefined): number | undefined {
 }
 
 const num = optional(int());
+const i32 = optional(int32());
 /** Channel fields of a create or update body; models and groups as arrays or comma lists. */
 const fields = {
   name: optText,
-  type: num,
+  type: i32,
   key: optText,
   openai_organization: optText,
-  max_input_tokens: num,
+  max_input_tokens: i32,
   base_url: optText,
   other: optText,
   model_mapping: optText,
@@ -28,9 +29,9 @@ const fields = {
   models: list.nullish(),
   group: list.nullish(),
   groups: list.nullish(),
-  auto_ban: num,
+  auto_ban: i32,
   test_model: optText,
-  status: num,
+  status: i32,
   priority: num,
   weight: num,
   tag: optText,
@@ -66,7 +67,7 @@ const Search = validate({
 });
 const ById = validate({ params: pathId });
 const TestOne = validate({ params: pathId, query: z.object({ model: optText }) });
-const FetchModels = validate({ body: body({ type: num, base_url: optText, key: optText }) });
+const FetchModels = validate({ body: body({ type: i32, base_url: optText, key: optText }) });
 const Create = validate({
   body: z.union([body({ mode: optText, channel: channelBody }), body({ ...fields, batch: optional(flag) })]),
 });

@@ -2,11 +2,10 @@ import { ok } from '@aigw/common';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, flag, id, int, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
+import { body, flag, id, int32, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { actorOf, caller, pageAnswer, snake } from './wire.ts';
 
-const MAX = Number.MAX_SAFE_INTEGER;
 const List = validate({ query: z.object(pageShape) });
 const Search = validate({ query: z.object({ keyword: optText, ...pageShape }) });
 const ById = validate({ params: pathId });
@@ -14,14 +13,14 @@ const Create = validate({
   body: body({
     name: optText,
     quota: optional(quota()),
-    count: optional(int(-MAX, MAX, '数量必须是整数')),
+    count: optional(int32('数量必须是整数')),
   }),
 });
 const Update = validate({
   query: z.object({ status_only: optional(flag) }),
   body: body({
     id: id(),
-    status: optional(int(-MAX, MAX, '无效的状态')),
+    status: optional(int32('无效的状态')),
     name: optText,
     quota: optional(quota()),
   }),

@@ -2,7 +2,7 @@ import { ok } from '@aigw/common';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, flag, id, int, list, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
+import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { caller, defined, pageAnswer, snake } from './wire.ts';
 
@@ -21,10 +21,10 @@ const fields = {
 const List = validate({ query: z.object(pageShape) });
 const Search = validate({ query: z.object({ keyword: optText, token: optText, ...pageShape }) });
 const ById = validate({ params: pathId });
-const Create = validate({ body: body({ ...fields, count: optional(int()) }) });
+const Create = validate({ body: body({ ...fields, count: optional(int32()) }) });
 const Update = validate({
   query: z.object({ status_only: optional(flag) }),
-  body: body({ ...fields, id: id(), status: optional(int()) }),
+  body: body({ ...fields, id: id(), status: optional(int32()) }),
 });
 
 type Fields = z.output<ReturnType<typeof body<typeof fields>>>;
