@@ -1,5 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw } from './hardening-raw.ts';
@@ -64,12 +65,15 @@ describe('schemathesis over /api/openapi.json', () => {
           EXCLUDE,
           '--suppress-health-check',
           'all',
+          '--generation-database',
+          'none',
           '-H',
           `Cookie: ${cookie}`,
           '-H',
           'New-Api-User: 1',
         ],
-        { env: { ...process.env, NO_COLOR: '1' } },
+        // Its working files (.schemathesis/) go to the temp folder, not the repository.
+        { env: { ...process.env, NO_COLOR: '1' }, cwd: tmpdir() },
       );
       let out = '';
       child.stdout.on('data', (c: Buffer) => {
