@@ -341,6 +341,12 @@ spec:
       port: {{ .values.httpPort }}
       targetPort: http
       protocol: TCP
+    {{- if .values.metricsPort }}
+    - name: metrics
+      port: {{ .values.metricsPort }}
+      targetPort: metrics
+      protocol: TCP
+    {{- end }}
 {{- end -}}
 
 {{/* PodDisruptionBudget of a component (values.pdb.maxUnavailable or values.pdb.minAvailable). */}}
