@@ -77,9 +77,14 @@ async function waitFor(fn: () => Promise<boolean>, what: string, ms = 60_000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
+/** The relay's ops port (/metrics) sits 1000 above its HTTP port here (METRICS_PORT below). */
+const METRICS_OFFSET = 1000;
+
 /** The relay's V8 heap in use (MB), from its /metrics (prom-client's default metrics). */
 async function heapMb(origin: string): Promise<number> {
-  const text = await (await fetch(`${origin}/metrics`)).text();
+  const url = new URL(origin);
+  url.port = String(Number(url.port) + METRICS_OFFSET);
+  const text = await (await fetch(`${url.origin}/metrics`)).text();
   const m = /^nodejs_heap_size_used_bytes (\S+)$/m.exec(text);
   return Number(m?.[1] ?? 0) / 1024 / 1024;
 }
@@ -298,6 +303,7 @@ async function main() {
     env: {
       ...process.env,
       HTTP_PORT: String(relayPort),
+      METRICS_PORT: String(relayPort + METRICS_OFFSET),
       GRPC_PORT: '0',
       SERVICE_NAME: 'relay',
       GRPC_AUTH_DIR: grpcAuthDir,

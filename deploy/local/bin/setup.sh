@@ -4,6 +4,7 @@
 #   - Apache Kafka 3.9.x jars from Maven Central      -> .local/kafka/libs/
 #   - FerretDB v1.24.0 built from the Go module proxy -> .local/bin/ferretdb
 #   - the pnpm workspace (npx -y pnpm@9.15.9 install at the repo root)
+#   - schemathesis from PyPI (python3 -m pip), for the /api fuzzing test
 # Idempotent and fast when everything is already in place (stamps in .local/stamps/).
 # Nothing is downloaded at run time: deploy/local/bin/infra.sh only runs what this installs.
 #
@@ -23,7 +24,7 @@ for arg in "$@"; do
   case "$arg" in
     --infra-only) INFRA_ONLY=1 ;;
     -h | --help)
-      sed -n '2,13p' "$0"
+      sed -n '2,14p' "$0"
       exit 0
       ;;
     *)
@@ -191,6 +192,16 @@ if [ "$INFRA_ONLY" = 0 ]; then
     pnpm_fp >"$STAMPS/pnpm"
     log "pnpm install done in $(($(now) - t)) s"
   fi
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 5. schemathesis (PyPI): fuzzes /api/openapi.json in services/gateway/test/hardening-schemathesis
+# ---------------------------------------------------------------------------------------------
+SCHEMATHESIS_VERSION="4.32.5"
+if [ "$INFRA_ONLY" = 0 ] && ! st --version 2>/dev/null | grep -q "$SCHEMATHESIS_VERSION"; then
+  log "pip install schemathesis==$SCHEMATHESIS_VERSION"
+  python3 -m pip install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
+    python3 -m pip install -q --disable-pip-version-check --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
 fi
 
 log "done in $(($(now) - START)) s"

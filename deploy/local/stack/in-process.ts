@@ -64,7 +64,8 @@ export interface Stack {
   /** http://127.0.0.1:<port> of the gateway and of the relay. */
   gatewayUrl: string;
   relayUrl: string;
-  ports: Record<ServiceName, { http: number; grpc: number }>;
+  /** `metrics`: the ops port (/readyz, /metrics) of gateway, relay and tasks. */
+  ports: Record<ServiceName, { http: number; grpc: number; metrics: number }>;
   /** The environment the services got (peer addresses, database names, topic prefix). */
   env: Record<string, string>;
   id: string;
@@ -92,7 +93,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const wanted = new Set(opts.services ?? ORDER);
   const id = randomBytes(4).toString('hex');
   const ports = {} as Stack['ports'];
-  for (const svc of ORDER) ports[svc] = { http: await freePort(), grpc: await freePort() };
+  for (const svc of ORDER) ports[svc] = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
   const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
   process.env.KAFKA_TOPIC_PREFIX = `t${id}.`;
   const env: Record<string, string> = {
@@ -112,6 +113,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     TASKS_ADDR: addr('tasks'),
     RELAY_HTTP_URL: `http://127.0.0.1:${ports.relay.http}`,
     TASKS_HTTP_URL: `http://127.0.0.1:${ports.tasks.http}`,
+    // The test process plays the ingress (its clients name their address in X-Forwarded-For) and
+    // the gateway proxies /v1 to the relay: both from loopback.
+    TRUSTED_PROXIES: 'loopback',
     ...opts.env,
   };
   const started: StartedApp[] = [];
@@ -127,6 +131,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         SERVICE_NAME: svc,
         HTTP_PORT: String(ports[svc].http),
         GRPC_PORT: String(ports[svc].grpc),
+        METRICS_PORT: String(ports[svc].metrics),
         MONGO_DB: `aigw_${svc}_${id}`,
       });
       // Clients and servers the service creates while starting use its own key only.

@@ -9,6 +9,8 @@ export interface ServiceSpec {
   name: string;
   httpPort: number;
   grpcPort?: number;
+  /** Ops port (/readyz, /metrics) of the services with a public HTTP port; else httpPort serves them. */
+  metricsPort?: number;
 }
 
 export const SERVICES: ServiceSpec[] = [
@@ -16,9 +18,9 @@ export const SERVICES: ServiceSpec[] = [
   { name: 'channels', httpPort: 9466, grpcPort: 50052 },
   { name: 'billing', httpPort: 9467, grpcPort: 50053 },
   { name: 'logs', httpPort: 9469, grpcPort: 50055 },
-  { name: 'relay', httpPort: 3001, grpcPort: 50054 },
-  { name: 'tasks', httpPort: 3002, grpcPort: 50056 },
-  { name: 'gateway', httpPort: 3000 },
+  { name: 'relay', httpPort: 3001, grpcPort: 50054, metricsPort: 9468 },
+  { name: 'tasks', httpPort: 3002, grpcPort: 50056, metricsPort: 9470 },
+  { name: 'gateway', httpPort: 3000, metricsPort: 9464 },
 ];
 
 /** Peer addresses every service receives. */

@@ -81,7 +81,8 @@ const started = Date.now();
 const gatewayIndex = SERVICES.findIndex((s) => s.name === 'gateway');
 for (const [i, svc] of SERVICES.entries()) {
   // The gateway (the console's door) opens once its peers answer.
-  if (i === gatewayIndex) await Promise.all(SERVICES.slice(0, i).map((s) => waitReady(s.httpPort, 120_000)));
+  if (i === gatewayIndex)
+    await Promise.all(SERVICES.slice(0, i).map((s) => waitReady(s.metricsPort ?? s.httpPort, 120_000)));
   if (stopping) break;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -89,12 +90,15 @@ for (const [i, svc] of SERVICES.entries()) {
     SERVICE_NAME: svc.name,
     HTTP_PORT: String(svc.httpPort),
     ...(svc.grpcPort ? { GRPC_PORT: String(svc.grpcPort) } : {}),
+    ...(svc.metricsPort ? { METRICS_PORT: String(svc.metricsPort) } : {}),
+    // The gateway proxies /v1 to the relay from loopback: the relay believes its X-Forwarded-For.
+    ...(svc.name === 'relay' ? { TRUSTED_PROXIES: 'loopback' } : {}),
     LOCAL_STACK: 'true',
     GRPC_AUTH_DIR: grpcAuthDir,
   };
   children.set(svc.name, startService(svc.name, i, env));
 }
-const results = await Promise.all(SERVICES.map((s) => waitReady(s.httpPort, 120_000)));
+const results = await Promise.all(SERVICES.map((s) => waitReady(s.metricsPort ?? s.httpPort, 120_000)));
 if (!stopping) {
   const failed = SERVICES.filter((_, i) => !results[i]).map((s) => s.name);
   if (failed.length > 0) {

@@ -341,7 +341,7 @@ describe('_id lookups (id-index.patch)', () => {
 
   it('lookups, updates and deletes by _id use the unique _id index (SQLite plan), not a scan', async (ctx) => {
     if (!isFerretDB) ctx.skip();
-    for (const filter of [{ _id: 2 }, { _id: '7' }, { _id: oid }, { _id: { $in: [1, '7'] } }]) {
+    for (const filter of [{ _id: 2 }, { _id: '7' }, { _id: oid }, { _id: { $in: [1, '7'] } }] as Doc[]) {
       const plan = JSON.stringify((await coll('ids').find(filter).explain()).queryPlanner);
       expect(plan, JSON.stringify(filter)).toMatch(/USING INDEX/);
     }

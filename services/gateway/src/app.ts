@@ -3,10 +3,12 @@ import {
   connectRedis,
   createClient,
   createKafka,
+  createOpsApp,
   createOptionsCache,
   createPublisher,
   type Logger,
   listen,
+  pingRedis,
   stopStack,
 } from '@aigw/common';
 import {
@@ -68,6 +70,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;
       stack.add(() => server.close());
+      const ops = await listen(createOpsApp({ redis: () => pingRedis(redis) }), config.METRICS_PORT);
+      stack.add(() => ops.close());
       logger.info({ port: boundPort }, 'gateway listening');
     },
     stop: () => stack.run(),

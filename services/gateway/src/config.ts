@@ -1,4 +1,4 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
 import { z } from 'zod';
 
 const schema = baseEnv.extend(infraEnv.shape).extend({
@@ -8,17 +8,27 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
+  /** /readyz and /metrics (the public port serves /healthz only). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535),
   SESSION_SECRET: z.string().min(16, 'SESSION_SECRET must hold at least 16 characters'),
   /** Built console (console/dist); served with a fallback to index.html for client routes. */
   CONSOLE_DIR: z.string().optional(),
   /** Local stack only: the gateway proxies /v1, /pg, /dashboard, /v1beta to the relay and /mj, /suno to tasks. */
   RELAY_HTTP_URL: z.string().url().optional(),
   TASKS_HTTP_URL: z.string().url().optional(),
-  /** Express "trust proxy" setting, so rate limits see the client's address behind an ingress. */
-  TRUST_PROXY: z.string().default('loopback'),
+  /**
+   * Proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses, CIDRs, loopback,
+   * linklocal, uniquelocal; comma list). Default none: the client is the socket's peer, so a
+   * forged header cannot reset rate limits. Behind an ingress, name the ingress's addresses.
+   */
+  TRUSTED_PROXIES: proxyList,
+  /** Older name of TRUSTED_PROXIES, read when that is unset. */
+  TRUST_PROXY: proxyList,
   RATE_LIMIT_WEB: z.coerce.number().int().positive().default(120),
   RATE_LIMIT_API: z.coerce.number().int().positive().default(360),
   RATE_LIMIT_CRITICAL: z.coerce.number().int().positive().default(20),
+  /** Wrong passwords in a row one account may take before each further one locks it (1 s, 2 s, ... 15 min). */
+  LOGIN_FREE_FAILURES: z.coerce.number().int().min(1).default(5),
   COOKIE_SECURE: z.enum(['true', 'false']).default('false'),
   VERSION: z.string().default('v0.1.0'),
   /** Prefix of every Redis key (sessions, limits, OAuth states); tests give each stack its own. */
@@ -33,5 +43,5 @@ export type Config = z.infer<typeof schema>;
 
 /** Parses the gateway's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3000' });
+  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3000', METRICS_PORT: '9464' });
 }

@@ -337,7 +337,8 @@ describe('accounts: register, login and the own account', () => {
   it('when one address calls a critical route more than 20 times in 20 minutes, then it gets 429', async () => {
     const client = new Client(url);
     for (let i = 0; i < 20; i++) {
-      const res = await client.post('/user/login', { username: 'nobody', password: 'password123' });
+      // A name per try: one name would meet the per-account backoff (hardening-proxies.test.ts) first.
+      const res = await client.post('/user/login', { username: `nobody${i}`, password: 'password123' });
       expect(res.status).toBe(200);
     }
     const limited = await client.post('/user/login', { username: 'root', password: '123456' });

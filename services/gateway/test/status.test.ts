@@ -30,7 +30,7 @@ describe('gateway /api/status and /metrics', () => {
 
   it('when metrics are scraped after a request, then the RED series count it by route', async () => {
     await fetch(`${stack.gatewayUrl}/api/status`);
-    const text = await (await fetch(`${stack.gatewayUrl}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${stack.ports.gateway.metrics}/metrics`)).text();
     expect(text).toMatch(/http_requests_total\{method="GET",route="\/api\/status",status="200"\} \d+/);
     expect(text).toContain('http_request_duration_seconds_bucket');
     expect(text).toContain('process_cpu_user_seconds_total');
@@ -42,9 +42,14 @@ describe('gateway /api/status and /metrics', () => {
     expect(await res.json()).toEqual({ success: false, message: '接口不存在' });
   });
 
-  it('when health is probed, then liveness and readiness answer', async () => {
+  it('when health is probed, then liveness answers on the public port, readiness on the ops port only', async () => {
     expect((await fetch(`${stack.gatewayUrl}/healthz`)).status).toBe(200);
-    const ready = await fetch(`${stack.gatewayUrl}/readyz`);
+    for (const path of ['/readyz', '/metrics']) {
+      const pub = await fetch(`${stack.gatewayUrl}${path}`);
+      expect(pub.status, path).toBe(404);
+      expect(await pub.text()).not.toMatch(/redis|http_requests_total/);
+    }
+    const ready = await fetch(`http://127.0.0.1:${stack.ports.gateway.metrics}/readyz`);
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { checks: Record<string, string> }).checks.redis).toBe('ok');
   });

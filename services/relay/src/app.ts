@@ -4,15 +4,18 @@ import {
   connectRedis,
   createClient,
   createKafka,
+  createOpsApp,
   createOptionsCache,
   createPublisher,
   ensureTopics,
   type Logger,
+  listen,
   pingRedis,
   service,
   startGrpcServer,
   stopStack,
   topicName,
+  trustedProxies,
 } from '@aigw/common';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
@@ -177,7 +180,8 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
-      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) } });
+      const http = createRelayServer({ logger });
+      const ops = await listen(createOpsApp({ redis: () => pingRedis(redis) }), config.METRICS_PORT);
       const dispatch = relayRoutes({
         pipeline,
         identities,
@@ -185,7 +189,7 @@ export async function createApp(
         limiter,
         session: sessionReader(redis, config.SESSION_SECRET),
         logger,
-        trustProxy: config.RELAY_TRUST_PROXY === 'true',
+        trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         track: http.track,
         walletOf: async (userId) => {
@@ -203,6 +207,7 @@ export async function createApp(
       stack.add(() => events.stop());
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
+      stack.add(() => ops.close());
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),

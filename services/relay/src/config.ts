@@ -1,4 +1,4 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
 import { z } from 'zod';
 
 const int = (d: number) => z.coerce.number().int().min(0).default(d);
@@ -9,6 +9,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   BILLING_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   REDIS_KEY_PREFIX: z.string().default(''),
+  /** /readyz and /metrics (the public port serves /healthz only). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535),
   /** The gateway's session secret: /pg/chat/completions reads console sessions (read only). */
   SESSION_SECRET: z.string().default(''),
   /** Token and user cache lifetime (entity-changed events drop entries sooner). */
@@ -60,13 +62,23 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
   /** How long SIGTERM waits for in-flight requests (streams) to finish. */
   RELAY_DRAIN_MS: int(20_000),
-  /** Trust X-Forwarded-For for the client address (the relay runs behind the gateway or an ingress). */
-  RELAY_TRUST_PROXY: z.enum(['true', 'false']).default('true'),
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client address (token IP allow-lists, logs):
+   * addresses, CIDRs, loopback, linklocal, uniquelocal. Default none. The local stack names
+   * loopback (the gateway proxies /v1 there); a cluster names the ingress controller's addresses.
+   */
+  TRUSTED_PROXIES: proxyList,
 });
 
 export type Config = z.infer<typeof schema>;
 
 /** Parses the relay's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3001', GRPC_PORT: '50054' });
+  return loadConfig(schema, env, {
+    ...infraDefaults,
+    ...peerDefaults,
+    HTTP_PORT: '3001',
+    GRPC_PORT: '50054',
+    METRICS_PORT: '9468',
+  });
 }

@@ -8,9 +8,11 @@ import {
   createKafka,
   createOpsApp,
   createOptionsCache,
+  createPublicApp,
   createPublisher,
   ensureTopics,
   type Logger,
+  listen,
   pingMongo,
   service,
   startGrpcServer,
@@ -32,6 +34,7 @@ import type { MjDeps } from './domain/mj-submit.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
+import { withJsonErrors } from './transport/http/errors.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
@@ -97,12 +100,14 @@ export async function createApp(
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = createOpsApp({ mongo: () => pingMongo(conn) });
+      // The public port serves the task routes and /healthz; /metrics and /readyz are on the
+      // metrics port only (docs/security.md).
+      const publicApp = withJsonErrors(createPublicApp(), logger);
       const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
       const http = createServer((req, res) => {
         mjHttp(req, res)
           .then((handled) => {
-            if (!handled) ops(req, res);
+            if (!handled) publicApp(req, res);
           })
           .catch((err) => {
             logger.error({ err }, 'request failed');
@@ -154,7 +159,9 @@ export async function createApp(
           await running;
         });
       }
-      logger.info({ grpcPort, httpPort }, 'tasks service started');
+      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.METRICS_PORT);
+      stack.add(() => ops.close());
+      logger.info({ grpcPort, httpPort, metricsPort: ops.port }, 'tasks service started');
     },
     stop: () => stack.run(),
   };

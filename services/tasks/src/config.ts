@@ -5,6 +5,8 @@ const int = (d: number) => z.coerce.number().int().min(0).default(d);
 
 const schema = baseEnv.extend(infraEnv.shape).extend({
   MONGO_DB: z.string().default('aigw_tasks'),
+  /** /readyz and /metrics (the public port, HTTP_PORT, serves /healthz and the task routes). */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),
@@ -38,5 +40,11 @@ export type Config = z.infer<typeof schema>;
 
 /** Parses the tasks service's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, { ...infraDefaults, ...peerDefaults, HTTP_PORT: '3002', GRPC_PORT: '50056' });
+  return loadConfig(schema, env, {
+    ...infraDefaults,
+    ...peerDefaults,
+    HTTP_PORT: '3002',
+    GRPC_PORT: '50056',
+    METRICS_PORT: '9470',
+  });
 }

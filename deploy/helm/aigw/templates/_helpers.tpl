@@ -3,7 +3,7 @@ Helpers of the aigw chart. Component helpers take a dict:
   root      the top-level context ($)
   component the service name (users, relay, ...)
   values    the service's values block (.Values.<component>)
-  readiness "grpc" (grpc.health.v1 on grpcPort) or "http" (GET /readyz on httpPort)
+  readiness "grpc" (grpc.health.v1 on grpcPort) or "http" (GET /readyz on metricsPort, else httpPort)
 */}}
 
 {{- define "aigw.name" -}}
@@ -144,7 +144,7 @@ checksum/config: {{ include (print .root.Template.BasePath "/configmap.yaml") .r
 checksum/secret: {{ include (print .root.Template.BasePath "/secret.yaml") .root | sha256sum }}
 {{- if .root.Values.metrics.podAnnotations }}
 prometheus.io/scrape: "true"
-prometheus.io/port: {{ .values.httpPort | quote }}
+prometheus.io/port: {{ .values.metricsPort | default .values.httpPort | quote }}
 prometheus.io/path: /metrics
 {{- end }}
 {{- with .values.podAnnotations }}
@@ -215,6 +215,11 @@ volumes:
 - name: http
   containerPort: {{ .values.httpPort }}
   protocol: TCP
+{{- if .values.metricsPort }}
+- name: metrics
+  containerPort: {{ .values.metricsPort }}
+  protocol: TCP
+{{- end }}
 {{- end -}}
 
 {{/* Environment every service gets besides the shared ConfigMap. */}}
@@ -224,6 +229,10 @@ volumes:
   value: {{ .component | quote }}
 - name: HTTP_PORT
   value: {{ .values.httpPort | quote }}
+{{- if .values.metricsPort }}
+- name: METRICS_PORT
+  value: {{ .values.metricsPort | quote }}
+{{- end }}
 {{- if .values.grpcPort }}
 - name: GRPC_PORT
   value: {{ .values.grpcPort | quote }}
@@ -297,7 +306,7 @@ readinessProbe:
   {{- else }}
   httpGet:
     path: /readyz
-    port: http
+    port: {{ ternary "metrics" "http" (not (empty .values.metricsPort)) }}
   {{- end }}
   periodSeconds: 5
   timeoutSeconds: 3
@@ -360,6 +369,12 @@ spec:
       port: {{ .values.httpPort }}
       targetPort: http
       protocol: TCP
+    {{- if .values.metricsPort }}
+    - name: metrics
+      port: {{ .values.metricsPort }}
+      targetPort: metrics
+      protocol: TCP
+    {{- end }}
 {{- end -}}
 
 {{/* PodDisruptionBudget of a component (values.pdb.maxUnavailable or values.pdb.minAvailable). */}}

@@ -1,6 +1,6 @@
 import { conflict, denied, invalid, notFound, precondition } from '@aigw/common/errors';
 import type { Credits } from './credits.ts';
-import { hashPassword, verifyPassword } from './password.ts';
+import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { CodeStore, OptionsReader, UserRecord, UserStore } from './ports.ts';
 import { ROLE, STATUS } from './ports.ts';
 import { checkDisplayName, checkEmail, checkPassword, checkUsername, MSG, randomString } from './user-rules.ts';
@@ -82,7 +82,10 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
       if (!options.bool('PasswordLoginEnabled')) throw precondition(MSG.passwordLoginOff);
       if (!name.trim() || !password) throw invalid(MSG.loginEmpty);
       const user = await users.findByLogin(name.trim());
-      const matches = user?.password_hash ? await verifyPassword(password, user.password_hash) : false;
+      // The same scrypt work whether or not the user exists (no username probing by timing).
+      const matches = user?.password_hash
+        ? await verifyPassword(password, user.password_hash)
+        : await verifyNothing(password);
       if (!user || !matches || user.status !== STATUS.enabled) throw invalid(MSG.loginFailed);
       const updated = (await users.update(user.id, { last_login_at: Math.floor(Date.now() / 1000) })) ?? user;
       return { user: updated, defaultPassword: user.role === ROLE.root && password === DEFAULT_ROOT_PASSWORD };

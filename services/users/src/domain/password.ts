@@ -32,3 +32,16 @@ export async function verifyPassword(password: string, stored: string): Promise<
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
+
+let dummy: Promise<string> | undefined;
+
+/**
+ * Spends the time of one password check when there is no hash to check against (unknown user,
+ * account without a password), so that a login's answer time does not tell whether a username
+ * exists. Always false.
+ */
+export async function verifyNothing(password: string): Promise<false> {
+  dummy ??= hashPassword(randomBytes(16).toString('hex'));
+  await verifyPassword(password, await dummy);
+  return false;
+}

@@ -5,10 +5,10 @@ import {
   envelopeErrors,
   httpMetrics,
   type Logger,
-  mountOps,
+  mountHealth,
   type OptionsCache,
-  pingRedis,
   type Redis,
+  trustedProxies,
 } from '@aigw/common';
 import express, { type Express } from 'express';
 import type { Config } from '../../config.ts';
@@ -16,8 +16,25 @@ import type { Clients, RouteDeps } from './deps.ts';
 import { type AccessTokenLookup, ROLE, requireRole } from './middleware/auth.ts';
 import { RATE_LIMITS, rateLimit } from './middleware/rate-limit.ts';
 import { sessions as createSessions } from './middleware/session.ts';
+import { openApiDocument } from './openapi.ts';
 import { proxyTo } from './proxy.ts';
+import { routeTable } from './route-table.ts';
 import { mountRoutes } from './routes/index.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON bodies must be valid UTF-8 (body-parser would silently turn bad bytes into U+FFFD). */
+function utf8Only(_req: unknown, _res: unknown, buf: Buffer, encoding: string): void {
+  if (encoding.toLowerCase() !== 'utf-8' && encoding.toLowerCase() !== 'utf8') return;
+  try {
+    utf8.decode(buf);
+  } catch {
+    throw Object.assign(new Error('request body is not valid UTF-8'), { status: 400, type: 'encoding.invalid' });
+  }
+}
+
+/** The largest /api JSON body; beyond it 413. */
+export const API_BODY_LIMIT = '1mb';
 
 export interface ServerInput {
   config: Config;
@@ -34,9 +51,11 @@ export interface ServerInput {
 export function createServer({ config, logger, redis, options, clients }: ServerInput): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.TRUST_PROXY);
+  const trusted = trustedProxies(config.TRUSTED_PROXIES || config.TRUST_PROXY || '');
+  // req.ip, req.protocol and req.secure follow the forwarded headers only from these peers.
+  app.set('trust proxy', (addr: string) => trusted(addr));
   app.use(httpMetrics());
-  mountOps(app, { redis: () => pingRedis(redis) });
+  mountHealth(app);
 
   // Before any body parser: the proxies stream bodies as they come.
   if (config.RELAY_HTTP_URL) {
@@ -77,10 +96,16 @@ export function createServer({ config, logger, redis, options, clients }: Server
   };
 
   const api = express.Router();
-  api.use(express.json({ limit: '10mb' }));
+  // 1 MB: far above any form of the console, far below what a gRPC message may carry (4 MB).
+  api.use(express.json({ limit: API_BODY_LIMIT, verify: utf8Only }));
   api.use(sessions.load);
   api.use(rateLimit(redis, { ...RATE_LIMITS.api, max: config.RATE_LIMIT_API }));
   mountRoutes(api, deps);
+  // Built once from the routes just mounted (their guards and zod schemas).
+  const document = openApiDocument(routeTable(api), config.VERSION);
+  api.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
   api.use((_req, res) => {
     res.status(404).json({ success: false, message: '接口不存在' });
   });

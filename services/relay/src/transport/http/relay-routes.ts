@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger, OptionsCache } from '@aigw/common';
+import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
 import type { RateLimiter } from '../../data/rate-limiter.ts';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
@@ -36,8 +36,8 @@ export interface RouteDeps {
   limiter: RateLimiter;
   session(req: IncomingMessage): Promise<SessionUser | undefined>;
   logger: Logger;
-  /** Trust X-Forwarded-For (the relay sits behind the gateway or an ingress). */
-  trustProxy: boolean;
+  /** The peers whose X-Forwarded-For names the client (TRUSTED_PROXIES; none by default). */
+  trustedProxy(addr: string): boolean;
   maxBodyBytes: number;
   /** The user's wallet (dashboard billing endpoints). */
   walletOf(userId: number): Promise<{ quota: number; usedQuota: number }>;
@@ -65,14 +65,20 @@ export function newRequestId(): string {
   return `${ID_PREFIX}-${Date.now().toString(36)}-${seq.toString(36)}`;
 }
 
-function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  if (trustProxy) {
-    const xff = req.headers['x-forwarded-for'];
-    const first = (Array.isArray(xff) ? xff[0] : xff)?.split(',')[0]?.trim();
-    if (first) return first;
-  }
-  return req.socket.remoteAddress ?? '';
+function clientIp(req: IncomingMessage, trusted: (addr: string) => boolean): string {
+  return clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted);
 }
+
+/** decodeURIComponent, undefined instead of a URIError for a malformed escape. */
+export function safeDecode(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function sendError(
   res: ServerResponse,
@@ -99,6 +105,43 @@ function sendJson(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
   res.end(text);
+}
+
+/** The body as a JSON object: valid UTF-8, valid JSON, an object (not an array or a scalar). */
+function jsonObject(raw: Buffer): Json {
+  let body: unknown;
+  try {
+    body = JSON.parse(utf8.decode(raw));
+  } catch {
+    throw new RelayError(400, '请求体不是合法的 JSON', 'invalid_json');
+  }
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new RelayError(400, '请求体必须是 JSON 对象', 'invalid_json');
+  return body as Json;
+}
+
+const FIELD_TYPES: Record<string, 'string' | 'boolean' | 'number' | 'array' | 'object'> = {
+  model: 'string',
+  stream: 'boolean',
+  max_tokens: 'number',
+  max_completion_tokens: 'number',
+  n: 'number',
+  stream_options: 'object',
+  messages: 'array',
+};
+
+/**
+ * The fields the relay itself reads must have their declared JSON types (an object where a
+ * string belongs is refused here with a 400, not met later as a TypeError and a 500). Other fields
+ * go upstream unchanged; the provider judges them.
+ */
+function checkFields(body: Json): void {
+  for (const [field, want] of Object.entries(FIELD_TYPES)) {
+    const v = body[field];
+    if (v === undefined || v === null) continue;
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    if (got !== want) throw new RelayError(400, `字段 ${field} 的类型无效，应为 ${want}`, 'invalid_field');
+  }
 }
 
 /** Returns a handler for the relay's routes, or undefined when the path is not one of them. */
@@ -133,7 +176,7 @@ export function relayRoutes(deps: RouteDeps) {
     checkToken(token, Math.floor(Date.now() / 1000));
     checkUser(user);
     if (pinned && user.role < ADMIN_ROLE) throw new RelayError(403, '普通用户不支持指定渠道', 'channel_pin_forbidden');
-    if (!ipAllowed(token.allowIps, clientIp(req, deps.trustProxy)))
+    if (!ipAllowed(token.allowIps, clientIp(req, deps.trustedProxy)))
       throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中', 'ip_forbidden');
     return { user, token, pinned };
   }
@@ -169,18 +212,19 @@ export function relayRoutes(deps: RouteDeps) {
     const raw = await readBody(req, deps.maxBodyBytes);
     const ct = String(req.headers['content-type'] ?? '');
     if (ct.includes('multipart/form-data')) {
-      const form = await new Response(raw, { headers: { 'content-type': ct } }).formData();
-      return { format, mode, model: String(form.get('model') ?? ''), stream: false, body: form, includeUsage: false };
+      let form: FormData;
+      try {
+        form = await new Response(raw, { headers: { 'content-type': ct } }).formData();
+      } catch {
+        throw new RelayError(400, '请求体不是合法的 multipart/form-data', 'invalid_form');
+      }
+      const model = form.get('model') ?? '';
+      if (typeof model !== 'string') throw new RelayError(400, '字段 model 必须是字符串', 'invalid_field');
+      return { format, mode, model, stream: false, body: form, includeUsage: false };
     }
-    let body: Json;
-    try {
-      body = JSON.parse(raw.toString('utf8')) as Json;
-    } catch {
-      throw new RelayError(400, '请求体不是合法的 JSON', 'invalid_json');
-    }
-    if (!body || typeof body !== 'object' || Array.isArray(body))
-      throw new RelayError(400, '请求体不是合法的 JSON', 'invalid_json');
+    const body = jsonObject(raw);
     if (gemini) return { format, mode, model: gemini.model, stream: gemini.stream, body, raw, includeUsage: false };
+    checkFields(body);
     const stream = body.stream === true && (mode === 'chat' || mode === 'completions');
     const includeUsage =
       stream && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
@@ -217,7 +261,7 @@ export function relayRoutes(deps: RouteDeps) {
         token: id.token,
         group: group(id.token.group, id.user),
         pinnedChannelId: id.pinned,
-        ip: clientIp(req, deps.trustProxy),
+        ip: clientIp(req, deps.trustedProxy),
         startedAt,
       };
       if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
@@ -243,7 +287,7 @@ export function relayRoutes(deps: RouteDeps) {
         user,
         group: group(typeof body.group === 'string' ? body.group : '', user),
         pinnedChannelId: 0,
-        ip: clientIp(req, deps.trustProxy),
+        ip: clientIp(req, deps.trustedProxy),
         startedAt,
       };
       if (body.group !== undefined) {
@@ -327,24 +371,35 @@ export function relayRoutes(deps: RouteDeps) {
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
       if (g) {
-        const model = decodeURIComponent(g[2] ?? '');
+        const model = safeDecode(g[2] ?? '');
+        if (model === undefined) return badPath(res, 'gemini');
         return track(handleApi(req, res, url, 'gemini', 'chat', { model, stream: g[3] === 'streamGenerateContent' }));
       }
     } else if (method === 'GET') {
       if (path === '/v1/models') return track(handleModels(req, res, url));
-      if (path.startsWith('/v1/models/'))
-        return track(handleModels(req, res, url, decodeURIComponent(path.slice('/v1/models/'.length))));
+      if (path.startsWith('/v1/models/')) {
+        const one = safeDecode(path.slice('/v1/models/'.length));
+        if (one === undefined) return badPath(res, 'openai');
+        return track(handleModels(req, res, url, one));
+      }
       if (path === '/dashboard/billing/subscription' || path === '/v1/dashboard/billing/subscription')
         return track(handleBilling(req, res, url, 'subscription'));
       if (path === '/dashboard/billing/usage' || path === '/v1/dashboard/billing/usage')
         return track(handleBilling(req, res, url, 'usage'));
     }
     if (path.startsWith('/v1') || path.startsWith('/pg') || path.startsWith('/dashboard')) {
-      sendError(res, 'openai', 404, `Invalid URL (${method} ${path})`, 'not_found');
+      const format: ClientFormat = path.startsWith('/v1beta') ? 'gemini' : 'openai';
+      sendError(res, format, 404, `Invalid URL (${method} ${path})`, 'not_found');
       return true;
     }
     return false;
   };
+
+  /** A path segment that is not valid percent-encoded UTF-8 is the client's error (400), not ours. */
+  function badPath(res: ServerResponse, format: ClientFormat): true {
+    sendError(res, format, 400, '请求路径的编码无效', 'invalid_path');
+    return true;
+  }
 
   function track(p: Promise<void>): true {
     deps.track(p);

@@ -1,13 +1,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { httpMetrics, mountOps, type ReadinessCheck } from '@aigw/common';
+import { httpMetrics, type Logger, mountHealth } from '@aigw/common';
 import express from 'express';
 
 /**
  * The relay's HTTP server: node:http with the relay routes first (no framework on the hot
- * path), everything else (/healthz, /readyz, /metrics, 404) through a small Express app.
+ * path), everything else (/healthz, 404) through a small Express app. /readyz and /metrics are
+ * served on the ops port (METRICS_PORT), not here.
  * `drain()` stops accepting connections and waits for in-flight requests (streams included).
  */
-export function createRelayServer(opts: { readiness: Record<string, ReadinessCheck> }): {
+const unexpected = { error: { message: '服务器内部错误', type: 'server_error', param: null, code: 'internal_error' } };
+
+export function createRelayServer(opts: { logger: Logger }): {
   server: Server;
   /** Sets the relay routes' dispatcher (true when it took the request). */
   attach(relay: (req: IncomingMessage, res: ServerResponse) => boolean): void;
@@ -19,7 +22,7 @@ export function createRelayServer(opts: { readiness: Record<string, ReadinessChe
   const ops = express();
   ops.disable('x-powered-by');
   ops.use(httpMetrics());
-  mountOps(ops, opts.readiness);
+  mountHealth(ops);
   ops.use((req, res) => {
     res.status(404).json({
       error: {
@@ -41,8 +44,17 @@ export function createRelayServer(opts: { readiness: Record<string, ReadinessChe
     }
   };
   const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
-    if (relay?.(req, res)) return;
-    ops(req, res);
+    // A throw here would be outside any handler and end the process: answer 500 instead.
+    try {
+      if (relay?.(req, res)) return;
+      ops(req, res);
+    } catch (err) {
+      opts.logger.error({ err, method: req.method }, 'relay request listener failed');
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(unexpected));
+      } else res.destroy();
+    }
   });
   return {
     server,

@@ -20,7 +20,13 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
   if (!header) return undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
+      try {
+        return decodeURIComponent(part.slice(eq + 1).trim());
+      } catch {
+        return undefined; // a malformed escape: no session, not an error
+      }
+    }
   }
   return undefined;
 }
@@ -37,7 +43,12 @@ export function sessionReader(redis: Redis, secret: string) {
     if (mac.length !== want.length || !timingSafeEqual(mac, want)) return undefined;
     const json = await redis.get(`sess:${sid}`);
     if (!json) return undefined;
-    const user = JSON.parse(json) as SessionUser;
+    let user: SessionUser;
+    try {
+      user = JSON.parse(json) as SessionUser;
+    } catch {
+      return undefined;
+    }
     const claimed = req.headers['new-api-user'];
     if (claimed === undefined || String(claimed) !== String(user.id)) return undefined;
     return user;

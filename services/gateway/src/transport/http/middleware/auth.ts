@@ -21,8 +21,8 @@ export type AccessTokenLookup = (token: string) => Promise<SessionUser | undefin
  * `Authorization`. The `New-Api-User` header must name that same user (401 otherwise), the user
  * must be enabled, and their role at least `minRole` (403 otherwise).
  */
-export function requireRole(minRole: number, lookup: AccessTokenLookup): RequestHandler {
-  return async (req, _res, next) => {
+export function requireRole(minRole: number, lookup: AccessTokenLookup): RequestHandler & { minRole: number } {
+  const guard: RequestHandler = async (req, _res, next) => {
     let user = req.sessionUser;
     if (!user) {
       const header = req.headers.authorization?.replace(/^Bearer\s+/i, '').trim();
@@ -41,4 +41,6 @@ export function requireRole(minRole: number, lookup: AccessTokenLookup): Request
     req.user = user;
     next();
   };
+  // The route table (OpenAPI document, role matrix test) reads each route's guard from here.
+  return Object.assign(guard, { minRole });
 }

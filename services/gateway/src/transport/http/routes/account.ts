@@ -1,11 +1,30 @@
 import { ok } from '@aigw/common';
-import { invalid } from '@aigw/common/errors';
-import type { Router } from 'express';
+import { AppError, invalid } from '@aigw/common/errors';
+import type { Request, Router } from 'express';
+import { z } from 'zod';
 import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
-import { bodyOf, text } from '../input.ts';
+import { LOGIN_BACKOFF, loginBackoff } from '../middleware/login-backoff.ts';
 import { turnstileCheck } from '../middleware/turnstile.ts';
+import { body, optText } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+
+const opt = optText;
+const Register = validate({
+  body: body({
+    username: opt,
+    password: opt,
+    password2: opt,
+    display_name: opt,
+    email: opt,
+    verification_code: opt,
+    aff_code: opt,
+  }),
+});
+const Login = validate({ body: body({ username: opt, password: opt }) });
+const EmailQuery = validate({ query: z.object({ email: opt, turnstile: opt }) });
+const Reset = validate({ body: body({ email: opt, token: opt }) });
 
 /**
  * Signing up and in: register, login, logout, the email code, the password-reset mail and its
@@ -16,31 +35,38 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
   const { clients, sessions, critical, config, options } = deps;
   const human = turnstileCheck(options, config.TURNSTILE_VERIFY_URL);
   const wallets = walletGateway(clients.wallet, deps.logger);
-  const secure = config.COOKIE_SECURE === 'true';
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
+  const backoff = loginBackoff(deps.redis, { ...LOGIN_BACKOFF, freeFailures: config.LOGIN_FREE_FAILURES });
 
-  api.post('/user/register', critical, human, async (req, res) => {
-    const b = bodyOf(req);
-    const password = text(b.password);
-    if (b.password2 !== undefined && text(b.password2) !== password) throw invalid('两次输入的密码不一致');
+  api.post('/user/register', critical, human, Register, async (req, res) => {
+    const b = input(req, Register).body;
+    const password = b.password ?? '';
+    if (b.password2 !== undefined && b.password2 !== password) throw invalid('两次输入的密码不一致');
     const { user } = await clients.users.register({
-      username: text(b.username),
+      username: b.username ?? '',
       password,
-      displayName: text(b.display_name),
-      email: text(b.email),
-      verificationCode: text(b.verification_code),
-      affCode: text(b.aff_code),
+      displayName: b.display_name ?? '',
+      email: b.email ?? '',
+      verificationCode: b.verification_code ?? '',
+      affCode: b.aff_code ?? '',
     });
     ok(res, user ? { id: user.id, username: user.username } : undefined, '注册成功！');
   });
 
-  api.post('/user/login', critical, human, async (req, res) => {
-    const b = bodyOf(req);
-    const { user, defaultPassword } = await clients.users.login({
-      username: text(b.username),
-      password: text(b.password),
+  api.post('/user/login', critical, human, Login, async (req, res) => {
+    const { username = '', password = '' } = input(req, Login).body;
+    await backoff.check(username);
+    const answer = await clients.users.login({ username, password }).catch(async (err: unknown) => {
+      // Wrong credentials (not empty fields, not an outage) count against the account.
+      if (err instanceof AppError && err.code === 'INVALID_ARGUMENT' && username && password)
+        await backoff.failed(username);
+      throw err;
     });
+    const { user, defaultPassword } = answer;
     if (!user) throw invalid('用户名或密码错误，或用户已被封禁');
-    await sessions.create(res, sessionUserOf(user), secure);
+    await backoff.succeeded(username);
+    await sessions.create(res, sessionUserOf(user), secure(req));
     const data = userJson(user, await wallets.get(user.id));
     ok(res, defaultPassword ? { ...data, default_password: true } : data, '登录成功！');
   });
@@ -50,19 +76,19 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
     ok(res, undefined, '注销成功!');
   });
 
-  api.get('/verification', critical, human, async (req, res) => {
-    await clients.users.sendEmailVerification({ email: text(req.query.email) });
+  api.get('/verification', critical, human, EmailQuery, async (req, res) => {
+    await clients.users.sendEmailVerification({ email: input(req, EmailQuery).query.email ?? '' });
     ok(res, undefined, '验证码发送成功，请检查邮箱！');
   });
 
-  api.get('/reset_password', critical, human, async (req, res) => {
-    await clients.users.sendPasswordResetEmail({ email: text(req.query.email) });
+  api.get('/reset_password', critical, human, EmailQuery, async (req, res) => {
+    await clients.users.sendPasswordResetEmail({ email: input(req, EmailQuery).query.email ?? '' });
     ok(res, undefined, '重置邮件发送成功，请检查邮箱！');
   });
 
-  api.post('/user/reset', critical, async (req, res) => {
-    const b = bodyOf(req);
-    const { newPassword, userId } = await clients.users.resetPassword({ email: text(b.email), token: text(b.token) });
+  api.post('/user/reset', critical, Reset, async (req, res) => {
+    const b = input(req, Reset).body;
+    const { newPassword, userId } = await clients.users.resetPassword({ email: b.email ?? '', token: b.token ?? '' });
     await sessions.destroyAllOf(userId);
     ok(res, newPassword, '密码重置成功');
   });

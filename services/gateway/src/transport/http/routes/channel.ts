@@ -1,41 +1,78 @@
 import { ok } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
 import type { NextFunction, Request, Response, Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, bool, defined, idParam, num, pageAnswer, pageQuery, snake, str } from './wire.ts';
-
-const list = (v: unknown): string | undefined => (Array.isArray(v) ? v.map(String).join(',') : str(v));
+import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+import { defined, pageAnswer, snake } from './wire.ts';
 
 /** weight travels as uint32: refuse what it cannot carry here, with the service's message. */
-function weightOf(v: unknown): number | undefined {
-  const w = num(v);
-  if (w !== undefined && !(Number.isInteger(w) && w >= 0 && w <= 0xffffffff))
-    throw invalid('权重必须是不小于 0 的整数');
+function weightOf(w: number | undefined): number | undefined {
+  if (w !== undefined && !(w >= 0 && w <= 0xffffffff)) throw invalid('权重必须是不小于 0 的整数');
   return w;
 }
 
+const num = optional(int());
+const i32 = optional(int32());
 /** Channel fields of a create or update body; models and groups as arrays or comma lists. */
-function channelFields(b: Record<string, unknown>) {
+const fields = {
+  name: optText,
+  type: i32,
+  key: optText,
+  openai_organization: optText,
+  max_input_tokens: i32,
+  base_url: optText,
+  other: optText,
+  model_mapping: optText,
+  status_code_mapping: optText,
+  models: list.nullish(),
+  group: list.nullish(),
+  groups: list.nullish(),
+  auto_ban: i32,
+  test_model: optText,
+  status: i32,
+  priority: num,
+  weight: num,
+  tag: optText,
+};
+const channelBody = body(fields);
+type ChannelBody = z.output<typeof channelBody>;
+
+function channelFields(b: ChannelBody) {
   return defined({
-    name: str(b.name),
-    type: num(b.type),
-    key: str(b.key),
-    openaiOrganization: str(b.openai_organization),
-    maxInputTokens: num(b.max_input_tokens),
-    baseUrl: str(b.base_url),
-    other: str(b.other),
-    modelMapping: str(b.model_mapping),
-    statusCodeMapping: str(b.status_code_mapping),
-    models: list(b.models),
-    group: list(b.groups ?? b.group),
-    autoBan: num(b.auto_ban),
-    testModel: str(b.test_model),
-    status: num(b.status),
-    priority: num(b.priority),
+    name: b.name,
+    type: b.type,
+    key: b.key,
+    openaiOrganization: b.openai_organization,
+    maxInputTokens: b.max_input_tokens,
+    baseUrl: b.base_url,
+    other: b.other,
+    modelMapping: b.model_mapping,
+    statusCodeMapping: b.status_code_mapping,
+    models: b.models ?? undefined,
+    group: b.groups ?? b.group ?? undefined,
+    autoBan: b.auto_ban,
+    testModel: b.test_model,
+    status: b.status,
+    priority: b.priority,
     weight: weightOf(b.weight),
-    tag: str(b.tag),
+    tag: b.tag,
   });
 }
+
+const List = validate({ query: z.object({ ...pageShape, id_sort: optional(flag) }) });
+const Search = validate({
+  query: z.object({ keyword: optText, group: optText, model: optText, id_sort: optional(flag), ...pageShape }),
+});
+const ById = validate({ params: pathId });
+const TestOne = validate({ params: pathId, query: z.object({ model: optText }) });
+const FetchModels = validate({ body: body({ type: i32, base_url: optText, key: optText }) });
+const Create = validate({
+  body: z.union([body({ mode: optText, channel: channelBody }), body({ ...fields, batch: optional(flag) })]),
+});
+const Update = validate({ body: body({ ...fields, id: id() }) });
+const BatchDelete = validate({ body: body({ ids: z.array(id()).optional() }) });
 
 /** Only numeric ids reach `:id` handlers (so /channel/test and friends stay distinct). */
 const numericId = (req: Request, _res: Response, next: NextFunction) => {
@@ -47,18 +84,20 @@ const numericId = (req: Request, _res: Response, next: NextFunction) => {
 export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void {
   const { channels } = clients;
 
-  api.get('/channel/', guard.admin, async (req, res) => {
-    const r = await channels.listChannels({ page: pageQuery(req), idSort: bool(req.query.id_sort) ?? false });
+  api.get('/channel/', guard.admin, List, async (req, res) => {
+    const q = input(req, List).query;
+    const r = await channels.listChannels({ page: pageOf(q), idSort: q.id_sort ?? false });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/channel/search', guard.admin, async (req, res) => {
+  api.get('/channel/search', guard.admin, Search, async (req, res) => {
+    const q = input(req, Search).query;
     const r = await channels.searchChannels({
-      keyword: str(req.query.keyword) ?? '',
-      group: str(req.query.group) ?? '',
-      model: str(req.query.model) ?? '',
-      idSort: bool(req.query.id_sort) ?? false,
-      page: pageQuery(req),
+      keyword: q.keyword ?? '',
+      group: q.group ?? '',
+      model: q.model ?? '',
+      idSort: q.id_sort ?? false,
+      page: pageOf(q),
     });
     ok(res, pageAnswer(r.items, r.page));
   });
@@ -68,11 +107,9 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
     ok(res, r.count, `已开始测试 ${r.count} 个渠道，请稍后刷新查看结果`);
   });
 
-  api.get('/channel/test/:id', numericId, guard.admin, async (req, res) => {
-    const r = await channels.testChannel(
-      { id: idParam(req), model: str(req.query.model) ?? '' },
-      { deadlineMs: 90_000 },
-    );
+  api.get('/channel/test/:id', numericId, guard.admin, TestOne, async (req, res) => {
+    const { params, query } = input(req, TestOne);
+    const r = await channels.testChannel({ id: params.id, model: query.model ?? '' }, { deadlineMs: 90_000 });
     const time = Math.round(r.timeMs) / 1000;
     res.json({ success: r.success, message: r.message, time, data: { time } });
   });
@@ -82,47 +119,46 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
     ok(res, r.count, `已更新 ${r.count} 个渠道的余额`);
   });
 
-  api.get('/channel/update_balance/:id', numericId, guard.admin, async (req, res) => {
-    const r = await channels.updateChannelBalance({ id: idParam(req) }, { deadlineMs: 30_000 });
+  api.get('/channel/update_balance/:id', numericId, guard.admin, ById, async (req, res) => {
+    const r = await channels.updateChannelBalance({ id: input(req, ById).params.id }, { deadlineMs: 30_000 });
     res.json({ success: true, message: '', balance: r.balance, data: { balance: r.balance } });
   });
 
-  api.get('/channel/fetch_models/:id', numericId, guard.admin, async (req, res) => {
-    ok(res, (await channels.fetchUpstreamModels({ id: idParam(req) }, { deadlineMs: 30_000 })).models);
+  api.get('/channel/fetch_models/:id', numericId, guard.admin, ById, async (req, res) => {
+    const { id } = input(req, ById).params;
+    ok(res, (await channels.fetchUpstreamModels({ id }, { deadlineMs: 30_000 })).models);
   });
 
-  api.post('/channel/fetch_models', guard.admin, async (req, res) => {
-    const b = body(req);
+  api.post('/channel/fetch_models', guard.admin, FetchModels, async (req, res) => {
+    const b = input(req, FetchModels).body;
     const r = await channels.fetchUpstreamModels(
-      { type: num(b.type) ?? 1, baseUrl: str(b.base_url) ?? '', key: str(b.key) ?? '' },
+      { type: b.type ?? 1, baseUrl: b.base_url ?? '', key: b.key ?? '' },
       { deadlineMs: 30_000 },
     );
     ok(res, r.models);
   });
 
-  api.get('/channel/:id', numericId, guard.admin, async (req, res) => {
-    const r = await channels.getChannel({ id: idParam(req), includeKey: true });
+  api.get('/channel/:id', numericId, guard.admin, ById, async (req, res) => {
+    const r = await channels.getChannel({ id: input(req, ById).params.id, includeKey: true });
     ok(res, r.channel ? snake(r.channel) : null);
   });
 
-  api.post('/channel/', guard.admin, async (req, res) => {
-    const raw = body(req);
-    const wrapped =
-      raw.channel && typeof raw.channel === 'object' ? (raw.channel as Record<string, unknown>) : undefined;
-    const b = wrapped ?? raw;
-    const fields = channelFields(b);
+  api.post('/channel/', guard.admin, Create, async (req, res) => {
+    const raw = input(req, Create).body;
+    const wrapped = 'channel' in raw ? raw : undefined;
+    const fields = channelFields(wrapped ? wrapped.channel : (raw as ChannelBody));
     const multiLine = (fields.key ?? '').trim().includes('\n');
-    const batch = wrapped ? raw.mode === 'batch' : (bool(raw.batch) ?? (multiLine && fields.type !== 41));
+    const batch = wrapped
+      ? wrapped.mode === 'batch'
+      : ((raw as { batch?: boolean }).batch ?? (multiLine && fields.type !== 41));
     // Channel is a proto3 message: absent numbers arrive as 0, so the form's defaults are set here.
     const r = await channels.createChannels({ channel: { autoBan: 1, ...fields }, batch });
     ok(res, r.ids, r.ids.length > 1 ? `已创建 ${r.ids.length} 个渠道` : '渠道创建成功！');
   });
 
-  api.put('/channel/', guard.admin, async (req, res) => {
-    const b = body(req);
-    const id = num(b.id);
-    if (!id) throw invalid('无效的 ID');
-    const r = await channels.updateChannel({ id, ...channelFields(b) });
+  api.put('/channel/', guard.admin, Update, async (req, res) => {
+    const b = input(req, Update).body;
+    const r = await channels.updateChannel({ id: b.id, ...channelFields(b) });
     ok(res, r.channel ? snake(r.channel) : null, '渠道更新成功！');
   });
 
@@ -130,15 +166,15 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
     ok(res, (await channels.deleteDisabledChannels({})).count);
   });
 
-  api.delete('/channel/:id', numericId, guard.admin, async (req, res) => {
-    await channels.deleteChannel({ id: idParam(req) });
+  api.delete('/channel/:id', numericId, guard.admin, ById, async (req, res) => {
+    await channels.deleteChannel({ id: input(req, ById).params.id });
     ok(res);
   });
 
-  api.post('/channel/batch', guard.admin, async (req, res) => {
-    const ids = body(req).ids;
-    if (!Array.isArray(ids) || ids.length === 0) throw invalid('请先选择要删除的通道！');
-    const r = await channels.batchDeleteChannels({ ids: ids.map(Number).filter(Number.isInteger) });
+  api.post('/channel/batch', guard.admin, BatchDelete, async (req, res) => {
+    const { ids } = input(req, BatchDelete).body;
+    if (!ids || ids.length === 0) throw invalid('请先选择要删除的通道！');
+    const r = await channels.batchDeleteChannels({ ids });
     ok(res, r.count);
   });
 

@@ -1,29 +1,41 @@
 import { ok } from '@aigw/common';
 import type { LogFilter } from '@aigw/proto/logs/v1/logs';
 import type { Request, Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { caller, num, pageAnswer, pageQuery, str } from './wire.ts';
+import { int, optional, optText, pageOf, pageShape, timestamp } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+import { caller, pageAnswer } from './wire.ts';
 
 type Filter = Omit<Partial<LogFilter>, '$typeName' | '$unknown'>;
 
+const filterShape = {
+  type: optional(int(0, 100, '无效的日志类型')),
+  token_name: optText,
+  model_name: optText,
+  start_timestamp: optional(timestamp),
+  end_timestamp: optional(timestamp),
+  group: optText,
+  username: optText,
+  channel: optional(int(0, undefined, '无效的渠道 ID')),
+};
+const Query = validate({ query: z.object({ ...filterShape, ...pageShape }) });
+const Cleanup = validate({ query: z.object({ target_timestamp: optional(timestamp) }) });
+
 /** The filters of spec 02 section 7 (username and channel for admins only). */
 function filterOf(req: Request, admin: boolean): Filter {
-  const q = req.query;
-  const n = (v: unknown) => {
-    const x = num(v);
-    return x !== undefined && Number.isFinite(x) ? x : 0;
-  };
+  const q = input(req, Query).query;
   const f: Filter = {
-    type: n(q.type),
-    tokenName: str(q.token_name)?.trim() ?? '',
-    modelName: str(q.model_name)?.trim() ?? '',
-    startTimestamp: n(q.start_timestamp),
-    endTimestamp: n(q.end_timestamp),
-    group: str(q.group)?.trim() ?? '',
+    type: q.type ?? 0,
+    tokenName: q.token_name?.trim() ?? '',
+    modelName: q.model_name?.trim() ?? '',
+    startTimestamp: q.start_timestamp ?? 0,
+    endTimestamp: q.end_timestamp ?? 0,
+    group: q.group?.trim() ?? '',
   };
   if (admin) {
-    f.username = str(q.username)?.trim() ?? '';
-    f.channel = n(q.channel);
+    f.username = q.username?.trim() ?? '';
+    f.channel = q.channel ?? 0;
   } else f.userId = caller(req).id;
   return f;
 }
@@ -45,29 +57,29 @@ function forSelf(item: Record<string, unknown>): Record<string, unknown> {
 export function logRoutes(api: Router, { clients, guard }: RouteDeps): void {
   const { logs } = clients;
 
-  api.get('/log/', guard.admin, async (req, res) => {
-    const r = await logs.queryLogs({ filter: filterOf(req, true), page: pageQuery(req) });
+  api.get('/log/', guard.admin, Query, async (req, res) => {
+    const r = await logs.queryLogs({ filter: filterOf(req, true), page: pageOf(input(req, Query).query) });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/log/self', guard.user, async (req, res) => {
-    const r = await logs.queryLogs({ filter: filterOf(req, false), page: pageQuery(req) });
+  api.get('/log/self', guard.user, Query, async (req, res) => {
+    const r = await logs.queryLogs({ filter: filterOf(req, false), page: pageOf(input(req, Query).query) });
     const page = pageAnswer(r.items, r.page);
     ok(res, { ...page, items: page.items.map(forSelf) });
   });
 
-  api.get('/log/stat', guard.admin, async (req, res) => {
+  api.get('/log/stat', guard.admin, Query, async (req, res) => {
     const { quota, rpm, tpm } = await logs.getLogStat({ filter: filterOf(req, true) });
     ok(res, { quota, rpm, tpm });
   });
 
-  api.get('/log/self/stat', guard.user, async (req, res) => {
+  api.get('/log/self/stat', guard.user, Query, async (req, res) => {
     const { quota, rpm, tpm } = await logs.getLogStat({ filter: filterOf(req, false) });
     ok(res, { quota, rpm, tpm });
   });
 
-  api.delete('/log/', guard.root, async (req, res) => {
-    const r = await logs.deleteLogsBefore({ targetTimestamp: num(req.query.target_timestamp) ?? 0 });
+  api.delete('/log/', guard.root, Cleanup, async (req, res) => {
+    const r = await logs.deleteLogsBefore({ targetTimestamp: input(req, Cleanup).query.target_timestamp ?? 0 });
     ok(res, r.count);
   });
 }

@@ -1,8 +1,18 @@
 import { ok } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { bodyOf, text } from '../input.ts';
+import { body, optText } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+
+/** A value is text; JSON settings may come as the object itself (saved as its JSON text). */
+const Update = validate({
+  body: body({
+    key: optText,
+    value: z.union([optText, z.record(z.string(), z.unknown()), z.array(z.unknown())]),
+  }),
+});
 
 /**
  * System options (root only) and the group list (admins). Reads never include write-only
@@ -20,16 +30,11 @@ export function optionRoutes(api: Router, deps: RouteDeps): void {
     );
   });
 
-  api.put('/option/', guard.root, async (req, res) => {
-    const b = bodyOf(req);
-    const key = text(b.key);
+  api.put('/option/', guard.root, Update, async (req, res) => {
+    const b = input(req, Update).body;
+    const key = b.key;
     if (!key) throw invalid('无效的参数');
-    const value =
-      b.value === null || b.value === undefined
-        ? ''
-        : typeof b.value === 'object'
-          ? JSON.stringify(b.value)
-          : text(b.value);
+    const value = b.value === undefined ? '' : typeof b.value === 'object' ? JSON.stringify(b.value) : b.value;
     const user = req.user!;
     const { option, version } = await clients.options.updateOption({
       actor: { userId: user.id, role: user.role, username: user.username },

@@ -1,64 +1,86 @@
 import { ok } from '@aigw/common';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { actorOf, body, bool, caller, idParam, num, pageAnswer, pageQuery, snake, str } from './wire.ts';
+import { body, flag, id, int32, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+import { actorOf, caller, pageAnswer, snake } from './wire.ts';
+
+const List = validate({ query: z.object(pageShape) });
+const Search = validate({ query: z.object({ keyword: optText, ...pageShape }) });
+const ById = validate({ params: pathId });
+const Create = validate({
+  body: body({
+    name: optText,
+    quota: optional(quota()),
+    count: optional(int32('数量必须是整数')),
+  }),
+});
+const Update = validate({
+  query: z.object({ status_only: optional(flag) }),
+  body: body({
+    id: id(),
+    status: optional(int32('无效的状态')),
+    name: optText,
+    quota: optional(quota()),
+  }),
+});
+const Redeem = validate({ body: body({ key: optText }) });
 
 /** /api/redemption (admin) and POST /api/user/topup (redeem a code). */
 export function redemptionRoutes(api: Router, { clients, guard }: RouteDeps): void {
   const { redemptions } = clients;
 
-  api.get('/redemption/', guard.admin, async (req, res) => {
-    const r = await redemptions.listRedemptions({ page: pageQuery(req) });
+  api.get('/redemption/', guard.admin, List, async (req, res) => {
+    const r = await redemptions.listRedemptions({ page: pageOf(input(req, List).query) });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/redemption/search', guard.admin, async (req, res) => {
-    const r = await redemptions.searchRedemptions({ keyword: str(req.query.keyword) ?? '', page: pageQuery(req) });
+  api.get('/redemption/search', guard.admin, Search, async (req, res) => {
+    const q = input(req, Search).query;
+    const r = await redemptions.searchRedemptions({ keyword: q.keyword ?? '', page: pageOf(q) });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/redemption/:id', guard.admin, async (req, res) => {
-    const r = await redemptions.getRedemption({ id: idParam(req) });
+  api.get('/redemption/:id', guard.admin, ById, async (req, res) => {
+    const r = await redemptions.getRedemption({ id: input(req, ById).params.id });
     ok(res, r.redemption ? snake(r.redemption) : null);
   });
 
-  api.post('/redemption/', guard.admin, async (req, res) => {
-    const b = body(req);
+  api.post('/redemption/', guard.admin, Create, async (req, res) => {
+    const b = input(req, Create).body;
     const r = await redemptions.createRedemptions({
       actor: actorOf(req),
-      name: str(b.name) ?? '',
-      quota: num(b.quota) ?? 0,
-      count: num(b.count) ?? 1,
+      name: b.name ?? '',
+      quota: b.quota ?? 0,
+      count: b.count ?? 1,
     });
     ok(res, r.keys);
   });
 
-  api.put('/redemption/', guard.admin, async (req, res) => {
-    const b = body(req);
-    const id = num(b.id) ?? 0;
-    if (bool(req.query.status_only)) {
-      const r = await redemptions.updateRedemptionStatus({ id, status: num(b.status) ?? 0 });
+  api.put('/redemption/', guard.admin, Update, async (req, res) => {
+    const { query, body: b } = input(req, Update);
+    if (query.status_only) {
+      const r = await redemptions.updateRedemptionStatus({ id: b.id, status: b.status ?? 0 });
       ok(res, r.redemption ? snake(r.redemption) : null);
       return;
     }
-    const name = str(b.name);
-    const quota = num(b.quota);
     const r = await redemptions.updateRedemption({
-      id,
-      ...(name === undefined ? {} : { name }),
-      ...(quota === undefined ? {} : { quota }),
+      id: b.id,
+      ...(b.name === undefined ? {} : { name: b.name }),
+      ...(b.quota === undefined ? {} : { quota: b.quota }),
     });
     ok(res, r.redemption ? snake(r.redemption) : null);
   });
 
-  api.delete('/redemption/:id', guard.admin, async (req, res) => {
-    await redemptions.deleteRedemption({ id: idParam(req) });
+  api.delete('/redemption/:id', guard.admin, ById, async (req, res) => {
+    await redemptions.deleteRedemption({ id: input(req, ById).params.id });
     ok(res);
   });
 
-  api.post('/user/topup', guard.user, async (req, res) => {
+  api.post('/user/topup', guard.user, Redeem, async (req, res) => {
     const u = caller(req);
-    const r = await redemptions.redeem({ key: str(body(req).key) ?? '', userId: u.id, username: u.username });
+    const r = await redemptions.redeem({ key: input(req, Redeem).body.key ?? '', userId: u.id, username: u.username });
     ok(res, r.quota);
   });
 }

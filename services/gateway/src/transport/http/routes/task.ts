@@ -1,13 +1,20 @@
 import { createClient, ok } from '@aigw/common';
 import { TasksService } from '@aigw/proto/tasks/v1/tasks';
 import type { Request, Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { caller, num, pageAnswer, pageQuery, str } from './wire.ts';
+import { int, optional, optText, pageOf, pageShape, timestamp } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+import { caller, pageAnswer } from './wire.ts';
 
-const n = (v: unknown) => {
-  const x = num(v);
-  return x !== undefined && Number.isFinite(x) ? x : 0;
+const common = {
+  channel_id: optional(int(0, undefined, '无效的渠道 ID')),
+  start_timestamp: optional(timestamp),
+  end_timestamp: optional(timestamp),
+  ...pageShape,
 };
+const MjQuery = validate({ query: z.object({ ...common, mj_id: optText }) });
+const TaskQuery = validate({ query: z.object({ ...common, task_id: optText, platform: optText, status: optText }) });
 
 /**
  * /api/mj and /api/task: drawing and async tasks (spec 02 section 7), from the tasks service.
@@ -24,14 +31,14 @@ export function taskRoutes(api: Router, { config, guard, options }: RouteDeps): 
   };
 
   const listMj = async (req: Request, admin: boolean) => {
-    const q = req.query;
+    const q = input(req, MjQuery).query;
     const r = await tasks.listMjTasks({
       userId: admin ? 0 : caller(req).id,
-      channelId: admin ? n(q.channel_id) : 0,
-      mjId: str(q.mj_id)?.trim() ?? '',
-      startTimestamp: n(q.start_timestamp),
-      endTimestamp: n(q.end_timestamp),
-      page: pageQuery(req),
+      channelId: admin ? (q.channel_id ?? 0) : 0,
+      mjId: q.mj_id?.trim() ?? '',
+      startTimestamp: q.start_timestamp ?? 0,
+      endTimestamp: q.end_timestamp ?? 0,
+      page: pageOf(q),
     });
     const page = pageAnswer(r.items, r.page);
     const items = page.items.map((it) => {
@@ -44,24 +51,24 @@ export function taskRoutes(api: Router, { config, guard, options }: RouteDeps): 
   };
 
   const listTasks = async (req: Request, admin: boolean) => {
-    const q = req.query;
+    const q = input(req, TaskQuery).query;
     const r = await tasks.listTasks({
       userId: admin ? 0 : caller(req).id,
-      channelId: admin ? n(q.channel_id) : 0,
-      taskId: str(q.task_id)?.trim() ?? '',
-      startTimestamp: n(q.start_timestamp),
-      endTimestamp: n(q.end_timestamp),
-      platform: str(q.platform)?.trim() ?? '',
-      status: str(q.status)?.trim() ?? '',
-      page: pageQuery(req),
+      channelId: admin ? (q.channel_id ?? 0) : 0,
+      taskId: q.task_id?.trim() ?? '',
+      startTimestamp: q.start_timestamp ?? 0,
+      endTimestamp: q.end_timestamp ?? 0,
+      platform: q.platform?.trim() ?? '',
+      status: q.status?.trim() ?? '',
+      page: pageOf(q),
     });
     const page = pageAnswer(r.items, r.page);
     if (admin) return page;
     return { ...page, items: page.items.map(({ channel_id: _c, ...rest }) => rest) };
   };
 
-  api.get('/mj/', guard.admin, async (req, res) => ok(res, await listMj(req, true)));
-  api.get('/mj/self', guard.user, async (req, res) => ok(res, await listMj(req, false)));
-  api.get('/task/', guard.admin, async (req, res) => ok(res, await listTasks(req, true)));
-  api.get('/task/self', guard.user, async (req, res) => ok(res, await listTasks(req, false)));
+  api.get('/mj/', guard.admin, MjQuery, async (req, res) => ok(res, await listMj(req, true)));
+  api.get('/mj/self', guard.user, MjQuery, async (req, res) => ok(res, await listMj(req, false)));
+  api.get('/task/', guard.admin, TaskQuery, async (req, res) => ok(res, await listTasks(req, true)));
+  api.get('/task/self', guard.user, TaskQuery, async (req, res) => ok(res, await listTasks(req, false)));
 }

@@ -1,50 +1,72 @@
 import { ok } from '@aigw/common';
 import type { Router } from 'express';
+import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, bool, caller, defined, idParam, num, pageAnswer, pageQuery, snake, str } from './wire.ts';
+import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+import { caller, defined, pageAnswer, snake } from './wire.ts';
 
 /** Token fields of a create or update body (spec 02 section 3). */
-function tokenFields(b: Record<string, unknown>) {
-  const limits = b.model_limits;
-  return {
-    name: str(b.name),
-    remainQuota: num(b.remain_quota),
-    expiredTime: num(b.expired_time),
-    unlimitedQuota: bool(b.unlimited_quota),
-    modelLimitsEnabled: bool(b.model_limits_enabled),
-    modelLimits: Array.isArray(limits) ? limits.map(String).join(',') : str(limits),
-    allowIps: str(b.allow_ips),
-    group: str(b.group),
-  };
-}
+const fields = {
+  name: optText,
+  remain_quota: optional(quota()),
+  expired_time: optional(int(undefined, undefined, '过期时间格式错误！')),
+  unlimited_quota: optional(flag),
+  model_limits_enabled: optional(flag),
+  model_limits: list.nullish().transform((v) => v ?? undefined),
+  allow_ips: optText,
+  group: optText,
+};
+
+const List = validate({ query: z.object(pageShape) });
+const Search = validate({ query: z.object({ keyword: optText, token: optText, ...pageShape }) });
+const ById = validate({ params: pathId });
+const Create = validate({ body: body({ ...fields, count: optional(int32()) }) });
+const Update = validate({
+  query: z.object({ status_only: optional(flag) }),
+  body: body({ ...fields, id: id(), status: optional(int32()) }),
+});
+
+type Fields = z.output<ReturnType<typeof body<typeof fields>>>;
+const toGrpc = (f: Fields) => ({
+  name: f.name,
+  remainQuota: f.remain_quota,
+  expiredTime: f.expired_time,
+  unlimitedQuota: f.unlimited_quota,
+  modelLimitsEnabled: f.model_limits_enabled,
+  modelLimits: f.model_limits,
+  allowIps: f.allow_ips,
+  group: f.group,
+});
 
 /** /api/token: the caller's own API tokens. */
 export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
   const { tokens } = clients;
 
-  api.get('/token/', guard.user, async (req, res) => {
-    const r = await tokens.listTokens({ userId: caller(req).id, page: pageQuery(req) });
+  api.get('/token/', guard.user, List, async (req, res) => {
+    const r = await tokens.listTokens({ userId: caller(req).id, page: pageOf(input(req, List).query) });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/token/search', guard.user, async (req, res) => {
+  api.get('/token/search', guard.user, Search, async (req, res) => {
+    const q = input(req, Search).query;
     const r = await tokens.searchTokens({
       userId: caller(req).id,
-      keyword: str(req.query.keyword) ?? '',
-      token: str(req.query.token) ?? '',
-      page: pageQuery(req),
+      keyword: q.keyword ?? '',
+      token: q.token ?? '',
+      page: pageOf(q),
     });
     ok(res, pageAnswer(r.items, r.page));
   });
 
-  api.get('/token/:id', guard.user, async (req, res) => {
-    const r = await tokens.getToken({ userId: caller(req).id, id: idParam(req) });
+  api.get('/token/:id', guard.user, ById, async (req, res) => {
+    const r = await tokens.getToken({ userId: caller(req).id, id: input(req, ById).params.id });
     ok(res, r.token ? snake(r.token) : null);
   });
 
-  api.post('/token/', guard.user, async (req, res) => {
-    const b = body(req);
-    const f = tokenFields(b);
+  api.post('/token/', guard.user, Create, async (req, res) => {
+    const b = input(req, Create).body;
+    const f = toGrpc(b);
     const r = await tokens.createTokens({
       userId: caller(req).id,
       name: f.name ?? '',
@@ -55,27 +77,25 @@ export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
       modelLimits: f.modelLimits ?? '',
       allowIps: f.allowIps ?? '',
       group: f.group ?? '',
-      count: num(b.count) ?? 1,
+      count: b.count ?? 1,
     });
     ok(res, r.tokens.map(snake), `${r.tokens.length} 个令牌创建成功`);
   });
 
-  api.put('/token/', guard.user, async (req, res) => {
-    const b = body(req);
+  api.put('/token/', guard.user, Update, async (req, res) => {
+    const { query, body: b } = input(req, Update);
     const userId = caller(req).id;
-    const id = num(b.id) ?? 0;
-    if (bool(req.query.status_only)) {
-      const r = await tokens.updateTokenStatus({ userId, id, status: num(b.status) ?? 0 });
+    if (query.status_only) {
+      const r = await tokens.updateTokenStatus({ userId, id: b.id, status: b.status ?? 0 });
       ok(res, r.token ? snake(r.token) : null);
       return;
     }
-    const f = tokenFields(b);
-    const r = await tokens.updateToken({ userId, id, ...defined(f) });
+    const r = await tokens.updateToken({ userId, id: b.id, ...defined(toGrpc(b)) });
     ok(res, r.token ? snake(r.token) : null);
   });
 
-  api.delete('/token/:id', guard.user, async (req, res) => {
-    await tokens.deleteToken({ userId: caller(req).id, id: idParam(req) });
+  api.delete('/token/:id', guard.user, ById, async (req, res) => {
+    await tokens.deleteToken({ userId: caller(req).id, id: input(req, ById).params.id });
     ok(res);
   });
 }

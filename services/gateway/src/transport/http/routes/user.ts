@@ -3,11 +3,38 @@ import { denied, invalid, notFound } from '@aigw/common/errors';
 import type { User } from '@aigw/proto/users/v1/users';
 import { ManageAction } from '@aigw/proto/users/v1/users';
 import type { Request, RequestHandler, Router } from 'express';
+import { z } from 'zod';
 import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { modelsGateway } from '../../grpc/models-gateway.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
-import { bodyOf, optionalText, text, wholeNumber } from '../input.ts';
+import { body, id, int, optional, optText, pageOf as pageOfQuery, pageShape, pathId, quota } from '../schemas.ts';
+import { input, validate } from '../validate.ts';
+
+const role = int(0, 100, '无效的角色');
+const SelfUpdate = validate({
+  body: body({ username: optText, display_name: optText, password: optText, original_password: optText }),
+});
+const AffTransfer = validate({ body: body({ quota: quota() }) });
+const List = validate({ query: z.object(pageShape) });
+const Search = validate({ query: z.object({ keyword: optText, group: optText, ...pageShape }) });
+const Create = validate({
+  body: body({ username: optText, display_name: optText, password: optText, role: optional(role), group: optText }),
+});
+const Update = validate({
+  body: body({
+    id: id('无效的用户 id'),
+    quota: optional(quota()),
+    username: optText,
+    display_name: optText,
+    password: optText,
+    group: optText,
+    email: optText,
+    role: optional(role),
+  }),
+});
+const Manage = validate({ body: body({ id: id('无效的用户 id'), action: optText }) });
+const ById = validate({ params: pathId });
 
 const ACTIONS: Record<string, ManageAction> = {
   promote: ManageAction.PROMOTE,
@@ -29,17 +56,14 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
   const { clients, sessions, guard, config } = deps;
   const wallets = walletGateway(clients.wallet, deps.logger);
   const models = modelsGateway(clients.channels, deps.logger);
-  const secure = config.COOKIE_SECURE === 'true';
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
 
   const withWallet = async (u: User) => userJson(u, await wallets.get(u.id));
   const withWallets = async (items: User[]) => {
     const map = await wallets.getMany(items.map((u) => u.id));
     return items.map((u) => userJson(u, map.get(u.id)));
   };
-  const pageOf = (req: Request) => ({
-    page: Math.max(1, wholeNumber(req.query.p, 1)),
-    pageSize: Math.min(100, Math.max(1, wholeNumber(req.query.page_size, 10))),
-  });
   /** Brings the sessions of a changed user up to date: ended when the user may no longer log in. */
   const syncSessions = async (u: User | undefined, ended: boolean) => {
     if (!u) return;
@@ -54,20 +78,20 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, await withWallet(user));
   });
 
-  api.put('/user/self', guard.user, async (req, res) => {
-    const b = bodyOf(req);
-    const password = optionalText(b.password) || undefined;
+  api.put('/user/self', guard.user, SelfUpdate, async (req, res) => {
+    const b = input(req, SelfUpdate).body;
+    const password = b.password || undefined;
     const { user } = await clients.users.updateSelf({
       userId: me(req).id,
-      username: optionalText(b.username),
-      displayName: optionalText(b.display_name),
+      username: b.username,
+      displayName: b.display_name,
       password,
-      originalPassword: optionalText(b.original_password),
+      originalPassword: b.original_password,
     });
     if (user && password) {
       // A new password ends every other session; this browser stays logged in.
       await sessions.destroyAllOf(user.id);
-      await sessions.create(res, sessionUserOf(user), secure);
+      await sessions.create(res, sessionUserOf(user), secure(req));
     } else await syncSessions(user, false);
     ok(res, undefined, '用户信息更新成功！');
   });
@@ -88,9 +112,8 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, (await clients.users.getAffCode({ userId: me(req).id })).affCode);
   });
 
-  api.post('/user/aff_transfer', guard.user, async (req, res) => {
-    const quota = Number(bodyOf(req).quota);
-    if (!Number.isFinite(quota)) throw invalid('无效的参数');
+  api.post('/user/aff_transfer', guard.user, AffTransfer, async (req, res) => {
+    const { quota } = input(req, AffTransfer).body;
     const r = await clients.users.transferAffQuota({ userId: me(req).id, quota });
     ok(res, { aff_quota: r.affQuota, quota: r.quota }, '划转成功');
   });
@@ -104,8 +127,8 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
   });
 
   // --- admin ------------------------------------------------------------------------------------
-  api.get('/user/', guard.admin, async (req, res) => {
-    const { items, page } = await clients.users.listUsers({ page: pageOf(req) });
+  api.get('/user/', guard.admin, List, async (req, res) => {
+    const { items, page } = await clients.users.listUsers({ page: pageOfQuery(input(req, List).query) });
     ok(res, {
       items: await withWallets(items),
       total: page?.total ?? 0,
@@ -114,11 +137,12 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     });
   });
 
-  api.get('/user/search', guard.admin, async (req, res) => {
+  api.get('/user/search', guard.admin, Search, async (req, res) => {
+    const q = input(req, Search).query;
     const { items, page } = await clients.users.searchUsers({
-      keyword: text(req.query.keyword),
-      group: text(req.query.group),
-      page: pageOf(req),
+      keyword: q.keyword ?? '',
+      group: q.group ?? '',
+      page: pageOfQuery(q),
     });
     ok(res, {
       items: await withWallets(items),
@@ -128,38 +152,33 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     });
   });
 
-  api.post('/user/', guard.admin, async (req, res) => {
-    const b = bodyOf(req);
-    if (!text(b.username).trim() || !text(b.password)) throw invalid('用户名和密码不能为空');
+  api.post('/user/', guard.admin, Create, async (req, res) => {
+    const b = input(req, Create).body;
+    if (!b.username?.trim() || !b.password) throw invalid('用户名和密码不能为空');
     await clients.users.createUser({
       actor: actorOf(req),
-      username: text(b.username),
-      displayName: text(b.display_name),
-      password: text(b.password),
-      role: wholeNumber(b.role, 1),
-      group: text(b.group),
+      username: b.username,
+      displayName: b.display_name ?? '',
+      password: b.password,
+      role: b.role ?? 1,
+      group: b.group ?? '',
     });
     ok(res, undefined, '用户账户创建成功！');
   });
 
-  api.put('/user/', guard.admin, async (req, res) => {
-    const b = bodyOf(req);
-    const id = wholeNumber(b.id, 0);
-    if (id <= 0) throw invalid('无效的用户 id');
-    const quota =
-      b.quota === undefined || b.quota === null || b.quota === ''
-        ? undefined
-        : wholeNumber(b.quota, 0, '额度必须是整数');
-    const password = optionalText(b.password) || undefined;
+  api.put('/user/', guard.admin, Update, async (req, res) => {
+    const b = input(req, Update).body;
+    const { id, quota } = b;
+    const password = b.password || undefined;
     const { user } = await clients.users.updateUser({
       actor: actorOf(req),
       id,
-      username: optionalText(b.username),
-      displayName: optionalText(b.display_name),
+      username: b.username,
+      displayName: b.display_name,
       password,
-      group: optionalText(b.group),
-      email: optionalText(b.email),
-      role: b.role === undefined ? undefined : wholeNumber(b.role, 1),
+      group: b.group,
+      email: b.email,
+      role: b.role,
     });
     if (!user) throw notFound('用户不存在');
     if (quota !== undefined && quota !== (await wallets.get(id)).quota) {
@@ -169,19 +188,19 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, undefined, '用户信息更新成功！');
   });
 
-  api.post('/user/manage', guard.admin, async (req, res) => {
-    const b = bodyOf(req);
-    const action = ACTIONS[text(b.action)];
+  api.post('/user/manage', guard.admin, Manage, async (req, res) => {
+    const b = input(req, Manage).body;
+    const action = Object.hasOwn(ACTIONS, b.action ?? '') ? ACTIONS[b.action ?? ''] : undefined;
     if (!action) throw invalid('无效的操作');
-    const id = wholeNumber(b.id, 0);
+    const { id } = b;
     const result = await clients.users.manageUser({ actor: actorOf(req), id, action });
     const { user } = await clients.users.getUser({ id });
     await syncSessions(user, action === ManageAction.DISABLE || action === ManageAction.DELETE);
     ok(res, { status: result.status, role: result.role }, '操作成功完成！');
   });
 
-  api.get('/user/:id', numericId, guard.admin, async (req, res) => {
-    const { user } = await clients.users.getUser({ id: Number(req.params.id) });
+  api.get('/user/:id', numericId, guard.admin, ById, async (req, res) => {
+    const { user } = await clients.users.getUser({ id: input(req, ById).params.id });
     if (!user) throw notFound('用户不存在');
     if (user.role >= me(req).role && user.id !== me(req).id && me(req).role < 100) {
       throw denied('无权获取同级或更高等级用户的信息');
@@ -189,8 +208,8 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, await withWallet(user));
   });
 
-  api.delete('/user/:id', numericId, guard.admin, async (req, res) => {
-    const id = Number(req.params.id);
+  api.delete('/user/:id', numericId, guard.admin, ById, async (req, res) => {
+    const { id } = input(req, ById).params;
     await clients.users.deleteUser({ actor: actorOf(req), id });
     await sessions.destroyAllOf(id);
     ok(res, undefined, '操作成功完成！');

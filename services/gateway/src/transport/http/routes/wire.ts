@@ -1,4 +1,3 @@
-import { invalid } from '@aigw/common/errors';
 import type { Request } from 'express';
 
 /**
@@ -22,43 +21,12 @@ export function body(req: Request): Record<string, unknown> {
   return b && typeof b === 'object' && !Array.isArray(b) ? (b as Record<string, unknown>) : {};
 }
 
-/** A number field: undefined when absent, NaN when not numeric (the domain refuses NaN). */
-export function num(v: unknown): number | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && v.trim() !== '') return Number(v);
-  return Number.NaN;
-}
-
 /** A text field: undefined when absent. */
 export function str(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   return undefined;
-}
-
-/** A boolean field (true, "true", 1). */
-export function bool(v: unknown): boolean | undefined {
-  if (v === undefined || v === null || v === '') return undefined;
-  return v === true || v === 'true' || v === 1 || v === '1';
-}
-
-/** A numeric path id, INVALID_ARGUMENT otherwise. */
-export function idParam(req: Request, name = 'id'): number {
-  const id = Number(req.params[name]);
-  if (!Number.isInteger(id) || id <= 0) throw invalid('无效的 ID');
-  return id;
-}
-
-/** `p` (1-based) and `page_size` (or `size`) of a list query. */
-export function pageQuery(req: Request): { page: number; pageSize: number } {
-  const p = Number(req.query.p ?? req.query.page ?? 1);
-  const size = Number(req.query.page_size ?? req.query.size ?? 10);
-  return {
-    page: Number.isInteger(p) && p > 0 ? p : 1,
-    pageSize: Number.isInteger(size) && size > 0 ? Math.min(size, 100) : 10,
-  };
 }
 
 /** The paged answer of the spec: {items, total, page, page_size}. */
