@@ -1,5 +1,5 @@
 /**
- * The money path under concurrency (docs/security-money.md): two relay processes (two relay apps
+ * The money path under concurrency (docs/security.md ("Overspend bound")): two relay processes (two relay apps
  * with their own memory, as two pods would be) share one billing; bursts from one user against a
  * small wallet, with and without max_tokens; a wallet large enough for the pre-consume skip; and
  * settles stalled (backpressure). After each: final balance >= -bound, and wallet change = sum of

@@ -1,5 +1,5 @@
 /**
- * Backpressure from billing's settles (docs/security-money.md): billing writes its settle backlog
+ * Backpressure from billing's settles (docs/security.md ("Overspend bound")): billing writes its settle backlog
  * to Redis every second with a short TTL; the relay reads it once a second (never per request)
  * and counts settles as behind when the key is missing (billing not measuring: fail safe) or the
  * backlog exceeds the bounds. While behind, every request pre-consumes.

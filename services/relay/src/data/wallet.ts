@@ -59,7 +59,7 @@ interface Skip extends SkipTicket {
  * skips of the user (of the token, for a limited one), with this request's upper bound, stay within
  * 1/`factor` of the seen balance (of the token's remaining quota as cached). A skip counts until a balance read more than `horizonMs` after it
  * finished (then billing has settled it); so across R replicas, what billing has not charged yet
- * never exceeds R x balance / factor. See docs/security-money.md.
+ * never exceeds R x balance / factor. See docs/security.md ("Overspend bound").
  */
 export function balanceView(opts: {
   wallet: ServiceClient<typeof WalletService>;

@@ -1,6 +1,6 @@
 /**
  * The most completion tokens a model can produce in one answer: what a request without
- * max_tokens is reserved for (see docs/security-money.md). Looked up by the longest matching
+ * max_tokens is reserved for (see docs/security.md ("Overspend bound")). Looked up by the longest matching
  * prefix of the model name; RELAY_OUTPUT_LIMITS (JSON, prefix -> tokens) adds or overrides
  * entries, RELAY_DEFAULT_OUTPUT_LIMIT covers models no prefix matches.
  */

@@ -1,6 +1,6 @@
 import type { createKafka, Logger, Redis } from '@aigw/common';
 
-/** The Redis key relays read to decide whether settles keep up (see docs/security-money.md). */
+/** The Redis key relays read to decide whether settles keep up (see docs/security.md ("Overspend bound")). */
 export const SETTLE_LAG_KEY = 'billing:settle-lag';
 
 /** What billing publishes about its settle backlog. */
