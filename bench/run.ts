@@ -315,7 +315,7 @@ async function main() {
       KAFKA_TOPIC_PREFIX: `bench${Date.now().toString(36)}.`,
       NODE_ENV: 'production',
       // No billing runs here to publish its settle lag: without this the relay would count settles
-      // as behind and pre-consume every request (docs/security-money.md, backpressure).
+      // as behind and pre-consume every request (docs/security.md ("Overspend bound"), backpressure).
       RELAY_SETTLE_MAX_LAG_MS: '0',
       ...(process.env.BENCH_RELAY_ENV
         ? Object.fromEntries(

@@ -32,9 +32,9 @@ import { mjPoller } from './domain/mj-poller.ts';
 import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
+import { withJsonErrors } from './transport/http/errors.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
-import { withJsonErrors } from './transport/http/errors.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
