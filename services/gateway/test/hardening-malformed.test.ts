@@ -21,7 +21,7 @@ import { type RawAnswer, type RawRequest, raw } from './hardening-raw.ts';
  * throw outside a handler would end the worker and fail the file.
  */
 
-type Shape = 'openai' | 'claude' | 'gemini' | 'envelope' | 'json-error' | 'bare';
+type Shape = 'openai' | 'claude' | 'gemini' | 'envelope' | 'json-error' | 'mj' | 'bare';
 interface Case {
   name: string;
   to: 'relay' | 'gateway' | 'tasks';
@@ -319,16 +319,17 @@ function corpus(key: string, model: string): Case[] {
       status: 431,
     },
     { name: 'bad escape in a console path', to: 'gateway', req: { path: '/%E0%A4%A' }, shape: 'bare' },
-    { name: 'bad escape in a tasks path', to: 'gateway', req: { path: '/mj/%E0%A4%A' }, shape: 'json-error' },
+    { name: 'bad escape in a tasks path', to: 'gateway', req: { path: '/mj/%E0%A4%A' }, shape: 'mj' },
   ];
   const tasksCases: Case[] = [
-    { name: 'bad escape in a path', to: 'tasks', req: { path: '/mj/task/%E0%A4%A/fetch' }, shape: 'json-error' },
+    { name: 'bad escape in a path', to: 'tasks', req: { path: '/mj/task/%E0%A4%A/fetch' }, shape: 'mj' },
     {
       name: 'invalid JSON submit',
       to: 'tasks',
       req: { method: 'POST', path: '/mj/submit/imagine', headers: json, body: '{"prompt":' },
-      shape: 'json-error',
+      shape: 'mj',
     },
+    { name: 'bad escape outside the task routes', to: 'tasks', req: { path: '/x/%E0%A4%A' }, shape: 'json-error' },
     {
       name: 'huge header',
       to: 'tasks',
@@ -354,6 +355,10 @@ function checkShape(shape: Shape, a: RawAnswer): void {
   } else if (shape === 'claude') {
     expect(body.type).toBe('error');
     expect(typeof err?.type).toBe('string');
+  } else if (shape === 'mj') {
+    // midjourney-proxy's answer: {code, description, result}.
+    expect(typeof body.code).toBe('number');
+    expect(typeof body.description).toBe('string');
   } else if (shape === 'gemini') {
     expect(typeof err?.code).toBe('number');
     expect(typeof err?.status).toBe('string');

@@ -3,6 +3,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   type App,
+  BadRequest,
+  clientError,
   connectMongo,
   createClient,
   createKafka,
@@ -110,6 +112,13 @@ export async function createApp(
             if (!handled) publicApp(req, res);
           })
           .catch((err) => {
+            // A malformed request (a bad escape in the path...) is the client's error.
+            const bad =
+              clientError(err) ?? (err instanceof URIError ? new BadRequest(400, '请求的编码无效') : undefined);
+            if (bad) {
+              if (!res.headersSent) send(res, bad.status, { code: 4, description: bad.message, result: null });
+              return;
+            }
             logger.error({ err }, 'request failed');
             if (!res.headersSent) send(res, 500, { code: 4, description: '服务内部错误' });
           });

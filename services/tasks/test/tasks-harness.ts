@@ -80,6 +80,7 @@ export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean 
   const env = {
     ...s.stack.env,
     HTTP_PORT: '0',
+    METRICS_PORT: '0',
     GRPC_PORT: '0',
     MONGO_DB: `aigw_tasks_${s.stack.id}`,
     TASKS_POLLER: opts.poller === false ? 'false' : 'true',

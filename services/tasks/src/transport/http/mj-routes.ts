@@ -81,6 +81,8 @@ export function mjRoutes(d: MjDeps, opts: { trustProxy: boolean; image(url: stri
       send(res, answer.status, answer.body);
     } catch (err) {
       if (err instanceof MjError) send(res, err.status, { code: err.code, description: err.description, result: null });
+      // A bad escape in the path (decodeURIComponent) is the client's error, not the server's.
+      else if (err instanceof URIError) send(res, 400, { code: 4, description: '请求的编码无效', result: null });
       else {
         d.onError(err, 'midjourney request failed');
         send(res, 500, { code: 4, description: '服务内部错误', result: null });

@@ -7,14 +7,27 @@ import { int, optional, optText, pageOf, pageShape, timestamp } from '../schemas
 import { input, validate } from '../validate.ts';
 import { caller, pageAnswer } from './wire.ts';
 
-const common = {
-  channel_id: optional(int(0, undefined, '无效的渠道 ID')),
-  start_timestamp: optional(timestamp),
-  end_timestamp: optional(timestamp),
-  ...pageShape,
-};
-const MjQuery = validate({ query: z.object({ ...common, mj_id: optText }) });
-const TaskQuery = validate({ query: z.object({ ...common, task_id: optText, platform: optText, status: optText }) });
+const channel = { channel_id: optional(int(0, undefined, '无效的渠道 ID')), ...pageShape };
+/** Drawing tasks' times are in milliseconds (spec 02 section 3), async tasks' in seconds. */
+const msTimestamp = int(0, 253_402_300_799_999, '时间戳无效');
+const MjQuery = validate({
+  query: z.object({
+    ...channel,
+    mj_id: optText,
+    start_timestamp: optional(msTimestamp),
+    end_timestamp: optional(msTimestamp),
+  }),
+});
+const TaskQuery = validate({
+  query: z.object({
+    ...channel,
+    task_id: optText,
+    platform: optText,
+    status: optText,
+    start_timestamp: optional(timestamp),
+    end_timestamp: optional(timestamp),
+  }),
+});
 
 /**
  * /api/mj and /api/task: drawing and async tasks (spec 02 section 7), from the tasks service.
