@@ -327,9 +327,17 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
     consumer.on(consumer.events.REBALANCING, () => {
       if (mine()) leave('rebalance');
     });
+    // Stopped or disconnected underneath us (not by stop()): a new consumer takes over.
+    for (const ev of [consumer.events.STOP, consumer.events.DISCONNECT]) {
+      consumer.on(ev, () => {
+        if (mine() && current === consumer) replace(`consumer ${ev.split('.').pop()}`);
+      });
+    }
     consumer.on(consumer.events.CRASH, (e) => {
+      if (stopping) return;
+      // kafkajs disconnects before it reports the crash, so the restart is usually under way.
+      log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!mine()) return;
-      log.error({ err: e.payload.error }, 'consumer crashed');
       leave('crash');
       current = undefined;
       scheduleRestart('crash');
