@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import {
   type App,
   connectRedis,
+  consumerRegistry,
   createClient,
   createKafka,
   createOptionsCache,
@@ -163,7 +164,13 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
-      const http = createRelayServer({ readiness: { redis: () => pingRedis(redis) } });
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      consumers.add('entities', entities);
+      const http = createRelayServer({
+        readiness: { redis: () => pingRedis(redis), consumers: consumers.readiness },
+        liveness: { consumers: consumers.liveness },
+      });
       const dispatch = relayRoutes({
         pipeline,
         identities,

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AppError,
+  consumerRegistry,
   envelopeErrors,
   httpMetrics,
   type Logger,
@@ -36,7 +37,9 @@ export function createServer({ config, logger, redis, options, clients }: Server
   app.disable('x-powered-by');
   app.set('trust proxy', config.TRUST_PROXY);
   app.use(httpMetrics());
-  mountOps(app, { redis: () => pingRedis(redis) });
+  const consumers = consumerRegistry();
+  consumers.add('options', options);
+  mountOps(app, { redis: () => pingRedis(redis), consumers: consumers.readiness }, { consumers: consumers.liveness });
 
   // Before any body parser: the proxies stream bodies as they come.
   if (config.RELAY_HTTP_URL) {

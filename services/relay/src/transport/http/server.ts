@@ -7,7 +7,10 @@ import express from 'express';
  * path), everything else (/healthz, /readyz, /metrics, 404) through a small Express app.
  * `drain()` stops accepting connections and waits for in-flight requests (streams included).
  */
-export function createRelayServer(opts: { readiness: Record<string, ReadinessCheck> }): {
+export function createRelayServer(opts: {
+  readiness: Record<string, ReadinessCheck>;
+  liveness?: Record<string, ReadinessCheck>;
+}): {
   server: Server;
   /** Sets the relay routes' dispatcher (true when it took the request). */
   attach(relay: (req: IncomingMessage, res: ServerResponse) => boolean): void;
@@ -19,7 +22,7 @@ export function createRelayServer(opts: { readiness: Record<string, ReadinessChe
   const ops = express();
   ops.disable('x-powered-by');
   ops.use(httpMetrics());
-  mountOps(ops, opts.readiness);
+  mountOps(ops, opts.readiness, opts.liveness);
   ops.use((req, res) => {
     res.status(404).json({
       error: {
