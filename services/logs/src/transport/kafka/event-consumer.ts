@@ -40,7 +40,10 @@ export async function runEventConsumers(opts: {
     kafka: opts.kafka,
     publisher: opts.publisher,
     logger: opts.logger,
-    maxBatchSize: opts.maxBatchSize ?? 500,
+    // 2,000 rather than 500: the bucket writes per batch grow with the users and models in it, not
+    // with its size (measured: 20,000 events drained at 620 events/s in batches of 500, 1,540 in
+    // batches of up to 2,000, which is about what one fetch of 1 MB per partition holds).
+    maxBatchSize: opts.maxBatchSize ?? 2_000,
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
   // `logs.events` is the group that read both topics before; it keeps its usage offsets.
