@@ -318,6 +318,7 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       everJoined = true;
       joinedAt = Date.now();
       assigned = e.payload.memberAssignment[topic] ?? [];
+      for (const p of pendingSince.keys()) if (!assigned.includes(p)) pendingSince.delete(p);
       if (rejoin) {
         kafkaConsumerRejoins.inc({ group: groupId, reason: leftFor });
         log.warn({ reason: leftFor, outMs: joinedAt - leftAt, partitions: assigned }, 'consumer rejoined its group');
