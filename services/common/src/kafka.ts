@@ -507,7 +507,16 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       stoppedAt = Date.now();
       if (restartTimer) clearTimeout(restartTimer);
       await stopLag();
-      await current?.disconnect();
+      // disconnect() waits for the batch in flight; a handler that hangs must not hang shutdown.
+      if (
+        current &&
+        (await withTimeout(
+          current.disconnect().then(() => true),
+          15_000,
+        )) !== true
+      ) {
+        log.warn('consumer did not stop within 15 s (a batch still running); leaving it');
+      }
       kafkaConsumerUp.remove({ group: groupId });
       kafkaOldestUnhandled.remove(labels);
       for (const partition of lagPartitions) kafkaConsumerLag.remove({ group: groupId, topic, partition });

@@ -97,6 +97,12 @@ describe('consumer health', () => {
         20_000,
       );
       expect((await probe('/healthz')).status).toBe(200);
+      // The first batch may have held only 'a'; the rest follows.
+      await until(
+        async () => handled.length,
+        (n) => n >= 3,
+        20_000,
+      );
       expect(handled).toEqual(['a', 'b', 'c']);
       expect(consumer.health().state).toBe('consuming');
     } finally {
