@@ -3,12 +3,14 @@ import {
   type ConsumerHandle,
   connectMongo,
   connectRedis,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
   createOptionsCache,
   createPublisher,
   ensureTopics,
+  type HasHealth,
   type Logger,
   listen,
   pingMongo,
@@ -139,7 +141,18 @@ export async function createApp(
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      // runConsumer/runBatchConsumer hand back a ConsumerHandle; the settle module's own return
+      // type does not say so yet.
+      if ('health' in settler) consumers.add('settle', settler as HasHealth);
+      const ops = await listen(
+        createOpsApp(
+          { mongo: () => pingMongo(conn), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.HTTP_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort: ops.port }, 'billing service started');
     },

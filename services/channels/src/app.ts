@@ -1,6 +1,7 @@
 import {
   type App,
   connectMongo,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
@@ -104,7 +105,17 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      consumers.add('health', consumer);
+      consumers.add('usage', usage);
+      const ops = await listen(
+        createOpsApp(
+          { mongo: () => pingMongo(conn), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.HTTP_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort: ops.port }, 'channels service started');
     },

@@ -56,22 +56,10 @@ export function consumerRegistry(
   settings: Pick<ConsumerSettings, 'KAFKA_CONSUMER_LIVENESS_GRACE_MS'> = consumerSettings(),
 ) {
   const consumers = new Map<string, HasHealth>();
-  const notReadySince = new Map<string, number>();
-
-  const failing = (): [string, ConsumerHealth][] => {
-    const now = Date.now();
-    const out: [string, ConsumerHealth][] = [];
-    for (const [name, c] of consumers) {
-      const h = c.health();
-      if (isConsuming(h)) {
-        notReadySince.delete(name);
-        continue;
-      }
-      if (!notReadySince.has(name)) notReadySince.set(name, now);
-      out.push([name, h]);
-    }
-    return out;
-  };
+  const failing = (): [string, ConsumerHealth][] =>
+    [...consumers]
+      .map(([name, c]) => [name, c.health()] as [string, ConsumerHealth])
+      .filter(([, h]) => !isConsuming(h));
   const describe = (bad: [string, ConsumerHealth][]) =>
     bad.map(([name, h]) => `${name} ${h.state} for ${Math.round((Date.now() - h.sinceMs) / 1000)}s`).join(', ');
 
@@ -89,8 +77,7 @@ export function consumerRegistry(
     liveness: (async () => {
       const now = Date.now();
       const bad = failing().filter(
-        ([name, h]) =>
-          h.state !== 'stopped' && now - (notReadySince.get(name) ?? now) >= settings.KAFKA_CONSUMER_LIVENESS_GRACE_MS,
+        ([, h]) => h.state === 'stalled' && now - h.sinceMs >= settings.KAFKA_CONSUMER_LIVENESS_GRACE_MS,
       );
       if (bad.length > 0) throw new Error(`consumers stalled past the grace period: ${describe(bad)}`);
     }) satisfies ReadinessCheck,

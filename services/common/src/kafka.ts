@@ -318,6 +318,7 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       everJoined = true;
       joinedAt = Date.now();
       assigned = e.payload.memberAssignment[topic] ?? [];
+      for (const p of pendingSince.keys()) if (!assigned.includes(p)) pendingSince.delete(p);
       if (rejoin) {
         kafkaConsumerRejoins.inc({ group: groupId, reason: leftFor });
         log.warn({ reason: leftFor, outMs: joinedAt - leftAt, partitions: assigned }, 'consumer rejoined its group');
@@ -327,9 +328,17 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
     consumer.on(consumer.events.REBALANCING, () => {
       if (mine()) leave('rebalance');
     });
+    // Stopped or disconnected underneath us (not by stop()): a new consumer takes over.
+    for (const ev of [consumer.events.STOP, consumer.events.DISCONNECT]) {
+      consumer.on(ev, () => {
+        if (mine() && current === consumer) replace(`consumer ${ev.split('.').pop()}`);
+      });
+    }
     consumer.on(consumer.events.CRASH, (e) => {
+      if (stopping) return;
+      // kafkajs disconnects before it reports the crash, so the restart is usually under way.
+      log.error({ err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
       if (!mine()) return;
-      log.error({ err: e.payload.error }, 'consumer crashed');
       leave('crash');
       current = undefined;
       scheduleRestart('crash');
@@ -498,7 +507,16 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       stoppedAt = Date.now();
       if (restartTimer) clearTimeout(restartTimer);
       await stopLag();
-      await current?.disconnect();
+      // disconnect() waits for the batch in flight; a handler that hangs must not hang shutdown.
+      if (
+        current &&
+        (await withTimeout(
+          current.disconnect().then(() => true),
+          15_000,
+        )) !== true
+      ) {
+        log.warn('consumer did not stop within 15 s (a batch still running); leaving it');
+      }
       kafkaConsumerUp.remove({ group: groupId });
       kafkaOldestUnhandled.remove(labels);
       for (const partition of lagPartitions) kafkaConsumerLag.remove({ group: groupId, topic, partition });

@@ -1,9 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { createKafka, createLogger, createPublisher, ensureTopics, type Publisher, runConsumer } from '@aigw/common';
+import {
+  createKafka,
+  createLogger,
+  createPublisher,
+  ensureTopics,
+  type Publisher,
+  runBatchConsumer,
+  runConsumer,
+} from '@aigw/common';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
-import { fromBinary } from '@bufbuild/protobuf';
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -118,6 +126,60 @@ describe('Kafka publisher and consumer with protobuf events', () => {
       await dlqConsumer.disconnect();
     }
   });
+});
+
+describe('runBatchConsumer', () => {
+  it('when a batch keeps failing because of one event, then the batch is split, only that event is dead-lettered, and the rest is handled', async () => {
+    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-batch-test', logger);
+    const publisher = await createPublisher(kafka);
+    const topic = `test.split.${randomUUID()}`;
+    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const ids = Array.from({ length: 40 }, (_, i) => (i === 23 ? 'poison' : `ok-${i}`));
+    // Published before the consumer starts, in one send: they arrive as one batch.
+    await publisher.publishRaw(
+      topic,
+      ids.map((eventId) => ({
+        key: '1',
+        value: Buffer.from(toBinary(UsageEventSchema, create(UsageEventSchema, { eventId }))),
+      })),
+    );
+    const done = new Set<string>();
+    const sizes: number[] = [];
+    const consumer = await runBatchConsumer({
+      kafka,
+      groupId: `g-${randomUUID()}`,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      maxAttempts: 2,
+      handleBatch: async (items) => {
+        sizes.push(items.length);
+        if (items.some((i) => i.event.eventId === 'poison')) throw new Error('cannot process');
+        for (const i of items) done.add(i.event.eventId);
+      },
+    });
+    const dead: string[] = [];
+    const dlqConsumer = kafka.consumer({ groupId: `g-${randomUUID()}` });
+    await dlqConsumer.connect();
+    await dlqConsumer.subscribe({ topic: deadLetter(topic), fromBeginning: true });
+    await dlqConsumer.run({
+      eachMessage: async ({ message }) => {
+        dead.push(fromBinary(UsageEventSchema, message.value!).eventId);
+      },
+    });
+    try {
+      await until(() => done.size === 39 && dead.length === 1, 60_000);
+      expect(dead).toEqual(['poison']);
+      expect([...done].sort()).toEqual(ids.filter((i) => i !== 'poison').sort());
+      expect(sizes[0]).toBe(40);
+      expect(Math.min(...sizes)).toBe(1);
+    } finally {
+      await consumer.stop();
+      await dlqConsumer.disconnect();
+      await publisher.disconnect();
+    }
+  }, 90_000);
 });
 
 async function until(cond: () => boolean, timeoutMs = 30_000): Promise<void> {

@@ -1,6 +1,7 @@
 import {
   type App,
   connectRedis,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
@@ -70,7 +71,16 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;
       stack.add(() => server.close());
-      const ops = await listen(createOpsApp({ redis: () => pingRedis(redis) }), config.METRICS_PORT);
+      // Readiness and liveness (the options consumer) on the ops port only.
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      const ops = await listen(
+        createOpsApp(
+          { redis: () => pingRedis(redis), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.METRICS_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ port: boundPort }, 'gateway listening');
     },

@@ -1,6 +1,7 @@
 import {
   type App,
   connectMongo,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
@@ -22,12 +23,12 @@ import type { Config } from './config.ts';
 import { logRepository } from './data/log-repository.ts';
 import { logsService } from './domain/logs-service.ts';
 import { logsHandlers } from './transport/grpc/logs-handlers.ts';
-import { runEventConsumer } from './transport/kafka/event-consumer.ts';
+import { runEventConsumers } from './transport/kafka/event-consumer.ts';
 
 /**
  * The logs service: usage and audit events -> logs (idempotent by event id), consumption logs ->
- * hourly dashboard buckets (every DataExportInterval minutes while DataExportEnabled), and the
- * LogsService queries.
+ * hourly dashboard buckets as they are consumed (while DataExportEnabled), and the LogsService
+ * queries. /readyz and /healthz follow the consumers (consumer-health.ts).
  */
 export async function createApp(config: Config, logger: Logger): Promise<App & { grpcPort(): number }> {
   const stack = stopStack();
@@ -49,7 +50,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'logs' });
       stack.add(() => options.stop());
 
-      const consumer = await runEventConsumer({
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      const events = await runEventConsumers({
         kafka,
         publisher,
         logger,
@@ -59,28 +62,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
           aggregate: options.get('DataExportEnabled') !== 'false',
         }),
       });
-      stack.add(() => consumer.stop());
+      stack.add(() => events.stop());
+      consumers.add('usage', events.usage);
+      consumers.add('audit', events.audit);
 
-      // Dashboard buckets: folded every DataExportInterval minutes (or LOGS_DATA_FLUSH_MS).
-      let flushing = false;
-      let lastFlush = 0;
-      const flush = setInterval(
-        () => {
-          const every = config.LOGS_DATA_FLUSH_MS || Math.max(1, options.number('DataExportInterval', 5)) * 60_000;
-          if (flushing || Date.now() - lastFlush < every) return;
-          flushing = true;
-          lastFlush = Date.now();
-          repo
-            .applyPending()
-            .catch((err) => logger.warn({ err }, 'dashboard aggregation failed; will retry'))
-            .finally(() => {
-              flushing = false;
-            });
-        },
-        Math.min(1_000, config.LOGS_DATA_FLUSH_MS || 1_000),
-      );
-      flush.unref();
-      stack.add(() => clearInterval(flush));
+      // Logs written before buckets were summed by the consumer: folded once, in the background.
+      void repo
+        .applyPending()
+        .then((n) => n > 0 && logger.info({ logs: n }, 'older pending logs folded into buckets'))
+        .catch((err) => logger.warn({ err }, 'folding older pending logs failed'));
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
@@ -90,7 +80,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      const ops = await listen(
+        createOpsApp(
+          { mongo: () => pingMongo(conn), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.HTTP_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort: ops.port }, 'logs service started');
     },

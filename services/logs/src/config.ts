@@ -9,11 +9,6 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
-  /**
-   * How often consumption logs are folded into the dashboard's hourly buckets. 0 (default):
-   * every DataExportInterval minutes, as the option says; tests set a few hundred ms.
-   */
-  LOGS_DATA_FLUSH_MS: z.coerce.number().int().min(0).default(0),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import {
   type App,
   connectRedis,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
@@ -180,8 +181,18 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
+      // Readiness and liveness (consumers that stopped consuming) on the ops port only.
+      const consumers = consumerRegistry();
+      consumers.add('options', options);
+      consumers.add('entities', entities);
       const http = createRelayServer({ logger });
-      const ops = await listen(createOpsApp({ redis: () => pingRedis(redis) }), config.METRICS_PORT);
+      const ops = await listen(
+        createOpsApp(
+          { redis: () => pingRedis(redis), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.METRICS_PORT,
+      );
       const dispatch = relayRoutes({
         pipeline,
         identities,

@@ -1,6 +1,7 @@
 import {
   type App,
   connectMongo,
+  consumerRegistry,
   createClient,
   createKafka,
   createOpsApp,
@@ -112,7 +113,15 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());
 
-      const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.HTTP_PORT);
+      const consumers = consumerRegistry();
+      consumers.add('options', cache);
+      const ops = await listen(
+        createOpsApp(
+          { mongo: () => pingMongo(conn), consumers: consumers.readiness },
+          { consumers: consumers.liveness },
+        ),
+        config.HTTP_PORT,
+      );
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort: ops.port }, 'users service started');
     },

@@ -282,8 +282,10 @@ volumes:
 {{- end -}}
 
 {{/*
-Probes. Liveness asks only "is the process serving" (GET /healthz), so an outage of MongoDB,
-Kafka or Redis takes pods out of load balancing (readiness) without restarting them all.
+Probes. Liveness asks "is the process serving, and are its Kafka consumers not stuck" (GET
+/healthz on the ops port where the service has one), so an outage of MongoDB, Kafka or Redis
+takes pods out of load balancing (readiness) without restarting them all, while a consumer that
+stopped consuming for the stall time plus the grace period gets its pod restarted.
 */}}
 {{- define "aigw.probes" -}}
 startupProbe:
@@ -295,7 +297,7 @@ startupProbe:
 livenessProbe:
   httpGet:
     path: /healthz
-    port: http
+    port: {{ ternary "metrics" "http" (not (empty .values.metricsPort)) }}
   periodSeconds: 10
   timeoutSeconds: 3
   failureThreshold: 3

@@ -30,8 +30,13 @@ export interface LogDoc {
   request_id: string;
   /** Not shown in lists (LogConsumeEnabled was off); still counted in the dashboard. */
   hidden?: boolean;
-  /** Dashboard aggregation state: 'pending', a batch id while applied, 'done', or 'skip'. */
+  /**
+   * Dashboard aggregation: 'inline' (summed into its bucket by the consumer), 'skip' (not a
+   * consumption, or DataExportEnabled off); older logs: 'pending', a batch id, 'done'.
+   */
   agg: string;
+  /** Where the event was read: `<partition>:<offset>` (tells a redelivery from a second publish). */
+  src?: string;
 }
 
 export type NewLog = Omit<LogDoc, 'id'>;
@@ -97,7 +102,7 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
     ip: ev.ip,
     request_id: ev.requestId,
     ...(type === 2 && !opts.logConsume ? { hidden: true } : {}),
-    agg: type === 2 && opts.aggregate ? 'pending' : 'skip',
+    agg: type === 2 && opts.aggregate ? 'inline' : 'skip',
   };
 }
 
@@ -152,7 +157,7 @@ export function bucketsOf(
   const out = new Map<string, Bucket>();
   for (const l of logs) {
     const hour = hourOf(l.created_at);
-    const key = `${l.user_id}:${l.model_name}:${hour}`;
+    const key = bucketKey(l.user_id, l.model_name, l.created_at);
     let b = out.get(key);
     if (!b) {
       b = {
@@ -173,3 +178,46 @@ export function bucketsOf(
   }
   return [...out.values()];
 }
+
+/** A consumption log to sum into its bucket, with the partition offset it was read at. */
+export interface OffsetLog {
+  log: Pick<
+    LogDoc,
+    'user_id' | 'username' | 'model_name' | 'created_at' | 'prompt_tokens' | 'completion_tokens' | 'quota'
+  >;
+  offset: number;
+}
+
+/** The per-bucket part of a batch: its sum, over the logs read after `after`, and their last offset. */
+export interface BucketDelta extends Bucket {
+  lastOffset: number;
+}
+
+/**
+ * Sums a partition's consumption logs per (user, model, hour) bucket, leaving out what each
+ * bucket already holds: a bucket records the last offset of each partition it absorbed, and
+ * since a partition is applied in offset order, every log at or below that offset is in it.
+ * This keeps the sums exact when a batch is replayed, partly applied, or cut differently.
+ */
+export function bucketDeltas(logs: OffsetLog[], appliedUpTo: (key: string) => number): BucketDelta[] {
+  const groups = new Map<string, OffsetLog[]>();
+  for (const l of logs) {
+    const key = bucketKey(l.log.user_id, l.log.model_name, l.log.created_at);
+    const g = groups.get(key);
+    if (g) g.push(l);
+    else groups.set(key, [l]);
+  }
+  const out: BucketDelta[] = [];
+  for (const [key, group] of groups) {
+    const after = appliedUpTo(key);
+    const fresh = group.filter((l) => l.offset > after);
+    const [b] = bucketsOf(fresh.map((l) => l.log));
+    if (!b) continue;
+    out.push({ ...b, lastOffset: Math.max(...fresh.map((l) => l.offset)) });
+  }
+  return out;
+}
+
+/** A bucket's key: user, model and hour. */
+export const bucketKey = (userId: number, model: string, createdAt: number) =>
+  `${userId}:${model}:${hourOf(createdAt)}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { type createKafka, type Logger, type Publisher, runConsumer, topicName } from '@aigw/common';
+import { type createKafka, type Logger, type Publisher, runBatchConsumer, runConsumer, topicName } from '@aigw/common';
 import {
   ChannelHealthEvent_Kind,
   ChannelHealthEventSchema,
@@ -74,17 +74,19 @@ export function runHealthConsumer(opts: {
 }
 
 /**
- * Consumes usage events into the channels' used_quota (reference-behaviour.md relay step 9).
- * Idempotent by event id: an event already counted is skipped.
+ * Consumes usage events into the channels' used_quota (reference-behaviour.md relay step 9), a
+ * partition's batch at a time: the batch's event ids are claimed with one insert, and the quota of
+ * the newly claimed ones is added with one $inc per channel. Claiming first means a crash between
+ * the two steps can only under-count those events, never count one twice.
  */
 export function runUsageConsumer(opts: {
   kafka: ReturnType<typeof createKafka>;
   publisher: Publisher;
   logger: Logger;
-  seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
+  seen: { claim(eventIds: string[]): Promise<Set<string>>; release(eventIds: string[]): Promise<void> };
   addUsedQuota: (channelId: number, quota: number) => Promise<void>;
 }) {
-  return runConsumer({
+  return runBatchConsumer({
     kafka: opts.kafka,
     groupId: topicName('channels.usage'),
     topic: topicName(TOPICS.usage),
@@ -92,10 +94,23 @@ export function runUsageConsumer(opts: {
     publisher: opts.publisher,
     logger: opts.logger,
     fromBeginning: true,
-    handle: async (ev) => {
-      if (!ev.channelId || ev.quota <= 0 || (await opts.seen.has(ev.eventId))) return;
-      await opts.addUsedQuota(ev.channelId, ev.quota);
-      await opts.seen.add(ev.eventId);
+    handleBatch: async (items) => {
+      const counted = items.filter((i) => i.event.channelId && i.event.quota > 0);
+      const fresh = await opts.seen.claim(counted.map((i) => i.event.eventId));
+      const claimed = [...fresh];
+      const perChannel = new Map<number, number>();
+      for (const { event } of counted) {
+        if (!fresh.delete(event.eventId)) continue;
+        perChannel.set(event.channelId, (perChannel.get(event.channelId) ?? 0) + event.quota);
+      }
+      const added = await Promise.allSettled([...perChannel].map(([id, quota]) => opts.addUsedQuota(id, quota)));
+      const failed = added.find((r) => r.status === 'rejected');
+      if (failed && added.every((r) => r.status === 'rejected')) {
+        // Nothing was added: give the claims back so that the retry counts them.
+        await opts.seen.release(claimed);
+        throw failed.reason;
+      }
+      if (failed) opts.logger.error({ err: failed.reason }, 'used_quota of some channels not updated; not retried');
     },
   });
 }

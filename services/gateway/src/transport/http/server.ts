@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AppError,
+  consumerRegistry,
   envelopeErrors,
   httpMetrics,
   type Logger,

@@ -1,70 +1,78 @@
 /**
- * Consumes usage (relay, tasks) and audit (users, billing) events into logs, a batch at a time:
- * one lookup of already-seen event ids and one id allocation per batch keep up with the relay's
- * rate. Delivery is at least once; the unique event id makes a replay change nothing. A record
- * that cannot be decoded goes to the topic's dead-letter topic and is skipped.
+ * Consumes usage (relay, tasks) and audit (users, billing) events into logs and hourly buckets,
+ * a partition's batch at a time (runBatchConsumer: offsets committed after the writes, heartbeats,
+ * retries, dead letters, rejoins). One consumer group per topic: a group's members must all
+ * subscribe to the same topics, and the two topics carry different messages.
  */
 
-import { type createKafka, kafkaConsumed, type Logger, type Publisher, topicName } from '@aigw/common';
+import {
+  type ConsumerHandle,
+  type createKafka,
+  type Logger,
+  type Publisher,
+  runBatchConsumer,
+  topicName,
+} from '@aigw/common';
 import { AuditEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
-import { deadLetter, TOPICS } from '@aigw/proto/topics';
-import { fromBinary } from '@bufbuild/protobuf';
+import { TOPICS } from '@aigw/proto/topics';
 import type { LogRepository } from '../../data/log-repository.ts';
-import { logFromAudit, logFromUsage, type NewLog } from '../../domain/log-record.ts';
+import { ingestAudit, ingestUsage } from '../../domain/ingest-events.ts';
 
-export async function runEventConsumer(opts: {
+export interface EventConsumers {
+  usage: ConsumerHandle;
+  audit: ConsumerHandle;
+  stop(): Promise<void>;
+}
+
+export async function runEventConsumers(opts: {
   kafka: ReturnType<typeof createKafka>;
   publisher: Publisher;
   logger: Logger;
   repo: LogRepository;
   flags(): { logConsume: boolean; aggregate: boolean };
-  groupId?: string;
-}): Promise<{ stop(): Promise<void> }> {
-  const usageTopic = topicName(TOPICS.usage);
-  const auditTopic = topicName(TOPICS.audit);
-  const consumer = opts.kafka.consumer({
-    // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
-    groupId: opts.groupId ?? topicName('logs.events'),
-    sessionTimeout: 30_000,
-    heartbeatInterval: 3_000,
-    maxWaitTimeInMs: 100,
-  });
-  await consumer.connect();
-  await consumer.subscribe({ topics: [usageTopic, auditTopic], fromBeginning: true });
-  await consumer.run({
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: 2,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
-      const docs: NewLog[] = [];
-      const flags = opts.flags();
-      for (const m of batch.messages) {
-        try {
-          const value = m.value ?? Buffer.alloc(0);
-          docs.push(
-            batch.topic === usageTopic
-              ? logFromUsage(fromBinary(UsageEventSchema, value), flags)
-              : logFromAudit(fromBinary(AuditEventSchema, value)),
-          );
-        } catch (err) {
-          opts.logger.error({ err, topic: batch.topic, offset: m.offset }, 'undecodable event dead-lettered');
-          await opts.publisher.publishRaw(deadLetter(batch.topic), [
-            {
-              key: m.key?.toString() ?? '',
-              value: m.value ?? Buffer.alloc(0),
-              headers: { 'x-error': String(err), 'x-source-topic': batch.topic },
-            },
-          ]);
-          kafkaConsumed.inc({ topic: batch.topic, result: 'dead_lettered' });
-        }
-      }
-      if (!isRunning() || isStale()) return;
-      // Throws on a database failure: kafkajs retries the batch (nothing is resolved yet).
-      await opts.repo.insert(docs);
-      const last = batch.messages.at(-1);
-      if (last) resolveOffset(last.offset);
-      kafkaConsumed.inc({ topic: batch.topic, result: 'ok' }, docs.length);
-      await heartbeat();
+  /** Group id prefix (default the prefixed `logs`); the groups are `<prefix>.events` and `<prefix>.audit`. */
+  groupPrefix?: string;
+  maxBatchSize?: number;
+  settings?: Parameters<typeof runBatchConsumer>[0]['settings'];
+}): Promise<EventConsumers> {
+  const prefix = opts.groupPrefix ?? topicName('logs');
+  const common = {
+    kafka: opts.kafka,
+    publisher: opts.publisher,
+    logger: opts.logger,
+    // 2,000 rather than 500: the bucket writes per batch grow with the users and models in it, not
+    // with its size (measured: 20,000 events drained at 620 events/s in batches of 500, 1,540 in
+    // batches of up to 2,000, which is about what one fetch of 1 MB per partition holds).
+    maxBatchSize: opts.maxBatchSize ?? 2_000,
+    ...(opts.settings ? { settings: opts.settings } : {}),
+  };
+  // `logs.events` is the group that read both topics before; it keeps its usage offsets.
+  const usage = await runBatchConsumer({
+    ...common,
+    groupId: `${prefix}.events`,
+    topic: topicName(TOPICS.usage),
+    schema: UsageEventSchema,
+    handleBatch: async (items) => {
+      await ingestUsage(opts.repo, items, opts.flags());
     },
   });
-  return { stop: () => consumer.disconnect() };
+  const audit = await runBatchConsumer({
+    ...common,
+    groupId: `${prefix}.audit`,
+    topic: topicName(TOPICS.audit),
+    schema: AuditEventSchema,
+    handleBatch: async (items) => {
+      await ingestAudit(opts.repo, items);
+    },
+  }).catch(async (err) => {
+    await usage.stop();
+    throw err;
+  });
+  return {
+    usage,
+    audit,
+    stop: async () => {
+      await Promise.all([usage.stop(), audit.stop()]);
+    },
+  };
 }

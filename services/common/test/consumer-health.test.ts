@@ -1,0 +1,172 @@
+/**
+ * Consumer health against a real Kafka broker: a consumer that stops making progress turns its
+ * service's /readyz (and after the grace period /healthz) to 503, and back to 200 once it
+ * recovers; a consumer whose kafkajs client goes away underneath comes back by itself.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type ConsumerHandle,
+  consumerRegistry,
+  createKafka,
+  createLogger,
+  createOpsApp,
+  createPublisher,
+  ensureTopics,
+  listen,
+  type Publisher,
+  runBatchConsumer,
+} from '@aigw/common';
+import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import type { Consumer, Kafka } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const logger = createLogger('consumer-health-test', process.env.TEST_LOG_LEVEL ?? 'silent');
+const fast = {
+  KAFKA_CONSUMER_STALL_MS: 3_000,
+  KAFKA_CONSUMER_LIVENESS_GRACE_MS: 3_000,
+  KAFKA_CONSUMER_LAG_SAMPLE_MS: 500,
+  KAFKA_CONSUMER_HEARTBEAT_MS: 1_000,
+};
+
+let kafka: Kafka;
+let publisher: Publisher;
+beforeAll(async () => {
+  kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'consumer-health-test', logger);
+  publisher = await createPublisher(kafka);
+});
+afterAll(async () => {
+  await publisher?.disconnect();
+});
+
+describe('consumer health', () => {
+  it('when a consumer stops making progress, then /readyz and after the grace /healthz fail, and both pass again once it recovers', async () => {
+    const topic = `test.health.${randomUUID()}`;
+    await ensureTopics(kafka, [topic], 1);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    const handled: string[] = [];
+    const consumer = await runBatchConsumer({
+      kafka,
+      groupId: `g-${randomUUID()}`,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      settings: fast,
+      handleBatch: async (items) => {
+        await gate;
+        handled.push(...items.map((i) => i.event.eventId));
+      },
+    });
+    const consumers = consumerRegistry(fast);
+    consumers.add('usage', consumer);
+    const ops = await listen(
+      createOpsApp({ consumers: consumers.readiness }, { consumers: consumers.liveness }),
+      0,
+      '127.0.0.1',
+    );
+    const probe = async (path: string) => {
+      const res = await fetch(`http://127.0.0.1:${ops.port}${path}`);
+      return { status: res.status, body: (await res.json()) as { checks?: Record<string, string> } };
+    };
+    try {
+      expect((await probe('/readyz')).status).toBe(200);
+      for (const id of ['a', 'b', 'c']) await publisher.publish(topic, UsageEventSchema, { eventId: id }, '1');
+
+      // The handler is stuck: lag and no progress for longer than the stall time.
+      const notReady = await until(
+        () => probe('/readyz'),
+        (r) => r.status === 503,
+        20_000,
+      );
+      expect(notReady.body.checks?.consumers).toMatch(/usage stalled/);
+      expect(consumer.health().state).toBe('stalled');
+      expect((await probe('/healthz')).status).toBe(200);
+      await until(
+        () => probe('/healthz'),
+        (r) => r.status === 503,
+        20_000,
+      );
+
+      release();
+      await until(
+        () => probe('/readyz'),
+        (r) => r.status === 200,
+        20_000,
+      );
+      expect((await probe('/healthz')).status).toBe(200);
+      // The first batch may have held only 'a'; the rest follows.
+      await until(
+        async () => handled.length,
+        (n) => n >= 3,
+        20_000,
+      );
+      expect(handled).toEqual(['a', 'b', 'c']);
+      expect(consumer.health().state).toBe('consuming');
+    } finally {
+      release();
+      await consumer.stop();
+      await ops.close();
+    }
+    expect(consumer.health().state).toBe('stopped');
+  }, 90_000);
+
+  it('when the kafkajs consumer disconnects underneath, then a new one joins the group and consumes what follows', async () => {
+    const topic = `test.rejoin.${randomUUID()}`;
+    await ensureTopics(kafka, [topic], 1);
+    const clients: Consumer[] = [];
+    const handled = new Map<string, number>();
+    let consumer: ConsumerHandle | undefined;
+    try {
+      consumer = await runBatchConsumer({
+        kafka,
+        groupId: `g-${randomUUID()}`,
+        topic,
+        schema: UsageEventSchema,
+        logger,
+        publisher,
+        settings: fast,
+        instrument: (c) => {
+          clients.push(c);
+        },
+        handleBatch: async (items) => {
+          for (const i of items) handled.set(i.event.eventId, (handled.get(i.event.eventId) ?? 0) + 1);
+        },
+      });
+      await publisher.publish(topic, UsageEventSchema, { eventId: 'before' }, '1');
+      await until(
+        async () => handled.has('before'),
+        (v) => v,
+        20_000,
+      );
+      await clients[0]?.disconnect();
+      await until(
+        async () => clients.length,
+        (n) => n >= 2,
+        20_000,
+      );
+      await publisher.publish(topic, UsageEventSchema, { eventId: 'after' }, '1');
+      await until(
+        async () => handled.has('after'),
+        (v) => v,
+        30_000,
+      );
+      expect(consumer.health().state).toBe('consuming');
+      expect(handled.get('after')).toBe(1);
+    } finally {
+      await consumer?.stop();
+    }
+  }, 90_000);
+});
+
+async function until<T>(get: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (ok(v)) return v;
+    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(v)})`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

@@ -1,0 +1,48 @@
+/**
+ * Usage and audit events -> logs and hourly buckets, a partition's batch at a time, exactly once:
+ * logs are keyed by event id (a replay inserts nothing), and a bucket only takes the logs above the
+ * partition offset it recorded (a replay, or a batch cut differently after a crash, adds nothing).
+ */
+import type { AuditEvent, UsageEvent } from '@aigw/proto/events/v1/events';
+import type { LogRepository } from '../data/log-repository.ts';
+import { logFromAudit, logFromUsage, type OffsetLog } from './log-record.ts';
+
+/** An event with where it was read (one partition per batch, in offset order). */
+export interface ReadEvent<E> {
+  event: E;
+  partition: number;
+  offset: string;
+}
+
+export type IngestRepo = Pick<LogRepository, 'insertBatch' | 'applyBuckets'>;
+
+/** Logs a batch of usage events and sums its consumption logs into their buckets. */
+export async function ingestUsage(
+  repo: IngestRepo,
+  batch: ReadEvent<UsageEvent>[],
+  flags: { logConsume: boolean; aggregate: boolean },
+): Promise<{ inserted: number; summed: number }> {
+  const first = batch[0];
+  if (!first) return { inserted: 0, summed: 0 };
+  const docs = batch.map((b) => ({ ...logFromUsage(b.event, flags), src: `${b.partition}:${b.offset}` }));
+  const { inserted, replayed } = await repo.insertBatch(docs);
+  const rows: OffsetLog[] = [];
+  // One event id twice in a batch: the first copy is the one stored, and the one summed.
+  const taken = new Set<string>();
+  for (let i = 0; i < docs.length; i++) {
+    const d = docs[i];
+    const b = batch[i];
+    if (!d || !b || d.agg !== 'inline' || taken.has(d.event_id)) continue;
+    taken.add(d.event_id);
+    if (inserted.has(d.event_id) || replayed.has(d.event_id)) rows.push({ log: d, offset: Number(b.offset) });
+  }
+  const summed = await repo.applyBuckets(first.partition, rows);
+  return { inserted: inserted.size, summed };
+}
+
+/** Logs a batch of audit events (top-up, admin, system). */
+export async function ingestAudit(repo: IngestRepo, batch: ReadEvent<AuditEvent>[]): Promise<{ inserted: number }> {
+  const docs = batch.map((b) => ({ ...logFromAudit(b.event), src: `${b.partition}:${b.offset}` }));
+  const { inserted } = await repo.insertBatch(docs);
+  return { inserted: inserted.size };
+}
