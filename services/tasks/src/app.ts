@@ -26,9 +26,10 @@ import type { Config } from './config.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
-import { mjPoller } from './domain/mj-poller.ts';
+import { mjPlatform } from './domain/mj-platform.ts';
 import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
+import { taskPoller } from './domain/task-poller.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
@@ -123,20 +124,27 @@ export async function createApp(
           }),
       );
 
-      const poller = mjPoller(deps, {
+      const notify = notifier({
+        attempts: config.TASKS_NOTIFY_ATTEMPTS,
+        timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
+        onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
+      });
+      const settings = {
         owner: `${config.SERVICE_NAME ?? 'tasks'}-${randomUUID()}`,
         intervalMs: config.TASKS_POLL_INTERVAL_MS,
         leaseMs: config.TASKS_LEASE_MS,
         batch: config.TASKS_POLL_BATCH,
         timeoutMs: config.TASKS_TIMEOUT_MS,
         backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
-        notify: notifier({
-          attempts: config.TASKS_NOTIFY_ATTEMPTS,
-          timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
-          onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
-        }),
-        forwardBase: () => forwardBase(deps),
-      });
+      };
+      const pollers = [
+        taskPoller(
+          deps,
+          mjPlatform({ repo: mj, upstream, options, notify, forwardBase: () => forwardBase(deps) }),
+          settings,
+        ),
+      ];
+      const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();
       if (config.TASKS_POLLER === 'true') {
         let running: Promise<void> | undefined;

@@ -182,6 +182,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     state: str(input.body.state),
     custom_id: str(input.body.customId),
     submit_time: now,
+    submitted_ms: now,
     start_time: 0,
     finish_time: 0,
     created_at: Math.floor(now / 1000),
