@@ -23,16 +23,19 @@ import { TasksService } from '@aigw/proto/tasks/v1/tasks';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { asyncTaskRepository } from './data/async-task-repository.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
 import { mjPlatform } from './domain/mj-platform.ts';
 import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
+import { type SunoDeps, sunoPlatform } from './domain/suno.ts';
 import { taskPoller } from './domain/task-poller.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
+import { sunoRoutes } from './transport/http/suno-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
@@ -59,6 +62,8 @@ export async function createApp(
       stack.add(() => conn.close());
       const mj = mjTaskRepository(conn);
       await mj.init();
+      const asyncTasks = asyncTaskRepository(conn);
+      await asyncTasks.init();
       const kafka = createKafka(config.KAFKA_BROKERS, 'tasks', logger);
       await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.optionChanged)]);
       const publisher = await createPublisher(kafka);
@@ -90,9 +95,11 @@ export async function createApp(
         onError: (err, what) => logger.error({ err }, what),
       };
 
+      const suno: SunoDeps = { ...deps, repo: asyncTasks };
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(TasksService, tasksHandlers({ mj }))],
+        services: [service(TasksService, tasksHandlers({ mj, tasks: asyncTasks }))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;
@@ -100,10 +107,11 @@ export async function createApp(
 
       const ops = createOpsApp({ mongo: () => pingMongo(conn) });
       const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
+      const sunoHttp = sunoRoutes(suno, { trustProxy: true });
       const http = createServer((req, res) => {
         mjHttp(req, res)
-          .then((handled) => {
-            if (!handled) ops(req, res);
+          .then(async (handled) => {
+            if (!handled && !(await sunoHttp(req, res))) ops(req, res);
           })
           .catch((err) => {
             logger.error({ err }, 'request failed');
@@ -143,6 +151,7 @@ export async function createApp(
           mjPlatform({ repo: mj, upstream, options, notify, forwardBase: () => forwardBase(deps) }),
           settings,
         ),
+        taskPoller(deps, sunoPlatform({ repo: asyncTasks, upstream }), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

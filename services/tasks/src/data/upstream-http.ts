@@ -1,6 +1,6 @@
 /**
- * HTTP to midjourney-proxy upstreams: JSON in and out, the channel key in `mj-api-secret`, a
- * timeout on every call.
+ * HTTP to task upstreams: JSON in and out, a timeout on every call, the channel key in
+ * `mj-api-secret` for midjourney-proxy (types 2 and 5) and as a bearer token otherwise (Suno).
  */
 import type { ChannelRef, UpstreamAnswer, UpstreamPort } from '../domain/ports.ts';
 
@@ -9,7 +9,12 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
     const base = (channel.baseUrl || '').replace(/\/+$/, '');
     const res = await fetch(`${base}${path}`, {
       ...init,
-      headers: { 'content-type': 'application/json', 'mj-api-secret': channel.key },
+      headers: {
+        'content-type': 'application/json',
+        ...(channel.type === 2 || channel.type === 5
+          ? { 'mj-api-secret': channel.key }
+          : { authorization: `Bearer ${channel.key}` }),
+      },
       signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await res.text();
