@@ -32,10 +32,12 @@ import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
 import { type SunoDeps, sunoPlatform } from './domain/suno.ts';
 import { taskPoller } from './domain/task-poller.ts';
+import { videoPlatform } from './domain/video.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
 import { sunoRoutes } from './transport/http/suno-routes.ts';
+import { videoRoutes } from './transport/http/video-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
@@ -108,10 +110,12 @@ export async function createApp(
       const ops = createOpsApp({ mongo: () => pingMongo(conn) });
       const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
       const sunoHttp = sunoRoutes(suno, { trustProxy: true });
+      const videoHttp = videoRoutes(suno, { trustProxy: true });
       const http = createServer((req, res) => {
         mjHttp(req, res)
           .then(async (handled) => {
-            if (!handled && !(await sunoHttp(req, res))) ops(req, res);
+            if (handled || (await sunoHttp(req, res)) || (await videoHttp(req, res))) return;
+            ops(req, res);
           })
           .catch((err) => {
             logger.error({ err }, 'request failed');
@@ -152,6 +156,7 @@ export async function createApp(
           settings,
         ),
         taskPoller(deps, sunoPlatform({ repo: asyncTasks, upstream }), settings),
+        taskPoller(deps, videoPlatform({ repo: asyncTasks, upstream }), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

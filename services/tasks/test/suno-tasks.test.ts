@@ -2,11 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../gateway/test/billing-harness.ts';
 import { createChannel } from '../../relay/test/relay-harness.ts';
 import { type FakeSuno, startFakeSuno } from './fakes/fake-suno.ts';
+import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
 import {
   eventually,
   type Json,
   logsOf,
   mj,
+  setOption,
   startTasksStack,
   type TasksStack,
   userWithToken,
@@ -20,6 +22,7 @@ const LYRICS = 5_000;
 let s: TasksStack;
 let suno: FakeSuno;
 let channelId: number;
+let video: FakeVideo;
 
 beforeAll(async () => {
   // The stack's midjourney channel is unused here; Suno gets its own channel (type 36).
@@ -31,10 +34,14 @@ beforeAll(async () => {
     key: 'suno-key',
     models: 'suno_music,suno_lyrics',
   });
+  // sora-2 on an OpenAI channel (type 1): the channels service does not list type 55 yet.
+  video = await startFakeVideo({ key: 'video-key' });
+  await createChannel(s, { type: 1, baseUrl: video.url, key: 'video-key', models: 'sora-2' });
 });
 
 afterAll(async () => {
   await suno?.close();
+  await video?.close();
   await s?.stop();
 });
 
@@ -153,5 +160,88 @@ describe('suno through the gateway', () => {
     expect(own.body.data?.items.map((i: Json) => i.task_id)).toEqual([id]);
     expect(own.body.data?.items[0].channel_id).toBeUndefined();
     expect((await user.get('/task/')).status).toBe(403);
+  });
+});
+
+/** The videos API straight to the tasks service (the local gateway proxies /v1 to the relay). */
+async function videos(key: string, path: string, body?: unknown) {
+  const res = await fetch(`${s.stack.env.TASKS_HTTP_URL}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return res;
+}
+
+describe('videos (OpenAI /v1/videos)', () => {
+  // sora-2 at 0.1 $ per second: a 4-second video costs 0.4 $ = 200,000.
+  const VIDEO = 200_000;
+
+  it('when a video is created, then it completes, its content downloads, and it is charged per second once', async () => {
+    await setOption(s, 'ModelPrice', JSON.stringify({ 'sora-2': 0.1 }));
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const created = await eventually(
+      () => videos(u.key, '/v1/videos', { model: 'sora-2', prompt: 'a cat surfing', seconds: '4', size: '720x1280' }),
+      (r) => r.status === 200,
+    );
+    const v = (await created.json()) as Json;
+    expect(v).toMatchObject({ object: 'video', model: 'sora-2', status: 'queued', seconds: '4' });
+    expect((await walletOf(s, u.userId)).quota).toBe(1_000_000 - VIDEO);
+
+    const seen: string[] = [];
+    let last: Json = {};
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline) {
+      last = (await (await videos(u.key, `/v1/videos/${v.id}`)).json()) as Json;
+      if (seen.at(-1) !== last.status) seen.push(last.status);
+      if (last.status === 'completed' || last.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 80));
+    }
+    expect(last.status).toBe('completed');
+    expect(seen).toContain('in_progress');
+    const content = await videos(u.key, `/v1/videos/${v.id}/content`);
+    expect(content.status).toBe(200);
+    expect(content.headers.get('content-type')).toBe('video/mp4');
+    expect(Buffer.from(await content.arrayBuffer())).toEqual(FAKE_MP4);
+    expect(
+      await eventually(
+        () => walletOf(s, u.userId),
+        (x) => x.used === VIDEO,
+      ),
+    ).toEqual({ quota: 1_000_000 - VIDEO, used: VIDEO });
+    const logs = await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.length > 0,
+    );
+    expect(logs.map((l) => [l.type, l.quota, l.modelName])).toEqual([[2, VIDEO, 'sora-2']]);
+    // Another user's key does not see it.
+    const other = await userWithToken(s, { quota: 1_000_000 });
+    expect((await videos(other.key, `/v1/videos/${v.id}`)).status).toBe(404);
+  });
+
+  it('when a video fails upstream, then it is refunded once; a refused create is not charged', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const refused = await videos(u.key, '/v1/videos', { model: 'sora-2', prompt: 'reject-me' });
+    expect(refused.status).toBe(400);
+    expect(await walletOf(s, u.userId)).toEqual({ quota: 1_000_000, used: 0 });
+    const v = (await (
+      await videos(u.key, '/v1/videos', { model: 'sora-2', prompt: 'fail-me', seconds: 4 })
+    ).json()) as Json;
+    expect(
+      await eventually(
+        () => walletOf(s, u.userId),
+        (x) => x.quota === 1_000_000,
+      ),
+    ).toEqual({ quota: 1_000_000, used: 0 });
+    const got = (await (await videos(u.key, `/v1/videos/${v.id}`)).json()) as Json;
+    expect(got).toMatchObject({ status: 'failed', error: { code: 'moderation_blocked' } });
+    await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.some((x) => x.type === 6),
+    );
+    expect((await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort()).toEqual([
+      [2, VIDEO],
+      [6, VIDEO],
+    ]);
   });
 });

@@ -16,6 +16,7 @@ const STATUSES: Record<string, [string, string]> = {
 const ACTIONS: Record<string, [string, string]> = {
   MUSIC: ['生成音乐', 'blue'],
   LYRICS: ['生成歌词', 'pink'],
+  VIDEO: ['生成视频', 'purple'],
 };
 
 const tag = (pair: [string, string] | undefined) => {

@@ -37,6 +37,8 @@ export function asyncTaskRepository(conn: Connection) {
   const col = conn.collection('tasks') as unknown as Collection<AsyncTaskDoc>;
   return {
     ...leaseOps(col),
+    /** Lease operations over one platform's tasks (each platform has its own poller). */
+    forPlatform: (platform: string) => leaseOps(col, { platform }),
     async init(): Promise<void> {
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ task_id: 1, user_id: 1 });

@@ -43,7 +43,8 @@ export interface LeasedTask {
 
 export type LeaseFields = 'lease_until' | 'lease_owner' | 'polls' | 'pollers' | 'updated_at';
 
-export function leaseOps<T extends LeasedTask>(col: Collection<T>) {
+/** `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection). */
+export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record<string, unknown> = {}) {
   // The driver's filter types do not follow a generic document; the filters below only name
   // LeasedTask fields.
   const c = col as unknown as Collection<LeasedTask>;
@@ -51,7 +52,7 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>) {
     /** Unfinished tasks due for a poll whose lease is free (candidates; claim() decides). */
     due: (now: number, limit: number) =>
       col
-        .find({ final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
+        .find({ ...scope, final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
         .sort({ next_poll_at: 1 })
         .limit(limit)
         .toArray() as Promise<T[]>,
@@ -103,7 +104,7 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>) {
     /** Final tasks whose settle or refund did not finish (a crash, billing down). */
     billingPending: (limit: number) =>
       c
-        .find({ final: true, billing: { $in: ['settle', 'refund'] } })
+        .find({ ...scope, final: true, billing: { $in: ['settle', 'refund'] } })
         .limit(limit)
         .toArray() as Promise<T[]>,
   };

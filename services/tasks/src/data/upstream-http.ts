@@ -5,9 +5,9 @@
 import type { ChannelRef, UpstreamAnswer, UpstreamPort } from '../domain/ports.ts';
 
 export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: string): Promise<Response> } {
-  const call = async (channel: ChannelRef, path: string, init: RequestInit): Promise<UpstreamAnswer> => {
+  const raw = (channel: ChannelRef, path: string, init: RequestInit = {}): Promise<Response> => {
     const base = (channel.baseUrl || '').replace(/\/+$/, '');
-    const res = await fetch(`${base}${path}`, {
+    return fetch(`${base}${path}`, {
       ...init,
       headers: {
         'content-type': 'application/json',
@@ -17,6 +17,9 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
       },
       signal: AbortSignal.timeout(timeoutMs),
     });
+  };
+  const call = async (channel: ChannelRef, path: string, init: RequestInit): Promise<UpstreamAnswer> => {
+    const res = await raw(channel, path, init);
     const text = await res.text();
     let body: unknown;
     try {
@@ -29,6 +32,7 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
   return {
     post: (channel, path, body) => call(channel, path, { method: 'POST', body: JSON.stringify(body) }),
     get: (channel, path) => call(channel, path, { method: 'GET' }),
+    raw: (channel, path) => raw(channel, path),
     image: (url) => fetch(url, { signal: AbortSignal.timeout(timeoutMs) }),
   };
 }

@@ -160,7 +160,9 @@ export async function fetchSuno(
   try {
     const auth = await authorize(d.peers, input.key, input.ip);
     const ids = input.ids.map(String).slice(0, 1000);
-    const tasks = ids.length ? await d.repo.byTaskIds(ids, auth.caller.user.id) : [];
+    const tasks = (ids.length ? await d.repo.byTaskIds(ids, auth.caller.user.id) : []).filter(
+      (t) => t.platform === 'suno',
+    );
     if (input.one) {
       const t = tasks[0];
       if (!t) throw new SunoError(404, 'task_not_exist', '任务不存在');
@@ -178,7 +180,7 @@ export async function fetchSuno(
 export function sunoPlatform(deps: { repo: AsyncTaskRepository; upstream: UpstreamPort }): TaskPlatform<AsyncTaskDoc> {
   return {
     name: 'suno',
-    ops: deps.repo,
+    ops: deps.repo.forPlatform('suno'),
     upstreamId: (t) => t.task_id,
     async fetch(channel, tasks) {
       const r = await deps.upstream.post(channel, '/suno/fetch', { ids: tasks.map((t) => t.task_id) });
