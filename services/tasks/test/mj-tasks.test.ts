@@ -341,6 +341,46 @@ describe('drawing options', () => {
     expect(bad.status).toBe(400);
   });
 
+  it('when MjActionCheckSuccessEnabled is off, then an action on an unfinished task goes through', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    await setOption(s, 'MjActionCheckSuccessEnabled', 'false');
+    try {
+      const r = await eventually(
+        async () => {
+          const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'check off never-finish' });
+          const id = String(sub.body.result);
+          return mj(s, u.key, '/mj/submit/action', { taskId: id, customId: `MJ::JOB::upsample::1::h${id}` });
+        },
+        (x) => x.body.code === 1,
+      );
+      expect(r.body.code).toBe(1);
+    } finally {
+      await setOption(s, 'MjActionCheckSuccessEnabled', 'true');
+    }
+  });
+
+  it('when MjNotifyEnabled is off, then the notifyHook is not called', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    await setOption(s, 'MjNotifyEnabled', 'false');
+    try {
+      // Until the tasks service sees the change a task may still call its hook; then none does.
+      const quiet = await eventually(
+        async () => {
+          const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'quiet', notifyHook: hook.url });
+          const id = String(sub.body.result);
+          await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+          await new Promise((r) => setTimeout(r, 700));
+          return hook.calls.filter((c) => c.id === id).length;
+        },
+        (n) => n === 0,
+        20_000,
+      );
+      expect(quiet).toBe(0);
+    } finally {
+      await setOption(s, 'MjNotifyEnabled', 'true');
+    }
+  });
+
   it('when DrawingEnabled is off, then submits are refused and nothing is charged', async () => {
     const u = await userWithToken(s, { quota: 1_000_000 });
     await setOption(s, 'DrawingEnabled', 'false');
