@@ -60,7 +60,9 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
     /** Takes the poll lease of a task; null when another replica holds it or it finished. */
     claim: (id: number, owner: string, now: number, leaseMs: number) =>
       c.findOneAndUpdate(
-        { _id: id, final: false, lease_until: { $lte: now } },
+        // Due as well as free: a replica that read the task as due just before another one
+        // polled it and gave the lease back must not poll it again at once.
+        { _id: id, final: false, lease_until: { $lte: now }, next_poll_at: { $lte: now } },
         { $set: { lease_until: now + leaseMs, lease_owner: owner } },
         { returnDocument: 'after' },
       ) as Promise<T | null>,

@@ -67,6 +67,9 @@ function actionOf(kind: SubmitKind, body: Record<string, unknown>): { action: st
       return { action: 'SHORTEN' };
     case 'upload-discord-images':
       return { action: 'UPLOAD' };
+    case 'swap-face':
+      if (!str(body.sourceBase64) || !str(body.targetBase64)) throw invalid('sourceBase64 和 targetBase64 不能为空');
+      return { action: 'SWAP_FACE' };
     case 'action': {
       const customId = str(body.customId);
       const taskId = str(body.taskId);
@@ -98,7 +101,8 @@ function actionOf(kind: SubmitKind, body: Record<string, unknown>): { action: st
 }
 
 function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
-  return `${mode ? `/${mode}` : ''}/mj/submit/${kind}`;
+  const prefix = mode ? `/${mode}` : '';
+  return kind === 'swap-face' ? `${prefix}/mj/insight-face/swap` : `${prefix}/mj/submit/${kind}`;
 }
 
 export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
