@@ -49,7 +49,7 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
   // LeasedTask fields.
   const c = col as unknown as Collection<LeasedTask>;
   return {
-    /** Unfinished tasks due for a poll whose lease is free (candidates; claim() decides). */
+    /** Unfinished tasks due for a poll whose lease is free (candidates; claimMany() decides). */
     due: (now: number, limit: number) =>
       col
         .find({ ...scope, final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
@@ -57,15 +57,21 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
         .limit(limit)
         .toArray() as Promise<T[]>,
 
-    /** Takes the poll lease of a task; null when another replica holds it or it finished. */
-    claim: (id: number, owner: string, now: number, leaseMs: number) =>
-      c.findOneAndUpdate(
-        // Due as well as free: a replica that read the task as due just before another one
-        // polled it and gave the lease back must not poll it again at once.
-        { _id: id, final: false, lease_until: { $lte: now }, next_poll_at: { $lte: now } },
-        { $set: { lease_until: now + leaseMs, lease_owner: owner } },
-        { returnDocument: 'after' },
-      ) as Promise<T | null>,
+    /**
+     * Takes the poll lease of those tasks that are still due and free, in two statements: one
+     * conditional updateMany stamps this round's lease token, one find reads back what it got
+     * (each document's update is atomic with its filter, so two replicas never both win one).
+     */
+    async claimMany(ids: number[], token: string, now: number, leaseMs: number): Promise<T[]> {
+      if (ids.length === 0) return [];
+      await c.updateMany(
+        // Due as well as free: a replica that read a task as due just before another one polled
+        // it and gave the lease back must not poll it again at once.
+        { _id: { $in: ids }, final: false, lease_until: { $lte: now }, next_poll_at: { $lte: now } },
+        { $set: { lease_until: now + leaseMs, lease_owner: token } },
+      );
+      return (await c.find({ _id: { $in: ids }, lease_owner: token }).toArray()) as T[];
+    },
 
     /**
      * Applies a poll result under the lease; `finish` also makes the task final and names what
@@ -73,9 +79,9 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
      */
     async applyPoll(
       id: number,
-      owner: string,
+      token: string,
       fields: Partial<T>,
-      next: { nextPollAt: number; finish?: BillingState },
+      next: { nextPollAt: number; finish?: BillingState; poller: string },
     ): Promise<boolean> {
       const set: Record<string, unknown> = { ...fields, lease_until: 0, lease_owner: '', updated_at: Date.now() };
       if (next.finish) {
@@ -83,16 +89,16 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
         set.billing = next.finish;
       } else set.next_poll_at = next.nextPollAt;
       const r = await c.updateOne(
-        { _id: id, lease_owner: owner, final: false },
-        { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: owner } },
+        { _id: id, lease_owner: token, final: false },
+        { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: next.poller } },
       );
       return r.modifiedCount === 1;
     },
 
     /** Gives a lease back without a result (upstream unreachable), with the next poll time. */
-    async release(id: number, owner: string, nextPollAt: number): Promise<void> {
+    async release(id: number, token: string, nextPollAt: number): Promise<void> {
       await c.updateOne(
-        { _id: id, lease_owner: owner },
+        { _id: id, lease_owner: token },
         { $set: { lease_until: 0, lease_owner: '', next_poll_at: nextPollAt } },
       );
     },

@@ -42,6 +42,7 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
   };
 
   const apply = async (t: T, p: Partial<T>, now: number): Promise<void> => {
+    const token = t.lease_owner;
     let finish = finishOf(p.status);
     if (!finish && now - t.submitted_ms > s.timeoutMs) {
       Object.assign(p, platform.timedOut(now));
@@ -49,7 +50,11 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     }
     if (finish) p = { ...platform.finished(now), ...p };
     const didChange = changed(t, p);
-    const ok = await ops.applyPoll(t.id, s.owner, p, { nextPollAt: now + s.intervalMs, ...(finish ? { finish } : {}) });
+    const ok = await ops.applyPoll(t.id, token, p, {
+      nextPollAt: now + s.intervalMs,
+      poller: s.owner,
+      ...(finish ? { finish } : {}),
+    });
     if (!ok) return;
     const next: T = { ...t, ...p, ...(finish ? { final: true, billing: finish } : {}) };
     if (finish) {
@@ -69,7 +74,7 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
       for (const t of tasks) {
         // Timeouts hold even when the upstream is gone.
         if (now - t.submitted_ms > s.timeoutMs) await apply(t, {}, now);
-        else await ops.release(t.id, s.owner, until);
+        else await ops.release(t.id, t.lease_owner, until);
       }
       return;
     }
@@ -80,16 +85,17 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
   };
 
   let ticks = 0;
+  let round = 0;
   return {
     /** One round: claim what is due, poll it, apply the answers. */
     async tick(): Promise<void> {
       const now = Date.now();
       const due = await ops.due(now, s.batch);
+      const wanted = due.filter((c) => (backoff.get(c.channel_id)?.until ?? 0) <= now).map((c) => c.id);
+      // A lease token per round: the tasks this round won are the ones carrying it.
+      const token = `${s.owner}#${platform.name}#${++round}`;
       const claimed = new Map<number, T[]>();
-      for (const c of due) {
-        if ((backoff.get(c.channel_id)?.until ?? 0) > now) continue;
-        const t = await ops.claim(c.id, s.owner, now, s.leaseMs);
-        if (!t) continue;
+      for (const t of await ops.claimMany(wanted, token, now, s.leaseMs)) {
         const list = claimed.get(t.channel_id) ?? [];
         list.push(t);
         claimed.set(t.channel_id, list);
