@@ -27,7 +27,7 @@ let video: FakeVideo;
 beforeAll(async () => {
   // The stack's midjourney channel is unused here; Suno gets its own channel (type 36).
   s = await startTasksStack('mj_imagine');
-  suno = await startFakeSuno({ key: 'suno-key' });
+  suno = await startFakeSuno({ key: 'suno-key', stepMs: 400, steps: 4 });
   channelId = await createChannel(s, {
     type: 36,
     baseUrl: suno.url,
