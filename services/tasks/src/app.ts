@@ -27,16 +27,22 @@ import { TasksService } from '@aigw/proto/tasks/v1/tasks';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { asyncTaskRepository } from './data/async-task-repository.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
-import { mjPoller } from './domain/mj-poller.ts';
+import { mjPlatform } from './domain/mj-platform.ts';
 import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
+import { type SunoDeps, sunoPlatform } from './domain/suno.ts';
+import { taskPoller } from './domain/task-poller.ts';
+import { videoPlatform } from './domain/video.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { withJsonErrors } from './transport/http/errors.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
+import { sunoRoutes } from './transport/http/suno-routes.ts';
+import { videoRoutes } from './transport/http/video-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
@@ -63,6 +69,8 @@ export async function createApp(
       stack.add(() => conn.close());
       const mj = mjTaskRepository(conn);
       await mj.init();
+      const asyncTasks = asyncTaskRepository(conn);
+      await asyncTasks.init();
       const kafka = createKafka(config.KAFKA_BROKERS, 'tasks', logger);
       await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.optionChanged)]);
       const publisher = await createPublisher(kafka);
@@ -94,9 +102,11 @@ export async function createApp(
         onError: (err, what) => logger.error({ err }, what),
       };
 
+      const suno: SunoDeps = { ...deps, repo: asyncTasks };
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(TasksService, tasksHandlers({ mj }))],
+        services: [service(TasksService, tasksHandlers({ mj, tasks: asyncTasks }))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;
@@ -106,10 +116,13 @@ export async function createApp(
       // metrics port only (docs/security.md).
       const publicApp = withJsonErrors(createPublicApp(), logger);
       const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
+      const sunoHttp = sunoRoutes(suno, { trustProxy: true });
+      const videoHttp = videoRoutes(suno, { trustProxy: true });
       const http = createServer((req, res) => {
         mjHttp(req, res)
-          .then((handled) => {
-            if (!handled) publicApp(req, res);
+          .then(async (handled) => {
+            if (handled || (await sunoHttp(req, res)) || (await videoHttp(req, res))) return;
+            publicApp(req, res);
           })
           .catch((err) => {
             // A malformed request (a bad escape in the path...) is the client's error.
@@ -137,20 +150,29 @@ export async function createApp(
           }),
       );
 
-      const poller = mjPoller(deps, {
+      const notify = notifier({
+        attempts: config.TASKS_NOTIFY_ATTEMPTS,
+        timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
+        onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
+      });
+      const settings = {
         owner: `${config.SERVICE_NAME ?? 'tasks'}-${randomUUID()}`,
         intervalMs: config.TASKS_POLL_INTERVAL_MS,
         leaseMs: config.TASKS_LEASE_MS,
         batch: config.TASKS_POLL_BATCH,
         timeoutMs: config.TASKS_TIMEOUT_MS,
         backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
-        notify: notifier({
-          attempts: config.TASKS_NOTIFY_ATTEMPTS,
-          timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
-          onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
-        }),
-        forwardBase: () => forwardBase(deps),
-      });
+      };
+      const pollers = [
+        taskPoller(
+          deps,
+          mjPlatform({ repo: mj, upstream, options, notify, forwardBase: () => forwardBase(deps) }),
+          settings,
+        ),
+        taskPoller(deps, sunoPlatform({ repo: asyncTasks, upstream }), settings),
+        taskPoller(deps, videoPlatform({ repo: asyncTasks, upstream }), settings),
+      ];
+      const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();
       if (config.TASKS_POLLER === 'true') {
         let running: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../gateway/test/billing-harness.ts';
+import { createChannel } from '../../relay/test/relay-harness.ts';
 import {
   drawingReady,
   eventually,
@@ -339,6 +340,72 @@ describe('drawing options', () => {
     expect((await walletOf(s, u.userId)).quota).toBe(w0.quota - IMAGINE - UPSCALE);
     const bad = await mj(s, u.key, '/mj/submit/simple-change', { content: `${id} X9` });
     expect(bad.status).toBe(400);
+  });
+
+  it('when MjActionCheckSuccessEnabled is off, then an action on an unfinished task goes through', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    await setOption(s, 'MjActionCheckSuccessEnabled', 'false');
+    try {
+      const r = await eventually(
+        async () => {
+          const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'check off never-finish' });
+          const id = String(sub.body.result);
+          return mj(s, u.key, '/mj/submit/action', { taskId: id, customId: `MJ::JOB::upsample::1::h${id}` });
+        },
+        (x) => x.body.code === 1,
+      );
+      expect(r.body.code).toBe(1);
+    } finally {
+      await setOption(s, 'MjActionCheckSuccessEnabled', 'true');
+    }
+  });
+
+  it('when MjNotifyEnabled is off, then the notifyHook is not called', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    await setOption(s, 'MjNotifyEnabled', 'false');
+    try {
+      // Until the tasks service sees the change a task may still call its hook; then none does.
+      const quiet = await eventually(
+        async () => {
+          const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'quiet', notifyHook: hook.url });
+          const id = String(sub.body.result);
+          await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+          await new Promise((r) => setTimeout(r, 700));
+          return hook.calls.filter((c) => c.id === id).length;
+        },
+        (n) => n === 0,
+        20_000,
+      );
+      expect(quiet).toBe(0);
+    } finally {
+      await setOption(s, 'MjNotifyEnabled', 'true');
+    }
+  });
+
+  it('when a blend, a describe or a face swap is submitted, then each goes to its endpoint at its price', async () => {
+    await setOption(
+      s,
+      'ModelPrice',
+      JSON.stringify({ mj_imagine: 0.1, mj_upscale: 0.05, mj_blend: 0.1, mj_describe: 0.05, swap_face: 0.02 }),
+    );
+    // A midjourney-proxy-plus channel (type 5) on the same fake serves these models.
+    await createChannel(s, { type: 5, baseUrl: s.fake.url, key: s.secret, models: 'mj_blend,mj_describe,swap_face' });
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const img = 'data:image/png;base64,iVBORw0KGgo=';
+    const blend = await eventually(
+      () => mj(s, u.key, '/mj/submit/blend', { base64Array: [img, img], dimensions: 'SQUARE' }),
+      (x) => x.body.code === 1,
+    );
+    expect(blend.body.code).toBe(1);
+    const w1 = await walletOf(s, u.userId);
+    const describe = await mj(s, u.key, '/mj/submit/describe', { base64: img });
+    expect(describe.body.code).toBe(1);
+    const swap = await mj(s, u.key, '/mj/insight-face/swap', { sourceBase64: img, targetBase64: img });
+    expect(swap.body.code).toBe(1);
+    expect(s.fake.submits.at(-1)?.path).toBe('/mj/insight-face/swap');
+    expect((await walletOf(s, u.userId)).quota).toBe(w1.quota - 25_000 - 10_000);
+    expect((await mj(s, u.key, '/mj/submit/blend', { base64Array: [img] })).status).toBe(400);
+    expect((await mj(s, u.key, '/mj/submit/swap-face', {})).status).toBe(404);
   });
 
   it('when DrawingEnabled is off, then submits are refused and nothing is charged', async () => {

@@ -53,7 +53,8 @@ export async function startTasksStack(models: string): Promise<TasksStack> {
   });
   const s = clientsFor(stack);
   const secret = `mj-secret-${stack.id}`;
-  const fake = await startFakeMidjourney({ secret, stepMs: 250, steps: 3 });
+  // IN_PROGRESS lasts about a second: several polls (300 ms) see it even on a busy machine.
+  const fake = await startFakeMidjourney({ secret, stepMs: 300, steps: 4 });
   const channelId = await createChannel(s, { type: 2, baseUrl: fake.url, key: secret, models });
   const db = mongoose.createConnection(stack.env.MONGO_URL as string, { dbName: `aigw_tasks_${stack.id}` });
   await db.asPromise();

@@ -1,6 +1,198 @@
-import PagePlaceholder from '../../components/PagePlaceholder/index.tsx';
+import {
+  Button,
+  Card,
+  DatePicker,
+  Form,
+  Input,
+  Modal,
+  Space,
+  Table,
+  type TableColumnProps,
+  Tag,
+  Typography,
+} from '@arco-design/web-react';
+import { IconSearch } from '@arco-design/web-react/icon';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { type AsyncTask, listTasks, type TaskFilters } from '../../api/task.ts';
+import { isAdmin } from '../../store/roles.ts';
+import { useUser } from '../../store/user-context.tsx';
+import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
+import { mediaOf, platformTag, taskActionTag, taskDuration, taskStatusTag } from './task-rules.ts';
+import './style/index.css';
 
-/** Async tasks (shown when enable_task). */
+const PAGE_SIZES = [10, 20, 50, 100];
+const pad = (n: number) => String(n).padStart(2, '0');
+/** YYYY-MM-DD HH:mm:ss in local time, from seconds. */
+const timeText = (sec: number) => {
+  const d = new Date(sec * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+};
+
+interface FilterForm {
+  task_id: string;
+  channel_id: string;
+  /** Seconds; empty: no bound. */
+  range: [number, number] | undefined;
+}
+
+/** 异步任务: music tasks (spec 02): filters, a paged table, result pop-ups that play the media. */
 export default function TaskPage() {
-  return <PagePlaceholder title="menu.task" />;
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const [form, setForm] = useState<FilterForm>({ task_id: '', channel_id: '', range: undefined });
+  const [applied, setApplied] = useState<FilterForm>(form);
+  const [rows, setRows] = useState<AsyncTask[]>([]);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(1);
+  const [pageSize, setPageSize] = useState(pageSizeOf);
+  const [loading, setLoading] = useState(false);
+  const [detail, setDetail] = useState<AsyncTask | undefined>();
+
+  const filters = useMemo<TaskFilters>(
+    () => ({
+      task_id: applied.task_id.trim(),
+      ...(applied.range ? { start_timestamp: applied.range[0], end_timestamp: applied.range[1] } : {}),
+      ...(admin ? { channel_id: applied.channel_id.trim() } : {}),
+    }),
+    [applied, admin],
+  );
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    const res = await listTasks(admin, filters, page, pageSize);
+    setLoading(false);
+    if (res.success && res.data) {
+      setRows(res.data.items);
+      setTotal(res.data.total);
+    }
+  }, [admin, filters, page, pageSize]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const columns: TableColumnProps<AsyncTask>[] = [
+    { title: '提交时间', dataIndex: 'submit_time', width: 170, render: (v: number) => (v ? timeText(v) : '') },
+    { title: '结束时间', dataIndex: 'finish_time', width: 170, render: (v: number) => (v ? timeText(v) : '无') },
+    {
+      title: '花费时间',
+      dataIndex: 'progress',
+      key: 'duration',
+      width: 100,
+      render: (_v: string, r: AsyncTask) => {
+        const d = taskDuration(r.submit_time, r.finish_time);
+        return d ? <Tag color="green">{d} 秒</Tag> : '无';
+      },
+    },
+    ...(admin
+      ? [{ title: '渠道', dataIndex: 'channel_id', width: 70, render: (v: number) => <Tag color="arcoblue">{v}</Tag> }]
+      : []),
+    { title: '平台', dataIndex: 'platform', width: 80, render: (v: string) => platformTag(v) },
+    { title: '类型', dataIndex: 'action', width: 100, render: (v: string) => taskActionTag(v) },
+    {
+      title: '任务ID',
+      dataIndex: 'task_id',
+      render: (v: string) => <Typography.Text copyable>{v}</Typography.Text>,
+    },
+    { title: '任务状态', dataIndex: 'status', width: 100, render: (v: string) => taskStatusTag(v) },
+    { title: '进度', dataIndex: 'progress', width: 80 },
+    {
+      title: '详情',
+      dataIndex: 'data',
+      render: (_v: string, r: AsyncTask) => (
+        <Button size="mini" onClick={() => setDetail(r)}>
+          查看
+        </Button>
+      ),
+    },
+    {
+      title: '失败原因',
+      dataIndex: 'fail_reason',
+      render: (v: string) => (v ? <Typography.Text type="error">{v}</Typography.Text> : '无'),
+    },
+  ];
+
+  const media = mediaOf(detail?.data);
+  return (
+    <Card className="aigw-task" title="异步任务">
+      <Form
+        layout="inline"
+        className="aigw-task-filters"
+        onSubmit={() => {
+          setPage(1);
+          setApplied(form);
+        }}
+      >
+        <Form.Item label="任务 ID">
+          <Input name="task_id" value={form.task_id} onChange={(v) => setForm({ ...form, task_id: v })} allowClear />
+        </Form.Item>
+        {admin ? (
+          <Form.Item label="渠道 ID">
+            <Input
+              name="channel_id"
+              value={form.channel_id}
+              onChange={(v) => setForm({ ...form, channel_id: v })}
+              allowClear
+            />
+          </Form.Item>
+        ) : null}
+        <Form.Item label="时间范围">
+          <DatePicker.RangePicker
+            showTime
+            value={form.range ? [form.range[0] * 1000, form.range[1] * 1000] : undefined}
+            onChange={(_s, d) => setForm({ ...form, range: d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined })}
+          />
+        </Form.Item>
+        <Form.Item>
+          <Button type="primary" htmlType="submit" icon={<IconSearch />}>
+            查询
+          </Button>
+        </Form.Item>
+      </Form>
+      <Table
+        rowKey="id"
+        loading={loading}
+        columns={columns}
+        data={rows}
+        scroll={{ x: true }}
+        pagination={{
+          current: page,
+          pageSize,
+          total,
+          showTotal: true,
+          sizeCanChange: true,
+          sizeOptions: PAGE_SIZES,
+          onChange: (p, size) => {
+            if (size !== pageSize) {
+              savePageSize(size);
+              setPageSize(size);
+              setPage(1);
+            } else setPage(p);
+          },
+        }}
+      />
+      <Modal
+        title="任务详情"
+        visible={!!detail}
+        footer={null}
+        onCancel={() => setDetail(undefined)}
+        style={{ width: 720 }}
+      >
+        <Space direction="vertical" style={{ width: '100%' }}>
+          {media.audio.map((src) => (
+            // biome-ignore lint/a11y/useMediaCaption: generated music has no captions
+            <audio key={src} controls src={src} style={{ width: '100%' }} />
+          ))}
+          {media.video.map((src) => (
+            // biome-ignore lint/a11y/useMediaCaption: generated videos have no captions
+            <video key={src} controls src={src} style={{ width: '100%' }} />
+          ))}
+          {media.text ? <Typography.Paragraph className="aigw-task-detail">{media.text}</Typography.Paragraph> : null}
+          <Typography.Paragraph className="aigw-task-detail" copyable>
+            {detail?.data || '无'}
+          </Typography.Paragraph>
+        </Space>
+      </Modal>
+    </Card>
+  );
 }

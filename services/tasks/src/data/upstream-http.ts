@@ -1,17 +1,25 @@
 /**
- * HTTP to midjourney-proxy upstreams: JSON in and out, the channel key in `mj-api-secret`, a
- * timeout on every call.
+ * HTTP to task upstreams: JSON in and out, a timeout on every call, the channel key in
+ * `mj-api-secret` for midjourney-proxy (types 2 and 5) and as a bearer token otherwise (Suno).
  */
 import type { ChannelRef, UpstreamAnswer, UpstreamPort } from '../domain/ports.ts';
 
 export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: string): Promise<Response> } {
-  const call = async (channel: ChannelRef, path: string, init: RequestInit): Promise<UpstreamAnswer> => {
+  const raw = (channel: ChannelRef, path: string, init: RequestInit = {}): Promise<Response> => {
     const base = (channel.baseUrl || '').replace(/\/+$/, '');
-    const res = await fetch(`${base}${path}`, {
+    return fetch(`${base}${path}`, {
       ...init,
-      headers: { 'content-type': 'application/json', 'mj-api-secret': channel.key },
+      headers: {
+        'content-type': 'application/json',
+        ...(channel.type === 2 || channel.type === 5
+          ? { 'mj-api-secret': channel.key }
+          : { authorization: `Bearer ${channel.key}` }),
+      },
       signal: AbortSignal.timeout(timeoutMs),
     });
+  };
+  const call = async (channel: ChannelRef, path: string, init: RequestInit): Promise<UpstreamAnswer> => {
+    const res = await raw(channel, path, init);
     const text = await res.text();
     let body: unknown;
     try {
@@ -24,6 +32,7 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
   return {
     post: (channel, path, body) => call(channel, path, { method: 'POST', body: JSON.stringify(body) }),
     get: (channel, path) => call(channel, path, { method: 'GET' }),
+    raw: (channel, path) => raw(channel, path),
     image: (url) => fetch(url, { signal: AbortSignal.timeout(timeoutMs) }),
   };
 }

@@ -15,6 +15,8 @@ export const SUBMIT_KINDS = [
   'modal',
   'shorten',
   'upload-discord-images',
+  /** `/mj/insight-face/swap` (midjourney-proxy-plus), not under /submit. */
+  'swap-face',
 ] as const;
 export type SubmitKind = (typeof SUBMIT_KINDS)[number];
 

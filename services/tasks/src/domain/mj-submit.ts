@@ -5,9 +5,9 @@
  * anything else gives the reservation back and answers the upstream's refusal unbilled.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError } from '@aigw/common';
 import type { MjTaskDoc, MjTaskRepository } from '../data/mj-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
+import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
 import { MJ_CODE_INVALID, MjError } from './mj-error.ts';
 import {
   actionOfCustomId,
@@ -67,6 +67,9 @@ function actionOf(kind: SubmitKind, body: Record<string, unknown>): { action: st
       return { action: 'SHORTEN' };
     case 'upload-discord-images':
       return { action: 'UPLOAD' };
+    case 'swap-face':
+      if (!str(body.sourceBase64) || !str(body.targetBase64)) throw invalid('sourceBase64 和 targetBase64 不能为空');
+      return { action: 'SWAP_FACE' };
     case 'action': {
       const customId = str(body.customId);
       const taskId = str(body.taskId);
@@ -98,7 +101,8 @@ function actionOf(kind: SubmitKind, body: Record<string, unknown>): { action: st
 }
 
 function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
-  return `${mode ? `/${mode}` : ''}/mj/submit/${kind}`;
+  const prefix = mode ? `/${mode}` : '';
+  return kind === 'swap-face' ? `${prefix}/mj/insight-face/swap` : `${prefix}/mj/submit/${kind}`;
 }
 
 export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
@@ -126,16 +130,10 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   if (!MJ_CHANNEL_TYPES.has(channel.type)) throw new MjError(503, MJ_CODE_INVALID, '渠道类型不支持绘图');
 
   const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
-  const requestId = `mj:${randomUUID()}`;
+  const charge: Charge = { requestId: `mj:${randomUUID()}`, model, ...price };
+  const { requestId } = charge;
   const tokenId = auth.caller.token.id;
-  if (price.quota > 0) {
-    try {
-      await d.peers.preConsume({ requestId, userId, tokenId, amount: price.quota });
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'FAILED_PRECONDITION') throw new MjError(403, 4, err.message);
-      throw err;
-    }
-  }
+  await reserve(d.peers, auth, charge, (m) => new MjError(403, MJ_CODE_INVALID, m));
 
   const body = upstreamBody(input.body, {
     accountFilter: d.options.get('MjAccountFilterEnabled') === 'true',
@@ -145,7 +143,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   try {
     answer = await d.upstream.post(channel, upstreamPath(input.kind, input.mode), body);
   } catch (err) {
-    await giveBack(d, requestId, price.quota);
+    await giveBack(d.peers, charge, d.onError);
     d.onError(err, 'midjourney submit failed');
     throw new MjError(502, MJ_CODE_INVALID, '上游服务请求失败');
   }
@@ -153,7 +151,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   const code = Number(up.code);
   const mjId = str(up.result) || (typeof up.result === 'number' ? String(up.result) : '');
   if (answer.status !== 200 || !submitAccepted(code) || !mjId) {
-    await giveBack(d, requestId, price.quota);
+    await giveBack(d.peers, charge, d.onError);
     return {
       status: answer.status === 200 ? 200 : answer.status,
       body: answer.body ?? { code: 4, description: '上游返回错误' },
@@ -182,6 +180,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     state: str(input.body.state),
     custom_id: str(input.body.customId),
     submit_time: now,
+    submitted_ms: now,
     start_time: 0,
     finish_time: 0,
     created_at: Math.floor(now / 1000),
@@ -197,32 +196,17 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     final: false,
     next_poll_at: now,
   });
-  if (price.quota > 0) {
-    await d.usage
-      .publish({
-        eventId: `charge:${requestId}`,
-        requestId,
-        type: 2,
-        userId,
-        username: task.username,
-        tokenId,
-        tokenName: task.token_name,
-        group: task.group,
-        model,
-        channelId: channel.id,
-        quota: price.quota,
-        modelPrice: price.modelPrice,
-        groupRatio: price.groupRatio,
-        content: `绘图 ${action}，任务 ${mjId}`,
-        other: { mj_id: mjId, action, task_id: task.id },
-        ip: input.ip,
-      })
-      .catch((err) => d.onError(err, 'charge usage event not published'));
-  }
+  await logCharge(
+    d.usage,
+    auth,
+    charge,
+    {
+      channelId: channel.id,
+      content: `绘图 ${action}，任务 ${mjId}`,
+      other: { mj_id: mjId, action, task_id: task.id },
+      ip: input.ip,
+    },
+    d.onError,
+  );
   return { status: 200, body: answer.body };
-}
-
-async function giveBack(d: MjDeps, requestId: string, quota: number): Promise<void> {
-  if (quota <= 0) return;
-  await d.peers.refund(requestId).catch((err) => d.onError(err, 'refund of a refused submit failed'));
 }

@@ -82,4 +82,6 @@ export interface UpstreamAnswer {
 export interface UpstreamPort {
   post(channel: ChannelRef, path: string, body: unknown): Promise<UpstreamAnswer>;
   get(channel: ChannelRef, path: string): Promise<UpstreamAnswer>;
+  /** A GET whose body is streamed to the client as it is (video content). */
+  raw(channel: ChannelRef, path: string): Promise<Response>;
 }

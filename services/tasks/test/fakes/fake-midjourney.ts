@@ -52,6 +52,7 @@ const ACTIONS: Record<string, string> = {
   shorten: 'SHORTEN',
   modal: 'MODAL',
   'upload-discord-images': 'UPLOAD',
+  'insight-face/swap': 'SWAP_FACE',
 };
 
 export async function startFakeMidjourney(opts: {
@@ -141,7 +142,7 @@ export async function startFakeMidjourney(opts: {
       if (!m) return send(404, { code: 404, description: 'not found' });
       const mode = m[1] ?? 'fast';
       const rest = m[2] as string;
-      const submit = /^\/submit\/([a-z-]+)$/.exec(rest);
+      const submit = /^\/submit\/([a-z-]+)$/.exec(rest) ?? /^\/(insight-face\/swap)$/.exec(rest);
       if (req.method === 'POST' && submit) {
         const kind = submit[1] as string;
         const body = await json(req);

@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@aigw/common';
 import type { TasksService } from '@aigw/proto/tasks/v1/tasks';
+import type { AsyncTaskRepository } from '../../data/async-task-repository.ts';
 import type { MjTaskRepository } from '../../data/mj-task-repository.ts';
 
 const page = (p?: { page: number; pageSize: number }) => ({
@@ -8,7 +9,10 @@ const page = (p?: { page: number; pageSize: number }) => ({
 });
 
 /** TasksService: the console's task lists (newest first). */
-export function tasksHandlers(deps: { mj: MjTaskRepository }): ServiceImpl<typeof TasksService> {
+export function tasksHandlers(deps: {
+  mj: MjTaskRepository;
+  tasks: AsyncTaskRepository;
+}): ServiceImpl<typeof TasksService> {
   return {
     async listMjTasks(req) {
       const p = page(req.page);
@@ -51,7 +55,40 @@ export function tasksHandlers(deps: { mj: MjTaskRepository }): ServiceImpl<typeo
     },
     async listTasks(req) {
       const p = page(req.page);
-      return { items: [], page: { page: p.page, pageSize: p.pageSize, total: 0 } };
+      const r = await deps.tasks.list(
+        {
+          userId: req.userId,
+          channelId: req.channelId,
+          taskId: req.taskId.trim(),
+          platform: req.platform,
+          status: req.status,
+          start: req.startTimestamp,
+          end: req.endTimestamp,
+        },
+        p.page,
+        p.pageSize,
+      );
+      return {
+        items: r.items.map((t) => ({
+          id: t.id,
+          userId: t.user_id,
+          createdAt: t.created_at,
+          updatedAt: Math.floor(t.updated_at / 1000),
+          submitTime: t.submit_time,
+          startTime: t.start_time,
+          finishTime: t.finish_time,
+          progress: t.progress,
+          channelId: t.channel_id,
+          platform: t.platform,
+          action: t.action,
+          taskId: t.task_id,
+          status: t.status,
+          failReason: t.fail_reason,
+          quota: t.quota,
+          data: t.data,
+        })),
+        page: { page: p.page, pageSize: p.pageSize, total: r.total },
+      };
     },
   };
 }

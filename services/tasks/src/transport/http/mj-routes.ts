@@ -18,7 +18,7 @@ export function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -58,9 +58,11 @@ export function mjRoutes(d: MjDeps, opts: { trustProxy: boolean; image(url: stri
       const submit = /^\/submit\/([a-z-]+)$/.exec(rest);
       const task = /^\/task\/([^/]+)\/(fetch|image-seed)$/.exec(rest);
       const image = /^\/image\/([^/]+)$/.exec(rest);
-      if (req.method === 'POST' && submit && (SUBMIT_KINDS as readonly string[]).includes(submit[1] as string)) {
+      // Face swap lives at /insight-face/swap; /submit/swap-face is not an endpoint.
+      const kind = rest === '/insight-face/swap' ? 'swap-face' : submit?.[1] !== 'swap-face' ? submit?.[1] : undefined;
+      if (req.method === 'POST' && kind && (SUBMIT_KINDS as readonly string[]).includes(kind)) {
         answer = await submitMj(d, {
-          kind: submit[1] as SubmitKind,
+          kind: kind as SubmitKind,
           ...(m.mode ? { mode: m.mode } : {}),
           body: await readJson(req),
           key,

@@ -5,15 +5,20 @@
  * refund, and the repair pass runs it again: billing is idempotent by request id and the log by
  * event id, so a replay changes nothing.
  */
-import type { MjTaskDoc } from '../data/mj-task-repository.ts';
-import type { MjDeps } from './mj-submit.ts';
+import type { LeasedTask } from '../data/leased-tasks.ts';
+import type { Peers, UsagePort } from './ports.ts';
+import type { TaskPlatform } from './task-platform.ts';
 
-export async function finishBilling(d: MjDeps, t: MjTaskDoc): Promise<void> {
+export async function finishBilling<T extends LeasedTask>(
+  d: { peers: Peers; usage: UsagePort },
+  p: TaskPlatform<T>,
+  t: T,
+): Promise<void> {
   if (t.billing === 'settle') {
     if (t.quota > 0) {
       await d.peers.settle({ requestId: t.request_id, actual: t.quota, userId: t.user_id, tokenId: t.token_id });
     }
-    await d.repo.billed(t.id, 'settle', 'settled');
+    await p.ops.billed(t.id, 'settle', 'settled');
     return;
   }
   if (t.billing !== 'refund') return;
@@ -33,10 +38,10 @@ export async function finishBilling(d: MjDeps, t: MjTaskDoc): Promise<void> {
       quota: t.quota,
       modelPrice: t.model_price,
       groupRatio: t.group_ratio,
-      content: `绘图任务 ${t.mj_id} 失败（${t.fail_reason || '未知原因'}），退还 ${t.quota} 额度`,
-      other: { mj_id: t.mj_id, action: t.action, task_id: t.id },
+      content: p.refundText(t),
+      other: p.logOther(t),
       ip: '',
     });
   }
-  await d.repo.billed(t.id, 'refund', 'refunded');
+  await p.ops.billed(t.id, 'refund', 'refunded');
 }

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { mediaOf, taskDuration, taskStatusLabel } from './task-rules.ts';
+
+describe('async task page rules', () => {
+  it('when a status is empty, then it reads as submitting', () => {
+    expect(taskStatusLabel('')).toBe('正在提交');
+    expect(taskStatusLabel('QUEUED')).toBe('排队中');
+    expect(taskStatusLabel('X')).toBe('未知');
+  });
+
+  it('when a task has clips or lyrics, then their media are found', () => {
+    const clips = JSON.stringify([{ audio_url: 'a.mp3', video_url: 'v.mp4' }, { audio_url: 'b.mp3' }]);
+    expect(mediaOf(clips)).toEqual({ audio: ['a.mp3', 'b.mp3'], video: ['v.mp4'], text: '' });
+    expect(mediaOf(JSON.stringify({ text: 'la la' })).text).toBe('la la');
+    expect(mediaOf('oops')).toEqual({ audio: [], video: [], text: '' });
+  });
+
+  it('when a task is unfinished, then its duration runs to now', () => {
+    expect(taskDuration(100, 130)).toBe('30');
+    expect(taskDuration(100, 0, 160_000)).toBe('60');
+    expect(taskDuration(0, 5)).toBeUndefined();
+  });
+});

@@ -1,0 +1,93 @@
+/** Async tasks (`tasks`: Suno music and lyrics): the spec's fields plus the shared lease and billing state. */
+import { nextSequence } from '@aigw/common';
+import type { Collection, Connection } from 'mongoose';
+import { type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
+
+export interface AsyncTaskDoc extends LeasedTask {
+  /** "suno". */
+  platform: string;
+  /** MUSIC or LYRICS. */
+  action: string;
+  task_id: string;
+  progress: string;
+  /** Seconds. */
+  created_at: number;
+  submit_time: number;
+  start_time: number;
+  finish_time: number;
+  /** JSON text of the upstream's result (clips, lyrics). */
+  data: string;
+  /** JSON text of the submitted body (without hooks). */
+  properties: string;
+}
+
+export type NewAsyncTask = Omit<AsyncTaskDoc, '_id' | 'id' | LeaseFields>;
+
+export interface AsyncListQuery {
+  userId?: number;
+  channelId?: number;
+  taskId?: string;
+  platform?: string;
+  status?: string;
+  start?: number;
+  end?: number;
+}
+
+export function asyncTaskRepository(conn: Connection) {
+  const col = conn.collection('tasks') as unknown as Collection<AsyncTaskDoc>;
+  return {
+    ...leaseOps(col),
+    /** Lease operations over one platform's tasks (each platform has its own poller). */
+    forPlatform: (platform: string) => leaseOps(col, { platform }),
+    async init(): Promise<void> {
+      await col.createIndex({ request_id: 1 }, { unique: true });
+      await col.createIndex({ task_id: 1, user_id: 1 });
+      await col.createIndex({ final: 1, next_poll_at: 1 });
+    },
+    async insert(t: NewAsyncTask): Promise<AsyncTaskDoc> {
+      const id = await nextSequence(conn, 'tasks');
+      const doc: AsyncTaskDoc = {
+        ...t,
+        _id: id,
+        id,
+        lease_until: 0,
+        lease_owner: '',
+        polls: 0,
+        updated_at: Date.now(),
+      };
+      await col.insertOne(doc);
+      return doc;
+    },
+    byTaskIds: (ids: string[], userId: number) =>
+      col
+        .find({ task_id: { $in: ids }, user_id: userId })
+        .sort({ _id: -1 })
+        .toArray(),
+    async list(q: AsyncListQuery, page: number, pageSize: number) {
+      const f: Record<string, unknown> = {};
+      if (q.userId) f.user_id = q.userId;
+      if (q.channelId) f.channel_id = q.channelId;
+      if (q.taskId) f.task_id = q.taskId;
+      if (q.platform) f.platform = q.platform;
+      if (q.status) f.status = q.status;
+      if (q.start || q.end) {
+        const range: Record<string, number> = {};
+        if (q.start) range.$gte = q.start;
+        if (q.end) range.$lte = q.end;
+        f.submit_time = range;
+      }
+      const [items, total] = await Promise.all([
+        col
+          .find(f)
+          .sort({ _id: -1 })
+          .skip((page - 1) * pageSize)
+          .limit(pageSize)
+          .toArray(),
+        col.countDocuments(f),
+      ]);
+      return { items, total };
+    },
+  };
+}
+
+export type AsyncTaskRepository = ReturnType<typeof asyncTaskRepository>;

@@ -1,0 +1,74 @@
+/**
+ * The submit side of per-call billing, shared by every platform: reserve the price before the
+ * upstream call (refused with the wallet's message when it cannot be covered), give it back when
+ * the upstream refuses, and log the charge once (type 2) when the task is created.
+ */
+import { AppError } from '@aigw/common';
+import type { Authorized } from './authorize.ts';
+import type { Peers, UsagePort } from './ports.ts';
+
+export interface Charge {
+  requestId: string;
+  quota: number;
+  modelPrice: number;
+  groupRatio: number;
+  model: string;
+}
+
+/** Reserves a charge; `refuse` turns the wallet's refusal into the platform's error. */
+export async function reserve(
+  peers: Peers,
+  a: Authorized,
+  c: Charge,
+  refuse: (message: string) => Error,
+): Promise<void> {
+  if (c.quota <= 0) return;
+  try {
+    await peers.preConsume({
+      requestId: c.requestId,
+      userId: a.caller.user.id,
+      tokenId: a.caller.token.id,
+      amount: c.quota,
+    });
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'FAILED_PRECONDITION') throw refuse(err.message);
+    throw err;
+  }
+}
+
+/** Gives a reservation back (the upstream refused the submit): no log, nothing was charged. */
+export async function giveBack(peers: Peers, c: Charge, onError: (err: unknown, what: string) => void) {
+  if (c.quota <= 0) return;
+  await peers.refund(c.requestId).catch((err) => onError(err, 'refund of a refused submit failed'));
+}
+
+/** Logs a kept charge (type 2) once, keyed by its request id. */
+export async function logCharge(
+  usage: UsagePort,
+  a: Authorized,
+  c: Charge,
+  x: { channelId: number; content: string; other: Record<string, unknown>; ip: string },
+  onError: (err: unknown, what: string) => void,
+): Promise<void> {
+  if (c.quota <= 0) return;
+  await usage
+    .publish({
+      eventId: `charge:${c.requestId}`,
+      requestId: c.requestId,
+      type: 2,
+      userId: a.caller.user.id,
+      username: a.caller.user.username,
+      tokenId: a.caller.token.id,
+      tokenName: a.caller.token.name,
+      group: a.group,
+      model: c.model,
+      channelId: x.channelId,
+      quota: c.quota,
+      modelPrice: c.modelPrice,
+      groupRatio: c.groupRatio,
+      content: x.content,
+      other: x.other,
+      ip: x.ip,
+    })
+    .catch((err) => onError(err, 'charge usage event not published'));
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { keyOf } from './authorize.ts';
+import {
+  actionOfCustomId,
+  clearMode,
+  modelOfAction,
+  modeOfPath,
+  parseSimpleChange,
+  submitAccepted,
+  upstreamBody,
+} from './mj-rules.ts';
+
+describe('midjourney rules', () => {
+  it('when a button custom id is read, then it names its action', () => {
+    expect(actionOfCustomId('MJ::JOB::upsample::2::abc')).toBe('UPSCALE');
+    expect(actionOfCustomId('MJ::JOB::variation::1::abc')).toBe('VARIATION');
+    expect(actionOfCustomId('MJ::JOB::high_variation::1::abc::SOLO')).toBe('HIGH_VARIATION');
+    expect(actionOfCustomId('MJ::JOB::low_variation::1::abc::SOLO')).toBe('LOW_VARIATION');
+    expect(actionOfCustomId('MJ::JOB::reroll::0::abc::SOLO')).toBe('REROLL');
+    expect(actionOfCustomId('MJ::JOB::pan_left::1::abc::SOLO')).toBe('PAN');
+    expect(actionOfCustomId('MJ::Outpaint::50::1::abc::SOLO')).toBe('ZOOM');
+    expect(actionOfCustomId('MJ::CustomZoom::abc')).toBe('CUSTOM_ZOOM');
+    expect(actionOfCustomId('MJ::Inpaint::1::abc::SOLO')).toBe('INPAINT');
+    expect(actionOfCustomId('nonsense')).toBeUndefined();
+  });
+
+  it('when an action is priced, then its model is mj_ plus the action', () => {
+    expect(modelOfAction('IMAGINE')).toBe('mj_imagine');
+    expect(modelOfAction('UPSCALE')).toBe('mj_upscale');
+    expect(modelOfAction('SWAP_FACE')).toBe('swap_face');
+  });
+
+  it('when a simple change is parsed, then U and V need an index 1-4 and R none', () => {
+    expect(parseSimpleChange('123 U2')).toEqual({ taskId: '123', action: 'UPSCALE', index: 2 });
+    expect(parseSimpleChange('123 v4')).toEqual({ taskId: '123', action: 'VARIATION', index: 4 });
+    expect(parseSimpleChange('123 R')).toEqual({ taskId: '123', action: 'REROLL', index: 0 });
+    expect(parseSimpleChange('123 U5')).toBeUndefined();
+    expect(parseSimpleChange('123')).toBeUndefined();
+  });
+
+  it('when the body goes upstream, then notifyHook never does and accountFilter and mode flags follow the options', () => {
+    const body = {
+      prompt: 'cat --fast --ar 16:9 --relax',
+      notifyHook: 'http://h',
+      accountFilter: { a: 1 },
+      state: 's',
+    };
+    expect(upstreamBody(body, { accountFilter: false, modeClear: false })).toEqual({
+      prompt: 'cat --fast --ar 16:9 --relax',
+      state: 's',
+    });
+    expect(upstreamBody(body, { accountFilter: true, modeClear: true })).toEqual({
+      prompt: 'cat --ar 16:9',
+      state: 's',
+      accountFilter: { a: 1 },
+    });
+    expect(clearMode('a --turbo')).toBe('a');
+  });
+
+  it('when codes and paths are read, then 1, 21, 22 are accepted and mode prefixes are recognised', () => {
+    expect([1, 21, 22, 4, 24].map(submitAccepted)).toEqual([true, true, true, false, false]);
+    expect(modeOfPath('/mj/submit/imagine')).toEqual({ rest: '/submit/imagine' });
+    expect(modeOfPath('/relax/mj/submit/imagine')).toEqual({ mode: 'relax', rest: '/submit/imagine' });
+    expect(modeOfPath('/v1/chat')).toBeUndefined();
+  });
+
+  it('when a key arrives, then sk- and Bearer are stripped and a pinned channel is ignored', () => {
+    expect(keyOf('Bearer sk-abc', undefined)).toBe('abc');
+    expect(keyOf(undefined, 'sk-abc-12')).toBe('abc');
+    expect(keyOf(undefined, undefined)).toBeUndefined();
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * Follows unfinished tasks of one platform. Each tick a replica picks due tasks, takes a lease on
+ * each (a conditional update of `lease_until`: one replica per task at a time), asks each
+ * upstream for its tasks in one call, and applies the answers under the lease. Final states
+ * settle or refund (task-billing.ts); tasks older than the timeout fail and are refunded. An
+ * upstream that fails is left alone for a growing backoff.
+ */
+import type { LeasedTask } from '../data/leased-tasks.ts';
+import type { Peers, UsagePort } from './ports.ts';
+import { finishBilling } from './task-billing.ts';
+import { finishOf, type TaskPlatform } from './task-platform.ts';
+
+export interface PollerSettings {
+  owner: string;
+  intervalMs: number;
+  leaseMs: number;
+  batch: number;
+  timeoutMs: number;
+  backoffMaxMs: number;
+}
+
+export interface PollerDeps {
+  peers: Peers;
+  usage: UsagePort;
+  onError(err: unknown, what: string): void;
+}
+
+function changed<T extends LeasedTask>(t: T, p: Partial<T>): boolean {
+  return (Object.keys(p) as (keyof T)[]).some((k) => p[k] !== undefined && p[k] !== t[k]);
+}
+
+export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPlatform<T>, s: PollerSettings) {
+  const backoff = new Map<number, { until: number; n: number }>();
+  const ops = platform.ops;
+
+  const fail = (id: number) => {
+    const b = backoff.get(id) ?? { until: 0, n: 0 };
+    b.n += 1;
+    b.until = Date.now() + Math.min(s.intervalMs * 2 ** b.n, s.backoffMaxMs);
+    backoff.set(id, b);
+    return b.until;
+  };
+
+  const apply = async (t: T, p: Partial<T>, now: number): Promise<void> => {
+    const token = t.lease_owner;
+    let finish = finishOf(p.status);
+    if (!finish && now - t.submitted_ms > s.timeoutMs) {
+      Object.assign(p, platform.timedOut(now));
+      finish = 'refund';
+    }
+    if (finish) p = { ...platform.finished(now), ...p };
+    const didChange = changed(t, p);
+    const ok = await ops.applyPoll(t.id, token, p, {
+      nextPollAt: now + s.intervalMs,
+      poller: s.owner,
+      ...(finish ? { finish } : {}),
+    });
+    if (!ok) return;
+    const next: T = { ...t, ...p, ...(finish ? { final: true, billing: finish } : {}) };
+    if (finish) {
+      await finishBilling(d, platform, next).catch((err) =>
+        d.onError(err, `${platform.name} billing failed; repair retries`),
+      );
+    }
+    if (didChange) platform.changed?.(next);
+  };
+
+  const pollChannel = async (channelId: number, tasks: T[]): Promise<void> => {
+    const now = Date.now();
+    const channel = await d.peers.channel(channelId).catch(() => undefined);
+    const answers = channel ? await platform.fetch(channel, tasks).catch(() => undefined) : undefined;
+    if (!answers) {
+      const until = fail(channelId);
+      for (const t of tasks) {
+        // Timeouts hold even when the upstream is gone.
+        if (now - t.submitted_ms > s.timeoutMs) await apply(t, {}, now);
+        else await ops.release(t.id, t.lease_owner, until);
+      }
+      return;
+    }
+    backoff.delete(channelId);
+    // The next poll counts from the answer, not from the claim (claims of a big batch take time).
+    const answeredAt = Date.now();
+    for (const t of tasks) await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt);
+  };
+
+  let ticks = 0;
+  let round = 0;
+  return {
+    /** One round: claim what is due, poll it, apply the answers. */
+    async tick(): Promise<void> {
+      const now = Date.now();
+      const due = await ops.due(now, s.batch);
+      const wanted = due.filter((c) => (backoff.get(c.channel_id)?.until ?? 0) <= now).map((c) => c.id);
+      // A lease token per round: the tasks this round won are the ones carrying it.
+      const token = `${s.owner}#${platform.name}#${++round}`;
+      const claimed = new Map<number, T[]>();
+      for (const t of await ops.claimMany(wanted, token, now, s.leaseMs)) {
+        const list = claimed.get(t.channel_id) ?? [];
+        list.push(t);
+        claimed.set(t.channel_id, list);
+      }
+      await Promise.all([...claimed].map(([ch, list]) => pollChannel(ch, list)));
+      if (++ticks % 10 === 0) await this.repair();
+    },
+    /** Finishes settles and refunds that a crash or an unreachable billing left open. */
+    async repair(): Promise<void> {
+      for (const t of await ops.billingPending(100)) {
+        await finishBilling(d, platform, t).catch((err) => d.onError(err, `${platform.name} billing repair failed`));
+      }
+    },
+  };
+}

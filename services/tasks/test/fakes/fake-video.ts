@@ -1,0 +1,108 @@
+/**
+ * A fake OpenAI videos API: `POST /v1/videos` answers a video object (`video_...`, queued),
+ * `GET /v1/videos/{id}` moves it through in_progress (progress grows) to completed, and
+ * `GET /v1/videos/{id}/content` serves MP4 bytes once completed. Prompts with "fail-me" fail
+ * with an error object; "reject-me" is refused at create (400).
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeVideo {
+  url: string;
+  creates: Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export const FAKE_MP4 = Buffer.from('00000018667479706d703432000000006d703432', 'hex');
+
+async function json(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const t = Buffer.concat(chunks).toString('utf8');
+  return t ? (JSON.parse(t) as Record<string, unknown>) : {};
+}
+
+export async function startFakeVideo(opts: { key: string; stepMs?: number; steps?: number }): Promise<FakeVideo> {
+  const stepMs = opts.stepMs ?? 250;
+  const steps = opts.steps ?? 3;
+  const videos = new Map<string, { body: Record<string, unknown>; at: number }>();
+  const state: FakeVideo = { url: '', creates: [], close: async () => undefined };
+
+  const view = (id: string) => {
+    const v = videos.get(id);
+    if (!v) return undefined;
+    const step = Math.floor((Date.now() - v.at) / stepMs);
+    const base = {
+      id,
+      object: 'video',
+      model: v.body.model,
+      status: 'queued',
+      progress: 0,
+      created_at: Math.floor(v.at / 1000),
+      completed_at: null as number | null,
+      expires_at: null as number | null,
+      seconds: String(v.body.seconds ?? '4'),
+      size: String(v.body.size ?? '720x1280'),
+      remixed_from_video_id: null,
+      error: null as unknown,
+    };
+    if (step < 1) return base;
+    if (String(v.body.prompt).includes('fail-me')) {
+      return { ...base, status: 'failed', error: { code: 'moderation_blocked', message: 'blocked by moderation' } };
+    }
+    if (step < steps) return { ...base, status: 'in_progress', progress: Math.round((100 * step) / steps) };
+    const done = Math.floor((v.at + steps * stepMs) / 1000);
+    return { ...base, status: 'completed', progress: 100, completed_at: done, expires_at: done + 3600 };
+  };
+
+  const server: Server = createServer((req, res) => {
+    const send = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    void (async () => {
+      if (req.headers.authorization !== `Bearer ${opts.key}`) {
+        return send(401, {
+          error: { message: 'Incorrect API key provided', type: 'invalid_request_error', code: 'invalid_api_key' },
+        });
+      }
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (req.method === 'POST' && url.pathname === '/v1/videos') {
+        const body = await json(req);
+        state.creates.push(body);
+        if (String(body.prompt).includes('reject-me')) {
+          return send(400, {
+            error: { message: 'prompt rejected', type: 'invalid_request_error', code: 'moderation_blocked' },
+          });
+        }
+        const id = `video_${randomBytes(12).toString('hex')}`;
+        videos.set(id, { body, at: Date.now() });
+        return send(200, view(id));
+      }
+      const content = /^\/v1\/videos\/([^/]+)\/content$/.exec(url.pathname);
+      if (req.method === 'GET' && content) {
+        const v = view(content[1] as string);
+        if (v?.status !== 'completed')
+          return send(404, { error: { message: 'not ready', type: 'invalid_request_error' } });
+        res.writeHead(200, { 'content-type': 'video/mp4' });
+        res.end(FAKE_MP4);
+        return;
+      }
+      const one = /^\/v1\/videos\/([^/]+)$/.exec(url.pathname);
+      if (req.method === 'GET' && one) {
+        const v = view(one[1] as string);
+        return v ? send(200, v) : send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+      }
+      send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    })().catch((err) => send(500, { error: { message: String(err) } }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  state.close = () =>
+    new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    });
+  return state;
+}
