@@ -32,6 +32,7 @@ import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import { frtColor, LOG_TYPES, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -123,17 +124,17 @@ export default function LogPage() {
   };
 
   const columns: TableColumnProps<LogEntry>[] = [
-    { title: '时间', dataIndex: 'created_at', width: 170, render: (v: number) => timeText(v) },
+    { title: tr('log.time'), dataIndex: 'created_at', width: 170, render: (v: number) => timeText(v) },
     ...(admin
       ? [
           {
-            title: '渠道',
+            title: tr('common.channel'),
             dataIndex: 'channel',
             width: 70,
             render: (v: number, r: LogEntry) => (r.type === 2 || r.type === 5 ? <Tag color="arcoblue">{v}</Tag> : null),
           },
           {
-            title: '用户',
+            title: tr('log.user'),
             dataIndex: 'username',
             render: (v: string, r: LogEntry) =>
               v ? (
@@ -144,11 +145,19 @@ export default function LogPage() {
           },
         ]
       : []),
-    { title: '令牌', dataIndex: 'token_name', render: (v: string) => (v ? <Tag color="gray">{v}</Tag> : null) },
-    { title: '类型', dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
-    { title: '模型', dataIndex: 'model_name', render: (v: string) => (v ? <Tag color="arcoblue">{v}</Tag> : null) },
     {
-      title: '用时/首字',
+      title: tr('log.token'),
+      dataIndex: 'token_name',
+      render: (v: string) => (v ? <Tag color="gray">{v}</Tag> : null),
+    },
+    { title: tr('common.type'), dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
+    {
+      title: tr('common.model'),
+      dataIndex: 'model_name',
+      render: (v: string) => (v ? <Tag color="arcoblue">{v}</Tag> : null),
+    },
+    {
+      title: tr('log.timeFirstToken'),
       dataIndex: 'use_time',
       width: 150,
       render: (v: number, r: LogEntry) => {
@@ -159,15 +168,23 @@ export default function LogPage() {
           <Space size={4}>
             <Tag color={timeColor(v)}>{v} s</Tag>
             {r.is_stream && frt > 0 ? <Tag color={frtColor(frt)}>{frt.toFixed(1)} s</Tag> : null}
-            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? '流' : '非流'}</Tag>
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? tr('log.stream') : tr('log.nonStream')}</Tag>
           </Space>
         );
       },
     },
-    { title: '提示', dataIndex: 'prompt_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
-    { title: '补全', dataIndex: 'completion_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
     {
-      title: '花费',
+      title: tr('log.prompt'),
+      dataIndex: 'prompt_tokens',
+      render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
+    },
+    {
+      title: tr('log.completion'),
+      dataIndex: 'completion_tokens',
+      render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
+    },
+    {
+      title: tr('log.cost'),
       dataIndex: 'quota',
       render: (v: number, r: LogEntry) =>
         r.type === 2 || r.type === 1 || r.type === 3 ? renderQuota(v, status, 6) : null,
@@ -175,18 +192,20 @@ export default function LogPage() {
     ...(admin
       ? [
           {
-            title: '重试',
+            title: tr('log.retries'),
             dataIndex: 'other',
             key: 'retry',
             render: (v: string, r: LogEntry) => {
               const used = parseOther(v).admin_info?.use_channel ?? [];
-              return (r.type === 2 || r.type === 5) && used.length > 1 ? `渠道：${used.join('->')}` : null;
+              return (r.type === 2 || r.type === 5) && used.length > 1
+                ? tr('log.channelsUsedList', { list: used.join('->') })
+                : null;
             },
           },
         ]
       : []),
     {
-      title: '详情',
+      title: tr('log.details'),
       dataIndex: 'content',
       render: (v: string) => (
         <Typography.Ellipsis rows={2} showTooltip>
@@ -202,19 +221,22 @@ export default function LogPage() {
       title={
         <Space size="large" className="aigw-log-stat">
           <span>
-            消耗额度：<b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
+            {tr('log.quotaUsed')}
+            <b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
           </span>
           <span>
-            RPM：<b>{stat.rpm}</b>
+            {tr('log.rpm')}
+            <b>{stat.rpm}</b>
           </span>
           <span>
-            TPM：<b>{stat.tpm}</b>
+            {tr('log.tpm')}
+            <b>{stat.tpm}</b>
           </span>
         </Space>
       }
     >
       <Form layout="inline" className="aigw-log-filters" onSubmit={search}>
-        <Form.Item label="令牌名称">
+        <Form.Item label={tr('log.tokenName')}>
           <Input
             name="token_name"
             value={form.token_name}
@@ -222,7 +244,7 @@ export default function LogPage() {
             allowClear
           />
         </Form.Item>
-        <Form.Item label="模型名称">
+        <Form.Item label={tr('common.modelName')}>
           <Input
             name="model_name"
             value={form.model_name}
@@ -230,7 +252,7 @@ export default function LogPage() {
             allowClear
           />
         </Form.Item>
-        <Form.Item label="时间范围">
+        <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
             value={[form.range[0] * 1000, form.range[1] * 1000]}
@@ -241,7 +263,7 @@ export default function LogPage() {
         </Form.Item>
         {admin ? (
           <>
-            <Form.Item label="用户名称">
+            <Form.Item label={tr('common.username')}>
               <Input
                 name="username"
                 value={form.username}
@@ -249,7 +271,7 @@ export default function LogPage() {
                 allowClear
               />
             </Form.Item>
-            <Form.Item label="渠道 ID">
+            <Form.Item label={tr('common.channelId')}>
               <Input
                 name="channel"
                 value={form.channel}
@@ -259,12 +281,12 @@ export default function LogPage() {
             </Form.Item>
           </>
         ) : null}
-        <Form.Item label="日志类型">
+        <Form.Item label={tr('log.logType')}>
           <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={LOG_TYPES} />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
@@ -292,7 +314,7 @@ export default function LogPage() {
         }}
       />
       <Modal
-        title="用户信息"
+        title={tr('log.userInfo')}
         visible={summary.visible}
         footer={null}
         onCancel={() => setSummary({ visible: false, loading: false })}
@@ -302,10 +324,10 @@ export default function LogPage() {
             <Descriptions
               column={1}
               data={[
-                { label: '用户名', value: summary.user.username },
-                { label: '余额', value: renderQuota(summary.user.quota ?? 0, status) },
-                { label: '已用额度', value: renderQuota(summary.user.used_quota ?? 0, status) },
-                { label: '请求次数', value: String(summary.user.request_count ?? 0) },
+                { label: tr('common.username2'), value: summary.user.username },
+                { label: tr('log.balance'), value: renderQuota(summary.user.quota ?? 0, status) },
+                { label: tr('common.usedQuota'), value: renderQuota(summary.user.used_quota ?? 0, status) },
+                { label: tr('common.requests'), value: String(summary.user.request_count ?? 0) },
               ]}
             />
           ) : null}
@@ -319,37 +341,44 @@ export default function LogPage() {
 function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   const other = parseOther(log.other);
   const data: { label: string; value: string }[] = [];
-  if (log.content) data.push({ label: '详情', value: log.content });
+  if (log.content) data.push({ label: tr('log.details'), value: log.content });
   if (other.model_price !== undefined && other.model_price >= 0)
-    data.push({ label: '模型价格', value: String(other.model_price) });
-  else if (other.model_ratio !== undefined) data.push({ label: '模型倍率', value: String(other.model_ratio) });
+    data.push({ label: tr('common.modelPrice'), value: String(other.model_price) });
+  else if (other.model_ratio !== undefined)
+    data.push({ label: tr('log.modelRatio'), value: String(other.model_ratio) });
   if (other.completion_ratio !== undefined && !(other.model_price !== undefined && other.model_price >= 0))
-    data.push({ label: '补全倍率', value: String(other.completion_ratio) });
-  if (other.group_ratio !== undefined) data.push({ label: '分组倍率', value: String(other.group_ratio) });
-  if (other.frt) data.push({ label: '首字时间', value: `${(other.frt / 1000).toFixed(2)} s` });
-  if (other.upstream_model_name) data.push({ label: '实际模型', value: other.upstream_model_name });
-  if (other.cache_tokens) data.push({ label: '缓存 Tokens', value: String(other.cache_tokens) });
-  if (other.cache_ratio) data.push({ label: '缓存倍率', value: String(other.cache_ratio) });
-  if (other.cache_creation_tokens) data.push({ label: '缓存写入 Tokens', value: String(other.cache_creation_tokens) });
-  if (other.cache_creation_ratio) data.push({ label: '缓存写入倍率', value: String(other.cache_creation_ratio) });
-  if (other.image_tokens) data.push({ label: '图片输入 Tokens', value: String(other.image_tokens) });
-  if (other.image_ratio) data.push({ label: '图片倍率', value: String(other.image_ratio) });
+    data.push({ label: tr('log.completionRatio'), value: String(other.completion_ratio) });
+  if (other.group_ratio !== undefined) data.push({ label: tr('log.groupRatio'), value: String(other.group_ratio) });
+  if (other.frt) data.push({ label: tr('log.firstTokenTime'), value: `${(other.frt / 1000).toFixed(2)} s` });
+  if (other.upstream_model_name) data.push({ label: tr('log.actualModel'), value: other.upstream_model_name });
+  if (other.cache_tokens) data.push({ label: tr('log.cachedTokens'), value: String(other.cache_tokens) });
+  if (other.cache_ratio) data.push({ label: tr('log.cacheRatio'), value: String(other.cache_ratio) });
+  if (other.cache_creation_tokens)
+    data.push({ label: tr('log.cacheWriteTokens'), value: String(other.cache_creation_tokens) });
+  if (other.cache_creation_ratio)
+    data.push({ label: tr('log.cacheWriteRatio'), value: String(other.cache_creation_ratio) });
+  if (other.image_tokens) data.push({ label: tr('log.imageInputTokens'), value: String(other.image_tokens) });
+  if (other.image_ratio) data.push({ label: tr('log.imageRatio'), value: String(other.image_ratio) });
   if (other.audio) {
-    data.push({ label: '文字输入/输出', value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
-    data.push({ label: '音频输入/输出', value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });
-    if (other.audio_ratio) data.push({ label: '音频倍率', value: String(other.audio_ratio) });
-    if (other.audio_completion_ratio) data.push({ label: '音频补全倍率', value: String(other.audio_completion_ratio) });
+    data.push({ label: tr('log.textInputOutput'), value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
+    data.push({ label: tr('log.audioInputOutput'), value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });
+    if (other.audio_ratio) data.push({ label: tr('log.audioRatio'), value: String(other.audio_ratio) });
+    if (other.audio_completion_ratio)
+      data.push({ label: tr('log.audioCompletionRatio'), value: String(other.audio_completion_ratio) });
   }
-  if (other.error) data.push({ label: '错误', value: `${other.status_code ?? ''} ${other.error}` });
+  if (other.error) data.push({ label: tr('log.error'), value: `${other.status_code ?? ''} ${other.error}` });
   if (admin && other.admin_info?.use_channel?.length)
-    data.push({ label: '使用渠道', value: other.admin_info.use_channel.join(' -> ') });
-  if (log.group) data.push({ label: '分组', value: log.group });
-  if (data.length === 0) return <Typography.Text type="secondary">无</Typography.Text>;
+    data.push({ label: tr('log.channelsUsed'), value: other.admin_info.use_channel.join(' -> ') });
+  if (log.group) data.push({ label: tr('common.group'), value: log.group });
+  if (data.length === 0) return <Typography.Text type="secondary">{tr('common.none')}</Typography.Text>;
   return (
     <div className="aigw-log-details">
       {data.map((d) => (
         <div key={d.label}>
-          <Typography.Text type="secondary">{d.label}：</Typography.Text>
+          <Typography.Text type="secondary">
+            {d.label}
+            {tr('common.colon')}
+          </Typography.Text>
           <Typography.Text>{d.value}</Typography.Text>
         </div>
       ))}
