@@ -12,6 +12,7 @@ import {
   Table,
   type TableColumnProps,
   Tag,
+  Tooltip,
   Typography,
 } from '@arco-design/web-react';
 import { IconSearch } from '@arco-design/web-react/icon';
@@ -30,7 +31,7 @@ import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
-import { frtColor, LOG_TYPES, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
+import { frtColor, logTypeOptions, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
@@ -124,22 +125,28 @@ export default function LogPage() {
   };
 
   const columns: TableColumnProps<LogEntry>[] = [
-    { title: tr('log.time'), dataIndex: 'created_at', width: 170, render: (v: number) => timeText(v) },
+    {
+      title: tr('log.time'),
+      dataIndex: 'created_at',
+      width: 170,
+      render: (v: number) => <span className="aigw-nowrap">{timeText(v)}</span>,
+    },
     ...(admin
       ? [
           {
             title: tr('common.channel'),
             dataIndex: 'channel',
-            width: 70,
+            width: 80,
             render: (v: number, r: LogEntry) => (r.type === 2 || r.type === 5 ? <Tag color="arcoblue">{v}</Tag> : null),
           },
           {
             title: tr('log.user'),
             dataIndex: 'username',
+            width: 110,
             render: (v: string, r: LogEntry) =>
               v ? (
                 <Typography.Text className="aigw-log-user" onClick={() => void openSummary(r.user_id)}>
-                  {v}
+                  <CutText text={v} />
                 </Typography.Text>
               ) : null,
           },
@@ -148,24 +155,26 @@ export default function LogPage() {
     {
       title: tr('log.token'),
       dataIndex: 'token_name',
-      render: (v: string) => (v ? <Tag color="gray">{v}</Tag> : null),
+      width: 120,
+      render: (v: string) => (v ? <CutTag text={v} color="gray" /> : null),
     },
     { title: tr('common.type'), dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
     {
       title: tr('common.model'),
       dataIndex: 'model_name',
-      render: (v: string) => (v ? <Tag color="arcoblue">{v}</Tag> : null),
+      width: 170,
+      render: (v: string) => (v ? <CutTag text={v} color="arcoblue" /> : null),
     },
     {
       title: tr('log.timeFirstToken'),
       dataIndex: 'use_time',
-      width: 150,
+      width: 170,
       render: (v: number, r: LogEntry) => {
         if (r.type !== 2 && r.type !== 5) return null;
         const other = parseOther(r.other);
         const frt = (other.frt ?? 0) / 1000;
         return (
-          <Space size={4}>
+          <Space size={4} wrap={false}>
             <Tag color={timeColor(v)}>{v} s</Tag>
             {r.is_stream && frt > 0 ? <Tag color={frtColor(frt)}>{frt.toFixed(1)} s</Tag> : null}
             <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? tr('log.stream') : tr('log.nonStream')}</Tag>
@@ -176,18 +185,23 @@ export default function LogPage() {
     {
       title: tr('log.prompt'),
       dataIndex: 'prompt_tokens',
+      width: 80,
       render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
     },
     {
       title: tr('log.completion'),
       dataIndex: 'completion_tokens',
+      width: 80,
       render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
     },
     {
       title: tr('log.cost'),
       dataIndex: 'quota',
+      width: 120,
       render: (v: number, r: LogEntry) =>
-        r.type === 2 || r.type === 1 || r.type === 3 ? renderQuota(v, status, 6) : null,
+        r.type === 2 || r.type === 1 || r.type === 3 ? (
+          <span className="aigw-nowrap aigw-log-cost">{renderQuota(v, status, 6)}</span>
+        ) : null,
     },
     ...(admin
       ? [
@@ -195,6 +209,7 @@ export default function LogPage() {
             title: tr('log.retries'),
             dataIndex: 'other',
             key: 'retry',
+            width: 140,
             render: (v: string, r: LogEntry) => {
               const used = parseOther(v).admin_info?.use_channel ?? [];
               return (r.type === 2 || r.type === 5) && used.length > 1
@@ -207,6 +222,9 @@ export default function LogPage() {
     {
       title: tr('log.details'),
       dataIndex: 'content',
+      // Holds the rest of the row, never less than about twenty characters.
+      width: 280,
+      className: 'aigw-log-content',
       render: (v: string) => (
         <Typography.Ellipsis rows={2} showTooltip>
           {v}
@@ -219,7 +237,7 @@ export default function LogPage() {
     <Card
       className="aigw-log"
       title={
-        <Space size="large" className="aigw-log-stat">
+        <Space size="large" wrap className="aigw-log-stat">
           <span>
             {tr('log.quotaUsed')}
             <b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
@@ -282,7 +300,7 @@ export default function LogPage() {
           </>
         ) : null}
         <Form.Item label={tr('log.logType')}>
-          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={LOG_TYPES} />
+          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={logTypeOptions()} />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
@@ -295,7 +313,7 @@ export default function LogPage() {
         loading={loading}
         columns={columns}
         data={rows}
-        scroll={{ x: true }}
+        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 48) }}
         expandedRowRender={(r) => <LogDetails log={r} admin={admin} />}
         pagination={{
           current: page,
@@ -334,6 +352,26 @@ export default function LogPage() {
         </Spin>
       </Modal>
     </Card>
+  );
+}
+
+/** A name cut to its cell with an ellipsis, whole in a tooltip. */
+function CutText({ text }: { text: string }) {
+  return (
+    <Tooltip content={text}>
+      <span className="aigw-cut">{text}</span>
+    </Tooltip>
+  );
+}
+
+/** A tag whose text is cut to the cell, whole in a tooltip (long model and token names). */
+function CutTag({ text, color }: { text: string; color: string }) {
+  return (
+    <Tooltip content={text}>
+      <Tag color={color} className="aigw-cut-tag">
+        {text}
+      </Tag>
+    </Tooltip>
   );
 }
 

@@ -3,46 +3,6 @@ import { createElement } from 'react';
 import { tr } from '../../locale/translate.ts';
 import type { LocaleKey } from '../../locale/zh-CN.ts';
 
-/** Log types of spec 02 section 4 (0 only as a filter), plus error (5) and refund (6). */
-export const LOG_TYPES = [
-  {
-    get label() {
-      return tr('log.all');
-    },
-    value: 0,
-  },
-  {
-    get label() {
-      return tr('log.topUp');
-    },
-    value: 1,
-  },
-  {
-    get label() {
-      return tr('log.consumption');
-    },
-    value: 2,
-  },
-  {
-    get label() {
-      return tr('log.management');
-    },
-    value: 3,
-  },
-  {
-    get label() {
-      return tr('log.system');
-    },
-    value: 4,
-  },
-  {
-    get label() {
-      return tr('log.error');
-    },
-    value: 5,
-  },
-];
-
 const TYPE_TAGS: Record<number, [LocaleKey, string]> = {
   1: ['log.topUp', 'cyan'],
   2: ['log.consumption', 'green'],
@@ -51,6 +11,17 @@ const TYPE_TAGS: Record<number, [LocaleKey, string]> = {
   5: ['log.error', 'red'],
   6: ['log.refund', 'lime'],
 };
+
+/**
+ * The type filter: all (0, only as a filter), then every type that is logged, from spec 02
+ * section 4 plus error (5) and refund (6). Labels read at call time, in the chosen language.
+ */
+export function logTypeOptions(): { label: string; value: number }[] {
+  return [
+    { label: tr('log.all'), value: 0 },
+    ...Object.entries(TYPE_TAGS).map(([value, [key]]) => ({ label: tr(key), value: Number(value) })),
+  ];
+}
 
 export function logTypeTag(type: number) {
   const [label, color] = TYPE_TAGS[type] ?? ['common.unknown', 'gray'];
