@@ -725,4 +725,9 @@ export const enUS: LocaleMessages = {
   'opt.turnstileSiteKey': 'Turnstile site key',
   'opt.turnstileSecretKey': 'Turnstile secret key',
   'token.groupOption': '{name} ({group})',
+  'channelForm.maxInputTokens': 'Max input tokens',
+  'channelForm.maxInputTokensExtra': 'Optional; 0 means no limit',
+  'channelForm.channelNotFound': 'Channel not found, please refresh the page and try again.',
+  'common.duplicateSubmit': 'Submission failed, please do not submit twice!',
+  'channel.testWithModel': 'Choose a model',
 };

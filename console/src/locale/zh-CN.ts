@@ -719,6 +719,11 @@ export const zhCN = {
   'opt.turnstileSiteKey': 'Turnstile Site Key',
   'opt.turnstileSecretKey': 'Turnstile Secret Key',
   'token.groupOption': '{name}（{group}）',
+  'channelForm.maxInputTokens': '最大输入 Tokens',
+  'channelForm.maxInputTokensExtra': '可选，0 表示不限制',
+  'channelForm.channelNotFound': '渠道未找到，请刷新页面后重试。',
+  'common.duplicateSubmit': '提交失败，请勿重复提交！',
+  'channel.testWithModel': '选择模型',
 } as const;
 
 export type LocaleKey = keyof typeof zhCN;

@@ -5,13 +5,14 @@ import {
   Input,
   InputNumber,
   Message,
+  Result,
   Select,
   Space,
   Spin,
   Switch,
   Typography,
 } from '@arco-design/web-react';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { listGroups } from '../../api/admin-user.ts';
 import {
   type Channel,
@@ -45,6 +46,7 @@ interface FormState {
   model_mapping: string;
   status_code_mapping: string;
   test_model: string;
+  max_input_tokens: number;
   auto_ban: boolean;
   priority: number;
   weight: number;
@@ -63,6 +65,7 @@ const EMPTY: FormState = {
   model_mapping: '',
   status_code_mapping: '',
   test_model: '',
+  max_input_tokens: 0,
   auto_ban: true,
   priority: 0,
   weight: 0,
@@ -84,6 +87,7 @@ function fromChannel(c: Channel): FormState {
     model_mapping: c.model_mapping,
     status_code_mapping: c.status_code_mapping,
     test_model: c.test_model,
+    max_input_tokens: c.max_input_tokens ?? 0,
     auto_ban: c.auto_ban === 1,
     priority: c.priority,
     weight: c.weight,
@@ -110,6 +114,9 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const [form, setForm] = useState<FormState>(EMPTY);
   const [loading, setLoading] = useState(editing);
   const [saving, setSaving] = useState(false);
+  const [missing, setMissing] = useState(false);
+  // Set until the answer to a submission arrives; a second submission meanwhile is refused.
+  const inFlight = useRef(false);
   const [typeModels, setTypeModels] = useState<Record<string, string[]>>({});
   const [groups, setGroups] = useState<string[]>(['default']);
   const [custom, setCustom] = useState('');
@@ -122,9 +129,10 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   }, []);
   useEffect(() => {
     if (!editing) return;
-    void getChannel(id).then((res) => {
+    void getChannel(id, { toast: false }).then((res) => {
       setLoading(false);
       if (res.success && res.data) setForm(fromChannel(res.data));
+      else setMissing(true);
     });
   }, [editing, id]);
 
@@ -170,6 +178,10 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   };
 
   const submit = async () => {
+    if (inFlight.current) {
+      Message.error(tr('common.duplicateSubmit'));
+      return;
+    }
     if (!editing && (!form.name.trim() || !form.key.trim())) {
       Message.error(tr('channelForm.pleaseFillInTheChannel'));
       return;
@@ -197,14 +209,17 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       model_mapping: form.model_mapping,
       status_code_mapping: form.status_code_mapping,
       test_model: form.test_model,
+      max_input_tokens: form.max_input_tokens,
       auto_ban: form.auto_ban ? 1 : 0,
       priority: form.priority,
       weight: form.weight,
     };
     if (form.key.trim()) body.key = form.key.trim();
     setSaving(true);
+    inFlight.current = true;
     const res = editing ? await updateChannel({ ...body, id }) : await createChannel({ ...body, batch: form.batch });
     setSaving(false);
+    inFlight.current = false;
     if (res.success) {
       Message.success(editing ? tr('channelForm.channelUpdated') : tr('channelForm.channelCreated'));
       onDone();
@@ -212,6 +227,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   };
 
   if (loading) return <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  if (missing) return <Result status="404" subTitle={tr('channelForm.channelNotFound')} />;
 
   return (
     <Form layout="vertical" className="aigw-channel-form" onSubmit={() => void submit()}>
@@ -384,6 +400,15 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           onChange={(v) => set('status_code_mapping', v)}
           placeholder={`${tr('common.forExample')}\n${STATUS_CODE_EXAMPLE}`}
           autoSize={{ minRows: 2, maxRows: 6 }}
+        />
+      </Form.Item>
+      <Form.Item label={tr('channelForm.maxInputTokens')} extra={tr('channelForm.maxInputTokensExtra')}>
+        <InputNumber
+          value={form.max_input_tokens}
+          min={0}
+          precision={0}
+          onChange={(v) => set('max_input_tokens', v ?? 0)}
+          style={{ width: 200 }}
         />
       </Form.Item>
       <Form.Item label={tr('channelForm.testModel')} extra={tr('channelForm.modelUsedToTestThe')}>

@@ -2,9 +2,11 @@ import {
   Button,
   Card,
   Drawer,
+  Dropdown,
   Form,
   Input,
   InputNumber,
+  Menu,
   Message,
   Popconfirm,
   Select,
@@ -16,7 +18,7 @@ import {
   Tooltip,
 } from '@arco-design/web-react';
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useState } from 'react';
+import { cloneElement, isValidElement, type ReactElement, useCallback, useEffect, useState } from 'react';
 import { listGroups } from '../../api/admin-user.ts';
 import {
   type Channel,
@@ -125,8 +127,9 @@ export default function ChannelPage() {
     } else void load();
   };
 
-  const runTest = async (c: Channel) => {
-    const res = await testChannel(c.id);
+  /** Tests with the channel's test model (or its first), or with the model chosen from its list. */
+  const runTest = async (c: Channel, model = '') => {
+    const res = await testChannel(c.id, model);
     const time = res.data?.time ?? 0;
     if (res.success) {
       patchRow(c.id, { response_time: Math.round(time * 1000), test_time: Math.floor(Date.now() / 1000) });
@@ -213,11 +216,11 @@ export default function ChannelPage() {
   };
 
   const columns: TableColumnProps<Channel>[] = [
-    { title: 'ID', dataIndex: 'id', width: 70 },
-    { title: tr('common.name'), dataIndex: 'name', width: 150 },
+    { title: 'ID', dataIndex: 'id', width: 56 },
+    { title: tr('common.name'), dataIndex: 'name', width: 110 },
     {
       title: tr('common.group'),
-      width: 150,
+      width: 90,
       dataIndex: 'group',
       render: (g: string) => (
         <Space wrap size={4}>
@@ -233,17 +236,17 @@ export default function ChannelPage() {
     {
       title: tr('common.type'),
       dataIndex: 'type',
-      width: 140,
+      width: 110,
       render: (type: number) => {
         const o = channelTypeOf(type);
         return <Tag color={o?.color ?? 'gray'}>{o?.label ?? tr('channel.unknownType', { type })}</Tag>;
       },
     },
-    { title: tr('common.status'), dataIndex: 'status', width: 100, render: (_v, c) => <StatusTag channel={c} /> },
+    { title: tr('common.status'), dataIndex: 'status', width: 84, render: (_v, c) => <StatusTag channel={c} /> },
     {
       title: tr('channel.responseTime'),
       dataIndex: 'response_time',
-      width: 110,
+      width: 84,
       render: (ms: number, c) => {
         const badge = responseTimeBadge(ms);
         return (
@@ -259,9 +262,9 @@ export default function ChannelPage() {
     },
     {
       title: tr('channel.usedRemaining'),
-      width: 170,
+      width: 156,
       render: (_v, c) => (
-        <Space size={4}>
+        <Space size={4} wrap={false}>
           <Tooltip content={tr('common.usedQuota')}>
             <Tag color="arcoblue">{renderQuota(c.used_quota, status)}</Tag>
           </Tooltip>
@@ -282,7 +285,7 @@ export default function ChannelPage() {
     {
       title: tr('common.priority'),
       dataIndex: 'priority',
-      width: 110,
+      width: 90,
       render: (p: number, c) => (
         <InputNumber
           size="small"
@@ -296,7 +299,7 @@ export default function ChannelPage() {
     {
       title: tr('common.weight'),
       dataIndex: 'weight',
-      width: 100,
+      width: 84,
       render: (w: number, c) => (
         <InputNumber
           size="small"
@@ -309,13 +312,37 @@ export default function ChannelPage() {
     },
     {
       title: tr('common.actions'),
-      width: 300,
+      // With the columns before it, 1144 px: the table fits a 1440 px screen without scrolling.
+      width: 240,
       fixed: 'right',
       render: (_v, c) => (
         <Space wrap size={4}>
-          <Button size="mini" type="primary" onClick={() => void runTest(c)}>
+          <Dropdown.Button
+            size="mini"
+            type="primary"
+            className="aigw-channel-test"
+            onClick={() => void runTest(c)}
+            buttonsRender={([main, more]) => [
+              main,
+              isValidElement(more)
+                ? cloneElement(more as ReactElement<{ 'aria-label'?: string }>, {
+                    'aria-label': tr('channel.testWithModel'),
+                  })
+                : more,
+            ]}
+            droplist={
+              <Menu className="aigw-channel-test-models" onClickMenuItem={(model) => void runTest(c, model)}>
+                {c.models
+                  .split(',')
+                  .filter(Boolean)
+                  .map((m) => (
+                    <Menu.Item key={m}>{m}</Menu.Item>
+                  ))}
+              </Menu>
+            }
+          >
             {tr('channel.test')}
-          </Button>
+          </Dropdown.Button>
           {c.status === 1 ? (
             <Button size="mini" status="warning" onClick={() => void setStatusOf(c, 2)}>
               {tr('common.disable')}
@@ -463,7 +490,7 @@ export default function ChannelPage() {
             setPageSize(size);
           },
         }}
-        scroll={{ x: 1500 }}
+        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 40) }}
       />
       <Drawer
         width={640}
