@@ -730,4 +730,7 @@ export const enUS: LocaleMessages = {
   'channelForm.channelNotFound': 'Channel not found, please refresh the page and try again.',
   'common.duplicateSubmit': 'Submission failed, please do not submit twice!',
   'channel.testWithModel': 'Choose a model',
+  'playground.stop': 'Stop',
+  'pricing.audioPromptPrice': 'Audio prompt {price} / 1M tokens',
+  'pricing.audioCompletionPrice': 'Audio completion {price} / 1M tokens',
 };

@@ -724,6 +724,9 @@ export const zhCN = {
   'channelForm.channelNotFound': '渠道未找到，请刷新页面后重试。',
   'common.duplicateSubmit': '提交失败，请勿重复提交！',
   'channel.testWithModel': '选择模型',
+  'playground.stop': '停止',
+  'pricing.audioPromptPrice': '音频提示 {price} / 1M tokens',
+  'pricing.audioCompletionPrice': '音频补全 {price} / 1M tokens',
 } as const;
 
 export type LocaleKey = keyof typeof zhCN;

@@ -13,10 +13,11 @@ import {
   Tag,
   Typography,
 } from '@arco-design/web-react';
-import { IconDelete, IconSend } from '@arco-design/web-react/icon';
-import { useEffect, useRef, useState } from 'react';
+import { IconDelete, IconRecordStop, IconSend } from '@arco-design/web-react/icon';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { userGroups, userModels } from '../../api/log.ts';
+import { replyToSafeHtml } from '../../utils/rich-content.ts';
 import {
   type ChatMessage,
   chatBody,
@@ -110,6 +111,9 @@ export default function PlaygroundPage() {
     setBusy(false);
   };
 
+  /** Ends the stream: the connection closes (the gateway cancels upstream) and the reply keeps what arrived. */
+  const stop = () => abort.current?.abort();
+
   const clear = () => {
     abort.current?.abort();
     setMessages([]);
@@ -195,7 +199,15 @@ export default function PlaygroundPage() {
                   </Tag>
                 ) : null}
               </Space>
-              <div className="aigw-msg-content">{m.status === 'loading' ? <Spin size={14} /> : m.content}</div>
+              {m.status === 'loading' ? (
+                <div className="aigw-msg-content">
+                  <Spin size={14} />
+                </div>
+              ) : m.role === 'assistant' && m.status !== 'error' ? (
+                <Reply content={m.content} />
+              ) : (
+                <div className="aigw-msg-content">{m.content}</div>
+              )}
             </div>
           ))}
           <div ref={bottom} />
@@ -214,11 +226,24 @@ export default function PlaygroundPage() {
               }
             }}
           />
-          <Button type="primary" icon={<IconSend />} loading={busy} onClick={() => void send()}>
-            {tr('playground.send')}
-          </Button>
+          {busy ? (
+            <Button status="warning" icon={<IconRecordStop />} onClick={stop} className="aigw-playground-stop">
+              {tr('playground.stop')}
+            </Button>
+          ) : (
+            <Button type="primary" icon={<IconSend />} onClick={() => void send()}>
+              {tr('playground.send')}
+            </Button>
+          )}
         </div>
       </Card>
     </div>
   );
+}
+
+/** A reply as Markdown, sanitized, with highlighted code blocks. */
+function Reply({ content }: { content: string }) {
+  const html = useMemo(() => replyToSafeHtml(content), [content]);
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized by replyToSafeHtml (DOMPurify)
+  return <div className="aigw-msg-content aigw-msg-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -14,10 +14,19 @@ import { copyText } from '../../utils/clipboard.ts';
 export function priceOf(
   p: PricingEntry,
   groupRatio: number,
-): { prompt?: string; completion?: string; perCall?: string } {
+): { prompt?: string; completion?: string; perCall?: string; audioPrompt?: string; audioCompletion?: string } {
   if (p.quota_type === 1) return { perCall: `$${(p.model_price * groupRatio).toFixed(4)}` };
   const prompt = p.model_ratio * 2 * groupRatio;
-  return { prompt: `$${prompt.toFixed(4)}`, completion: `$${(prompt * p.completion_ratio).toFixed(4)}` };
+  const text = { prompt: `$${prompt.toFixed(4)}`, completion: `$${(prompt * p.completion_ratio).toFixed(4)}` };
+  // Audio ratios apply likewise (spec 01 section 9): audio input = text input x audio ratio,
+  // audio output = audio input x audio completion ratio.
+  if (!p.audio_ratio || p.audio_ratio <= 0) return text;
+  const audio = prompt * p.audio_ratio;
+  return {
+    ...text,
+    audioPrompt: `$${audio.toFixed(4)}`,
+    audioCompletion: `$${(audio * (p.audio_completion_ratio ?? 1)).toFixed(4)}`,
+  };
 }
 
 /** 模型价格: the offered models with prices for the viewer's group and a group-ratio banner. */
@@ -109,6 +118,14 @@ export default function PricingPage() {
             {tr('pricing.promptPrice', { price: price.prompt ?? '' })}
             <br />
             {tr('pricing.completionPrice', { price: price.completion ?? '' })}
+            {price.audioPrompt ? (
+              <>
+                <br />
+                {tr('pricing.audioPromptPrice', { price: price.audioPrompt })}
+                <br />
+                {tr('pricing.audioCompletionPrice', { price: price.audioCompletion ?? '' })}
+              </>
+            ) : null}
           </span>
         );
       },
