@@ -105,4 +105,23 @@ describe('console in English (browser)', () => {
     expect(found).toEqual({});
     await context.close();
   });
+
+  it('when the language is switched in the navbar, then the page on screen follows without a reload', async () => {
+    const { context, page } = await h.fresh();
+    await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
+    await login(page, 'root', '123456');
+    await page.evaluate(() => localStorage.setItem('lang', 'zh-CN'));
+    await page.goto('/log');
+    await page.getByText('日志类型').first().waitFor();
+    await page.evaluate(() => {
+      (window as { __same?: boolean }).__same = true;
+    });
+    await page.getByRole('button', { name: '语言' }).hover();
+    await page.locator('.arco-dropdown-menu-item', { hasText: 'English' }).click();
+    await page.getByText('Log type').first().waitFor();
+    expect(await page.locator('.arco-table-th', { hasText: 'Details' }).count()).toBe(1);
+    expect(await page.evaluate(() => (window as { __same?: boolean }).__same)).toBe(true);
+    expect(await chineseOn(page)).toEqual([]);
+    await context.close();
+  });
 });
