@@ -21,11 +21,11 @@ import {
   fetchChannelModels,
   fetchUpstreamModels,
   getChannel,
-  modelsByType,
   updateChannel,
 } from '../../api/channel.ts';
 import { tr } from '../../locale/translate.ts';
 import { CHANNEL_TYPE_OPTIONS, defaultOther, keyHint, otherLabel } from './channel-types.ts';
+import { loadTypeModels } from './type-models.ts';
 
 const MAPPING_EXAMPLE = JSON.stringify(
   { 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125', 'gpt-4': 'gpt-4-0613', 'gpt-4-32k': 'gpt-4-32k-0613' },
@@ -124,7 +124,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   useEffect(() => {
-    void modelsByType().then((res) => res.success && setTypeModels(res.data ?? {}));
+    void loadTypeModels(setTypeModels);
     void listGroups().then((res) => res.success && res.data && setGroups(res.data));
   }, []);
   useEffect(() => {
