@@ -2,9 +2,19 @@
  * With English chosen, the pages and their drawers read English (issue 14, item 3): a page's text
  * holds no Chinese outside the data the test stored, and a few labels show in English.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, login, startHarness } from './money-support.ts';
+
+/** Screenshots for a person to look at, when E2E_SCREENSHOTS names a folder. */
+async function shot(page: Page, name: string): Promise<void> {
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (!dir) return;
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
 
 const CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
 
@@ -91,6 +101,7 @@ describe('console in English (browser)', () => {
       await page.waitForLoadState('networkidle');
       const lines = await chineseOn(page);
       if (lines.length) found[v.path] = lines;
+      await shot(page, `en${v.path.replaceAll(/[/?=]/g, '-')}`);
       if (v.open) {
         await page.getByRole('button', { name: v.open }).first().click();
         await page
@@ -98,6 +109,7 @@ describe('console in English (browser)', () => {
           .first()
           .waitFor();
         await page.waitForTimeout(300);
+        await shot(page, `en${v.path.replaceAll(/[/?=]/g, '-')}-drawer`);
         const inDrawer = await chineseOn(page);
         if (inDrawer.length) found[`${v.path} drawer`] = inDrawer;
       }
