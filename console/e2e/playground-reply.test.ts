@@ -90,6 +90,27 @@ describe('playground replies (browser)', () => {
       10_000,
     );
     expect(aborted).toBeGreaterThan(abortedBefore);
+    // What was produced before the stop is billed: a consumption log with some completion tokens.
+    const billed = await eventually(
+      () =>
+        page.evaluate(async () => {
+          const id = JSON.parse(localStorage.getItem('user') ?? '{}').id;
+          const res = await fetch('/api/log/self/?p=1&page_size=10&type=2', {
+            headers: { 'New-Api-User': String(id) },
+          });
+          const body = (await res.json()) as {
+            data?: { items?: { id: number; completion_tokens: number; quota: number }[] };
+          };
+          return body.data?.items ?? [];
+        }),
+      (items) => items.length >= 2,
+      15_000,
+    );
+    // The newest log is the stopped answer's.
+    const last = [...billed].sort((x, y) => y.id - x.id)[0];
+    expect(billed.length, JSON.stringify(billed)).toBeGreaterThanOrEqual(2);
+    expect(last?.completion_tokens ?? 0).toBeGreaterThan(0);
+    expect(last?.completion_tokens ?? 0).toBeLessThan(words.length);
     await context.close();
   });
 });
