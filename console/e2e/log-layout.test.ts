@@ -115,6 +115,13 @@ describe('log table layout (browser)', () => {
     );
     expect(labels.length).toBeGreaterThan(3);
     expect(labels.filter((l) => l.lines > 1)).toEqual([]);
+    // The time range shows both ends whole.
+    const cutDates = await page
+      .locator('.aigw-log-filters .arco-picker input')
+      .evaluateAll((els) =>
+        els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => (el as HTMLInputElement).value),
+      );
+    expect(cutDates).toEqual([]);
     const tpm = page.locator('.aigw-log-stat span', { hasText: 'TPM' });
     const tpmBox = await tpm.evaluate((el) => {
       const box = el.getBoundingClientRect();

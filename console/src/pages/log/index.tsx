@@ -27,6 +27,7 @@ import {
   userSummary,
 } from '../../api/log.ts';
 import type { User } from '../../api/types.ts';
+import { useIsMobile } from '../../layout/use-mobile.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
@@ -56,6 +57,8 @@ export default function LogPage() {
   const { user } = useUser();
   const { status } = useStatus();
   const admin = isAdmin(user);
+  // On a phone the filters stack, each field as wide as the screen (the time range fits whole).
+  const mobile = useIsMobile();
   const [form, setForm] = useState<FilterForm>({
     token_name: '',
     model_name: '',
@@ -253,7 +256,7 @@ export default function LogPage() {
         </Space>
       }
     >
-      <Form layout="inline" className="aigw-log-filters" onSubmit={search}>
+      <Form layout={mobile ? 'vertical' : 'inline'} className="aigw-log-filters" onSubmit={search}>
         <Form.Item label={tr('log.tokenName')}>
           <Input
             name="token_name"
@@ -273,6 +276,8 @@ export default function LogPage() {
         <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
+            // A phone shows both ends whole without the year and the seconds.
+            format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
             value={[form.range[0] * 1000, form.range[1] * 1000]}
             onChange={(_s, d) => {
               if (d?.[0] && d[1]) setForm({ ...form, range: [d[0].unix(), d[1].unix()] });
