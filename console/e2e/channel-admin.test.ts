@@ -1,7 +1,8 @@
 /**
  * Channel administration as it reads (issue 14, item 4): a channel is tested with a model chosen
  * from its list; at 1440 px the balance, priority and weight cells are not under the fixed action
- * column; in dark mode a greyed row's fixed cells stay opaque; the form holds max_input_tokens.
+ * column; in dark mode a greyed row's fixed cells stay opaque; the form holds max_input_tokens; a
+ * missing channel shows 渠道未找到，请刷新页面后重试。
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,11 @@ describe('channel admin (browser)', () => {
     // The form holds max_input_tokens.
     await greyRow.getByRole('button', { name: '编辑' }).click();
     await page.locator('.arco-drawer').getByText('最大输入 Tokens').waitFor();
+
+    // A channel that is gone: the spec's message instead of an empty form.
+    await page.goto('/channel/edit/987654');
+    await page.getByText('渠道未找到，请刷新页面后重试。').waitFor();
+    expect(await page.locator('input[name="name"]').count()).toBe(0);
     await context.close();
   });
 });
