@@ -16,7 +16,8 @@ export default function App({ router }: { router: AppRouter }) {
     <ConfigProvider locale={lang === 'en-US' ? enUS : zhCN}>
       <UserProvider>
         <StatusProvider>
-          <RouterProvider router={router} />
+          {/* Remounted on a language change so that labels computed outside components (tr) follow it. */}
+          <RouterProvider key={lang} router={router} />
         </StatusProvider>
       </UserProvider>
     </ConfigProvider>

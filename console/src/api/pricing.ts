@@ -9,6 +9,10 @@ export interface PricingEntry {
   model_price: number;
   completion_ratio: number;
   enable_groups: string[];
+  /** Audio input tokens cost this many times text input (when the server sends it). */
+  audio_ratio?: number;
+  /** Audio output tokens cost this many times audio input (when the server sends it). */
+  audio_completion_ratio?: number;
 }
 
 /** GET /api/pricing: data plus group_ratio (and the caller's group) at the top level. */

@@ -1,3 +1,4 @@
+import { tr } from '../locale/translate.ts';
 import { clearStoredUser, getStoredUserId } from '../store/user-storage.ts';
 import type { ApiResponse } from './types.ts';
 
@@ -7,10 +8,18 @@ export type Notify = (level: NoticeLevel, text: string) => void;
 
 /** Catalogue texts of spec 01 section 8. */
 export const ApiMessages = {
-  tooManyRequests: '错误：请求次数过多，请稍后再试！',
-  serverError: '错误：服务器内部错误，请联系管理员！',
-  demoOnly: '本站仅作演示之用，无服务端！',
-  errorPrefix: '错误：',
+  get tooManyRequests() {
+    return tr('api.errorTooManyRequestsPlease');
+  },
+  get serverError() {
+    return tr('api.errorInternalServerErrorPlease');
+  },
+  get demoOnly() {
+    return tr('api.thisSiteIsADemo');
+  },
+  get errorPrefix() {
+    return tr('api.error');
+  },
 } as const;
 
 /** Where a 401 sends the browser. */
@@ -78,7 +87,7 @@ function handleHttpError(status: number, serverMessage: string | undefined, toas
   if (status === 401) {
     clearStoredUser();
     hooks.onUnauthorized(EXPIRED_LOGIN_PATH);
-    return serverMessage ?? '未登录或登录已过期，请重新登录！';
+    return serverMessage ?? tr('common.notLoggedInOrThe');
   }
   let level: NoticeLevel = 'error';
   let text: string;
@@ -87,7 +96,7 @@ function handleHttpError(status: number, serverMessage: string | undefined, toas
   else if (status === 405) {
     text = ApiMessages.demoOnly;
     level = 'info';
-  } else text = `${ApiMessages.errorPrefix}${serverMessage || `请求失败，状态码 ${status}`}`;
+  } else text = `${ApiMessages.errorPrefix}${serverMessage || tr('api.requestFailedStatus', { status })}`;
   if (toast) hooks.notify(level, text);
   return text;
 }
@@ -123,7 +132,7 @@ export async function request<T = unknown>(
     return { success: false, message: handleHttpError(response.status, envelope?.message, toast) };
   }
   if (!envelope) {
-    const text = `${ApiMessages.errorPrefix}服务器返回了无法识别的数据`;
+    const text = `${ApiMessages.errorPrefix}${tr('api.unreadableResponse')}`;
     if (toast) hooks.notify('error', text);
     return { success: false, message: text };
   }

@@ -21,3 +21,12 @@ export function storedLang(): Lang {
   const value = typeof localStorage === 'undefined' ? null : localStorage.getItem(LANG_KEY);
   return LANGS.includes(value as Lang) ? (value as Lang) : DEFAULT_LANG;
 }
+
+/**
+ * The label for key in the stored language, for code outside components (tables' column
+ * definitions, messages, helpers). The LocaleProvider remounts the app when the language
+ * changes, so everything rendered with tr() follows the choice.
+ */
+export function tr(key: LocaleKey, vars?: Record<string, string | number>): string {
+  return translate(storedLang(), key, vars);
+}

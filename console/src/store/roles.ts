@@ -1,4 +1,5 @@
 import { Role, type User } from '../api/types.ts';
+import { tr } from '../locale/translate.ts';
 
 type WithRole = Pick<User, 'role'> | null | undefined;
 
@@ -19,8 +20,8 @@ export function hasRole(user: WithRole, required: number | undefined): boolean {
 
 /** Role label of spec 01 section 6. */
 export function roleLabel(role: number): string {
-  if (role === Role.common) return '普通用户';
-  if (role === Role.admin) return '管理员';
-  if (role === Role.root) return '超级管理员';
-  return '未知身份';
+  if (role === Role.common) return tr('common.user');
+  if (role === Role.admin) return tr('common.admin');
+  if (role === Role.root) return tr('common.root');
+  return tr('common.unknownRole');
 }

@@ -1,5 +1,6 @@
 import DOMPurify from 'dompurify';
-import { marked } from 'marked';
+import { Marked, marked } from 'marked';
+import { highlightCode } from './highlight.ts';
 
 /**
  * The admin's free-text settings (About, HomePageContent, Notice) are Markdown that may carry
@@ -51,4 +52,22 @@ export function sanitizeHtml(html: string): string {
 /** Markdown (with inline HTML) to sanitized HTML. */
 export function markdownToSafeHtml(text: string): string {
   return sanitizeHtml(markdownToHtml(text));
+}
+
+/** Markdown whose fenced code blocks come out highlighted (the playground's replies). */
+const replyMarked = new Marked({
+  gfm: true,
+  breaks: true,
+  renderer: {
+    code({ text, lang }) {
+      const language = (lang ?? '').trim().split(/\s+/)[0] ?? '';
+      const label = language ? ` class="language-${language.replace(/[^\w+-]/g, '')}"` : '';
+      return `<pre class="aigw-code"><code${label}>${highlightCode(text, language)}</code></pre>\n`;
+    },
+  },
+});
+
+/** A model's reply (Markdown, maybe HTML) to sanitized HTML with highlighted code blocks. */
+export function replyToSafeHtml(text: string): string {
+  return sanitizeHtml(replyMarked.parse(text, { async: false }));
 }

@@ -5,13 +5,14 @@ import {
   Input,
   InputNumber,
   Message,
+  Result,
   Select,
   Space,
   Spin,
   Switch,
   Typography,
 } from '@arco-design/web-react';
-import { useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { listGroups } from '../../api/admin-user.ts';
 import {
   type Channel,
@@ -20,10 +21,11 @@ import {
   fetchChannelModels,
   fetchUpstreamModels,
   getChannel,
-  modelsByType,
   updateChannel,
 } from '../../api/channel.ts';
+import { tr } from '../../locale/translate.ts';
 import { CHANNEL_TYPE_OPTIONS, defaultOther, keyHint, otherLabel } from './channel-types.ts';
+import { loadTypeModels } from './type-models.ts';
 
 const MAPPING_EXAMPLE = JSON.stringify(
   { 'gpt-3.5-turbo': 'gpt-3.5-turbo-0125', 'gpt-4': 'gpt-4-0613', 'gpt-4-32k': 'gpt-4-32k-0613' },
@@ -44,6 +46,7 @@ interface FormState {
   model_mapping: string;
   status_code_mapping: string;
   test_model: string;
+  max_input_tokens: number;
   auto_ban: boolean;
   priority: number;
   weight: number;
@@ -62,6 +65,7 @@ const EMPTY: FormState = {
   model_mapping: '',
   status_code_mapping: '',
   test_model: '',
+  max_input_tokens: 0,
   auto_ban: true,
   priority: 0,
   weight: 0,
@@ -83,6 +87,7 @@ function fromChannel(c: Channel): FormState {
     model_mapping: c.model_mapping,
     status_code_mapping: c.status_code_mapping,
     test_model: c.test_model,
+    max_input_tokens: c.max_input_tokens ?? 0,
     auto_ban: c.auto_ban === 1,
     priority: c.priority,
     weight: c.weight,
@@ -109,6 +114,9 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const [form, setForm] = useState<FormState>(EMPTY);
   const [loading, setLoading] = useState(editing);
   const [saving, setSaving] = useState(false);
+  const [missing, setMissing] = useState(false);
+  // Set until the answer to a submission arrives; a second submission meanwhile is refused.
+  const inFlight = useRef(false);
   const [typeModels, setTypeModels] = useState<Record<string, string[]>>({});
   const [groups, setGroups] = useState<string[]>(['default']);
   const [custom, setCustom] = useState('');
@@ -116,14 +124,15 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   useEffect(() => {
-    void modelsByType().then((res) => res.success && setTypeModels(res.data ?? {}));
+    void loadTypeModels(setTypeModels);
     void listGroups().then((res) => res.success && res.data && setGroups(res.data));
   }, []);
   useEffect(() => {
     if (!editing) return;
-    void getChannel(id).then((res) => {
+    void getChannel(id, { toast: false }).then((res) => {
       setLoading(false);
       if (res.success && res.data) setForm(fromChannel(res.data));
+      else setMissing(true);
     });
   }, [editing, id]);
 
@@ -140,7 +149,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       .filter(Boolean);
     if (names.length === 0) return;
     if (names.some((n) => form.models.includes(n))) {
-      Message.error('某些模型已存在！');
+      Message.error(tr('channelForm.someModelsAlreadyExist'));
       return;
     }
     set('models', [...form.models, ...names]);
@@ -149,11 +158,11 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
 
   const fetchModels = async () => {
     if (form.type !== 1) {
-      Message.error('仅支持 OpenAI 接口格式');
+      Message.error(tr('channelForm.onlyTheOpenaiApiFormat'));
       return;
     }
     if (!editing && !form.key.trim()) {
-      Message.error('请填写密钥');
+      Message.error(tr('channelForm.pleaseFillInTheKey'));
       return;
     }
     setFetching(true);
@@ -164,25 +173,29 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
     setFetching(false);
     if (res.success && res.data) {
       set('models', [...new Set([...form.models, ...res.data])]);
-      Message.success(`已获取 ${res.data.length} 个模型`);
-    } else if (!res.success) Message.error('获取模型列表失败');
+      Message.success(tr('channelForm.fetchedModels', { n: res.data.length }));
+    } else if (!res.success) Message.error(tr('channelForm.failedToFetchTheModel'));
   };
 
   const submit = async () => {
+    if (inFlight.current) {
+      Message.error(tr('common.duplicateSubmit'));
+      return;
+    }
     if (!editing && (!form.name.trim() || !form.key.trim())) {
-      Message.error('请填写渠道名称和渠道密钥！');
+      Message.error(tr('channelForm.pleaseFillInTheChannel'));
       return;
     }
     if (form.models.length === 0) {
-      Message.error('请至少选择一个模型！');
+      Message.error(tr('channelForm.pleaseSelectAtLeastOne'));
       return;
     }
     if (!isJsonObject(form.model_mapping)) {
-      Message.error('模型映射必须是合法的 JSON 格式！');
+      Message.error(tr('channelForm.theModelMappingMustBe'));
       return;
     }
     if (!isJsonObject(form.status_code_mapping)) {
-      Message.error('状态码复写必须是合法的 JSON 格式！');
+      Message.error(tr('channelForm.theStatusCodeOverrideMust'));
       return;
     }
     const body: ChannelInput = {
@@ -196,25 +209,29 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       model_mapping: form.model_mapping,
       status_code_mapping: form.status_code_mapping,
       test_model: form.test_model,
+      max_input_tokens: form.max_input_tokens,
       auto_ban: form.auto_ban ? 1 : 0,
       priority: form.priority,
       weight: form.weight,
     };
     if (form.key.trim()) body.key = form.key.trim();
     setSaving(true);
+    inFlight.current = true;
     const res = editing ? await updateChannel({ ...body, id }) : await createChannel({ ...body, batch: form.batch });
     setSaving(false);
+    inFlight.current = false;
     if (res.success) {
-      Message.success(editing ? '渠道更新成功！' : '渠道创建成功！');
+      Message.success(editing ? tr('channelForm.channelUpdated') : tr('channelForm.channelCreated'));
       onDone();
     }
   };
 
   if (loading) return <Spin style={{ display: 'block', margin: '48px auto' }} />;
+  if (missing) return <Result status="404" subTitle={tr('channelForm.channelNotFound')} />;
 
   return (
     <Form layout="vertical" className="aigw-channel-form" onSubmit={() => void submit()}>
-      <Form.Item label="类型" required>
+      <Form.Item label={tr('common.type')} required>
         <Select
           value={form.type}
           onChange={changeType}
@@ -232,18 +249,21 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           ))}
         </Select>
       </Form.Item>
-      <Form.Item label="名称" required>
-        <Input name="name" value={form.name} onChange={(v) => set('name', v)} placeholder="请为渠道命名" />
+      <Form.Item label={tr('common.name')} required>
+        <Input
+          name="name"
+          value={form.name}
+          onChange={(v) => set('name', v)}
+          placeholder={tr('channelForm.nameTheChannel')}
+        />
       </Form.Item>
-      <Form.Item label={form.type === 3 ? 'AZURE_OPENAI_ENDPOINT' : '代理地址（Base URL）'}>
+      <Form.Item label={form.type === 3 ? 'AZURE_OPENAI_ENDPOINT' : tr('channelForm.baseUrl')}>
         <Input
           name="base_url"
           value={form.base_url}
           onChange={(v) => set('base_url', v)}
           placeholder={
-            form.type === 3
-              ? '例如：https://docs-test-001.openai.azure.com'
-              : '可选，留空则使用官方地址，末尾的 / 会被去掉'
+            form.type === 3 ? tr('channelForm.forExampleHttpsDocsTest') : tr('channelForm.optionalEmptyUsesTheOfficial')
           }
         />
       </Form.Item>
@@ -257,34 +277,42 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           />
         </Form.Item>
       )}
-      <Form.Item label="密钥" required={!editing} extra={editing ? '留空则不修改密钥' : undefined}>
+      <Form.Item
+        label={tr('common.key')}
+        required={!editing}
+        extra={editing ? tr('channelForm.leaveEmptyToKeepThe') : undefined}
+      >
         <Input.TextArea
           name="key"
           value={form.key}
           onChange={(v) => set('key', v)}
-          placeholder={form.batch ? '请输入密钥，一行一个' : keyHint(form.type)}
+          placeholder={form.batch ? tr('channelForm.enterTheKeysOnePer') : keyHint(form.type)}
           autoSize={{ minRows: form.batch || form.type === 41 ? 4 : 1, maxRows: 12 }}
         />
       </Form.Item>
       {!editing && form.type !== 41 && (
         <Form.Item>
           <Checkbox checked={form.batch} onChange={(v) => set('batch', v)}>
-            批量创建（一行一个密钥，每个密钥创建一个渠道）
+            {tr('channelForm.batchCreateOneKeyPer')}
           </Checkbox>
         </Form.Item>
       )}
       {form.type === 1 && (
-        <Form.Item label="组织（OpenAI Organization）">
-          <Input value={form.openai_organization} onChange={(v) => set('openai_organization', v)} placeholder="可选" />
+        <Form.Item label={tr('channelForm.openaiOrganization')}>
+          <Input
+            value={form.openai_organization}
+            onChange={(v) => set('openai_organization', v)}
+            placeholder={tr('channelForm.optional')}
+          />
         </Form.Item>
       )}
-      <Form.Item label="分组">
+      <Form.Item label={tr('common.group')}>
         <Select
           mode="multiple"
           allowCreate
           value={form.groups}
           onChange={(v: string[]) => set('groups', v)}
-          placeholder="请选择可以使用该渠道的分组"
+          placeholder={tr('channelForm.selectTheGroupsThatMay')}
         >
           {groups.map((g) => (
             <Select.Option key={g} value={g}>
@@ -293,12 +321,12 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           ))}
         </Select>
       </Form.Item>
-      <Form.Item label="模型" required>
+      <Form.Item label={tr('common.model')} required>
         <Select
           mode="multiple"
           value={form.models}
           onChange={(v: string[]) => set('models', v)}
-          placeholder="请选择该渠道所支持的模型"
+          placeholder={tr('channelForm.selectTheModelsThisChannel')}
           allowClear
           showSearch
           maxTagCount={40}
@@ -315,16 +343,16 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
             type="primary"
             onClick={() => set('models', [...new Set([...form.models, ...(typeModels[String(form.type)] ?? [])])])}
           >
-            填入相关模型
+            {tr('channelForm.addRelatedModels')}
           </Button>
           <Button size="small" onClick={() => set('models', allModels)}>
-            填入所有模型
+            {tr('channelForm.addAllModels')}
           </Button>
           <Button size="small" loading={fetching} onClick={() => void fetchModels()}>
-            获取模型列表
+            {tr('channelForm.fetchModelList')}
           </Button>
           <Button size="small" status="warning" onClick={() => set('models', [])}>
-            清除所有模型
+            {tr('channelForm.clearAllModels')}
           </Button>
         </Space>
         <Input.Search
@@ -332,53 +360,66 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           value={custom}
           onChange={setCustom}
           onSearch={addCustom}
-          searchButton="填入"
-          placeholder="输入自定义模型名称（多个用英文逗号分隔）"
+          searchButton={tr('channelForm.add')}
+          placeholder={tr('channelForm.customModelNamesSeparateSeveral')}
         />
       </Form.Item>
       <Form.Item
-        label="模型重定向"
+        label={tr('channelForm.modelMapping')}
         extra={
           <Typography.Text
             type="secondary"
             style={{ cursor: 'pointer' }}
             onClick={() => set('model_mapping', MAPPING_EXAMPLE)}
           >
-            此项可选，用于修改请求体中的模型名称，为一个 JSON 字符串。点此填入模板
+            {tr('channelForm.optionalAJsonStringThat')}
           </Typography.Text>
         }
       >
         <Input.TextArea
           value={form.model_mapping}
           onChange={(v) => set('model_mapping', v)}
-          placeholder={`例如：\n${MAPPING_EXAMPLE}`}
+          placeholder={`${tr('common.forExample')}\n${MAPPING_EXAMPLE}`}
           autoSize={{ minRows: 3, maxRows: 10 }}
         />
       </Form.Item>
       <Form.Item
-        label="状态码复写"
+        label={tr('channelForm.statusCodeOverride')}
         extra={
           <Typography.Text
             type="secondary"
             style={{ cursor: 'pointer' }}
             onClick={() => set('status_code_mapping', STATUS_CODE_EXAMPLE)}
           >
-            此项可选，用于复写返回的状态码，例如将上游的 400 改为 500。点此填入模板
+            {tr('channelForm.optionalOverridesReturnedStatusCodes')}
           </Typography.Text>
         }
       >
         <Input.TextArea
           value={form.status_code_mapping}
           onChange={(v) => set('status_code_mapping', v)}
-          placeholder={`例如：\n${STATUS_CODE_EXAMPLE}`}
+          placeholder={`${tr('common.forExample')}\n${STATUS_CODE_EXAMPLE}`}
           autoSize={{ minRows: 2, maxRows: 6 }}
         />
       </Form.Item>
-      <Form.Item label="测试模型" extra="测试渠道时使用的模型，留空则使用第一个模型">
-        <Input value={form.test_model} onChange={(v) => set('test_model', v)} placeholder="例如：gpt-4o-mini" />
+      <Form.Item label={tr('channelForm.maxInputTokens')} extra={tr('channelForm.maxInputTokensExtra')}>
+        <InputNumber
+          value={form.max_input_tokens}
+          min={0}
+          precision={0}
+          onChange={(v) => set('max_input_tokens', v ?? 0)}
+          style={{ width: 200 }}
+        />
+      </Form.Item>
+      <Form.Item label={tr('channelForm.testModel')} extra={tr('channelForm.modelUsedToTestThe')}>
+        <Input
+          value={form.test_model}
+          onChange={(v) => set('test_model', v)}
+          placeholder={tr('channelForm.forExampleGpt4oMini')}
+        />
       </Form.Item>
       <Space size="large" wrap>
-        <Form.Item label="优先级">
+        <Form.Item label={tr('common.priority')}>
           <InputNumber
             value={form.priority}
             min={-999}
@@ -387,7 +428,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
             style={{ width: 140 }}
           />
         </Form.Item>
-        <Form.Item label="权重">
+        <Form.Item label={tr('common.weight')}>
           <InputNumber
             value={form.weight}
             min={0}
@@ -396,16 +437,16 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
             style={{ width: 140 }}
           />
         </Form.Item>
-        <Form.Item label="自动禁用">
+        <Form.Item label={tr('common.autoDisable')}>
           <Switch checked={form.auto_ban} onChange={(v) => set('auto_ban', v)} />
         </Form.Item>
       </Space>
       <Form.Item>
         <Space>
           <Button type="primary" htmlType="submit" loading={saving}>
-            提交
+            {tr('common.submit')}
           </Button>
-          <Button onClick={onDone}>取消</Button>
+          <Button onClick={onDone}>{tr('common.cancel')}</Button>
         </Space>
       </Form.Item>
     </Form>

@@ -2,9 +2,11 @@ import {
   Button,
   Card,
   Drawer,
+  Dropdown,
   Form,
   Input,
   InputNumber,
+  Menu,
   Message,
   Popconfirm,
   Select,
@@ -16,7 +18,7 @@ import {
   Tooltip,
 } from '@arco-design/web-react';
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useState } from 'react';
+import { cloneElement, isValidElement, type ReactElement, useCallback, useEffect, useState } from 'react';
 import { listGroups } from '../../api/admin-user.ts';
 import {
   type Channel,
@@ -40,6 +42,7 @@ import { renderQuota } from '../../utils/format.ts';
 import ChannelForm from './channel-form.tsx';
 import { channelTypeOf, responseTimeBadge, statusReason } from './channel-types.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZE_KEY = 'channel-page-size';
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -51,13 +54,13 @@ const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() :
 
 /** Status tag; auto-disabled channels explain why and when in a tooltip. */
 function StatusTag({ channel }: { channel: Channel }) {
-  if (channel.status === 1) return <Tag color="green">已启用</Tag>;
-  if (channel.status === 2) return <Tag color="red">已禁用</Tag>;
+  if (channel.status === 1) return <Tag color="green">{tr('common.enabled')}</Tag>;
+  if (channel.status === 2) return <Tag color="red">{tr('common.disabled')}</Tag>;
   const why = statusReason(channel.other_info);
-  const tag = <Tag color="orange">自动禁用</Tag>;
+  const tag = <Tag color="orange">{tr('common.autoDisable')}</Tag>;
   if (!why) return tag;
   return (
-    <Tooltip content={`原因：${why.reason}\n时间：${timeText(why.time)}`}>
+    <Tooltip content={tr('channel.disabledWhy', { reason: why.reason, time: timeText(why.time) })}>
       <span className="aigw-status-reason">{tag}</span>
     </Tooltip>
   );
@@ -111,7 +114,7 @@ export default function ChannelPage() {
     const res = await updateChannel({ id: c.id, status: next });
     if (res.success && res.data) {
       patchRow(c.id, { status: res.data.status, other_info: res.data.other_info });
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
     }
   };
 
@@ -120,18 +123,19 @@ export default function ChannelPage() {
     const res = await updateChannel({ id: c.id, [field]: value });
     if (res.success) {
       patchRow(c.id, { [field]: value });
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
     } else void load();
   };
 
-  const runTest = async (c: Channel) => {
-    const res = await testChannel(c.id);
+  /** Tests with the channel's test model (or its first), or with the model chosen from its list. */
+  const runTest = async (c: Channel, model = '') => {
+    const res = await testChannel(c.id, model);
     const time = res.data?.time ?? 0;
     if (res.success) {
       patchRow(c.id, { response_time: Math.round(time * 1000), test_time: Math.floor(Date.now() / 1000) });
-      Message.success(`渠道 ${c.name} 测试成功，耗时 ${time.toFixed(2)} 秒。`);
+      Message.success(tr('channel.testOk', { name: c.name, time: time.toFixed(2) }));
     } else {
-      Message.error(`渠道 ${c.name} 测试失败：${res.message}`);
+      Message.error(tr('channel.testFailed', { name: c.name, message: res.message ?? '' }));
       void load();
     }
   };
@@ -141,28 +145,32 @@ export default function ChannelPage() {
     const balance = (res as { balance?: number }).balance ?? res.data?.balance;
     if (res.success && balance !== undefined) {
       patchRow(c.id, { balance, balance_updated_time: Math.floor(Date.now() / 1000) });
-      Message.success(`渠道 ${c.name} 余额更新成功！`);
+      Message.success(tr('channel.balanceUpdated', { name: c.name }));
     }
   };
 
   const copy = async (c: Channel) => {
     const full = await getChannel(c.id, { toast: false });
     if (!full.success || !full.data) {
-      Message.error('渠道复制失败');
+      Message.error(tr('channel.failedToCopyTheChannel'));
       return;
     }
     const { id: _id, created_time, test_time, response_time, used_quota, balance, ...fields } = full.data;
-    const res = await createChannel({ ...fields, name: `${c.name}_复制`, groups: fields.group.split(',') });
+    const res = await createChannel({
+      ...fields,
+      name: `${c.name}${tr('channel.copySuffix')}`,
+      groups: fields.group.split(','),
+    });
     if (res.success) {
-      Message.success('渠道复制成功');
+      Message.success(tr('channel.channelCopied'));
       void load();
-    } else Message.error('渠道复制失败');
+    } else Message.error(tr('channel.failedToCopyTheChannel'));
   };
 
   const remove = async (c: Channel) => {
     const res = await deleteChannel(c.id);
     if (res.success) {
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
       void load();
     }
   };
@@ -170,12 +178,12 @@ export default function ChannelPage() {
   const bulk = {
     removeSelected: async () => {
       if (selected.length === 0) {
-        Message.error('请先选择要删除的通道！');
+        Message.error(tr('channel.selectTheChannelsToDelete'));
         return;
       }
       const res = await deleteChannels(selected);
       if (res.success) {
-        Message.success(`已删除 ${res.data ?? 0} 个通道！`);
+        Message.success(tr('channel.deletedN', { n: res.data ?? 0 }));
         setSelected([]);
         void load();
       }
@@ -183,36 +191,36 @@ export default function ChannelPage() {
     removeDisabled: async () => {
       const res = await deleteDisabledChannels();
       if (res.success) {
-        Message.success(`已删除所有禁用渠道，共计 ${res.data ?? 0} 个`);
+        Message.success(tr('channel.deletedDisabledN', { n: res.data ?? 0 }));
         void load();
       }
     },
     testAll: async () => {
       const res = await testAllChannels();
-      if (res.success) Message.info('已成功开始测试所有渠道，请刷新页面查看结果。');
+      if (res.success) Message.info(tr('channel.testingAllChannelsStartedRefresh'));
     },
     balances: async () => {
       const res = await updateAllBalances();
       if (res.success) {
-        Message.success('已更新完毕所有已启用渠道余额！');
+        Message.success(tr('channel.balancesOfAllEnabledChannels'));
         void load();
       }
     },
     fix: async () => {
       const res = await fixAbilities();
       if (res.success) {
-        Message.success(`已修复 ${res.data ?? 0} 个渠道！`);
+        Message.success(tr('channel.fixedN', { n: res.data ?? 0 }));
         void load();
       }
     },
   };
 
   const columns: TableColumnProps<Channel>[] = [
-    { title: 'ID', dataIndex: 'id', width: 70 },
-    { title: '名称', dataIndex: 'name', width: 150 },
+    { title: 'ID', dataIndex: 'id', width: 56 },
+    { title: tr('common.name'), dataIndex: 'name', width: 110 },
     {
-      title: '分组',
-      width: 150,
+      title: tr('common.group'),
+      width: 90,
       dataIndex: 'group',
       render: (g: string) => (
         <Space wrap size={4}>
@@ -226,23 +234,25 @@ export default function ChannelPage() {
       ),
     },
     {
-      title: '类型',
+      title: tr('common.type'),
       dataIndex: 'type',
-      width: 140,
+      width: 110,
       render: (type: number) => {
         const o = channelTypeOf(type);
-        return <Tag color={o?.color ?? 'gray'}>{o?.label ?? `未知类型 ${type}`}</Tag>;
+        return <Tag color={o?.color ?? 'gray'}>{o?.label ?? tr('channel.unknownType', { type })}</Tag>;
       },
     },
-    { title: '状态', dataIndex: 'status', width: 100, render: (_v, c) => <StatusTag channel={c} /> },
+    { title: tr('common.status'), dataIndex: 'status', width: 84, render: (_v, c) => <StatusTag channel={c} /> },
     {
-      title: '响应时间',
+      title: tr('channel.responseTime'),
       dataIndex: 'response_time',
-      width: 110,
+      width: 84,
       render: (ms: number, c) => {
         const badge = responseTimeBadge(ms);
         return (
-          <Tooltip content={c.test_time ? `上次测试：${timeText(c.test_time)}` : '未测试'}>
+          <Tooltip
+            content={c.test_time ? tr('channel.lastTest', { time: timeText(c.test_time) }) : tr('channel.notTested')}
+          >
             <Tag color={badge.color} className="aigw-response-time">
               {badge.text}
             </Tag>
@@ -251,15 +261,19 @@ export default function ChannelPage() {
       },
     },
     {
-      title: '已用/剩余',
-      width: 170,
+      title: tr('channel.usedRemaining'),
+      width: 156,
       render: (_v, c) => (
-        <Space size={4}>
-          <Tooltip content="已用额度">
+        <Space size={4} wrap={false}>
+          <Tooltip content={tr('common.usedQuota')}>
             <Tag color="arcoblue">{renderQuota(c.used_quota, status)}</Tag>
           </Tooltip>
           <Tooltip
-            content={c.balance_updated_time ? `更新于 ${timeText(c.balance_updated_time)}，点击更新` : '点击更新余额'}
+            content={
+              c.balance_updated_time
+                ? tr('channel.balanceUpdatedAt', { time: timeText(c.balance_updated_time) })
+                : tr('channel.clickToUpdateTheBalance')
+            }
           >
             <Tag color="green" style={{ cursor: 'pointer' }} onClick={() => void runBalance(c)}>
               ${c.balance.toFixed(2)}
@@ -269,9 +283,9 @@ export default function ChannelPage() {
       ),
     },
     {
-      title: '优先级',
+      title: tr('common.priority'),
       dataIndex: 'priority',
-      width: 110,
+      width: 90,
       render: (p: number, c) => (
         <InputNumber
           size="small"
@@ -283,9 +297,9 @@ export default function ChannelPage() {
       ),
     },
     {
-      title: '权重',
+      title: tr('common.weight'),
       dataIndex: 'weight',
-      width: 100,
+      width: 84,
       render: (w: number, c) => (
         <InputNumber
           size="small"
@@ -297,32 +311,64 @@ export default function ChannelPage() {
       ),
     },
     {
-      title: '操作',
-      width: 300,
+      title: tr('common.actions'),
+      // With the columns before it, 1144 px: the table fits a 1440 px screen without scrolling.
+      width: 240,
       fixed: 'right',
       render: (_v, c) => (
         <Space wrap size={4}>
-          <Button size="mini" type="primary" onClick={() => void runTest(c)}>
-            测试
-          </Button>
+          <Dropdown.Button
+            size="mini"
+            type="primary"
+            className="aigw-channel-test"
+            onClick={() => void runTest(c)}
+            buttonsRender={([main, more]) => [
+              main,
+              isValidElement(more)
+                ? cloneElement(more as ReactElement<{ 'aria-label'?: string }>, {
+                    'aria-label': tr('channel.testWithModel'),
+                  })
+                : more,
+            ]}
+            droplist={
+              <Menu className="aigw-channel-test-models" onClickMenuItem={(model) => void runTest(c, model)}>
+                {c.models
+                  .split(',')
+                  .filter(Boolean)
+                  .map((m) => (
+                    <Menu.Item key={m}>{m}</Menu.Item>
+                  ))}
+              </Menu>
+            }
+          >
+            {tr('channel.test')}
+          </Dropdown.Button>
           {c.status === 1 ? (
             <Button size="mini" status="warning" onClick={() => void setStatusOf(c, 2)}>
-              禁用
+              {tr('common.disable')}
             </Button>
           ) : (
             <Button size="mini" status="success" onClick={() => void setStatusOf(c, 1)}>
-              启用
+              {tr('common.enable')}
             </Button>
           )}
           <Button size="mini" onClick={() => setDrawer({ id: c.id })}>
-            编辑
+            {tr('common.edit')}
           </Button>
-          <Popconfirm title="确定是否要复制此渠道？" content="复制渠道的所有信息" onOk={() => void copy(c)}>
-            <Button size="mini">复制</Button>
+          <Popconfirm
+            title={tr('channel.copyThisChannel')}
+            content={tr('channel.copiesAllOfTheChannel')}
+            onOk={() => void copy(c)}
+          >
+            <Button size="mini">{tr('common.copy')}</Button>
           </Popconfirm>
-          <Popconfirm title="确定是否要删除此渠道？" content="此修改将不可逆" onOk={() => void remove(c)}>
+          <Popconfirm
+            title={tr('channel.deleteThisChannel')}
+            content={tr('common.thisCannotBeUndone')}
+            onOk={() => void remove(c)}
+          >
             <Button size="mini" status="danger">
-              删除
+              {tr('common.delete')}
             </Button>
           </Popconfirm>
         </Space>
@@ -337,7 +383,7 @@ export default function ChannelPage() {
           <Input
             name="keyword"
             prefix={<IconSearch />}
-            placeholder="搜索渠道的 ID，名称，密钥和 API 地址 ..."
+            placeholder={tr('channel.searchChannelsByIdName')}
             value={filters.keyword}
             onChange={(v) => setFilters((f) => ({ ...f, keyword: v }))}
             style={{ width: 300 }}
@@ -347,7 +393,7 @@ export default function ChannelPage() {
         <Form.Item>
           <Input
             name="model"
-            placeholder="模型关键字"
+            placeholder={tr('channel.modelKeyword')}
             value={filters.model}
             onChange={(v) => setFilters((f) => ({ ...f, model: v }))}
             style={{ width: 160 }}
@@ -356,7 +402,7 @@ export default function ChannelPage() {
         </Form.Item>
         <Form.Item>
           <Select
-            placeholder="选择分组"
+            placeholder={tr('common.selectAGroup')}
             value={filters.group || undefined}
             onChange={(v: string) => setFilters((f) => ({ ...f, group: v ?? '' }))}
             allowClear
@@ -371,29 +417,45 @@ export default function ChannelPage() {
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit">
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
       <Space wrap style={{ marginBottom: 16 }}>
         <Button type="primary" icon={<IconPlus />} onClick={() => setDrawer({})}>
-          添加新的渠道
+          {tr('channel.addChannel')}
         </Button>
-        <Popconfirm title="确定？" content="测试所有未手动禁用的渠道" onOk={() => void bulk.testAll()}>
-          <Button>测试所有渠道</Button>
+        <Popconfirm
+          title={tr('channel.areYouSure')}
+          content={tr('channel.testsEveryChannelNotDisabled')}
+          onOk={() => void bulk.testAll()}
+        >
+          <Button>{tr('channel.testAllChannels')}</Button>
         </Popconfirm>
-        <Button onClick={() => void bulk.balances()}>更新所有已启用渠道余额</Button>
-        <Popconfirm title="确定是否要删除禁用渠道？" content="此修改将不可逆" onOk={() => void bulk.removeDisabled()}>
-          <Button status="danger">删除禁用渠道</Button>
+        <Button onClick={() => void bulk.balances()}>{tr('channel.updateBalancesOfEnabledChannels')}</Button>
+        <Popconfirm
+          title={tr('channel.deleteTheDisabledChannels')}
+          content={tr('common.thisCannotBeUndone')}
+          onOk={() => void bulk.removeDisabled()}
+        >
+          <Button status="danger">{tr('channel.deleteDisabledChannels')}</Button>
         </Popconfirm>
-        <Popconfirm title="确定是否要删除所选通道？" content="此修改将不可逆" onOk={() => void bulk.removeSelected()}>
-          <Button status="danger">删除所选通道</Button>
+        <Popconfirm
+          title={tr('channel.deleteTheSelectedChannels')}
+          content={tr('common.thisCannotBeUndone')}
+          onOk={() => void bulk.removeSelected()}
+        >
+          <Button status="danger">{tr('channel.deleteSelectedChannels')}</Button>
         </Popconfirm>
-        <Popconfirm title="确定是否要修复数据库一致性？" content="将重建所有渠道的能力表" onOk={() => void bulk.fix()}>
-          <Button status="warning">修复数据库一致性</Button>
+        <Popconfirm
+          title={tr('channel.repairDatabaseConsistency')}
+          content={tr('channel.rebuildsTheAbilitiesTableOf')}
+          onOk={() => void bulk.fix()}
+        >
+          <Button status="warning">{tr('channel.repairDatabaseConsistency2')}</Button>
         </Popconfirm>
         <Space>
-          <span>使用 ID 排序</span>
+          <span>{tr('channel.sortById')}</span>
           <Switch
             checked={idSort}
             onChange={(v) => {
@@ -428,7 +490,7 @@ export default function ChannelPage() {
             setPageSize(size);
           },
         }}
-        scroll={{ x: 1500 }}
+        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 40) }}
       />
       <Drawer
         width={640}

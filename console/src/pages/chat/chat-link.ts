@@ -1,11 +1,20 @@
 import { listTokens } from '../../api/token.ts';
 import type { Status } from '../../api/types.ts';
+import { tr } from '../../locale/translate.ts';
 
 export const ChatMessages = {
-  noLink: '请联系管理员配置聊天链接',
-  badLink: '聊天链接配置错误，请联系管理员',
-  badData: '聊天数据解析失败',
-  noToken: '当前没有可用的启用令牌，请确认是否有令牌处于启用状态！',
+  get noLink() {
+    return tr('chat.pleaseAskTheAdministratorTo');
+  },
+  get badLink() {
+    return tr('chat.theChatLinksAreMisconfigured');
+  },
+  get badData() {
+    return tr('chat.failedToReadTheChat');
+  },
+  get noToken() {
+    return tr('chat.noEnabledTokenIsAvailable');
+  },
 } as const;
 
 /** How long the no-token message stays before the browser goes to /token (spec 02: 1.5 s). */

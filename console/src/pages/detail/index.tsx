@@ -21,6 +21,7 @@ import { renderNumber, renderQuota, renderQuotaPrecise } from '../../utils/forma
 import { aggregate, type Granularity } from './aggregate.ts';
 import StackedBars, { colorOf } from './stacked-bars.tsx';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const DAY = 86400;
 const SPAN: Record<Granularity, number> = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
@@ -64,9 +65,9 @@ export default function DetailPage() {
   const label = slotLabel(granularity);
 
   return (
-    <Card title="数据看板" className="aigw-detail">
+    <Card title={tr('detail.dashboard')} className="aigw-detail">
       <Form layout="inline" onSubmit={() => setQuery({ range, username })}>
-        <Form.Item label="时间范围">
+        <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
             value={[range[0] * 1000, range[1] * 1000]}
@@ -76,37 +77,43 @@ export default function DetailPage() {
           />
         </Form.Item>
         {admin ? (
-          <Form.Item label="用户名称">
-            <Input name="username" value={username} onChange={setUsername} allowClear placeholder="全部用户" />
+          <Form.Item label={tr('common.username')}>
+            <Input
+              name="username"
+              value={username}
+              onChange={setUsername}
+              allowClear
+              placeholder={tr('detail.allUsers')}
+            />
           </Form.Item>
         ) : null}
-        <Form.Item label="时间粒度">
+        <Form.Item label={tr('detail.granularity')}>
           <Radio.Group type="button" value={granularity} onChange={(v: Granularity) => setGranularity(v)}>
-            <Radio value="hour">小时</Radio>
-            <Radio value="day">天</Radio>
-            <Radio value="week">周</Radio>
+            <Radio value="hour">{tr('detail.hour')}</Radio>
+            <Radio value="day">{tr('detail.day')}</Radio>
+            <Radio value="week">{tr('detail.week')}</Radio>
           </Radio.Group>
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
       <Spin loading={loading} style={{ width: '100%' }}>
         <Grid.Row gutter={16} className="aigw-detail-totals">
           <Grid.Col span={8}>
-            <Statistic title="消耗额度" value={renderQuota(series.totals.quota, status)} />
+            <Statistic title={tr('detail.quotaUsed')} value={renderQuota(series.totals.quota, status)} />
           </Grid.Col>
           <Grid.Col span={8}>
             <Statistic title="Tokens" value={renderNumber(series.totals.token_used)} />
           </Grid.Col>
           <Grid.Col span={8}>
-            <Statistic title="请求次数" value={series.totals.count} />
+            <Statistic title={tr('common.requests')} value={series.totals.count} />
           </Grid.Col>
         </Grid.Row>
         {series.slots.length === 0 ? (
-          <Empty description="暂无数据" />
+          <Empty description={tr('detail.noData')} />
         ) : (
           <>
             <Space wrap className="aigw-detail-legend">
@@ -117,7 +124,7 @@ export default function DetailPage() {
                 </span>
               ))}
             </Space>
-            <h4>消耗额度</h4>
+            <h4>{tr('detail.quotaUsed')}</h4>
             <StackedBars
               slots={series.slots}
               models={series.models}
@@ -134,7 +141,7 @@ export default function DetailPage() {
               label={label}
               format={(v) => renderNumber(Math.round(v))}
             />
-            <h4>请求次数</h4>
+            <h4>{tr('common.requests')}</h4>
             <StackedBars
               slots={series.slots}
               models={series.models}

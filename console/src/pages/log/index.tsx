@@ -12,6 +12,7 @@ import {
   Table,
   type TableColumnProps,
   Tag,
+  Tooltip,
   Typography,
 } from '@arco-design/web-react';
 import { IconSearch } from '@arco-design/web-react/icon';
@@ -26,12 +27,14 @@ import {
   userSummary,
 } from '../../api/log.ts';
 import type { User } from '../../api/types.ts';
+import { useIsMobile } from '../../layout/use-mobile.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
-import { frtColor, LOG_TYPES, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
+import { frtColor, logTypeOptions, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -54,6 +57,8 @@ export default function LogPage() {
   const { user } = useUser();
   const { status } = useStatus();
   const admin = isAdmin(user);
+  // On a phone the filters stack, each field as wide as the screen (the time range fits whole).
+  const mobile = useIsMobile();
   const [form, setForm] = useState<FilterForm>({
     token_name: '',
     model_name: '',
@@ -123,71 +128,106 @@ export default function LogPage() {
   };
 
   const columns: TableColumnProps<LogEntry>[] = [
-    { title: '时间', dataIndex: 'created_at', width: 170, render: (v: number) => timeText(v) },
+    {
+      title: tr('log.time'),
+      dataIndex: 'created_at',
+      width: 170,
+      render: (v: number) => <span className="aigw-nowrap">{timeText(v)}</span>,
+    },
     ...(admin
       ? [
           {
-            title: '渠道',
+            title: tr('common.channel'),
             dataIndex: 'channel',
-            width: 70,
+            width: 80,
             render: (v: number, r: LogEntry) => (r.type === 2 || r.type === 5 ? <Tag color="arcoblue">{v}</Tag> : null),
           },
           {
-            title: '用户',
+            title: tr('log.user'),
             dataIndex: 'username',
+            width: 110,
             render: (v: string, r: LogEntry) =>
               v ? (
                 <Typography.Text className="aigw-log-user" onClick={() => void openSummary(r.user_id)}>
-                  {v}
+                  <CutText text={v} />
                 </Typography.Text>
               ) : null,
           },
         ]
       : []),
-    { title: '令牌', dataIndex: 'token_name', render: (v: string) => (v ? <Tag color="gray">{v}</Tag> : null) },
-    { title: '类型', dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
-    { title: '模型', dataIndex: 'model_name', render: (v: string) => (v ? <Tag color="arcoblue">{v}</Tag> : null) },
     {
-      title: '用时/首字',
+      title: tr('log.token'),
+      dataIndex: 'token_name',
+      width: 120,
+      render: (v: string) => (v ? <CutTag text={v} color="gray" /> : null),
+    },
+    { title: tr('common.type'), dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
+    {
+      title: tr('common.model'),
+      dataIndex: 'model_name',
+      width: 170,
+      render: (v: string) => (v ? <CutTag text={v} color="arcoblue" /> : null),
+    },
+    {
+      title: tr('log.timeFirstToken'),
       dataIndex: 'use_time',
-      width: 150,
+      width: 170,
       render: (v: number, r: LogEntry) => {
         if (r.type !== 2 && r.type !== 5) return null;
         const other = parseOther(r.other);
         const frt = (other.frt ?? 0) / 1000;
         return (
-          <Space size={4}>
+          <Space size={4} wrap={false}>
             <Tag color={timeColor(v)}>{v} s</Tag>
             {r.is_stream && frt > 0 ? <Tag color={frtColor(frt)}>{frt.toFixed(1)} s</Tag> : null}
-            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? '流' : '非流'}</Tag>
+            <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? tr('log.stream') : tr('log.nonStream')}</Tag>
           </Space>
         );
       },
     },
-    { title: '提示', dataIndex: 'prompt_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
-    { title: '补全', dataIndex: 'completion_tokens', render: (v: number, r: LogEntry) => (r.type === 2 ? v : null) },
     {
-      title: '花费',
+      title: tr('log.prompt'),
+      dataIndex: 'prompt_tokens',
+      width: 80,
+      render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
+    },
+    {
+      title: tr('log.completion'),
+      dataIndex: 'completion_tokens',
+      width: 80,
+      render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
+    },
+    {
+      title: tr('log.cost'),
       dataIndex: 'quota',
+      width: 120,
       render: (v: number, r: LogEntry) =>
-        r.type === 2 || r.type === 1 || r.type === 3 ? renderQuota(v, status, 6) : null,
+        r.type === 2 || r.type === 1 || r.type === 3 ? (
+          <span className="aigw-nowrap aigw-log-cost">{renderQuota(v, status, 6)}</span>
+        ) : null,
     },
     ...(admin
       ? [
           {
-            title: '重试',
+            title: tr('log.retries'),
             dataIndex: 'other',
             key: 'retry',
+            width: 140,
             render: (v: string, r: LogEntry) => {
               const used = parseOther(v).admin_info?.use_channel ?? [];
-              return (r.type === 2 || r.type === 5) && used.length > 1 ? `渠道：${used.join('->')}` : null;
+              return (r.type === 2 || r.type === 5) && used.length > 1
+                ? tr('log.channelsUsedList', { list: used.join('->') })
+                : null;
             },
           },
         ]
       : []),
     {
-      title: '详情',
+      title: tr('log.details'),
       dataIndex: 'content',
+      // Holds the rest of the row, never less than about twenty characters.
+      width: 280,
+      className: 'aigw-log-content',
       render: (v: string) => (
         <Typography.Ellipsis rows={2} showTooltip>
           {v}
@@ -200,21 +240,24 @@ export default function LogPage() {
     <Card
       className="aigw-log"
       title={
-        <Space size="large" className="aigw-log-stat">
+        <Space size="large" wrap className="aigw-log-stat">
           <span>
-            消耗额度：<b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
+            {tr('log.quotaUsed')}
+            <b>{statLoading ? '…' : renderQuota(stat.quota, status)}</b>
           </span>
           <span>
-            RPM：<b>{stat.rpm}</b>
+            {tr('log.rpm')}
+            <b>{stat.rpm}</b>
           </span>
           <span>
-            TPM：<b>{stat.tpm}</b>
+            {tr('log.tpm')}
+            <b>{stat.tpm}</b>
           </span>
         </Space>
       }
     >
-      <Form layout="inline" className="aigw-log-filters" onSubmit={search}>
-        <Form.Item label="令牌名称">
+      <Form layout={mobile ? 'vertical' : 'inline'} className="aigw-log-filters" onSubmit={search}>
+        <Form.Item label={tr('log.tokenName')}>
           <Input
             name="token_name"
             value={form.token_name}
@@ -222,7 +265,7 @@ export default function LogPage() {
             allowClear
           />
         </Form.Item>
-        <Form.Item label="模型名称">
+        <Form.Item label={tr('common.modelName')}>
           <Input
             name="model_name"
             value={form.model_name}
@@ -230,9 +273,11 @@ export default function LogPage() {
             allowClear
           />
         </Form.Item>
-        <Form.Item label="时间范围">
+        <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
+            // A phone shows both ends whole without the year and the seconds.
+            format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
             value={[form.range[0] * 1000, form.range[1] * 1000]}
             onChange={(_s, d) => {
               if (d?.[0] && d[1]) setForm({ ...form, range: [d[0].unix(), d[1].unix()] });
@@ -241,7 +286,7 @@ export default function LogPage() {
         </Form.Item>
         {admin ? (
           <>
-            <Form.Item label="用户名称">
+            <Form.Item label={tr('common.username')}>
               <Input
                 name="username"
                 value={form.username}
@@ -249,7 +294,7 @@ export default function LogPage() {
                 allowClear
               />
             </Form.Item>
-            <Form.Item label="渠道 ID">
+            <Form.Item label={tr('common.channelId')}>
               <Input
                 name="channel"
                 value={form.channel}
@@ -259,12 +304,12 @@ export default function LogPage() {
             </Form.Item>
           </>
         ) : null}
-        <Form.Item label="日志类型">
-          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={LOG_TYPES} />
+        <Form.Item label={tr('log.logType')}>
+          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={logTypeOptions()} />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
@@ -273,7 +318,7 @@ export default function LogPage() {
         loading={loading}
         columns={columns}
         data={rows}
-        scroll={{ x: true }}
+        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 48) }}
         expandedRowRender={(r) => <LogDetails log={r} admin={admin} />}
         pagination={{
           current: page,
@@ -292,7 +337,7 @@ export default function LogPage() {
         }}
       />
       <Modal
-        title="用户信息"
+        title={tr('log.userInfo')}
         visible={summary.visible}
         footer={null}
         onCancel={() => setSummary({ visible: false, loading: false })}
@@ -302,10 +347,10 @@ export default function LogPage() {
             <Descriptions
               column={1}
               data={[
-                { label: '用户名', value: summary.user.username },
-                { label: '余额', value: renderQuota(summary.user.quota ?? 0, status) },
-                { label: '已用额度', value: renderQuota(summary.user.used_quota ?? 0, status) },
-                { label: '请求次数', value: String(summary.user.request_count ?? 0) },
+                { label: tr('common.username2'), value: summary.user.username },
+                { label: tr('log.balance'), value: renderQuota(summary.user.quota ?? 0, status) },
+                { label: tr('common.usedQuota'), value: renderQuota(summary.user.used_quota ?? 0, status) },
+                { label: tr('common.requests'), value: String(summary.user.request_count ?? 0) },
               ]}
             />
           ) : null}
@@ -315,41 +360,68 @@ export default function LogPage() {
   );
 }
 
+/** A name cut to its cell with an ellipsis, whole in a tooltip. */
+function CutText({ text }: { text: string }) {
+  return (
+    <Tooltip content={text}>
+      <span className="aigw-cut">{text}</span>
+    </Tooltip>
+  );
+}
+
+/** A tag whose text is cut to the cell, whole in a tooltip (long model and token names). */
+function CutTag({ text, color }: { text: string; color: string }) {
+  return (
+    <Tooltip content={text}>
+      <Tag color={color} className="aigw-cut-tag">
+        {text}
+      </Tag>
+    </Tooltip>
+  );
+}
+
 /** The expanded row: the log's other details. */
 function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   const other = parseOther(log.other);
   const data: { label: string; value: string }[] = [];
-  if (log.content) data.push({ label: '详情', value: log.content });
+  if (log.content) data.push({ label: tr('log.details'), value: log.content });
   if (other.model_price !== undefined && other.model_price >= 0)
-    data.push({ label: '模型价格', value: String(other.model_price) });
-  else if (other.model_ratio !== undefined) data.push({ label: '模型倍率', value: String(other.model_ratio) });
+    data.push({ label: tr('common.modelPrice'), value: String(other.model_price) });
+  else if (other.model_ratio !== undefined)
+    data.push({ label: tr('log.modelRatio'), value: String(other.model_ratio) });
   if (other.completion_ratio !== undefined && !(other.model_price !== undefined && other.model_price >= 0))
-    data.push({ label: '补全倍率', value: String(other.completion_ratio) });
-  if (other.group_ratio !== undefined) data.push({ label: '分组倍率', value: String(other.group_ratio) });
-  if (other.frt) data.push({ label: '首字时间', value: `${(other.frt / 1000).toFixed(2)} s` });
-  if (other.upstream_model_name) data.push({ label: '实际模型', value: other.upstream_model_name });
-  if (other.cache_tokens) data.push({ label: '缓存 Tokens', value: String(other.cache_tokens) });
-  if (other.cache_ratio) data.push({ label: '缓存倍率', value: String(other.cache_ratio) });
-  if (other.cache_creation_tokens) data.push({ label: '缓存写入 Tokens', value: String(other.cache_creation_tokens) });
-  if (other.cache_creation_ratio) data.push({ label: '缓存写入倍率', value: String(other.cache_creation_ratio) });
-  if (other.image_tokens) data.push({ label: '图片输入 Tokens', value: String(other.image_tokens) });
-  if (other.image_ratio) data.push({ label: '图片倍率', value: String(other.image_ratio) });
+    data.push({ label: tr('log.completionRatio'), value: String(other.completion_ratio) });
+  if (other.group_ratio !== undefined) data.push({ label: tr('log.groupRatio'), value: String(other.group_ratio) });
+  if (other.frt) data.push({ label: tr('log.firstTokenTime'), value: `${(other.frt / 1000).toFixed(2)} s` });
+  if (other.upstream_model_name) data.push({ label: tr('log.actualModel'), value: other.upstream_model_name });
+  if (other.cache_tokens) data.push({ label: tr('log.cachedTokens'), value: String(other.cache_tokens) });
+  if (other.cache_ratio) data.push({ label: tr('log.cacheRatio'), value: String(other.cache_ratio) });
+  if (other.cache_creation_tokens)
+    data.push({ label: tr('log.cacheWriteTokens'), value: String(other.cache_creation_tokens) });
+  if (other.cache_creation_ratio)
+    data.push({ label: tr('log.cacheWriteRatio'), value: String(other.cache_creation_ratio) });
+  if (other.image_tokens) data.push({ label: tr('log.imageInputTokens'), value: String(other.image_tokens) });
+  if (other.image_ratio) data.push({ label: tr('log.imageRatio'), value: String(other.image_ratio) });
   if (other.audio) {
-    data.push({ label: '文字输入/输出', value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
-    data.push({ label: '音频输入/输出', value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });
-    if (other.audio_ratio) data.push({ label: '音频倍率', value: String(other.audio_ratio) });
-    if (other.audio_completion_ratio) data.push({ label: '音频补全倍率', value: String(other.audio_completion_ratio) });
+    data.push({ label: tr('log.textInputOutput'), value: `${other.text_input ?? 0} / ${other.text_output ?? 0}` });
+    data.push({ label: tr('log.audioInputOutput'), value: `${other.audio_input ?? 0} / ${other.audio_output ?? 0}` });
+    if (other.audio_ratio) data.push({ label: tr('log.audioRatio'), value: String(other.audio_ratio) });
+    if (other.audio_completion_ratio)
+      data.push({ label: tr('log.audioCompletionRatio'), value: String(other.audio_completion_ratio) });
   }
-  if (other.error) data.push({ label: '错误', value: `${other.status_code ?? ''} ${other.error}` });
+  if (other.error) data.push({ label: tr('log.error'), value: `${other.status_code ?? ''} ${other.error}` });
   if (admin && other.admin_info?.use_channel?.length)
-    data.push({ label: '使用渠道', value: other.admin_info.use_channel.join(' -> ') });
-  if (log.group) data.push({ label: '分组', value: log.group });
-  if (data.length === 0) return <Typography.Text type="secondary">无</Typography.Text>;
+    data.push({ label: tr('log.channelsUsed'), value: other.admin_info.use_channel.join(' -> ') });
+  if (log.group) data.push({ label: tr('common.group'), value: log.group });
+  if (data.length === 0) return <Typography.Text type="secondary">{tr('common.none')}</Typography.Text>;
   return (
     <div className="aigw-log-details">
       {data.map((d) => (
         <div key={d.label}>
-          <Typography.Text type="secondary">{d.label}：</Typography.Text>
+          <Typography.Text type="secondary">
+            {d.label}
+            {tr('common.colon')}
+          </Typography.Text>
           <Typography.Text>{d.value}</Typography.Text>
         </div>
       ))}

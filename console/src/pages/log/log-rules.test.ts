@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frtColor, timeColor, todayStart } from './log-rules.ts';
+import { frtColor, logTypeOptions, timeColor, todayStart } from './log-rules.ts';
 
 describe('log colour rules', () => {
   it('when the use time is under 101 s, then green; under 300 s orange; else red', () => {
@@ -17,5 +17,16 @@ describe('log colour rules', () => {
   it('when the default window is computed, then it starts at midnight', () => {
     const t = todayStart(new Date(2026, 0, 2, 15, 30));
     expect(new Date(t * 1000).getHours()).toBe(0);
+  });
+  it('when the type filter is offered, then it lists all and every logged type, refunds (6) included', () => {
+    expect(logTypeOptions().map((o) => [o.value, o.label])).toEqual([
+      [0, '全部'],
+      [1, '充值'],
+      [2, '消费'],
+      [3, '管理'],
+      [4, '系统'],
+      [5, '错误'],
+      [6, '退款'],
+    ]);
   });
 });

@@ -1,28 +1,31 @@
 import { Tag } from '@arco-design/web-react';
 import { createElement } from 'react';
+import { tr } from '../../locale/translate.ts';
+import type { LocaleKey } from '../../locale/zh-CN.ts';
 
-/** Log types of spec 02 section 4 (0 only as a filter), plus error (5) and refund (6). */
-export const LOG_TYPES = [
-  { label: '全部', value: 0 },
-  { label: '充值', value: 1 },
-  { label: '消费', value: 2 },
-  { label: '管理', value: 3 },
-  { label: '系统', value: 4 },
-  { label: '错误', value: 5 },
-];
-
-const TYPE_TAGS: Record<number, [string, string]> = {
-  1: ['充值', 'cyan'],
-  2: ['消费', 'green'],
-  3: ['管理', 'orange'],
-  4: ['系统', 'purple'],
-  5: ['错误', 'red'],
-  6: ['退款', 'lime'],
+const TYPE_TAGS: Record<number, [LocaleKey, string]> = {
+  1: ['log.topUp', 'cyan'],
+  2: ['log.consumption', 'green'],
+  3: ['log.management', 'orange'],
+  4: ['log.system', 'purple'],
+  5: ['log.error', 'red'],
+  6: ['log.refund', 'lime'],
 };
 
+/**
+ * The type filter: all (0, only as a filter), then every type that is logged, from spec 02
+ * section 4 plus error (5) and refund (6). Labels read at call time, in the chosen language.
+ */
+export function logTypeOptions(): { label: string; value: number }[] {
+  return [
+    { label: tr('log.all'), value: 0 },
+    ...Object.entries(TYPE_TAGS).map(([value, [key]]) => ({ label: tr(key), value: Number(value) })),
+  ];
+}
+
 export function logTypeTag(type: number) {
-  const [label, color] = TYPE_TAGS[type] ?? ['未知', 'gray'];
-  return createElement(Tag, { color }, label);
+  const [label, color] = TYPE_TAGS[type] ?? ['common.unknown', 'gray'];
+  return createElement(Tag, { color }, tr(label));
 }
 
 /** Use time (seconds): under 101 green, under 300 orange, else red (spec 02 section 9). */

@@ -20,6 +20,7 @@ import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
 import { actionTag, codeTag, duration, progressPercent, statusTag } from './mj-rules.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
@@ -84,26 +85,37 @@ export default function MidjourneyPage() {
         <Typography.Ellipsis rows={1}>{v}</Typography.Ellipsis>
       </Typography.Text>
     ) : (
-      '无'
+      tr('common.none')
     );
 
   const columns: TableColumnProps<MjTask>[] = [
-    { title: '提交时间', dataIndex: 'submit_time', width: 170, render: (v: number) => (v ? timeText(v) : '') },
+    { title: tr('mj.submitted2'), dataIndex: 'submit_time', width: 170, render: (v: number) => (v ? timeText(v) : '') },
     {
-      title: '花费时间',
+      title: tr('mj.duration'),
       dataIndex: 'finish_time',
       width: 100,
       render: (_v: number, r: MjTask) => {
         const d = duration(r.submit_time, r.finish_time);
-        return d ? <Tag color={d.red ? 'red' : 'green'}>{d.seconds} 秒</Tag> : '无';
+        return d ? (
+          <Tag color={d.red ? 'red' : 'green'}>{tr('common.seconds', { n: d.seconds })}</Tag>
+        ) : (
+          tr('common.none')
+        );
       },
     },
     ...(admin
-      ? [{ title: '渠道', dataIndex: 'channel_id', width: 70, render: (v: number) => <Tag color="arcoblue">{v}</Tag> }]
+      ? [
+          {
+            title: tr('common.channel'),
+            dataIndex: 'channel_id',
+            width: 70,
+            render: (v: number) => <Tag color="arcoblue">{v}</Tag>,
+          },
+        ]
       : []),
-    { title: '类型', dataIndex: 'action', width: 100, render: (v: string) => actionTag(v) },
+    { title: tr('common.type'), dataIndex: 'action', width: 100, render: (v: string) => actionTag(v) },
     {
-      title: '任务ID',
+      title: tr('mj.taskId'),
       dataIndex: 'mj_id',
       render: (v: string) => (
         <Typography.Text copyable className="aigw-mj-id">
@@ -111,10 +123,10 @@ export default function MidjourneyPage() {
         </Typography.Text>
       ),
     },
-    { title: '提交结果', dataIndex: 'code', width: 100, render: (v: number) => codeTag(v) },
-    { title: '任务状态', dataIndex: 'status', width: 100, render: (v: string) => statusTag(v) },
+    { title: tr('mj.submission'), dataIndex: 'code', width: 100, render: (v: number) => codeTag(v) },
+    { title: tr('mj.taskStatus'), dataIndex: 'status', width: 100, render: (v: string) => statusTag(v) },
     {
-      title: '进度',
+      title: tr('mj.progress'),
       dataIndex: 'progress',
       width: 120,
       render: (v: string, r: MjTask) => (
@@ -126,30 +138,30 @@ export default function MidjourneyPage() {
       ),
     },
     {
-      title: '结果图片',
+      title: tr('mj.image'),
       dataIndex: 'image_url',
       render: (v: string) =>
         v ? (
           <Button size="mini" onClick={() => setImage(v)}>
-            查看图片
+            {tr('mj.viewImage')}
           </Button>
         ) : (
-          '无'
+          tr('common.none')
         ),
     },
     { title: 'Prompt', dataIndex: 'prompt', render: textCell('Prompt') },
     { title: 'PromptEn', dataIndex: 'prompt_en', render: textCell('PromptEn') },
-    { title: '失败原因', dataIndex: 'fail_reason', render: textCell('失败原因') },
+    { title: tr('mj.failureReason'), dataIndex: 'fail_reason', render: textCell(tr('mj.failureReason')) },
   ];
 
   return (
-    <Card className="aigw-mj" title="绘图日志">
+    <Card className="aigw-mj" title={tr('mj.drawingLogs')}>
       <Form layout="inline" className="aigw-mj-filters" onSubmit={search}>
-        <Form.Item label="任务 ID">
+        <Form.Item label={tr('mj.taskId2')}>
           <Input name="mj_id" value={form.mj_id} onChange={(v) => setForm({ ...form, mj_id: v })} allowClear />
         </Form.Item>
         {admin ? (
-          <Form.Item label="渠道 ID">
+          <Form.Item label={tr('common.channelId')}>
             <Input
               name="channel_id"
               value={form.channel_id}
@@ -158,7 +170,7 @@ export default function MidjourneyPage() {
             />
           </Form.Item>
         ) : null}
-        <Form.Item label="时间范围">
+        <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
             value={form.range}
@@ -169,7 +181,7 @@ export default function MidjourneyPage() {
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>

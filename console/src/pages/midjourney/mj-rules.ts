@@ -1,52 +1,54 @@
 import { Tag } from '@arco-design/web-react';
 import { createElement } from 'react';
+import { tr } from '../../locale/translate.ts';
+import type { LocaleKey } from '../../locale/zh-CN.ts';
 
 /** Drawing action types of spec 02 section 4. */
-const ACTIONS: Record<string, [string, string]> = {
-  IMAGINE: ['绘图', 'blue'],
-  UPSCALE: ['放大', 'orange'],
-  VARIATION: ['变换', 'purple'],
-  HIGH_VARIATION: ['强变换', 'purple'],
-  LOW_VARIATION: ['弱变换', 'purple'],
-  PAN: ['平移', 'cyan'],
-  DESCRIBE: ['图生文', 'gold'],
-  BLEND: ['图混合', 'lime'],
-  UPLOAD: ['上传文件', 'gray'],
-  SHORTEN: ['缩词', 'pinkpurple'],
-  REROLL: ['重绘', 'magenta'],
-  INPAINT: ['局部重绘', 'red'],
-  ZOOM: ['变焦', 'arcoblue'],
-  CUSTOM_ZOOM: ['自定义变焦', 'arcoblue'],
-  MODAL: ['窗口处理', 'green'],
-  SWAP_FACE: ['换脸', 'lime'],
+const ACTIONS: Record<string, [LocaleKey, string]> = {
+  IMAGINE: ['mj.imagine', 'blue'],
+  UPSCALE: ['mj.upscale', 'orange'],
+  VARIATION: ['mj.variation', 'purple'],
+  HIGH_VARIATION: ['mj.strongVariation', 'purple'],
+  LOW_VARIATION: ['mj.subtleVariation', 'purple'],
+  PAN: ['mj.pan', 'cyan'],
+  DESCRIBE: ['mj.describe', 'gold'],
+  BLEND: ['mj.blend', 'lime'],
+  UPLOAD: ['mj.upload', 'gray'],
+  SHORTEN: ['mj.shorten', 'pinkpurple'],
+  REROLL: ['mj.reroll', 'magenta'],
+  INPAINT: ['mj.inpaint', 'red'],
+  ZOOM: ['mj.zoom', 'arcoblue'],
+  CUSTOM_ZOOM: ['mj.customZoom', 'arcoblue'],
+  MODAL: ['mj.modal', 'green'],
+  SWAP_FACE: ['mj.faceSwap', 'lime'],
 };
 
-const CODES: Record<number, [string, string]> = {
-  1: ['已提交', 'green'],
-  21: ['等待中', 'lime'],
-  22: ['重复提交', 'orange'],
-  0: ['未提交', 'gray'],
+const CODES: Record<number, [LocaleKey, string]> = {
+  1: ['mj.submitted', 'green'],
+  21: ['mj.waiting', 'lime'],
+  22: ['mj.duplicate', 'orange'],
+  0: ['mj.notSubmitted', 'gray'],
 };
 
-const STATUSES: Record<string, [string, string]> = {
-  SUCCESS: ['成功', 'green'],
-  NOT_START: ['未启动', 'gray'],
-  SUBMITTED: ['队列中', 'gold'],
-  IN_PROGRESS: ['执行中', 'blue'],
-  FAILURE: ['失败', 'red'],
-  MODAL: ['窗口等待', 'orange'],
+const STATUSES: Record<string, [LocaleKey, string]> = {
+  SUCCESS: ['mj.success', 'green'],
+  NOT_START: ['mj.notStarted', 'gray'],
+  SUBMITTED: ['mj.queued', 'gold'],
+  IN_PROGRESS: ['mj.running', 'blue'],
+  FAILURE: ['mj.failed', 'red'],
+  MODAL: ['mj.awaitingModal', 'orange'],
 };
 
-const tag = (pair: [string, string] | undefined) => {
-  const [label, color] = pair ?? ['未知', 'gray'];
-  return createElement(Tag, { color }, label);
+const tag = (pair: [LocaleKey, string] | undefined) => {
+  const [label, color] = pair ?? ['common.unknown', 'gray'];
+  return createElement(Tag, { color }, tr(label));
 };
 
 export const actionTag = (action: string) => tag(ACTIONS[action]);
 export const codeTag = (code: number) => tag(CODES[code]);
 export const statusTag = (status: string) => tag(STATUSES[status]);
-export const actionLabel = (action: string) => ACTIONS[action]?.[0] ?? '未知';
-export const statusLabel = (status: string) => STATUSES[status]?.[0] ?? '未知';
+export const actionLabel = (action: string) => tr(ACTIONS[action]?.[0] ?? 'common.unknown');
+export const statusLabel = (status: string) => tr(STATUSES[status]?.[0] ?? 'common.unknown');
 
 /**
  * Seconds from submit to finish (or to now while unfinished), one decimal; red over 60 s

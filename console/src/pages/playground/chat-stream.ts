@@ -70,7 +70,8 @@ export function splitEvents(buffer: string, onData: (data: string) => void): str
 
 /**
  * Streams one answer. `update` gets the growing content and the status; resolves when the
- * stream ended (complete) or failed (error, with the error text as the content).
+ * stream ended (complete) or failed (error, with the error text as the content). Aborting the
+ * signal (the stop button) closes the connection and completes the answer with what arrived.
  */
 export async function streamChat(
   body: unknown,
@@ -88,7 +89,9 @@ export async function streamChat(
       signal,
     });
   } catch (err) {
-    update(String(err instanceof Error ? err.message : err), 'error');
+    // Stopped before the answer began: nothing was produced.
+    if (signal?.aborted) update('', 'complete');
+    else update(String(err instanceof Error ? err.message : err), 'error');
     return;
   }
   if (!res.ok || !res.body) {
@@ -142,7 +145,9 @@ export async function streamChat(
       if (done || failed) break;
     }
   } catch (err) {
-    if (!failed) update(`${content}\n${String(err instanceof Error ? err.message : err)}`, 'error');
+    // Stopped by the user: what arrived so far is the answer.
+    if (signal?.aborted) update(content, 'complete');
+    else if (!failed) update(`${content}\n${String(err instanceof Error ? err.message : err)}`, 'error');
     return;
   }
   if (!failed) update(content, 'complete');

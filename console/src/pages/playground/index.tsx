@@ -13,10 +13,11 @@ import {
   Tag,
   Typography,
 } from '@arco-design/web-react';
-import { IconDelete, IconSend } from '@arco-design/web-react/icon';
-import { useEffect, useRef, useState } from 'react';
+import { IconDelete, IconRecordStop, IconSend } from '@arco-design/web-react/icon';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { userGroups, userModels } from '../../api/log.ts';
+import { replyToSafeHtml } from '../../utils/rich-content.ts';
 import {
   type ChatMessage,
   chatBody,
@@ -26,6 +27,8 @@ import {
   streamChat,
 } from './chat-stream.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
+import type { LocaleKey } from '../../locale/zh-CN.ts';
 
 const SETTINGS_KEY = 'playground';
 
@@ -40,11 +43,11 @@ function loadSettings(): PlaygroundSettings {
   }
 }
 
-const STATUS_TAG: Record<MessageStatus, [string, string] | undefined> = {
-  loading: ['思考中', 'arcoblue'],
-  incomplete: ['生成中', 'orange'],
+const STATUS_TAG: Record<MessageStatus, [LocaleKey, string] | undefined> = {
+  loading: ['playground.thinking', 'arcoblue'],
+  incomplete: ['playground.generating', 'orange'],
   complete: undefined,
-  error: ['出错了', 'red'],
+  error: ['playground.somethingWentWrong', 'red'],
 };
 
 let seq = 0;
@@ -108,6 +111,9 @@ export default function PlaygroundPage() {
     setBusy(false);
   };
 
+  /** Ends the stream: the connection closes (the gateway cancels upstream) and the reply keeps what arrived. */
+  const stop = () => abort.current?.abort();
+
   const clear = () => {
     abort.current?.abort();
     setMessages([]);
@@ -116,18 +122,18 @@ export default function PlaygroundPage() {
 
   return (
     <div className="aigw-playground">
-      <Card className="aigw-playground-side" title="设置">
+      <Card className="aigw-playground-side" title={tr('playground.settings')}>
         <Form layout="vertical">
-          <Form.Item label="分组">
+          <Form.Item label={tr('common.group')}>
             <Select
-              placeholder="默认分组"
+              placeholder={tr('playground.defaultGroup')}
               value={settings.group || undefined}
               options={groups}
               allowClear
               onChange={(v?: string) => patch({ group: v ?? '' })}
             />
           </Form.Item>
-          <Form.Item label="模型">
+          <Form.Item label={tr('common.model')}>
             <Select
               showSearch
               allowCreate
@@ -136,7 +142,11 @@ export default function PlaygroundPage() {
               onChange={(v: string) => patch({ model: v })}
             />
           </Form.Item>
-          <Form.Item label={`温度 ${settings.temperature ? settings.temperature.toFixed(1) : '默认'}`}>
+          <Form.Item
+            label={tr('playground.temperature', {
+              value: settings.temperature ? settings.temperature.toFixed(1) : tr('playground.default'),
+            })}
+          >
             <Slider
               min={0.1}
               max={1}
@@ -145,7 +155,7 @@ export default function PlaygroundPage() {
               onChange={(v) => patch({ temperature: Number(v) })}
             />
           </Form.Item>
-          <Form.Item label="最大 Tokens（0 为不限）">
+          <Form.Item label={tr('playground.maxTokens0NoLimit')}>
             <InputNumber
               min={0}
               step={1}
@@ -154,7 +164,7 @@ export default function PlaygroundPage() {
               onChange={(v) => patch({ max_tokens: Number.parseInt(String(v ?? 0), 10) || 0 })}
             />
           </Form.Item>
-          <Form.Item label="系统提示词">
+          <Form.Item label={tr('playground.systemPrompt')}>
             <Input.TextArea
               autoSize={{ minRows: 3, maxRows: 8 }}
               value={settings.system}
@@ -168,26 +178,36 @@ export default function PlaygroundPage() {
         title="Playground"
         extra={
           <Button icon={<IconDelete />} onClick={clear}>
-            清除上下文
+            {tr('playground.clearContext')}
           </Button>
         }
       >
         {params.get('expired') ? (
-          <Alert type="warning" content="未登录或登录已过期，请重新登录！" style={{ marginBottom: 12 }} />
+          <Alert type="warning" content={tr('common.notLoggedInOrThe')} style={{ marginBottom: 12 }} />
         ) : null}
         <div className="aigw-playground-messages">
-          {messages.length === 0 ? <Empty description="开始对话吧" /> : null}
+          {messages.length === 0 ? <Empty description={tr('playground.startAConversation')} /> : null}
           {messages.map((m) => (
             <div key={m.id} className={`aigw-msg aigw-msg-${m.role} aigw-msg-${m.status}`} data-status={m.status}>
               <Space size={6} className="aigw-msg-meta">
-                <Typography.Text bold>{m.role === 'user' ? '我' : '助手'}</Typography.Text>
+                <Typography.Text bold>
+                  {m.role === 'user' ? tr('playground.me') : tr('playground.assistant')}
+                </Typography.Text>
                 {STATUS_TAG[m.status] ? (
                   <Tag size="small" color={STATUS_TAG[m.status]?.[1]}>
-                    {STATUS_TAG[m.status]?.[0]}
+                    {tr(STATUS_TAG[m.status]?.[0] ?? 'playground.thinking')}
                   </Tag>
                 ) : null}
               </Space>
-              <div className="aigw-msg-content">{m.status === 'loading' ? <Spin size={14} /> : m.content}</div>
+              {m.status === 'loading' ? (
+                <div className="aigw-msg-content">
+                  <Spin size={14} />
+                </div>
+              ) : m.role === 'assistant' && m.status !== 'error' ? (
+                <Reply content={m.content} />
+              ) : (
+                <div className="aigw-msg-content">{m.content}</div>
+              )}
             </div>
           ))}
           <div ref={bottom} />
@@ -195,7 +215,7 @@ export default function PlaygroundPage() {
         <div className="aigw-playground-input">
           <Input.TextArea
             name="playground-input"
-            placeholder="输入消息，Enter 发送，Shift + Enter 换行"
+            placeholder={tr('playground.typeAMessageEnterSends')}
             autoSize={{ minRows: 2, maxRows: 6 }}
             value={input}
             onChange={setInput}
@@ -206,11 +226,24 @@ export default function PlaygroundPage() {
               }
             }}
           />
-          <Button type="primary" icon={<IconSend />} loading={busy} onClick={() => void send()}>
-            发送
-          </Button>
+          {busy ? (
+            <Button status="warning" icon={<IconRecordStop />} onClick={stop} className="aigw-playground-stop">
+              {tr('playground.stop')}
+            </Button>
+          ) : (
+            <Button type="primary" icon={<IconSend />} onClick={() => void send()}>
+              {tr('playground.send')}
+            </Button>
+          )}
         </div>
       </Card>
     </div>
   );
+}
+
+/** A reply as Markdown, sanitized, with highlighted code blocks. */
+function Reply({ content }: { content: string }) {
+  const html = useMemo(() => replyToSafeHtml(content), [content]);
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: sanitized by replyToSafeHtml (DOMPurify)
+  return <div className="aigw-msg-content aigw-msg-markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }

@@ -3,6 +3,7 @@ import { IconSearch } from '@arco-design/web-react/icon';
 import { useEffect, useMemo, useState } from 'react';
 import { getPricing, type PricingEntry } from '../../api/pricing.ts';
 import { useT } from '../../locale/index.tsx';
+import { tr } from '../../locale/translate.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 
@@ -13,10 +14,19 @@ import { copyText } from '../../utils/clipboard.ts';
 export function priceOf(
   p: PricingEntry,
   groupRatio: number,
-): { prompt?: string; completion?: string; perCall?: string } {
+): { prompt?: string; completion?: string; perCall?: string; audioPrompt?: string; audioCompletion?: string } {
   if (p.quota_type === 1) return { perCall: `$${(p.model_price * groupRatio).toFixed(4)}` };
   const prompt = p.model_ratio * 2 * groupRatio;
-  return { prompt: `$${prompt.toFixed(4)}`, completion: `$${(prompt * p.completion_ratio).toFixed(4)}` };
+  const text = { prompt: `$${prompt.toFixed(4)}`, completion: `$${(prompt * p.completion_ratio).toFixed(4)}` };
+  // Audio ratios apply likewise (spec 01 section 9): audio input = text input x audio ratio,
+  // audio output = audio input x audio completion ratio.
+  if (!p.audio_ratio || p.audio_ratio <= 0) return text;
+  const audio = prompt * p.audio_ratio;
+  return {
+    ...text,
+    audioPrompt: `$${audio.toFixed(4)}`,
+    audioCompletion: `$${(audio * (p.audio_completion_ratio ?? 1)).toFixed(4)}`,
+  };
 }
 
 /** 模型价格: the offered models with prices for the viewer's group and a group-ratio banner. */
@@ -47,10 +57,10 @@ export default function PricingPage() {
 
   const columns: TableColumnProps<PricingEntry>[] = [
     {
-      title: '模型名称',
+      title: tr('common.modelName'),
       dataIndex: 'model_name',
       render: (name: string) => (
-        <Tooltip content="点击复制">
+        <Tooltip content={tr('pricing.clickToCopy')}>
           <Tag style={{ cursor: 'pointer' }} onClick={() => void copyText(name)}>
             {name}
           </Tag>
@@ -58,12 +68,17 @@ export default function PricingPage() {
       ),
     },
     {
-      title: '计费类型',
+      title: tr('pricing.billing'),
       dataIndex: 'quota_type',
-      render: (q: number) => (q === 1 ? <Tag color="arcoblue">按次计费</Tag> : <Tag color="green">按量计费</Tag>),
+      render: (q: number) =>
+        q === 1 ? (
+          <Tag color="arcoblue">{tr('pricing.perRequest')}</Tag>
+        ) : (
+          <Tag color="green">{tr('pricing.perToken')}</Tag>
+        ),
     },
     {
-      title: '可用分组',
+      title: tr('pricing.groups'),
       dataIndex: 'enable_groups',
       render: (gs: string[]) => (
         <Space wrap size={4}>
@@ -76,30 +91,41 @@ export default function PricingPage() {
       ),
     },
     {
-      title: '倍率',
+      title: tr('pricing.ratio'),
       render: (_v, p) =>
         p.quota_type === 1 ? (
           '-'
         ) : (
           <span>
-            模型：{p.model_ratio}
+            {tr('pricing.modelColon')}
+            {p.model_ratio}
             <br />
-            补全：{p.completion_ratio}
+            {tr('pricing.completionColon')}
+            {p.completion_ratio}
             <br />
-            分组：{groupRatio}
+            {tr('pricing.groupColon')}
+            {groupRatio}
           </span>
         ),
     },
     {
-      title: '模型价格',
+      title: tr('common.modelPrice'),
       render: (_v, p) => {
         const price = priceOf(p, groupRatio);
-        if (price.perCall) return <span>模型价格：{price.perCall} / 次</span>;
+        if (price.perCall) return <span>{tr('pricing.perCallPrice', { price: price.perCall })}</span>;
         return (
           <span>
-            提示 {price.prompt} / 1M tokens
+            {tr('pricing.promptPrice', { price: price.prompt ?? '' })}
             <br />
-            补全 {price.completion} / 1M tokens
+            {tr('pricing.completionPrice', { price: price.completion ?? '' })}
+            {price.audioPrompt ? (
+              <>
+                <br />
+                {tr('pricing.audioPromptPrice', { price: price.audioPrompt })}
+                <br />
+                {tr('pricing.audioCompletionPrice', { price: price.audioCompletion ?? '' })}
+              </>
+            ) : null}
           </span>
         );
       },
@@ -113,18 +139,18 @@ export default function PricingPage() {
         style={{ marginBottom: 16 }}
         content={
           user
-            ? `您的分组为：${group}，分组倍率为：${groupRatio}`
-            : `未登录，展示默认分组（default）的价格，分组倍率为：${ratios.default ?? 1}`
+            ? tr('pricing.yourGroup', { group, ratio: groupRatio })
+            : tr('pricing.anonymousGroup', { ratio: ratios.default ?? 1 })
         }
       />
       <Input
         prefix={<IconSearch />}
-        placeholder="模糊搜索模型名称"
+        placeholder={tr('pricing.searchModelNames')}
         value={filter}
         onChange={setFilter}
         allowClear
         style={{ width: 320, marginBottom: 16 }}
-        onPressEnter={() => filter && Message.info(`共 ${shown.length} 个模型`)}
+        onPressEnter={() => filter && Message.info(tr('pricing.nModels', { n: shown.length }))}
       />
       <Table
         rowKey="model_name"

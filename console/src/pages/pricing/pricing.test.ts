@@ -26,4 +26,23 @@ describe('pricing display', () => {
     };
     expect(priceOf(p, 1.5)).toEqual({ perCall: '$0.0600' });
   });
+
+  it('when a model has audio ratios, then audio input and output prices follow the text input price', () => {
+    const p = {
+      model_name: 'gpt-4o-audio-preview',
+      quota_type: 0,
+      model_ratio: 1.25,
+      model_price: 0,
+      completion_ratio: 4,
+      enable_groups: [],
+      audio_ratio: 16,
+      audio_completion_ratio: 2,
+    };
+    expect(priceOf(p, 1)).toEqual({
+      prompt: '$2.5000',
+      completion: '$10.0000',
+      audioPrompt: '$40.0000',
+      audioCompletion: '$80.0000',
+    });
+  });
 });

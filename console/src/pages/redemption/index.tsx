@@ -30,6 +30,7 @@ import { useStatus } from '../../store/status-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 import { renderQuota } from '../../utils/format.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() : '-');
@@ -48,10 +49,10 @@ export function downloadKeys(name: string, keys: string[]): void {
 }
 
 function StatusTag({ status }: { status: number }) {
-  if (status === 1) return <Tag color="green">未使用</Tag>;
-  if (status === 2) return <Tag color="red">已禁用</Tag>;
-  if (status === 3) return <Tag color="gray">已使用</Tag>;
-  return <Tag>未知状态</Tag>;
+  if (status === 1) return <Tag color="green">{tr('redemption.unused')}</Tag>;
+  if (status === 2) return <Tag color="red">{tr('common.disabled')}</Tag>;
+  if (status === 3) return <Tag color="gray">{tr('redemption.used')}</Tag>;
+  return <Tag>{tr('common.unknownStatus')}</Tag>;
 }
 
 interface FormState {
@@ -104,18 +105,18 @@ export default function RedemptionPage() {
       });
       setSaving(false);
       if (!res.success) return;
-      Message.success('兑换码更新成功！');
+      Message.success(tr('redemption.redemptionCodeUpdated'));
     } else {
       const name = form.name.trim();
       const res = await createRedemptions({ name, quota: Math.floor(form.quota), count: Math.floor(form.count) });
       setSaving(false);
       if (!res.success) return;
-      Message.success('兑换码创建成功！');
+      Message.success(tr('redemption.redemptionCodeCreated'));
       const keys = res.data ?? [];
       Modal.confirm({
-        title: '兑换码创建成功',
-        content: `兑换码已生成 ${keys.length} 个，是否下载兑换码？`,
-        okText: '下载',
+        title: tr('redemption.redemptionCodesCreated'),
+        content: tr('redemption.generatedDownload', { n: keys.length }),
+        okText: tr('redemption.download'),
         onOk: () => downloadKeys(name, keys),
       });
     }
@@ -128,50 +129,58 @@ export default function RedemptionPage() {
     if (res.success && res.data) {
       const next = res.data.status;
       setRows((list) => list.map((x) => (x.id === r.id ? { ...x, status: next } : x)));
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
     }
   };
 
   const remove = async (r: Redemption) => {
     const res = await deleteRedemption(r.id);
     if (res.success) {
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
       void load();
     }
   };
 
   const columns: TableColumnProps<Redemption>[] = [
     { title: 'ID', dataIndex: 'id', width: 80 },
-    { title: '名称', dataIndex: 'name' },
-    { title: '状态', dataIndex: 'status', render: (s: number) => <StatusTag status={s} /> },
-    { title: '额度', dataIndex: 'quota', render: (q: number) => renderQuota(q, status) },
-    { title: '创建时间', dataIndex: 'created_time', render: (s: number) => timeText(s) },
-    { title: '兑换人 ID', dataIndex: 'used_user_id', render: (id: number) => (id ? id : '无') },
+    { title: tr('common.name'), dataIndex: 'name' },
+    { title: tr('common.status'), dataIndex: 'status', render: (s: number) => <StatusTag status={s} /> },
+    { title: tr('redemption.quota'), dataIndex: 'quota', render: (q: number) => renderQuota(q, status) },
+    { title: tr('common.created'), dataIndex: 'created_time', render: (s: number) => timeText(s) },
     {
-      title: '操作',
+      title: tr('redemption.redeemedBy'),
+      dataIndex: 'used_user_id',
+      render: (id: number) => (id ? id : tr('common.none')),
+    },
+    {
+      title: tr('common.actions'),
       render: (_v, r) => (
         <Space wrap size={4}>
           <Button
             size="mini"
             onClick={() => Modal.info({ title: r.name, content: <Typography.Text copyable>{r.key}</Typography.Text> })}
           >
-            查看
+            {tr('common.view')}
           </Button>
           <Button size="mini" type="primary" onClick={() => void copyText(r.key)}>
-            复制
+            {tr('common.copy')}
           </Button>
-          <Popconfirm title="确定是否要删除此兑换码？" content="此修改将不可逆" onOk={() => void remove(r)}>
+          <Popconfirm
+            title={tr('redemption.deleteThisRedemptionCode')}
+            content={tr('common.thisCannotBeUndone')}
+            onOk={() => void remove(r)}
+          >
             <Button size="mini" status="danger">
-              删除
+              {tr('common.delete')}
             </Button>
           </Popconfirm>
           {r.status === 1 ? (
             <Button size="mini" status="warning" onClick={() => void toggle(r)}>
-              禁用
+              {tr('common.disable')}
             </Button>
           ) : (
             <Button size="mini" status="success" disabled={r.status === 3} onClick={() => void toggle(r)}>
-              启用
+              {tr('common.enable')}
             </Button>
           )}
           <Button
@@ -179,7 +188,7 @@ export default function RedemptionPage() {
             disabled={r.status !== 1}
             onClick={() => setForm({ id: r.id, name: r.name, quota: r.quota, count: 1 })}
           >
-            编辑
+            {tr('common.edit')}
           </Button>
         </Space>
       ),
@@ -200,7 +209,7 @@ export default function RedemptionPage() {
           <Input
             name="keyword"
             prefix={<IconSearch />}
-            placeholder="搜索兑换码的 ID 和名称 ..."
+            placeholder={tr('redemption.searchRedemptionCodesById')}
             value={keyword}
             onChange={setKeyword}
             style={{ width: 300 }}
@@ -209,21 +218,21 @@ export default function RedemptionPage() {
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit">
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
       <Space style={{ marginBottom: 16 }}>
         <Button type="primary" icon={<IconPlus />} onClick={() => setForm(EMPTY)}>
-          添加兑换码
+          {tr('redemption.addRedemptionCode')}
         </Button>
         <Button
           onClick={() => {
-            if (selected.length === 0) Message.error('请至少选择一个兑换码！');
+            if (selected.length === 0) Message.error(tr('redemption.pleaseSelectAtLeastOne'));
             else void copyText(selected.map((r) => `${r.name}    ${r.key}`).join('\n'));
           }}
         >
-          复制所选兑换码
+          {tr('redemption.copySelectedCodes')}
         </Button>
       </Space>
       <Table
@@ -252,29 +261,29 @@ export default function RedemptionPage() {
       />
       <Drawer
         width={480}
-        title={form?.id ? '更新兑换码信息' : '创建新的兑换码'}
+        title={form?.id ? tr('redemption.editRedemptionCode') : tr('redemption.newRedemptionCode')}
         visible={form !== null}
         onCancel={() => setForm(null)}
         footer={
           <Space>
-            <Button onClick={() => setForm(null)}>取消</Button>
+            <Button onClick={() => setForm(null)}>{tr('common.cancel')}</Button>
             <Button type="primary" loading={saving} onClick={() => void submit()}>
-              提交
+              {tr('common.submit')}
             </Button>
           </Space>
         }
       >
         {form && (
           <Form layout="vertical">
-            <Form.Item label="名称" required={form.id === undefined}>
+            <Form.Item label={tr('common.name')} required={form.id === undefined}>
               <Input
                 name="redemption-name"
                 value={form.name}
                 onChange={(v) => setForm({ ...form, name: v })}
-                placeholder="请输入名称"
+                placeholder={tr('common.enterAName')}
               />
             </Form.Item>
-            <Form.Item label={`额度（${renderQuota(form.quota, status)}）`}>
+            <Form.Item label={tr('common.quotaOf', { quota: renderQuota(form.quota, status) })}>
               <InputNumber
                 value={form.quota}
                 min={1}
@@ -283,7 +292,7 @@ export default function RedemptionPage() {
               />
             </Form.Item>
             {form.id === undefined && (
-              <Form.Item label="生成数量">
+              <Form.Item label={tr('redemption.count')}>
                 <InputNumber
                   value={form.count}
                   min={1}

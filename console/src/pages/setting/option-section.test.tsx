@@ -10,22 +10,22 @@ import type { SectionSpec } from './sections.ts';
 
 const section: SectionSpec = {
   id: 'mixed',
-  title: ['混合', 'Mixed'],
+  title: 'setting.operation',
   fields: [
-    { key: 'SystemName', label: ['系统名称', 'System name'], kind: 'text' },
-    { key: 'QuotaPerUnit', label: ['单位美元额度', 'Quota per dollar'], kind: 'number', min: 1 },
+    { key: 'SystemName', label: 'opt.systemName2', kind: 'text' },
+    { key: 'QuotaPerUnit', label: 'opt.quotaPerDollar', kind: 'number', min: 1 },
     {
       key: 'DataExportDefaultTime',
-      label: ['数据看板默认时间粒度', 'Granularity'],
+      label: 'opt.defaultDashboardGranularity',
       kind: 'select',
       choices: [
-        ['hour', ['小时', 'Hour']],
-        ['day', ['天', 'Day']],
+        ['hour', 'detail.hour'],
+        ['day', 'detail.day'],
       ],
     },
-    { key: 'ModelRatio', label: ['模型倍率', 'Model ratios'], kind: 'json' },
-    { key: 'SensitiveWords', label: ['屏蔽词列表', 'Words'], kind: 'textarea' },
-    { key: 'LogConsumeEnabled', label: ['启用额度消费日志记录', 'Log'], kind: 'switch' },
+    { key: 'ModelRatio', label: 'log.modelRatio', kind: 'json' },
+    { key: 'SensitiveWords', label: 'opt.sensitiveWords2', kind: 'textarea' },
+    { key: 'LogConsumeEnabled', label: 'opt.logQuotaConsumption', kind: 'switch' },
   ],
 };
 
@@ -124,7 +124,7 @@ describe('a settings section', () => {
     const ratio = input('ModelRatio');
     await act(async () => type(ratio, ratio.value.replace(/}$/, ',"my-model":2}')));
     expect(input('ModelRatio').value).toBe('{"gpt-4":15,"gpt-3.5-turbo":0.75,"my-model":2}');
-    const button = [...container.querySelectorAll('button')].find((b) => b.textContent?.includes('保存混合'));
+    const button = [...container.querySelectorAll('button')].find((b) => b.textContent?.startsWith('保存'));
     await act(async () => button?.click());
     await waitFor(() => puts.length > 0, 'a PUT');
     await new Promise((resolve) => setTimeout(resolve, 100));

@@ -14,12 +14,12 @@ import {
 import { type ReactNode, useEffect, useState } from 'react';
 import { updateOption } from '../../api/option.ts';
 import { useLocale } from '../../locale/index.tsx';
+import { tr } from '../../locale/translate.ts';
 import { planSave } from './save-plan.ts';
 import type { FieldSpec, Label, SectionSpec } from './sections.ts';
 
 /** Turning password login off can lock out everyone without another login method. */
-export const PASSWORD_LOGIN_WARNING =
-  '确定要关闭密码登录吗？未绑定其他登录方式（GitHub、微信、Telegram）的用户，包括管理员，将无法再登录！';
+export const PASSWORD_LOGIN_WARNING = tr('setting.turnOffPasswordLoginUsers');
 
 interface Props {
   section: SectionSpec;
@@ -37,7 +37,7 @@ interface Props {
  */
 export default function OptionSection({ section, values, onSaved, children }: Props) {
   const { lang } = useLocale();
-  const l = (label: Label | undefined) => (label ? (lang === 'en-US' ? label[1] : label[0]) : undefined);
+  const l = (label: Label | undefined) => (label ? tr(label) : undefined);
   const [draft, setDraft] = useState<Record<string, string>>({});
   const [invalid, setInvalid] = useState<string[]>([]);
   const [saving, setSaving] = useState(false);
@@ -58,15 +58,15 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
       else errors.push(res.message);
     }
     if (Object.keys(saved).length > 0) onSaved(saved);
-    if (errors.length === 0) Message.success('保存成功');
+    if (errors.length === 0) Message.success(tr('setting.saved'));
     else {
       for (const message of errors) Message.error(message);
       Message.error(
         section.failure
           ? l(section.failure)!
           : errors.length < changes.length
-            ? '部分保存失败，请重试'
-            : '保存失败，请重试',
+            ? tr('setting.someSettingsWereNotSaved')
+            : tr('setting.savingFailedPleaseRetry'),
       );
     }
     return errors.length === 0;
@@ -83,7 +83,7 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
       if (plan.invalidKeys) {
         for (const key of plan.invalidKeys) {
           const field = section.fields.find((f) => f.key === key);
-          if (field?.kind === 'json') Message.error(`${l(field.label)}不是合法的 JSON 字符串`);
+          if (field?.kind === 'json') Message.error(tr('setting.jsonInvalidField', { field: l(field.label) ?? '' }));
         }
         Message.error(plan.message);
       } else Message.warning(plan.message);
@@ -107,7 +107,7 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
       if (!ok) setDraft((d) => ({ ...d, [field.key]: values[field.key] ?? '' }));
     };
     if (field.key === 'PasswordLoginEnabled' && !on) {
-      Modal.confirm({ title: '警告', content: PASSWORD_LOGIN_WARNING, onOk: go });
+      Modal.confirm({ title: tr('setting.warning'), content: PASSWORD_LOGIN_WARNING, onOk: go });
       return;
     }
     await go();
@@ -173,7 +173,7 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
             label={l(field.label)}
             extra={l(field.extra)}
             validateStatus={invalid.includes(field.key) ? 'error' : undefined}
-            help={invalid.includes(field.key) && field.kind === 'json' ? '不是合法的 JSON 字符串' : undefined}
+            help={invalid.includes(field.key) && field.kind === 'json' ? tr('setting.isNotAValidJson') : undefined}
             data-option={field.key}
           >
             {input(field)}
@@ -183,14 +183,14 @@ export default function OptionSection({ section, values, onSaved, children }: Pr
       <Space>
         {!section.immediate && (
           <Button type="primary" loading={saving} onClick={() => void save()}>
-            {lang === 'en-US' ? `Save ${l(section.title)}` : `保存${l(section.title)}`}
+            {tr('setting.saveSection', { section: l(section.title) ?? '' })}
           </Button>
         )}
         {children}
       </Space>
       {section.immediate && (
         <Typography.Text type="secondary" className="aigw-option-hint">
-          {lang === 'en-US' ? 'Switches save at once.' : '开关切换后立即保存。'}
+          {lang === 'en-US' ? 'Switches save at once.' : tr('setting.switchesSaveAsSoonAs')}
         </Typography.Text>
       )}
     </Card>

@@ -1,6 +1,7 @@
 import { Button, DatePicker, Message, Modal, Spin } from '@arco-design/web-react';
 import { useCallback, useEffect, useState } from 'react';
 import { deleteLogsBefore, listOptions, resetModelRatios } from '../../api/option.ts';
+import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import OptionSection from './option-section.tsx';
 import type { SectionSpec } from './sections.ts';
@@ -15,14 +16,14 @@ function LogCleanup() {
   const [busy, setBusy] = useState(false);
   const run = async () => {
     if (!date) {
-      Message.error('请选择日志记录时间');
+      Message.error(tr('setting.selectALogTime'));
       return;
     }
     setBusy(true);
     const res = await deleteLogsBefore(Math.floor(date.getTime() / 1000));
     setBusy(false);
-    if (res.success) Message.success(`${res.data ?? 0} 条日志已清理！`);
-    else Message.error('日志清理失败');
+    if (res.success) Message.success(tr('setting.logsCleaned', { n: res.data ?? 0 }));
+    else Message.error(tr('setting.failedToCleanUpThe'));
   };
   return (
     <>
@@ -31,10 +32,14 @@ function LogCleanup() {
         status="danger"
         loading={busy}
         onClick={() =>
-          Modal.confirm({ title: '清除历史日志', content: '确定要清除所选时间之前的所有日志吗？', onOk: run })
+          Modal.confirm({
+            title: tr('setting.clearOldLogs'),
+            content: tr('setting.deleteEveryLogBeforeThe'),
+            onOk: run,
+          })
         }
       >
-        清除历史日志
+        {tr('setting.clearOldLogs')}
       </Button>
     </>
   );
@@ -46,19 +51,19 @@ function ResetModelRatio({ onDone }: { onDone: () => void }) {
       status="danger"
       onClick={() =>
         Modal.confirm({
-          title: '重置模型倍率',
-          content: '确定要将模型倍率重置为默认值吗？',
+          title: tr('setting.resetModelRatios'),
+          content: tr('setting.resetTheModelRatiosTo'),
           onOk: async () => {
             const res = await resetModelRatios();
             if (res.success) {
-              Message.success('保存成功');
+              Message.success(tr('setting.saved'));
               onDone();
             }
           },
         })
       }
     >
-      重置模型倍率
+      {tr('setting.resetModelRatios')}
     </Button>
   );
 }

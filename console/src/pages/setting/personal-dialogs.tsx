@@ -1,6 +1,7 @@
 import { Button, Form, Image, Input, Message, Modal, Typography } from '@arco-design/web-react';
 import { useState } from 'react';
 import { bindEmail, deleteSelf, sendVerificationCode, updateSelf, wechatBind } from '../../api/account.ts';
+import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useCountdown } from '../../utils/use-countdown.ts';
 
@@ -16,47 +17,53 @@ export function EmailBindModal({ visible, onClose, onBound }: DialogProps & { on
   const resend = useCountdown(30);
   const send = async () => {
     if (!email) {
-      Message.error('请输入邮箱！');
+      Message.error(tr('setting.pleaseEnterAnEmailAddress'));
       return;
     }
     resend.start();
     const res = await sendVerificationCode(email);
-    if (res.success) Message.success('验证码发送成功，请检查邮箱！');
+    if (res.success) Message.success(tr('setting.codeSentCheckYourMailbox'));
   };
   const bind = async () => {
     if (!email) {
-      Message.error('请输入邮箱！');
+      Message.error(tr('setting.pleaseEnterAnEmailAddress'));
       return;
     }
     if (!code) {
-      Message.error('请输入邮箱验证码！');
+      Message.error(tr('setting.pleaseEnterTheEmailCode'));
       return;
     }
     const res = await bindEmail(email, code);
     if (res.success) {
-      Message.success('邮箱账户绑定成功！');
+      Message.success(tr('setting.emailBound'));
       onClose();
       onBound();
     }
   };
   return (
-    <Modal title="绑定邮箱地址" visible={visible} onOk={() => void bind()} onCancel={onClose} okText="确认绑定">
+    <Modal
+      title={tr('setting.bindAnEmailAddress')}
+      visible={visible}
+      onOk={() => void bind()}
+      onCancel={onClose}
+      okText={tr('setting.bind')}
+    >
       <Form layout="vertical">
-        <Form.Item label="邮箱地址">
+        <Form.Item label={tr('setting.emailAddress')}>
           <Input
             name="bind_email"
             value={email}
             onChange={setEmail}
-            placeholder="输入邮箱地址"
+            placeholder={tr('setting.enterAnEmailAddress')}
             addAfter={
               <Button type="text" size="mini" disabled={resend.left > 0} onClick={() => void send()}>
-                {resend.left > 0 ? `重新发送 (${resend.left})` : '获取验证码'}
+                {resend.left > 0 ? tr('register.resend', { n: resend.left }) : tr('setting.getCode')}
               </Button>
             }
           />
         </Form.Item>
-        <Form.Item label="验证码">
-          <Input name="bind_code" value={code} onChange={setCode} placeholder="输入验证码" />
+        <Form.Item label={tr('setting.verificationCode')}>
+          <Input name="bind_code" value={code} onChange={setCode} placeholder={tr('setting.enterTheCode')} />
         </Form.Item>
       </Form>
     </Modal>
@@ -70,18 +77,22 @@ export function WechatBindModal({ visible, onClose, onBound }: DialogProps & { o
   const bind = async () => {
     const res = await wechatBind(code.trim());
     if (res.success) {
-      Message.success('绑定成功！');
+      Message.success(tr('setting.bound'));
       onClose();
       onBound();
     }
   };
   return (
-    <Modal title="绑定微信账号" visible={visible} onOk={() => void bind()} onCancel={onClose} okText="绑定">
+    <Modal
+      title={tr('setting.bindWechat')}
+      visible={visible}
+      onOk={() => void bind()}
+      onCancel={onClose}
+      okText={tr('setting.bind2')}
+    >
       {status.wechat_qrcode && <Image src={status.wechat_qrcode} width={200} preview={false} />}
-      <Typography.Paragraph type="secondary">
-        微信扫码关注公众号，输入「验证码」获取验证码（三分钟内有效）
-      </Typography.Paragraph>
-      <Input value={code} onChange={setCode} placeholder="验证码" />
+      <Typography.Paragraph type="secondary">{tr('setting.scanWithWechatFollowThe')}</Typography.Paragraph>
+      <Input value={code} onChange={setCode} placeholder={tr('setting.verificationCode')} />
     </Modal>
   );
 }
@@ -92,25 +103,25 @@ export function ChangePasswordModal({ visible, onClose, hasPassword }: DialogPro
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
   const submit = async () => {
     if (form.password.length < 8) {
-      Message.error('密码长度不得小于 8 位！');
+      Message.error(tr('setting.thePasswordMustHoldAt'));
       return;
     }
     if (form.password !== form.password2) {
-      Message.error('两次输入的密码不一致！');
+      Message.error(tr('setting.thePasswordsDiffer'));
       return;
     }
     const res = await updateSelf({ password: form.password, original_password: form.original });
     if (res.success) {
-      Message.success('密码修改成功！');
+      Message.success(tr('setting.passwordChanged'));
       setForm({ original: '', password: '', password2: '' });
       onClose();
     }
   };
   return (
-    <Modal title="修改密码" visible={visible} onOk={() => void submit()} onCancel={onClose}>
+    <Modal title={tr('setting.changePassword')} visible={visible} onOk={() => void submit()} onCancel={onClose}>
       <Form layout="vertical">
         {hasPassword && (
-          <Form.Item label="原密码">
+          <Form.Item label={tr('setting.currentPassword')}>
             <Input.Password
               name="original_password"
               value={form.original}
@@ -119,16 +130,16 @@ export function ChangePasswordModal({ visible, onClose, hasPassword }: DialogPro
             />
           </Form.Item>
         )}
-        <Form.Item label="新密码">
+        <Form.Item label={tr('setting.newPassword')}>
           <Input.Password
             name="new_password"
             value={form.password}
             onChange={set('password')}
-            placeholder="最短 8 位，最长 20 位"
+            placeholder={tr('setting.8To20Characters')}
             autoComplete="new-password"
           />
         </Form.Item>
-        <Form.Item label="确认新密码">
+        <Form.Item label={tr('setting.confirmTheNewPassword')}>
           <Input.Password
             name="new_password2"
             value={form.password2}
@@ -151,7 +162,7 @@ export function DeleteAccountModal({
   const [typed, setTyped] = useState('');
   const submit = async () => {
     if (typed !== username) {
-      Message.error('请输入你的账户名以确认删除！');
+      Message.error(tr('setting.enterYourUsernameToConfirm'));
       return;
     }
     const res = await deleteSelf();
@@ -162,18 +173,18 @@ export function DeleteAccountModal({
   };
   return (
     <Modal
-      title="危险操作"
+      title={tr('setting.dangerousOperation')}
       visible={visible}
       onOk={() => void submit()}
       onCancel={onClose}
       okButtonProps={{ status: 'danger' }}
     >
-      <Typography.Paragraph type="error">您正在删除自己的帐户，将清空所有数据且不可恢复</Typography.Paragraph>
+      <Typography.Paragraph type="error">{tr('setting.youAreDeletingYourOwn')}</Typography.Paragraph>
       <Input
         name="confirm_username"
         value={typed}
         onChange={setTyped}
-        placeholder={`输入你的账户名 ${username} 以确认删除`}
+        placeholder={tr('setting.typeUsername', { username })}
       />
     </Modal>
   );

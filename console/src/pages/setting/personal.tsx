@@ -24,6 +24,7 @@ import {
   type UserRecord,
 } from '../../api/account.ts';
 import TelegramLoginButton from '../../components/TelegramLoginButton/index.tsx';
+import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
@@ -66,18 +67,18 @@ export default function PersonalSetting() {
     const res = await generateAccessToken();
     if (!res.success || !res.data) return;
     setToken(res.data);
-    await copyText(res.data, '令牌已重置并已复制到剪贴板');
+    await copyText(res.data, tr('setting.tokenResetAndCopiedTo'));
   };
 
   const transfer = async () => {
     const unit = status.quota_per_unit || 500000;
     if (transferAmount < unit) {
-      Message.error(`划转金额最低为 ${quota(unit)}`);
+      Message.error(tr('setting.transferMin', { min: quota(unit) }));
       return;
     }
     const res = await transferAffQuota(transferAmount);
     if (res.success) {
-      Message.success(res.message || '划转成功');
+      Message.success(res.message || tr('setting.transferred'));
       setDialog(null);
       void load();
     }
@@ -86,61 +87,61 @@ export default function PersonalSetting() {
   const onTelegram = async (fields: TelegramAuth) => {
     const res = await telegramBind(fields);
     if (res.success) {
-      Message.success('绑定成功！');
+      Message.success(tr('setting.bound'));
       void load();
     }
   };
 
   const afterDelete = () => {
     clearUser();
-    Message.success('账户已删除！');
+    Message.success(tr('setting.accountDeleted'));
     navigate('/login');
   };
 
   if (!self) return <Empty />;
   return (
     <div className="aigw-personal">
-      <Card title="个人信息" bordered={false} data-card="profile">
+      <Card title={tr('setting.profile')} bordered={false} data-card="profile">
         <Descriptions
           column={1}
           data={[
             { label: 'ID', value: self.id },
-            { label: '用户名', value: self.username },
-            { label: '分组', value: self.group },
-            { label: '当前余额', value: <span data-field="quota">{quota(self.quota)}</span> },
-            { label: '历史消耗', value: quota(self.used_quota) },
-            { label: '请求次数', value: self.request_count },
+            { label: tr('common.username2'), value: self.username },
+            { label: tr('common.group'), value: self.group },
+            { label: tr('common.balance'), value: <span data-field="quota">{quota(self.quota)}</span> },
+            { label: tr('setting.usedSoFar'), value: quota(self.used_quota) },
+            { label: tr('common.requests'), value: self.request_count },
           ]}
         />
-        <Typography.Title heading={6}>可用模型（点击复制）</Typography.Title>
+        <Typography.Title heading={6}>{tr('setting.availableModelsClickToCopy')}</Typography.Title>
         <div className="aigw-model-chips">
           {models.length === 0 ? (
-            <Typography.Text type="secondary">暂无可用模型</Typography.Text>
+            <Typography.Text type="secondary">{tr('setting.noModelsAvailable')}</Typography.Text>
           ) : (
             models.map((m) => (
-              <Tag key={m} color="arcoblue" onClick={() => void copyText(m, `已复制：${m}`)}>
+              <Tag key={m} color="arcoblue" onClick={() => void copyText(m, tr('setting.copiedValue', { value: m }))}>
                 {m}
               </Tag>
             ))
           )}
         </div>
         <Button style={{ marginTop: 8 }} onClick={() => navigate('/user/edit')}>
-          更新个人信息
+          {tr('setting.editProfile')}
         </Button>
       </Card>
 
-      <Card title="邀请信息" bordered={false} data-card="invite">
+      <Card title={tr('setting.invitations')} bordered={false} data-card="invite">
         <Descriptions
           column={1}
           data={[
-            { label: '待使用收益', value: <span data-field="aff_quota">{quota(self.aff_quota)}</span> },
-            { label: '总收益', value: quota(self.aff_history_quota) },
-            { label: '邀请人数', value: self.aff_count },
+            { label: tr('setting.pendingRewards'), value: <span data-field="aff_quota">{quota(self.aff_quota)}</span> },
+            { label: tr('setting.totalRewards'), value: quota(self.aff_history_quota) },
+            { label: tr('setting.invitedUsers'), value: self.aff_count },
           ]}
         />
-        <Input readOnly value={affLink} addBefore="邀请链接" />
+        <Input readOnly value={affLink} addBefore={tr('setting.invitationLink')} />
         <Space style={{ marginTop: 12 }}>
-          <Button onClick={() => void copyText(affLink)}>复制邀请链接</Button>
+          <Button onClick={() => void copyText(affLink)}>{tr('setting.copyInvitationLink')}</Button>
           <Button
             type="primary"
             disabled={self.aff_quota <= 0}
@@ -149,41 +150,53 @@ export default function PersonalSetting() {
               setDialog('transfer');
             }}
           >
-            划转到余额
+            {tr('setting.transferToBalance')}
           </Button>
         </Space>
       </Card>
 
-      <Card title="账号绑定" bordered={false} data-card="bindings">
+      <Card title={tr('setting.linkedAccounts')} bordered={false} data-card="bindings">
         <div className="aigw-binding-row">
-          <span>邮箱：{self.email || '未绑定'}</span>
+          <span>
+            {tr('setting.emailColon')}
+            {self.email || tr('setting.notBound')}
+          </span>
           <Button size="small" onClick={() => setDialog('email')}>
-            {self.email ? '修改绑定' : '绑定邮箱'}
+            {self.email ? tr('setting.change') : tr('setting.bindEmail')}
           </Button>
         </div>
         {status.wechat_login && (
           <div className="aigw-binding-row">
-            <span>微信：{self.wechat_id ? '已绑定' : '未绑定'}</span>
+            <span>
+              {tr('setting.wechatColon')}
+              {self.wechat_id ? tr('setting.bound2') : tr('setting.notBound')}
+            </span>
             <Button size="small" disabled={Boolean(self.wechat_id)} onClick={() => setDialog('wechat')}>
-              绑定微信账号
+              {tr('setting.bindWechat')}
             </Button>
           </div>
         )}
         {status.github_oauth && (
           <div className="aigw-binding-row">
-            <span>GitHub：{self.github_id || '未绑定'}</span>
+            <span>
+              GitHub{tr('common.colon')}
+              {self.github_id || tr('setting.notBound')}
+            </span>
             <Button
               size="small"
               disabled={Boolean(self.github_id)}
               onClick={() => void startGitHubOAuth(status.github_client_id ?? '')}
             >
-              绑定 GitHub 账号
+              {tr('setting.bindGithub')}
             </Button>
           </div>
         )}
         {status.telegram_oauth && (
           <div className="aigw-binding-row">
-            <span>Telegram：{self.telegram_id || '未绑定'}</span>
+            <span>
+              Telegram{tr('common.colon')}
+              {self.telegram_id || tr('setting.notBound')}
+            </span>
             {!self.telegram_id && (
               <TelegramLoginButton botName={status.telegram_bot_name ?? ''} onAuth={(u) => void onTelegram(u)} />
             )}
@@ -191,12 +204,12 @@ export default function PersonalSetting() {
         )}
       </Card>
 
-      <Card title="安全设置" bordered={false} data-card="security">
+      <Card title={tr('setting.security')} bordered={false} data-card="security">
         <Space wrap>
-          <Button onClick={() => void newToken()}>生成系统访问令牌</Button>
-          <Button onClick={() => setDialog('password')}>修改密码</Button>
+          <Button onClick={() => void newToken()}>{tr('setting.generateAnAccessToken')}</Button>
+          <Button onClick={() => setDialog('password')}>{tr('setting.changePassword')}</Button>
           <Button status="danger" onClick={() => setDialog('delete')}>
-            删除个人账户
+            {tr('setting.deleteMyAccount')}
           </Button>
         </Space>
         {token && (
@@ -205,12 +218,15 @@ export default function PersonalSetting() {
       </Card>
 
       <Modal
-        title="划转邀请额度"
+        title={tr('setting.transferInvitationQuota')}
         visible={dialog === 'transfer'}
         onOk={() => void transfer()}
         onCancel={() => setDialog(null)}
       >
-        <Typography.Paragraph>可用额度：{quota(self.aff_quota)}</Typography.Paragraph>
+        <Typography.Paragraph>
+          {tr('setting.availableQuota')}
+          {quota(self.aff_quota)}
+        </Typography.Paragraph>
         <InputNumber
           min={0}
           max={self.aff_quota}

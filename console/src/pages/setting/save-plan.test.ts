@@ -1,23 +1,23 @@
 import { describe, expect, it } from 'vitest';
-import { NOTHING_CHANGED, planSave } from './save-plan.ts';
+import { nothingChanged, planSave } from './save-plan.ts';
 import type { SectionSpec } from './sections.ts';
 
 const section: SectionSpec = {
   id: 't',
-  title: ['t', 't'],
+  title: 'setting.operation',
   fields: [
-    { key: 'Name', label: ['名', 'n'], kind: 'text' },
-    { key: 'Ratio', label: ['倍率', 'r'], kind: 'json' },
-    { key: 'Min', label: ['最小', 'm'], kind: 'number', min: 1 },
-    { key: 'Token', label: ['密钥', 's'], kind: 'secret' },
-    { key: 'On', label: ['开', 'o'], kind: 'switch' },
+    { key: 'Name', label: 'setting.operation', kind: 'text' },
+    { key: 'Ratio', label: 'pricing.ratio', kind: 'json' },
+    { key: 'Min', label: 'setting.operation', kind: 'number', min: 1 },
+    { key: 'Token', label: 'common.key', kind: 'secret' },
+    { key: 'On', label: 'setting.operation', kind: 'switch' },
   ],
 };
 const base = { Name: 'a', Ratio: '{}', Min: '1', On: 'false' };
 
 describe('saving a settings section', () => {
   it('when nothing changed, then it says 你似乎并没有修改什么', () => {
-    expect(planSave(section, base, { ...base, Token: '' })).toEqual({ ok: false, message: NOTHING_CHANGED });
+    expect(planSave(section, base, { ...base, Token: '' })).toEqual({ ok: false, message: nothingChanged() });
   });
   it('when keys changed, then one change per key is planned, a typed secret included', () => {
     expect(planSave(section, base, { ...base, Name: ' b ', On: 'true', Token: 'x' })).toEqual({

@@ -1,7 +1,8 @@
+import { tr } from '../../locale/translate.ts';
 import type { SectionSpec } from './sections.ts';
 
-export const NOTHING_CHANGED = '你似乎并没有修改什么';
-export const CHECK_INPUT = '请检查输入';
+export const nothingChanged = () => tr('setting.youDidNotChangeAnything');
+export const checkInput = () => tr('setting.pleaseCheckYourInput');
 
 export type SavePlan =
   | { ok: true; changes: [key: string, value: string][] }
@@ -40,7 +41,7 @@ export function planSave(section: SectionSpec, base: Record<string, string>, dra
     }
     changes.push([field.key, field.kind === 'text' ? value.trim() : value]);
   }
-  if (invalid.length > 0) return { ok: false, message: CHECK_INPUT, invalidKeys: invalid };
-  if (changes.length === 0) return { ok: false, message: NOTHING_CHANGED };
+  if (invalid.length > 0) return { ok: false, message: checkInput(), invalidKeys: invalid };
+  if (changes.length === 0) return { ok: false, message: nothingChanged() };
   return { ok: true, changes };
 }

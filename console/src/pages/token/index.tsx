@@ -24,23 +24,28 @@ import { copyText } from '../../utils/clipboard.ts';
 import { renderQuota } from '../../utils/format.ts';
 import TokenDrawer from './token-drawer.tsx';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
-const timeText = (sec: number) => (sec === -1 ? '永不过期' : new Date(sec * 1000).toLocaleString());
+const timeText = (sec: number) => (sec === -1 ? tr('token.neverExpires') : new Date(sec * 1000).toLocaleString());
 
 /** Status labels of spec 02 section 4. */
 export function tokenStatusTag(t: Pick<Token, 'status' | 'model_limits_enabled'>) {
   switch (t.status) {
     case 1:
-      return t.model_limits_enabled ? <Tag color="green">已启用：限制模型</Tag> : <Tag color="green">已启用</Tag>;
+      return t.model_limits_enabled ? (
+        <Tag color="green">{tr('token.enabledLimitedModels')}</Tag>
+      ) : (
+        <Tag color="green">{tr('common.enabled')}</Tag>
+      );
     case 2:
-      return <Tag color="red">已禁用</Tag>;
+      return <Tag color="red">{tr('common.disabled')}</Tag>;
     case 3:
-      return <Tag color="gold">已过期</Tag>;
+      return <Tag color="gold">{tr('token.expired')}</Tag>;
     case 4:
-      return <Tag color="gray">已耗尽</Tag>;
+      return <Tag color="gray">{tr('token.exhausted')}</Tag>;
     default:
-      return <Tag color="gray">未知状态</Tag>;
+      return <Tag color="gray">{tr('common.unknownStatus')}</Tag>;
   }
 }
 
@@ -92,39 +97,40 @@ export default function TokenPage() {
     if (res.success && res.data) {
       const next = res.data;
       setRows((list) => list.map((x) => (x.id === t.id ? { ...x, status: next.status } : x)));
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
     }
   };
 
   const remove = async (t: Token) => {
     const res = await deleteToken(t.id);
     if (res.success) {
-      Message.success('操作成功完成！');
+      Message.success(tr('common.done'));
       void load();
     }
   };
 
   const copySelected = () => {
     if (selected.length === 0) {
-      Message.error('请至少选择一个令牌！');
+      Message.error(tr('token.pleaseSelectAtLeastOne'));
       return;
     }
     void copyText(selected.map((t) => `${t.name}    sk-${t.key}`).join('\n'));
   };
 
   const columns: TableColumnProps<Token>[] = [
-    { title: '名称', dataIndex: 'name' },
-    { title: '状态', dataIndex: 'status', render: (_v, t) => tokenStatusTag(t) },
-    { title: '已用额度', dataIndex: 'used_quota', render: (q: number) => renderQuota(q, status) },
+    { title: tr('common.name'), dataIndex: 'name' },
+    { title: tr('common.status'), dataIndex: 'status', render: (_v, t) => tokenStatusTag(t) },
+    { title: tr('common.usedQuota'), dataIndex: 'used_quota', render: (q: number) => renderQuota(q, status) },
     {
-      title: '剩余额度',
+      title: tr('common.remainingQuota'),
       dataIndex: 'remain_quota',
-      render: (q: number, t) => (t.unlimited_quota ? <Tag color="arcoblue">无限制</Tag> : renderQuota(q, status)),
+      render: (q: number, t) =>
+        t.unlimited_quota ? <Tag color="arcoblue">{tr('token.unlimited')}</Tag> : renderQuota(q, status),
     },
-    { title: '创建时间', dataIndex: 'created_time', render: (s: number) => timeText(s) },
-    { title: '过期时间', dataIndex: 'expired_time', render: (s: number) => timeText(s) },
+    { title: tr('common.created'), dataIndex: 'created_time', render: (s: number) => timeText(s) },
+    { title: tr('token.expires'), dataIndex: 'expired_time', render: (s: number) => timeText(s) },
     {
-      title: '操作',
+      title: tr('common.actions'),
       // Wide enough for the six mini buttons side by side (they wrapped onto three lines at 1440 px).
       width: 350,
       render: (_v, t) => (
@@ -139,10 +145,10 @@ export default function TokenPage() {
               })
             }
           >
-            查看
+            {tr('common.view')}
           </Button>
           <Button size="mini" type="primary" className="aigw-copy-token" onClick={() => void copyText(`sk-${t.key}`)}>
-            复制
+            {tr('common.copy')}
           </Button>
           {chats.length > 0 && (
             <Dropdown
@@ -154,25 +160,29 @@ export default function TokenPage() {
                 </Menu>
               }
             >
-              <Button size="mini">聊天</Button>
+              <Button size="mini">{tr('token.chat')}</Button>
             </Dropdown>
           )}
-          <Popconfirm title="确定是否要删除此令牌？" content="此修改将不可逆" onOk={() => void remove(t)}>
+          <Popconfirm
+            title={tr('token.deleteThisToken')}
+            content={tr('common.thisCannotBeUndone')}
+            onOk={() => void remove(t)}
+          >
             <Button size="mini" status="danger">
-              删除
+              {tr('common.delete')}
             </Button>
           </Popconfirm>
           {t.status === 1 ? (
             <Button size="mini" status="warning" onClick={() => void toggle(t)}>
-              禁用
+              {tr('common.disable')}
             </Button>
           ) : (
             <Button size="mini" status="success" onClick={() => void toggle(t)}>
-              启用
+              {tr('common.enable')}
             </Button>
           )}
           <Button size="mini" onClick={() => setDrawer({ visible: true, id: t.id })}>
-            编辑
+            {tr('common.edit')}
           </Button>
         </Space>
       ),
@@ -181,17 +191,13 @@ export default function TokenPage() {
 
   return (
     <Card bordered={false} title={t('menu.token')}>
-      <Alert
-        type="warning"
-        style={{ marginBottom: 16 }}
-        content="令牌无法精确控制使用额度，只允许自用，请勿直接将令牌分发给用户。"
-      />
+      <Alert type="warning" style={{ marginBottom: 16 }} content={tr('token.tokenQuotasCannotBeControlled')} />
       <Form layout="inline" onSubmit={search} style={{ marginBottom: 16 }}>
         <Form.Item>
           <Input
             name="keyword"
             prefix={<IconSearch />}
-            placeholder="搜索令牌的名称 ..."
+            placeholder={tr('token.searchTokensByName')}
             value={filters.keyword}
             onChange={(v) => setFilters((f) => ({ ...f, keyword: v }))}
             allowClear
@@ -200,7 +206,7 @@ export default function TokenPage() {
         <Form.Item>
           <Input
             name="token"
-            placeholder="密钥"
+            placeholder={tr('common.key')}
             value={filters.token}
             onChange={(v) => setFilters((f) => ({ ...f, token: v }))}
             allowClear
@@ -208,15 +214,15 @@ export default function TokenPage() {
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit">
-            查询
+            {tr('common.search')}
           </Button>
         </Form.Item>
       </Form>
       <Space style={{ marginBottom: 16 }}>
         <Button type="primary" icon={<IconPlus />} onClick={() => setDrawer({ visible: true })}>
-          添加令牌
+          {tr('token.addToken')}
         </Button>
-        <Button onClick={copySelected}>复制所选令牌</Button>
+        <Button onClick={copySelected}>{tr('token.copySelectedTokens')}</Button>
       </Space>
       <Table
         rowKey="id"

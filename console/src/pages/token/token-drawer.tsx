@@ -15,6 +15,7 @@ import {
 import { useEffect, useState } from 'react';
 import { getUserGroups, getUserModels } from '../../api/account.ts';
 import { createTokens, getToken, type TokenInput, updateToken } from '../../api/token.ts';
+import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 
@@ -114,11 +115,11 @@ export default function TokenDrawer({
 
   const submit = async () => {
     if (!editing && form.name.trim() === '') {
-      Message.error('令牌名称不能为空');
+      Message.error(tr('token.theTokenNameCannotBe'));
       return;
     }
     if (form.expired_time !== -1 && !Number.isFinite(form.expired_time)) {
-      Message.error('过期时间格式错误！');
+      Message.error(tr('token.invalidExpiryTime'));
       return;
     }
     const body: TokenInput = {
@@ -135,7 +136,9 @@ export default function TokenDrawer({
     const res = editing ? await updateToken({ ...body, id }) : await createTokens({ ...body, count: form.count });
     setSaving(false);
     if (!res.success) return;
-    Message.success(editing ? '令牌更新成功！' : `${Array.isArray(res.data) ? res.data.length : 1} 个令牌创建成功`);
+    Message.success(
+      editing ? tr('token.tokenUpdated') : tr('token.createdN', { n: Array.isArray(res.data) ? res.data.length : 1 }),
+    );
     onSaved();
     close();
   };
@@ -145,51 +148,52 @@ export default function TokenDrawer({
   return (
     <Drawer
       width={560}
-      title={editing ? '更新令牌信息' : '创建新的令牌'}
+      title={editing ? tr('token.editToken') : tr('token.newToken')}
       visible={visible}
       onCancel={close}
       footer={
         <Space>
-          <Button onClick={close}>取消</Button>
+          <Button onClick={close}>{tr('common.cancel')}</Button>
           <Button type="primary" loading={saving} onClick={() => void submit()}>
-            提交
+            {tr('common.submit')}
           </Button>
         </Space>
       }
     >
       <Form layout="vertical">
-        <Form.Item label="名称" required={!editing}>
-          <Input name="token-name" value={form.name} onChange={(v) => set('name', v)} placeholder="请输入名称" />
+        <Form.Item label={tr('common.name')} required={!editing}>
+          <Input
+            name="token-name"
+            value={form.name}
+            onChange={(v) => set('name', v)}
+            placeholder={tr('common.enterAName')}
+          />
         </Form.Item>
-        <Form.Item label="过期时间">
+        <Form.Item label={tr('token.expires')}>
           <DatePicker
             showTime
             style={{ width: '100%' }}
-            placeholder="永不过期"
+            placeholder={tr('token.neverExpires')}
             value={form.expired_time === -1 ? undefined : form.expired_time * 1000}
             onChange={(_s, d) => set('expired_time', d ? Math.floor(d.valueOf() / 1000) : -1)}
           />
           <Space style={{ marginTop: 8 }}>
             <Button size="small" onClick={() => set('expired_time', expiryIn('never'))}>
-              永不过期
+              {tr('token.neverExpires')}
             </Button>
             <Button size="small" onClick={() => set('expired_time', expiryIn('hour'))}>
-              一小时
+              {tr('token.oneHour')}
             </Button>
             <Button size="small" onClick={() => set('expired_time', expiryIn('day'))}>
-              一天
+              {tr('token.oneDay')}
             </Button>
             <Button size="small" onClick={() => set('expired_time', expiryIn('month'))}>
-              一个月
+              {tr('token.oneMonth')}
             </Button>
           </Space>
         </Form.Item>
-        <Alert
-          type="warning"
-          style={{ marginBottom: 16 }}
-          content="注意，令牌的额度仅用于限制令牌本身的最大额度使用量，实际的使用受到账户的剩余额度限制。"
-        />
-        <Form.Item label={`额度（${renderQuota(form.remain_quota, status)}）`}>
+        <Alert type="warning" style={{ marginBottom: 16 }} content={tr('token.noteATokenSQuota')} />
+        <Form.Item label={tr('common.quotaOf', { quota: renderQuota(form.remain_quota, status) })}>
           <InputNumber
             value={form.remain_quota}
             min={0}
@@ -211,7 +215,7 @@ export default function TokenDrawer({
           </Space>
         </Form.Item>
         {!editing && (
-          <Form.Item label="新建数量">
+          <Form.Item label={tr('token.count')}>
             <InputNumber
               value={form.count}
               min={1}
@@ -223,21 +227,21 @@ export default function TokenDrawer({
             <Space wrap style={{ marginTop: 8 }}>
               {COUNT_PRESETS.map((n) => (
                 <Button key={n} size="small" disabled={form.unlimited_quota} onClick={() => set('count', n)}>
-                  {n} 个
+                  {tr('token.countN', { n })}
                 </Button>
               ))}
             </Space>
           </Form.Item>
         )}
-        <Form.Item label="无限额度">
+        <Form.Item label={tr('token.unlimitedQuota')}>
           <Switch checked={form.unlimited_quota} onChange={(v) => set('unlimited_quota', v)} />
         </Form.Item>
-        <Form.Item label="模型限制">
+        <Form.Item label={tr('token.modelLimits')}>
           <Space direction="vertical" style={{ width: '100%' }}>
             <Switch checked={form.model_limits_enabled} onChange={(v) => set('model_limits_enabled', v)} />
             <Select
               mode="multiple"
-              placeholder="请选择该令牌支持的模型，留空支持所有模型"
+              placeholder={tr('token.selectTheModelsThisToken')}
               disabled={!form.model_limits_enabled}
               value={form.model_limits}
               onChange={(v: string[]) => set('model_limits', v)}
@@ -251,30 +255,30 @@ export default function TokenDrawer({
             </Select>
           </Space>
         </Form.Item>
-        <Form.Item label="IP 白名单" extra="一行一个 IP 或 CIDR，留空不限制。请勿过度信任此功能">
+        <Form.Item label={tr('token.ipAllowlist')} extra={tr('token.oneIpOrCidrPer')}>
           <Input.TextArea
             value={form.allow_ips}
             onChange={(v) => set('allow_ips', v)}
-            placeholder={'例如：\n127.0.0.1\n10.0.0.0/8'}
+            placeholder={`${tr('common.forExample')}\n127.0.0.1\n10.0.0.0/8`}
             autoSize={{ minRows: 2, maxRows: 6 }}
           />
         </Form.Item>
-        <Form.Item label="令牌分组">
+        <Form.Item label={tr('token.tokenGroup')}>
           {groupNames.length > 0 ? (
             <Select
               value={form.group || undefined}
-              placeholder="默认使用用户分组"
+              placeholder={tr('token.defaultsToTheUserS')}
               onChange={(v: string) => set('group', v ?? '')}
               allowClear
             >
               {groupNames.map((g) => (
                 <Select.Option key={g} value={g}>
-                  {groups[g]}（{g}）
+                  {tr('token.groupOption', { name: groups[g] ?? g, group: g })}
                 </Select.Option>
               ))}
             </Select>
           ) : (
-            <Typography.Text type="secondary">管理员未设置用户可选分组</Typography.Text>
+            <Typography.Text type="secondary">{tr('token.theAdministratorHasNotSet')}</Typography.Text>
           )}
         </Form.Item>
       </Form>

@@ -19,6 +19,7 @@ import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 /** Posts the payment form to the gateway's URL in a hidden form (the browser leaves for it). */
 export function submitPaymentForm(url: string, fields: Record<string, string>): void {
@@ -72,7 +73,7 @@ export default function TopupPage() {
     const timer = setTimeout(() => {
       void quoteTopup(amount).then((res) => {
         if (res.success) setPayable(res.data ?? '');
-        else Message.error(`错误：${res.message}`);
+        else Message.error(`${tr('api.error')}${res.message}`);
       });
     }, 300);
     return () => clearTimeout(timer);
@@ -80,26 +81,26 @@ export default function TopupPage() {
 
   const redeem = async () => {
     if (code.trim() === '') {
-      Message.error('请输入兑换码！');
+      Message.error(tr('topup.pleaseEnterARedemptionCode'));
       return;
     }
     setRedeeming(true);
     const res = await redeemCode(code.trim());
     setRedeeming(false);
     if (res.success) {
-      Message.success(`兑换成功！已为您充值 ${renderQuota(res.data ?? 0, status, 6)}`);
+      Message.success(tr('topup.redeemed', { quota: renderQuota(res.data ?? 0, status, 6) }));
       setCode('');
       void refresh();
-    } else Message.error(res.message || '请求失败');
+    } else Message.error(res.message || tr('topup.requestFailed'));
   };
 
   const startPay = (method: 'zfb' | 'wx') => {
     if (!status.enable_online_topup) {
-      Message.error('管理员未开启在线充值！');
+      Message.error(tr('topup.theAdministratorHasNotEnabled'));
       return;
     }
     if (amount < min) {
-      Message.error(`充值数量不能小于${min}`);
+      Message.error(tr('topup.amountMin', { min }));
       return;
     }
     setConfirm(method);
@@ -117,28 +118,38 @@ export default function TopupPage() {
   return (
     <div className="aigw-wallet">
       <Card bordered={false} title={t('menu.topup')}>
-        <Statistic title="当前余额" value={renderQuota(quota, status, 6)} className="aigw-wallet-balance" />
+        <Statistic title={tr('common.balance')} value={renderQuota(quota, status, 6)} className="aigw-wallet-balance" />
       </Card>
-      <Card bordered={false} title="兑换码充值">
+      <Card bordered={false} title={tr('topup.redeemACode')}>
         <Form layout="vertical" onSubmit={() => void redeem()}>
           <Form.Item>
-            <Input name="redemption-code" value={code} onChange={setCode} placeholder="请输入兑换码" allowClear />
+            <Input
+              name="redemption-code"
+              value={code}
+              onChange={setCode}
+              placeholder={tr('topup.enterARedemptionCode')}
+              allowClear
+            />
           </Form.Item>
           <Space>
             {status.top_up_link ? (
-              <Button onClick={() => window.open(status.top_up_link, '_blank', 'noopener')}>获取兑换码</Button>
+              <Button onClick={() => window.open(status.top_up_link, '_blank', 'noopener')}>
+                {tr('topup.getARedemptionCode')}
+              </Button>
             ) : (
-              <Button onClick={() => Message.error('超级管理员未设置充值链接！')}>获取兑换码</Button>
+              <Button onClick={() => Message.error(tr('topup.theRootUserHasNot'))}>
+                {tr('topup.getARedemptionCode')}
+              </Button>
             )}
             <Button type="primary" htmlType="submit" loading={redeeming}>
-              兑换
+              {tr('topup.redeem')}
             </Button>
           </Space>
         </Form>
       </Card>
-      <Card bordered={false} title="在线充值">
+      <Card bordered={false} title={tr('topup.onlineTopUp')}>
         <Form layout="vertical">
-          <Form.Item label={`充值数量（最低 ${min}）`}>
+          <Form.Item label={tr('topup.amountLabel', { min })}>
             <InputNumber
               value={amount}
               min={1}
@@ -149,32 +160,33 @@ export default function TopupPage() {
           </Form.Item>
           {payable && (
             <Typography.Paragraph>
-              实付金额：<Typography.Text bold>{payable} 元</Typography.Text>
+              {tr('topup.amountToPay')}
+              <Typography.Text bold>{tr('topup.yuan', { n: payable })}</Typography.Text>
             </Typography.Paragraph>
           )}
           <Space>
             <Button type="primary" onClick={() => startPay('zfb')}>
-              支付宝
+              {tr('topup.alipay')}
             </Button>
             <Button type="primary" status="success" onClick={() => startPay('wx')}>
-              微信
+              {tr('topup.wechat')}
             </Button>
           </Space>
         </Form>
         <Divider />
-        <Typography.Text type="secondary">支付完成后余额会自动到账，可在日志中查看充值记录。</Typography.Text>
+        <Typography.Text type="secondary">{tr('topup.theBalanceIsCreditedOnce')}</Typography.Text>
       </Card>
       <Modal
-        title="充值确认"
+        title={tr('topup.confirmTopUp')}
         visible={confirm !== null}
         onOk={() => void pay()}
         onCancel={() => setConfirm(null)}
         confirmLoading={paying}
-        okText="确认支付"
+        okText={tr('topup.pay')}
       >
-        <p>充值数量：{amount}</p>
-        <p>实付金额：{payable || '-'} 元</p>
-        <p>是否确认充值？</p>
+        <p>{tr('topup.amountColon', { n: amount })}</p>
+        <p>{tr('topup.payableColon', { n: payable || '-' })}</p>
+        <p>{tr('topup.confirmTheTopUp')}</p>
       </Modal>
     </div>
   );

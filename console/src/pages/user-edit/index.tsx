@@ -4,6 +4,7 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { getSelf, type UserRecord, updateSelf } from '../../api/account.ts';
 import { getUser } from '../../api/admin-user.ts';
 import { useT } from '../../locale/index.tsx';
+import { tr } from '../../locale/translate.ts';
 import EditUserForm from '../user/edit-user-form.tsx';
 
 /** The own profile: username and display name (the password lives in the personal settings). */
@@ -13,13 +14,13 @@ function SelfForm({ user }: { user: UserRecord }) {
   const submit = async () => {
     const res = await updateSelf(form);
     if (res.success) {
-      Message.success('用户信息更新成功！');
+      Message.success(tr('user.userUpdated'));
       navigate('/setting');
     }
   };
   return (
     <Form layout="vertical" onSubmit={() => void submit()}>
-      <Form.Item label="用户名">
+      <Form.Item label={tr('common.username2')}>
         <Input
           name="username"
           value={form.username}
@@ -27,7 +28,7 @@ function SelfForm({ user }: { user: UserRecord }) {
           onChange={(v) => setForm((f) => ({ ...f, username: v }))}
         />
       </Form.Item>
-      <Form.Item label="显示名称">
+      <Form.Item label={tr('user.displayName')}>
         <Input
           name="display_name"
           value={form.display_name}
@@ -36,7 +37,7 @@ function SelfForm({ user }: { user: UserRecord }) {
         />
       </Form.Item>
       <Button type="primary" htmlType="submit">
-        提交
+        {tr('common.submit')}
       </Button>
     </Form>
   );

@@ -2,6 +2,7 @@ import { Button, Form, Input, InputNumber, Message, Modal, Select, Space, Typogr
 import { useEffect, useState } from 'react';
 import type { UserRecord } from '../../api/account.ts';
 import { listGroups, updateUser } from '../../api/admin-user.ts';
+import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 
@@ -41,7 +42,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
 
   const submit = async () => {
     if (!Number.isInteger(form.quota)) {
-      Message.error('额度必须是整数');
+      Message.error(tr('user.theQuotaMustBeAn'));
       return;
     }
     setSaving(true);
@@ -55,14 +56,14 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
     });
     setSaving(false);
     if (res.success) {
-      Message.success('用户信息更新成功！');
+      Message.success(tr('user.userUpdated'));
       onSaved();
     }
   };
 
   return (
     <Form layout="vertical" onSubmit={() => void submit()}>
-      <Form.Item label="用户名">
+      <Form.Item label={tr('common.username2')}>
         <Input
           name="username"
           value={form.username}
@@ -70,7 +71,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           maxLength={12}
         />
       </Form.Item>
-      <Form.Item label="显示名称">
+      <Form.Item label={tr('user.displayName')}>
         <Input
           name="display_name"
           value={form.display_name}
@@ -78,16 +79,16 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           maxLength={20}
         />
       </Form.Item>
-      <Form.Item label="密码">
+      <Form.Item label={tr('user.password')}>
         <Input.Password
           name="password"
           value={form.password}
           onChange={(v) => setForm((f) => ({ ...f, password: v }))}
-          placeholder="请输入新的密码，最短 8 位"
+          placeholder={tr('user.newPasswordAtLeast8')}
           autoComplete="new-password"
         />
       </Form.Item>
-      <Form.Item label="分组">
+      <Form.Item label={tr('common.group')}>
         <Select value={form.group} onChange={(v: string) => setForm((f) => ({ ...f, group: v }))} allowCreate>
           {[...new Set([form.group, ...groups])].map((g) => (
             <Select.Option key={g} value={g}>
@@ -96,26 +97,26 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           ))}
         </Select>
       </Form.Item>
-      <Form.Item label={`剩余额度（${renderQuota(form.quota, status)}）`}>
+      <Form.Item label={tr('user.remainQuotaOf', { quota: renderQuota(form.quota, status) })}>
         <Space>
           <InputNumber
             name="quota"
             value={form.quota}
             precision={0}
             onChange={(v) => setForm((f) => ({ ...f, quota: Number(v ?? 0) }))}
-            placeholder="请输入新的剩余额度"
+            placeholder={tr('user.newRemainingQuota')}
           />
-          <Button onClick={() => setAdding(true)}>添加额度</Button>
+          <Button onClick={() => setAdding(true)}>{tr('user.addQuota')}</Button>
         </Space>
       </Form.Item>
       <Space>
         <Button type="primary" htmlType="submit" loading={saving}>
-          提交
+          {tr('common.submit')}
         </Button>
-        {onCancel && <Button onClick={onCancel}>取消</Button>}
+        {onCancel && <Button onClick={onCancel}>{tr('common.cancel')}</Button>}
       </Space>
       <Modal
-        title="添加额度"
+        title={tr('user.addQuota')}
         visible={adding}
         onCancel={() => setAdding(false)}
         onOk={() => {
@@ -125,7 +126,8 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
         }}
       >
         <Typography.Paragraph>
-          新额度：{renderQuota(form.quota, status)} + {renderQuota(addQuota, status)} ={' '}
+          {tr('user.newQuota')}
+          {renderQuota(form.quota, status)} + {renderQuota(addQuota, status)} ={' '}
           {renderQuota(form.quota + addQuota, status)}
         </Typography.Paragraph>
         <InputNumber
@@ -133,7 +135,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           value={addQuota}
           precision={0}
           onChange={(v) => setAddQuota(Number(v ?? 0))}
-          placeholder="需要添加的额度（支持负数）"
+          placeholder={tr('user.quotaToAddMayBe')}
         />
       </Modal>
     </Form>

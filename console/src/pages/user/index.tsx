@@ -23,6 +23,7 @@ import { renderNumber, renderQuota } from '../../utils/format.ts';
 import EditUserForm from './edit-user-form.tsx';
 import { RoleTag, StatusTag } from './labels.tsx';
 import './style/index.css';
+import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -71,7 +72,7 @@ export default function UserPage() {
   const manage = async (user: UserRecord, action: ManageAction) => {
     const res = await manageUser(user.id, action);
     if (!res.success || !res.data) return;
-    Message.success('操作成功完成！');
+    Message.success(tr('common.done'));
     if (action === 'delete') void load();
     else
       setRows((list) =>
@@ -81,12 +82,12 @@ export default function UserPage() {
 
   const addUser = async () => {
     if (!newUser.username || !newUser.password) {
-      Message.error('请输入用户名和密码！');
+      Message.error(tr('user.pleaseEnterAUsernameAnd'));
       return;
     }
     const res = await createUser(newUser);
     if (res.success) {
-      Message.success('用户账户创建成功！');
+      Message.success(tr('user.userAccountCreated'));
       setAdding(false);
       setNewUser({ username: '', display_name: '', password: '' });
       void load();
@@ -96,7 +97,7 @@ export default function UserPage() {
   const columns: TableColumnProps<UserRecord>[] = [
     { title: 'ID', dataIndex: 'id', width: 80 },
     {
-      title: '用户名',
+      title: tr('common.username2'),
       dataIndex: 'username',
       render: (_v, u) => (
         <Tooltip content={u.display_name || u.username}>
@@ -104,59 +105,59 @@ export default function UserPage() {
         </Tooltip>
       ),
     },
-    { title: '分组', dataIndex: 'group', render: (g: string) => <Tag>{g}</Tag> },
+    { title: tr('common.group'), dataIndex: 'group', render: (g: string) => <Tag>{g}</Tag> },
     {
-      title: '统计信息',
+      title: tr('user.statistics'),
       render: (_v, u) => (
         <Space wrap size={4}>
-          <Tooltip content="剩余额度">
+          <Tooltip content={tr('common.remainingQuota')}>
             <Tag color="green">{renderQuota(u.quota, status)}</Tag>
           </Tooltip>
-          <Tooltip content="已用额度">
+          <Tooltip content={tr('common.usedQuota')}>
             <Tag color="arcoblue">{renderQuota(u.used_quota, status)}</Tag>
           </Tooltip>
-          <Tooltip content="调用次数">
+          <Tooltip content={tr('user.requests')}>
             <Tag color="cyan">{renderNumber(u.request_count)}</Tag>
           </Tooltip>
         </Space>
       ),
     },
-    { title: '用户角色', dataIndex: 'role', render: (r: number) => <RoleTag role={r} /> },
-    { title: '状态', dataIndex: 'status', render: (_v, u) => <StatusTag user={u} /> },
+    { title: tr('user.role'), dataIndex: 'role', render: (r: number) => <RoleTag role={r} /> },
+    { title: tr('common.status'), dataIndex: 'status', render: (_v, u) => <StatusTag user={u} /> },
     {
-      title: '操作',
+      title: tr('common.actions'),
       render: (_v, u) =>
         u.DeletedAt ? null : (
           <Space wrap size={4}>
-            <Popconfirm title="确定要提升此用户吗？" onOk={() => void manage(u, 'promote')}>
+            <Popconfirm title={tr('user.promoteThisUser')} onOk={() => void manage(u, 'promote')}>
               <Button size="mini" type="outline">
-                提升
+                {tr('user.promote')}
               </Button>
             </Popconfirm>
-            <Popconfirm title="确定要降级此用户吗？" onOk={() => void manage(u, 'demote')}>
+            <Popconfirm title={tr('user.demoteThisUser')} onOk={() => void manage(u, 'demote')}>
               <Button size="mini" type="outline" status="warning">
-                降级
+                {tr('user.demote')}
               </Button>
             </Popconfirm>
             {u.status === 1 ? (
               <Button size="mini" status="warning" onClick={() => void manage(u, 'disable')}>
-                禁用
+                {tr('common.disable')}
               </Button>
             ) : (
               <Button size="mini" status="success" disabled={u.status === 3} onClick={() => void manage(u, 'enable')}>
-                启用
+                {tr('common.enable')}
               </Button>
             )}
             <Button size="mini" onClick={() => setEditing(u)}>
-              编辑
+              {tr('common.edit')}
             </Button>
             <Popconfirm
-              title="确定是否要注销此用户？"
-              content="相当于删除用户，此修改将不可逆"
+              title={tr('user.deleteThisUser')}
+              content={tr('user.thisDeletesTheUserAnd')}
               onOk={() => void manage(u, 'delete')}
             >
               <Button size="mini" status="danger">
-                注销
+                {tr('user.delete')}
               </Button>
             </Popconfirm>
           </Space>
@@ -171,7 +172,7 @@ export default function UserPage() {
           <Input
             name="keyword"
             prefix={<IconSearch />}
-            placeholder="搜索用户的 ID，用户名，显示名称，以及邮箱地址 ..."
+            placeholder={tr('user.searchUsersByIdUsername')}
             value={keyword}
             onChange={setKeyword}
             style={{ width: 320 }}
@@ -180,7 +181,7 @@ export default function UserPage() {
         </Form.Item>
         <Form.Item>
           <Select
-            placeholder="选择分组"
+            placeholder={tr('common.selectAGroup')}
             value={group || undefined}
             onChange={(v: string) => setGroup(v ?? '')}
             allowClear
@@ -196,10 +197,10 @@ export default function UserPage() {
         <Form.Item>
           <Space>
             <Button type="primary" htmlType="submit">
-              查询
+              {tr('common.search')}
             </Button>
             <Button icon={<IconPlus />} onClick={() => setAdding(true)}>
-              添加用户
+              {tr('user.addUser')}
             </Button>
           </Space>
         </Form.Item>
@@ -225,42 +226,48 @@ export default function UserPage() {
       />
       <Drawer
         width={420}
-        title="添加用户"
+        title={tr('user.addUser')}
         visible={adding}
         onCancel={() => setAdding(false)}
         onOk={() => void addUser()}
-        okText="提交"
+        okText={tr('common.submit')}
       >
         <Form layout="vertical">
-          <Form.Item label="用户名" required>
+          <Form.Item label={tr('common.username2')} required>
             <Input
               name="new_username"
               value={newUser.username}
               onChange={(v) => setNewUser((n) => ({ ...n, username: v }))}
               maxLength={12}
-              placeholder="请输入用户名"
+              placeholder={tr('user.enterAUsername')}
             />
           </Form.Item>
-          <Form.Item label="显示名称">
+          <Form.Item label={tr('user.displayName')}>
             <Input
               name="new_display_name"
               value={newUser.display_name}
               onChange={(v) => setNewUser((n) => ({ ...n, display_name: v }))}
-              placeholder="请输入显示名称"
+              placeholder={tr('user.enterADisplayName')}
             />
           </Form.Item>
-          <Form.Item label="密码" required>
+          <Form.Item label={tr('user.password')} required>
             <Input.Password
               name="new_password"
               value={newUser.password}
               onChange={(v) => setNewUser((n) => ({ ...n, password: v }))}
-              placeholder="请输入密码"
+              placeholder={tr('user.enterAPassword')}
               autoComplete="new-password"
             />
           </Form.Item>
         </Form>
       </Drawer>
-      <Drawer width={460} title="编辑用户" visible={editing !== null} onCancel={() => setEditing(null)} footer={null}>
+      <Drawer
+        width={460}
+        title={tr('user.editUser')}
+        visible={editing !== null}
+        onCancel={() => setEditing(null)}
+        footer={null}
+      >
         {editing && (
           <EditUserForm
             user={editing}

@@ -1,12 +1,13 @@
 import { Tag } from '@arco-design/web-react';
 import type { UserRecord } from '../../api/account.ts';
+import { tr } from '../../locale/translate.ts';
 
 /** Role labels of spec 01 section 6. */
 export function roleLabel(role: number): string {
-  if (role === 1) return '普通用户';
-  if (role === 10) return '管理员';
-  if (role === 100) return '超级管理员';
-  return '未知身份';
+  if (role === 1) return tr('common.user');
+  if (role === 10) return tr('common.admin');
+  if (role === 100) return tr('common.root');
+  return tr('common.unknownRole');
 }
 
 export function RoleTag({ role }: { role: number }) {
@@ -16,10 +17,10 @@ export function RoleTag({ role }: { role: number }) {
 
 /** Status labels of spec 01 section 4; a soft-deleted user shows 已注销. */
 export function statusLabel(user: Pick<UserRecord, 'status' | 'DeletedAt'>): string {
-  if (user.DeletedAt) return '已注销';
-  if (user.status === 1) return '已激活';
-  if (user.status === 2) return '已封禁';
-  return '未知状态';
+  if (user.DeletedAt) return tr('user.deleted');
+  if (user.status === 1) return tr('user.active');
+  if (user.status === 2) return tr('user.banned');
+  return tr('common.unknownStatus');
 }
 
 export function StatusTag({ user }: { user: Pick<UserRecord, 'status' | 'DeletedAt'> }) {
