@@ -34,7 +34,18 @@ const TaskQuery = validate({
  * The channel filter and column are for admins; the /self variants show the caller's own tasks.
  */
 export function taskRoutes(api: Router, { config, guard, options }: RouteDeps): void {
-  const tasks = createClient(TasksService, config.TASKS_ADDR);
+  // Created at the first call: the route table is also built without peers (the OpenAPI document).
+  let client: ReturnType<typeof createClient<typeof TasksService>> | undefined;
+  const tasks = {
+    listMjTasks: (...a: Parameters<ReturnType<typeof createClient<typeof TasksService>>['listMjTasks']>) => {
+      client ??= createClient(TasksService, config.TASKS_ADDR);
+      return client.listMjTasks(...a);
+    },
+    listTasks: (...a: Parameters<ReturnType<typeof createClient<typeof TasksService>>['listTasks']>) => {
+      client ??= createClient(TasksService, config.TASKS_ADDR);
+      return client.listTasks(...a);
+    },
+  };
 
   /** MjForwardUrlEnabled: images are shown through the server's /mj/image/{id}, as the relay answers them. */
   const imageOf = (item: Record<string, unknown>) => {
