@@ -14,6 +14,7 @@ import {
 import { IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { type AsyncTask, listTasks, type TaskFilters } from '../../api/task.ts';
+import { useT } from '../../locale/index.tsx';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
@@ -37,6 +38,7 @@ interface FilterForm {
 
 /** 异步任务: music tasks (spec 02): filters, a paged table, result pop-ups that play the media. */
 export default function TaskPage() {
+  const t = useT();
   const { user } = useUser();
   const admin = isAdmin(user);
   const [form, setForm] = useState<FilterForm>({ task_id: '', channel_id: '', range: undefined });
@@ -72,49 +74,66 @@ export default function TaskPage() {
   }, [load]);
 
   const columns: TableColumnProps<AsyncTask>[] = [
-    { title: '提交时间', dataIndex: 'submit_time', width: 170, render: (v: number) => (v ? timeText(v) : '') },
-    { title: '结束时间', dataIndex: 'finish_time', width: 170, render: (v: number) => (v ? timeText(v) : '无') },
     {
-      title: '花费时间',
+      title: t('task.submitTime'),
+      dataIndex: 'submit_time',
+      width: 170,
+      render: (v: number) => (v ? timeText(v) : ''),
+    },
+    {
+      title: t('task.finishTime'),
+      dataIndex: 'finish_time',
+      width: 170,
+      render: (v: number) => (v ? timeText(v) : t('common.none')),
+    },
+    {
+      title: t('task.duration'),
       dataIndex: 'progress',
       key: 'duration',
       width: 100,
       render: (_v: string, r: AsyncTask) => {
         const d = taskDuration(r.submit_time, r.finish_time);
-        return d ? <Tag color="green">{d} 秒</Tag> : '无';
+        return d ? <Tag color="green">{t('common.seconds', { n: d })}</Tag> : t('common.none');
       },
     },
     ...(admin
-      ? [{ title: '渠道', dataIndex: 'channel_id', width: 70, render: (v: number) => <Tag color="arcoblue">{v}</Tag> }]
+      ? [
+          {
+            title: t('common.channel'),
+            dataIndex: 'channel_id',
+            width: 70,
+            render: (v: number) => <Tag color="arcoblue">{v}</Tag>,
+          },
+        ]
       : []),
-    { title: '平台', dataIndex: 'platform', width: 80, render: (v: string) => platformTag(v) },
-    { title: '类型', dataIndex: 'action', width: 100, render: (v: string) => taskActionTag(v) },
+    { title: t('task.platform'), dataIndex: 'platform', width: 80, render: (v: string) => platformTag(v) },
+    { title: t('common.type'), dataIndex: 'action', width: 100, render: (v: string) => taskActionTag(v) },
     {
-      title: '任务ID',
+      title: t('task.taskId'),
       dataIndex: 'task_id',
       render: (v: string) => <Typography.Text copyable>{v}</Typography.Text>,
     },
-    { title: '任务状态', dataIndex: 'status', width: 100, render: (v: string) => taskStatusTag(v) },
-    { title: '进度', dataIndex: 'progress', width: 80 },
+    { title: t('task.taskStatus'), dataIndex: 'status', width: 100, render: (v: string) => taskStatusTag(v) },
+    { title: t('task.progress'), dataIndex: 'progress', width: 80 },
     {
-      title: '详情',
+      title: t('task.details'),
       dataIndex: 'data',
       render: (_v: string, r: AsyncTask) => (
         <Button size="mini" onClick={() => setDetail(r)}>
-          查看
+          {t('common.view')}
         </Button>
       ),
     },
     {
-      title: '失败原因',
+      title: t('task.failureReason'),
       dataIndex: 'fail_reason',
-      render: (v: string) => (v ? <Typography.Text type="error">{v}</Typography.Text> : '无'),
+      render: (v: string) => (v ? <Typography.Text type="error">{v}</Typography.Text> : t('common.none')),
     },
   ];
 
   const media = mediaOf(detail?.data);
   return (
-    <Card className="aigw-task" title="异步任务">
+    <Card className="aigw-task" title={t('menu.task')}>
       <Form
         layout="inline"
         className="aigw-task-filters"
@@ -123,11 +142,11 @@ export default function TaskPage() {
           setApplied(form);
         }}
       >
-        <Form.Item label="任务 ID">
+        <Form.Item label={t('task.taskId2')}>
           <Input name="task_id" value={form.task_id} onChange={(v) => setForm({ ...form, task_id: v })} allowClear />
         </Form.Item>
         {admin ? (
-          <Form.Item label="渠道 ID">
+          <Form.Item label={t('common.channelId')}>
             <Input
               name="channel_id"
               value={form.channel_id}
@@ -136,7 +155,7 @@ export default function TaskPage() {
             />
           </Form.Item>
         ) : null}
-        <Form.Item label="时间范围">
+        <Form.Item label={t('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
             value={form.range ? [form.range[0] * 1000, form.range[1] * 1000] : undefined}
@@ -145,7 +164,7 @@ export default function TaskPage() {
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            查询
+            {t('common.search')}
           </Button>
         </Form.Item>
       </Form>
@@ -172,7 +191,7 @@ export default function TaskPage() {
         }}
       />
       <Modal
-        title="任务详情"
+        title={t('task.taskDetails')}
         visible={!!detail}
         footer={null}
         onCancel={() => setDetail(undefined)}
@@ -189,7 +208,7 @@ export default function TaskPage() {
           ))}
           {media.text ? <Typography.Paragraph className="aigw-task-detail">{media.text}</Typography.Paragraph> : null}
           <Typography.Paragraph className="aigw-task-detail" copyable>
-            {detail?.data || '无'}
+            {detail?.data || t('common.none')}
           </Typography.Paragraph>
         </Space>
       </Modal>

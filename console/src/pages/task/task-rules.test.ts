@@ -1,11 +1,25 @@
-import { describe, expect, it } from 'vitest';
-import { mediaOf, taskDuration, taskStatusLabel } from './task-rules.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { LANG_KEY } from '../../locale/translate.ts';
+import { mediaOf, taskActionLabel, taskDuration, taskStatusLabel } from './task-rules.ts';
 
 describe('async task page rules', () => {
+  afterEach(() => localStorage.removeItem(LANG_KEY));
+
   it('when a status is empty, then it reads as submitting', () => {
     expect(taskStatusLabel('')).toBe('正在提交');
     expect(taskStatusLabel('QUEUED')).toBe('排队中');
     expect(taskStatusLabel('X')).toBe('未知');
+    expect(taskActionLabel('MUSIC')).toBe('生成音乐');
+    expect(taskActionLabel('X')).toBe('未知');
+  });
+
+  it('when English is chosen, then statuses and actions read English', () => {
+    localStorage.setItem(LANG_KEY, 'en-US');
+    expect(taskStatusLabel('')).toBe('Submitting');
+    expect(taskStatusLabel('SUBMITTED')).toBe('In queue');
+    expect(taskStatusLabel('QUEUED')).toBe('Queued');
+    expect(taskActionLabel('LYRICS')).toBe('Generate lyrics');
+    expect(taskActionLabel('X')).toBe('Unknown');
   });
 
   it('when a task has clips or lyrics, then their media are found', () => {

@@ -1,34 +1,38 @@
 import { Tag } from '@arco-design/web-react';
 import { createElement } from 'react';
+import { tr } from '../../locale/translate.ts';
+import type { LocaleKey } from '../../locale/zh-CN.ts';
 
 /** Async task statuses of spec 02 section 4; empty means "submitting". */
-const STATUSES: Record<string, [string, string]> = {
-  SUCCESS: ['成功', 'green'],
-  NOT_START: ['未启动', 'gray'],
-  SUBMITTED: ['队列中', 'gold'],
-  IN_PROGRESS: ['执行中', 'blue'],
-  FAILURE: ['失败', 'red'],
-  QUEUED: ['排队中', 'orange'],
-  UNKNOWN: ['未知', 'gray'],
-  '': ['正在提交', 'gray'],
+const STATUSES: Record<string, [LocaleKey, string]> = {
+  SUCCESS: ['task.success', 'green'],
+  NOT_START: ['task.notStarted', 'gray'],
+  SUBMITTED: ['task.inQueue', 'gold'],
+  IN_PROGRESS: ['task.running', 'blue'],
+  FAILURE: ['task.failed', 'red'],
+  QUEUED: ['task.queued', 'orange'],
+  UNKNOWN: ['common.unknown', 'gray'],
+  '': ['task.submitting', 'gray'],
 };
 
-const ACTIONS: Record<string, [string, string]> = {
-  MUSIC: ['生成音乐', 'blue'],
-  LYRICS: ['生成歌词', 'pink'],
-  VIDEO: ['生成视频', 'purple'],
+const ACTIONS: Record<string, [LocaleKey, string]> = {
+  MUSIC: ['task.music', 'blue'],
+  LYRICS: ['task.lyrics', 'pink'],
+  VIDEO: ['task.video', 'purple'],
 };
 
-const tag = (pair: [string, string] | undefined) => {
-  const [label, color] = pair ?? ['未知', 'gray'];
-  return createElement(Tag, { color }, label);
+const tag = (pair: [LocaleKey, string] | undefined) => {
+  const [label, color] = pair ?? ['common.unknown', 'gray'];
+  return createElement(Tag, { color }, tr(label));
 };
 
 export const taskStatusTag = (s: string) => tag(STATUSES[s]);
 export const taskActionTag = (a: string) => tag(ACTIONS[a]);
+/** The platform's name as written (a brand, the same in every language). */
 export const platformTag = (p: string) =>
-  createElement(Tag, { color: 'arcoblue' }, p === 'suno' ? 'Suno' : p || '未知');
-export const taskStatusLabel = (s: string) => STATUSES[s]?.[0] ?? '未知';
+  createElement(Tag, { color: 'arcoblue' }, p === 'suno' ? 'Suno' : p || tr('common.unknown'));
+export const taskStatusLabel = (s: string) => tr(STATUSES[s]?.[0] ?? 'common.unknown');
+export const taskActionLabel = (a: string) => tr(ACTIONS[a]?.[0] ?? 'common.unknown');
 
 /** Seconds from submit to finish (or to now), as the spec's times are seconds here. */
 export function taskDuration(submitSec: number, finishSec: number, nowMs = Date.now()): string | undefined {
