@@ -100,7 +100,11 @@ async function waitReady(port: number, ms = 120_000): Promise<void> {
 /** Starts the services as separate processes (from source, as `npm start` does). */
 async function startServices(run: string): Promise<Stack> {
   const ports = {} as Stack['ports'];
-  for (const svc of [...ORDER, 'tasks' as const]) ports[svc] = { http: await freePort(), grpc: await freePort() };
+  for (const svc of [...ORDER, 'tasks' as const])
+    ports[svc] = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
+  // Gateway, relay and tasks serve /readyz and /metrics on their ops port; the others on their HTTP port.
+  const opsPort = (svc: ServiceName) =>
+    ['gateway', 'relay', 'tasks'].includes(svc) ? (ports[svc].metrics as number) : ports[svc].http;
   const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
   // Internal gRPC keys (ADR 0006): a pair per service in a temporary folder; this process signs
   // its set-up calls as whichever service may make each one.
@@ -143,13 +147,14 @@ async function startServices(run: string): Promise<Stack> {
         ...env,
         SERVICE_NAME: name,
         HTTP_PORT: String(ports[name].http),
+        METRICS_PORT: String(ports[name].metrics),
         GRPC_PORT: String(ports[name].grpc),
         MONGO_DB: `e2e_${run}_${name}`,
       },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
-    procs.push({ name, child, http: ports[name].http, grpc: ports[name].grpc });
-    await waitReady(ports[name].http);
+    procs.push({ name, child, http: opsPort(name), grpc: ports[name].grpc });
+    await waitReady(opsPort(name));
   }
   return {
     gatewayUrl: `http://127.0.0.1:${ports.gateway.http}`,
