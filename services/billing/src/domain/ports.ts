@@ -25,6 +25,11 @@ export interface BillingEvents {
     userId: number;
     action: 'created' | 'updated' | 'deleted';
   }): Promise<void>;
+  /**
+   * A user's wallet changed outside the request path (admin adjust or set, redemption, top-up):
+   * every relay drops its cached balance of the user, so its next request pre-consumes again.
+   */
+  walletChanged(userId: number): Promise<void>;
 }
 
 /** The log types of audit events. */
