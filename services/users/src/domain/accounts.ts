@@ -1,9 +1,19 @@
+import { createHash } from 'node:crypto';
 import { conflict, denied, invalid, notFound, precondition } from '@aigw/common/errors';
 import type { Credits } from './credits.ts';
 import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { CodeStore, OptionsReader, UserRecord, UserStore } from './ports.ts';
 import { ROLE, STATUS } from './ports.ts';
 import { checkDisplayName, checkEmail, checkPassword, checkUsername, MSG, randomString } from './user-rules.ts';
+
+const DIGEST_PREFIX = 'sha256:';
+
+/**
+ * How a system access token is stored: its SHA-256 (the token is 32 random characters, so a plain
+ * digest cannot be reversed by guessing), prefixed so rows from before hashing are told apart.
+ */
+export const accessTokenDigest = (token: string) =>
+  `${DIGEST_PREFIX}${createHash('sha256').update(token, 'utf8').digest('hex')}`;
 
 export interface AccountsDeps {
   users: UserStore;
@@ -122,13 +132,16 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
       await users.update(id, { deleted_at: Math.floor(Date.now() / 1000) });
     },
 
-    /** GET /api/user/token: a new system access token replaces the old one. */
+    /**
+     * GET /api/user/token: a new system access token replaces the old one. Shown once (the
+     * console copies it); only its digest is stored.
+     */
     async generateAccessToken(id: number): Promise<string> {
       await live(id);
       let token: string;
       do token = randomString(32);
-      while (await users.findBy('access_token', token));
-      await users.update(id, { access_token: token });
+      while (await users.findBy('access_token', accessTokenDigest(token)));
+      await users.update(id, { access_token: accessTokenDigest(token) });
       return token;
     },
 
@@ -139,7 +152,13 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
     },
 
     async byAccessToken(token: string): Promise<UserRecord> {
-      const user = token ? await users.findBy('access_token', token) : undefined;
+      let user = token ? await users.findBy('access_token', accessTokenDigest(token)) : undefined;
+      // A token stored in plain by an earlier version: accepted once more and stored as its digest.
+      // (A stored digest presented as a token is no token.)
+      if (!user && token && !token.startsWith(DIGEST_PREFIX)) {
+        user = await users.findBy('access_token', token);
+        if (user) await users.update(user.id, { access_token: accessTokenDigest(token) });
+      }
       if (!user) throw notFound('无效的 access token');
       return user;
     },

@@ -1,0 +1,53 @@
+/**
+ * System access tokens at rest (docs/security.md "Secrets"): shown once when generated (spec 01:
+ * copied to the clipboard), stored only as a SHA-256 digest, found again by that digest; a token
+ * stored in plain by an earlier version still works and is replaced by its digest on first use.
+ */
+import { connectMongo } from '@aigw/common';
+import type { Stack } from '@aigw/local-stack/stack';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, newUser, startAccountsStack } from './accounts-harness.ts';
+
+let stack: Stack;
+let db: Awaited<ReturnType<typeof connectMongo>>;
+
+beforeAll(async () => {
+  stack = await startAccountsStack();
+  db = await connectMongo(stack.env.MONGO_URL as string, `aigw_users_${stack.id}`);
+});
+afterAll(async () => {
+  await db?.close();
+  await stack?.stop();
+});
+
+const self = (token: string, id: number) =>
+  new Client(stack.gatewayUrl).get<{ username: string }>('/user/self', undefined, {
+    Authorization: token,
+    'New-Api-User': String(id),
+  });
+
+describe('system access tokens at rest', () => {
+  it('when a token is generated, then the database holds no plain token and the token still authenticates', async () => {
+    const { client, id, username } = await newUser(stack.gatewayUrl);
+    const made = await client.get<string>('/user/token');
+    const token = made.body.data as string;
+    expect(token).toMatch(/^[A-Za-z0-9]{32}$/);
+    const raw = JSON.stringify(await db.collection('users').find({}).toArray());
+    expect(raw).not.toContain(token);
+    const res = await self(token, id);
+    expect(res.status).toBe(200);
+    expect(res.body.data?.username).toBe(username);
+    expect((await self(`${token.slice(0, 31)}x`, id)).status).toBe(401);
+  });
+
+  it('when a token was stored in plain by an earlier version, then it authenticates and is stored hashed from then on', async () => {
+    const { id, username } = await newUser(stack.gatewayUrl);
+    const token = `legacyPlainToken${id}`.padEnd(32, 'Q');
+    await db.collection('users').updateOne({ _id: id as never }, { $set: { access_token: token } });
+    const res = await self(token, id);
+    expect(res.status).toBe(200);
+    expect(res.body.data?.username).toBe(username);
+    expect(JSON.stringify(await db.collection('users').find({}).toArray())).not.toContain(token);
+    expect((await self(token, id)).status).toBe(200);
+  });
+});
