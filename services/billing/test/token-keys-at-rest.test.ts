@@ -4,11 +4,22 @@
  * token_keys index collection keyed by that HMAC (`_id`), and owners still read their key. A row
  * stored in plain by an earlier version is migrated when it is first looked up.
  */
-import { connectMongo, createClient } from '@aigw/common';
+import { randomUUID } from 'node:crypto';
+import {
+  connectMongo,
+  createClient,
+  createKafka,
+  createLogger,
+  createPublisher,
+  runConsumer,
+  topicName,
+} from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { TokensService } from '@aigw/proto/billing/v1/billing';
+import { EntityChangedEvent_Kind, EntityChangedEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, startMoneyStack, userApi } from '../../gateway/test/billing-harness.ts';
+import { type Api, eventually, startMoneyStack, userApi } from '../../gateway/test/billing-harness.ts';
 
 interface TokenJson {
   id: number;
@@ -92,5 +103,41 @@ describe('token keys at rest', () => {
     expect((await tokens.lookupToken({ key })).token?.id).toBe(id);
     const one = await owner.api.get<TokenJson>(`/token/${id}`);
     expect(one.body.data?.key).toBe(key);
+  });
+
+  it('when tokens are created, changed and deleted, then their entity-changed events carry no key (Kafka keeps them)', async () => {
+    const logger = createLogger('test', 'warn');
+    const kafka = createKafka((process.env.KAFKA_BROKERS as string).split(','), 'test-token-events', logger);
+    const publisher = await createPublisher(kafka);
+    const seen: { id: number; key: string }[] = [];
+    const consumer = await runConsumer({
+      kafka,
+      groupId: `test.token-events.${randomUUID()}`,
+      topic: topicName(TOPICS.entityChanged),
+      schema: EntityChangedEventSchema,
+      logger,
+      publisher,
+      fromBeginning: true,
+      maxAttempts: 1,
+      handle: async (ev) => {
+        if (ev.kind === EntityChangedEvent_Kind.TOKEN) seen.push({ id: ev.id, key: ev.key });
+      },
+    });
+    try {
+      const made = await owner.api.post<TokenJson[]>('/token/', { name: 'evt', unlimited_quota: true });
+      const t = (made.body.data ?? [])[0] as TokenJson;
+      await owner.api.put('/token/', { id: t.id, status: 2 }, { status_only: 'true' });
+      await owner.api.del(`/token/${t.id}`);
+      const mine = await eventually(
+        async () => seen.filter((e) => e.id === t.id),
+        (v) => v.length >= 3,
+        15_000,
+      );
+      expect(mine.length).toBeGreaterThanOrEqual(3);
+      for (const e of seen) expect(e.key).toBe('');
+    } finally {
+      await consumer.stop();
+      await publisher.disconnect();
+    }
   });
 });

@@ -47,7 +47,6 @@ export function billingEvents(publisher: Publisher): BillingEvents {
           kind: EntityChangedEvent_Kind.TOKEN,
           id: c.id,
           action: ACTION[c.action],
-          key: c.key,
           userId: c.userId,
         },
         `token:${c.id}`,
