@@ -1,19 +1,10 @@
-import { createHash } from 'node:crypto';
 import { conflict, denied, invalid, notFound, precondition } from '@aigw/common/errors';
+import { accessTokenDigest } from './access-token.ts';
 import type { Credits } from './credits.ts';
 import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { CodeStore, OptionsReader, UserRecord, UserStore } from './ports.ts';
 import { ROLE, STATUS } from './ports.ts';
 import { checkDisplayName, checkEmail, checkPassword, checkUsername, MSG, randomString } from './user-rules.ts';
-
-const DIGEST_PREFIX = 'sha256:';
-
-/**
- * How a system access token is stored: its SHA-256 (the token is 32 random characters, so a plain
- * digest cannot be reversed by guessing), prefixed so rows from before hashing are told apart.
- */
-export const accessTokenDigest = (token: string) =>
-  `${DIGEST_PREFIX}${createHash('sha256').update(token, 'utf8').digest('hex')}`;
 
 export interface AccountsDeps {
   users: UserStore;
@@ -151,14 +142,9 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
       return user;
     },
 
+    /** By the digest only: rows from before hashing are converted at start (indexAccessTokens). */
     async byAccessToken(token: string): Promise<UserRecord> {
-      let user = token ? await users.findBy('access_token', accessTokenDigest(token)) : undefined;
-      // A token stored in plain by an earlier version: accepted once more and stored as its digest.
-      // (A stored digest presented as a token is no token.)
-      if (!user && token && !token.startsWith(DIGEST_PREFIX)) {
-        user = await users.findBy('access_token', token);
-        if (user) await users.update(user.id, { access_token: accessTokenDigest(token) });
-      }
+      const user = token ? await users.findBy('access_token', accessTokenDigest(token)) : undefined;
       if (!user) throw notFound('无效的 access token');
       return user;
     },
