@@ -126,6 +126,7 @@ async function startServices(run: string): Promise<Stack> {
     LOG_LEVEL: 'warn',
     SESSION_SECRET: `bench-session-${run}`,
     CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
+    TOKEN_KEY_SECRET: randomBytes(32).toString('hex'),
     USERS_ADDR: addr('users'),
     CHANNELS_ADDR: addr('channels'),
     BILLING_ADDR: addr('billing'),

@@ -11,6 +11,7 @@ import {
   createPublisher,
   ensureTopics,
   type HasHealth,
+  keyCipher,
   type Logger,
   listen,
   pingMongo,
@@ -68,7 +69,7 @@ export async function createApp(
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
       const ledgerRepo = ledgerRepository(conn);
-      const tokenRepo = tokenRepository(conn);
+      const tokenRepo = tokenRepository(conn, keyCipher(config.TOKEN_KEY_SECRET, 'TOKEN_KEY_SECRET'));
       const codeRepo = redemptionRepository(conn);
       const orderRepo = orderRepository(conn);
       for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();

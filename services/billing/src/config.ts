@@ -5,6 +5,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   MONGO_DB: z.string().default('aigw_billing'),
   /** Prefix of billing's Redis keys (the settle lag that relays read); the relays' prefix. */
   REDIS_KEY_PREFIX: z.string().default(''),
+  /** Encrypts API token keys at rest and keys their lookup HMAC (64 hex characters). */
+  TOKEN_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'TOKEN_KEY_SECRET must be 64 hex characters'),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -8,6 +8,7 @@ import {
   createOptionsCache,
   createPublisher,
   ensureTopics,
+  keyCipher,
   type Logger,
   listen,
   pingMongo,
@@ -26,7 +27,6 @@ import { channelRepository } from './data/channel-repository.ts';
 import { seenEvents } from './data/seen-events.ts';
 import { channelHealth } from './domain/channel-health.ts';
 import { channelsService } from './domain/channels-service.ts';
-import { keyCipher } from './domain/key-cipher.ts';
 import { channelsHandlers } from './transport/grpc/channels-handlers.ts';
 import { relayTester } from './transport/grpc/relay-tester.ts';
 import { channelChangePublisher, runHealthConsumer, runUsageConsumer } from './transport/kafka/channel-events.ts';

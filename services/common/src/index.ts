@@ -4,6 +4,7 @@ export * from './errors.ts';
 export * from './grpc/index.ts';
 export * from './http.ts';
 export * from './kafka.ts';
+export * from './key-cipher.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';

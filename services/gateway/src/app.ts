@@ -7,10 +7,12 @@ import {
   createOpsApp,
   createOptionsCache,
   createPublisher,
+  ensureTopics,
   type Logger,
   listen,
   pingRedis,
   stopStack,
+  topicName,
 } from '@aigw/common';
 import {
   PricingService,
@@ -21,9 +23,11 @@ import {
 } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { LogsService } from '@aigw/proto/logs/v1/logs';
+import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { createServer } from './transport/http/server.ts';
+import { auditSink } from './transport/kafka/audit.ts';
 
 /**
  * The gateway's composition root: Redis (sessions, rate limits), Kafka (option changes), gRPC
@@ -40,6 +44,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const kafka = createKafka(config.KAFKA_BROKERS, 'gateway', logger);
       const publisher = await createPublisher(kafka);
       stack.add(() => publisher.disconnect());
+      await ensureTopics(kafka, [topicName(TOPICS.audit)]);
       const users = createClient(UsersService, config.USERS_ADDR);
       const optionsClient = createClient(OptionsService, config.USERS_ADDR);
       const wallet = createClient(WalletService, config.BILLING_ADDR);
@@ -66,6 +71,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         logger,
         redis,
         options,
+        audit: auditSink(publisher),
         clients: { users, options: optionsClient, wallet, channels, ...billing, logs },
       });
       const server = await listen(app, config.HTTP_PORT);

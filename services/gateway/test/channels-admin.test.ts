@@ -3,7 +3,7 @@ import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../channels/test/support/fake-openai.ts';
-import { type Api, startMoneyStack, userApi } from './billing-harness.ts';
+import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface ChannelJson {
   id: number;
@@ -34,12 +34,15 @@ interface Page<T> {
 describe('channel administration through the gateway', () => {
   let stack: Stack;
   let admin: Api;
+  /** Only root reads keys in full (admins get them masked: channels-key-access.test.ts). */
+  let root: Api;
   let fake: FakeOpenAi;
   let grpc: ReturnType<typeof createClient<typeof ChannelsService>>;
   beforeAll(async () => {
     fake = await startFakeOpenAi();
     stack = await startMoneyStack(['relay']);
     admin = (await userApi(stack, { role: 10 })).api;
+    root = await rootApi(stack);
     grpc = createClient(ChannelsService, stack.env.CHANNELS_ADDR as string);
   });
   afterAll(async () => {
@@ -54,7 +57,7 @@ describe('channel administration through the gateway', () => {
     expect(res.body).toMatchObject({ success: true });
     return res.body.data ?? [];
   };
-  const get = async (id: number) => (await admin.get<ChannelJson>(`/channel/${id}`)).body.data as ChannelJson;
+  const get = async (id: number) => (await root.get<ChannelJson>(`/channel/${id}`)).body.data as ChannelJson;
   const abilitiesOf = async (id: number) =>
     (await grpc.getRelaySnapshot({})).abilities
       .filter((a) => a.channelId === id)

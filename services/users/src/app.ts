@@ -24,7 +24,7 @@ import { billingWallet } from './data/billing-wallet.ts';
 import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
 import { smtpMailer } from './data/smtp-mailer.ts';
-import { userModel, userRepository } from './data/user-repository.ts';
+import { indexAccessTokens, userModel, userRepository } from './data/user-repository.ts';
 import { accounts } from './domain/accounts.ts';
 import { credits as createCredits } from './domain/credits.ts';
 import { emailFlows } from './domain/email-flows.ts';
@@ -48,6 +48,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       stack.add(() => conn.close());
       const users = userModel(conn);
       await users.syncIndexes();
+      const hashed = await indexAccessTokens(conn);
+      if (hashed) logger.info({ hashed }, 'access tokens stored in plain replaced by their digest');
       const rootId = await seedRoot(conn, users, config.ROOT_PASSWORD);
       if (rootId) logger.warn({ rootId }, 'created root with the default password: change it');
 

@@ -2,10 +2,13 @@ import type { Collection, Connection, mongo } from 'mongoose';
 
 type Filter<T> = mongo.Filter<T>;
 
-import { nextSequence } from '@aigw/common';
+import { type KeyCipher, nextSequence } from '@aigw/common';
 import { escapeRegex, isDuplicateKey } from './mongo-util.ts';
 
-/** A stored API token. Its remain and used quota live in the owner's ledger state. */
+/**
+ * An API token as the domain sees it (the key in plain). Its remain and used quota live in the
+ * owner's ledger state.
+ */
 export interface TokenDoc {
   _id: number;
   user_id: number;
@@ -24,6 +27,19 @@ export interface TokenDoc {
 }
 
 export type NewToken = Omit<TokenDoc, '_id'>;
+
+/**
+ * A token as stored: never the key in plain, but the key encrypted (key_enc, AES-256-GCM, for the
+ * owner's screens) and its HMAC-SHA256 (key_hash). `key` is only found on rows written before
+ * keys were encrypted; they are migrated at start and on first lookup.
+ */
+type StoredToken = Omit<TokenDoc, 'key'> & { key?: string; key_enc?: string; key_hash?: string };
+
+/** The lookup index: one row per key, `_id` the key's HMAC (FerretDB indexes only `_id`). */
+interface TokenKeyDoc {
+  _id: string;
+  token_id: number;
+}
 
 export interface TokenQuery {
   userId: number;
@@ -45,52 +61,107 @@ export interface TokenRepository {
   touch(id: number, at: number): Promise<void>;
 }
 
-export function tokenRepository(conn: Connection): TokenRepository {
-  const tokens = conn.collection<TokenDoc>('tokens') as unknown as Collection<TokenDoc>;
-  const filterOf = (q: TokenQuery): Filter<TokenDoc> => {
-    const f: Filter<TokenDoc> = { user_id: q.userId };
+/**
+ * Tokens in `tokens`, and `token_keys` mapping each key's HMAC (`_id`) to its token: the relay's
+ * lookup by key is two `_id` reads, and neither collection holds a key in plain.
+ */
+export function tokenRepository(conn: Connection, cipher: KeyCipher): TokenRepository {
+  const tokens = conn.collection<StoredToken>('tokens') as unknown as Collection<StoredToken>;
+  const keys = conn.collection<TokenKeyDoc>('token_keys') as unknown as Collection<TokenKeyDoc>;
+  const open = (doc: StoredToken | null): TokenDoc | null => {
+    if (!doc) return null;
+    const { key_enc, key_hash: _h, key, ...rest } = doc;
+    return { ...rest, key: key_enc ? cipher.decrypt(key_enc) : (key ?? '') };
+  };
+  const openAll = (docs: StoredToken[]) => docs.map((d) => open(d) as TokenDoc);
+  const filterOf = (q: TokenQuery): Filter<StoredToken> => {
+    const f: Filter<StoredToken> = { user_id: q.userId };
     if (q.keyword) f.name = { $regex: escapeRegex(q.keyword), $options: 'i' };
-    if (q.key) f.key = { $regex: escapeRegex(q.key) };
     if (q.onlyEnabled) f.status = 1;
     return f;
   };
+  /** Encrypts a plain row in place and indexes its key (idempotent). */
+  async function migrate(doc: StoredToken): Promise<void> {
+    if (!doc.key) return;
+    const hash = cipher.digest(doc.key);
+    await keys.updateOne({ _id: hash }, { $set: { token_id: doc._id } }, { upsert: true });
+    await tokens.updateOne(
+      { _id: doc._id, key: doc.key },
+      { $set: { key_enc: cipher.encrypt(doc.key), key_hash: hash }, $unset: { key: '' } },
+    );
+  }
   return {
     async ensureIndexes() {
-      await tokens.createIndex({ key: 1 }, { unique: true });
+      // Keys are no longer stored in plain: the unique index on `key` would see every new row as null.
+      await tokens.dropIndex('key_1').catch(() => undefined);
       await tokens.createIndex({ user_id: 1 });
+      for (const doc of await tokens.find({ key: { $exists: true } }).toArray()) await migrate(doc);
     },
     async insert(token, makeKey) {
-      let key = token.key;
+      const { key: first, ...rest } = token;
+      let key = first;
       for (let attempt = 0; attempt < 50; attempt++) {
-        const doc: TokenDoc = { _id: await nextSequence(conn, 'tokens'), ...token, key };
+        const id = await nextSequence(conn, 'tokens');
+        const hash = cipher.digest(key);
         try {
-          await tokens.insertOne(doc);
-          return doc;
+          await keys.insertOne({ _id: hash, token_id: id });
         } catch (err) {
           if (!isDuplicateKey(err)) throw err;
-          // Either the id (concurrent counters, see insertWithNextId) or, rarely, the key collided.
-          if (await tokens.findOne({ key }, { projection: { _id: 1 } })) key = makeKey();
+          key = makeKey(); // the key collided (rarely)
+          continue;
+        }
+        try {
+          await tokens.insertOne({ _id: id, ...rest, key_enc: cipher.encrypt(key), key_hash: hash });
+          return { _id: id, ...rest, key };
+        } catch (err) {
+          await keys.deleteOne({ _id: hash, token_id: id });
+          // The id collided (concurrent counters, see insertWithNextId): draw again.
+          if (!isDuplicateKey(err)) throw err;
         }
       }
       throw new Error('could not store the token');
     },
-    get: (userId, id) => tokens.findOne({ _id: id, user_id: userId }),
-    byKey: (key) => tokens.findOne({ key }),
-    byId: (id) => tokens.findOne({ _id: id }),
+    get: async (userId, id) => open(await tokens.findOne({ _id: id, user_id: userId })),
+    async byKey(key) {
+      const hash = cipher.digest(key);
+      const entry = await keys.findOne({ _id: hash });
+      if (entry) {
+        const doc = await tokens.findOne({ _id: entry.token_id });
+        // A token removed between the two reads, or an entry left by a failed insert.
+        return doc?.key_hash === hash ? open(doc) : null;
+      }
+      // A row from before keys were encrypted that the start-up migration has not reached.
+      const legacy = await tokens.findOne({ key });
+      if (!legacy) return null;
+      await migrate(legacy);
+      return open(legacy);
+    },
+    byId: async (id) => open(await tokens.findOne({ _id: id })),
     async page(q, skip, limit) {
       const filter = filterOf(q);
+      if (q.key) {
+        // Searching by part of a key: only the owner's tokens, decrypted and matched here.
+        const mine = openAll(await tokens.find(filter).sort({ _id: -1 }).toArray());
+        const hits = mine.filter((t) => t.key.includes(q.key as string));
+        return { items: hits.slice(skip, skip + limit), total: hits.length };
+      }
       const [items, total] = await Promise.all([
         tokens.find(filter).sort({ _id: -1 }).skip(skip).limit(limit).toArray(),
         tokens.countDocuments(filter),
       ]);
-      return { items, total };
+      return { items: openAll(items), total };
     },
     async update(userId, id, set) {
-      if (Object.keys(set).length > 0) await tokens.updateOne({ _id: id, user_id: userId }, { $set: set });
-      return tokens.findOne({ _id: id, user_id: userId });
+      const { key: _k, ...fields } = set;
+      if (Object.keys(fields).length > 0) await tokens.updateOne({ _id: id, user_id: userId }, { $set: fields });
+      return open(await tokens.findOne({ _id: id, user_id: userId }));
     },
     async remove(userId, id) {
+      const doc = await tokens.findOne({ _id: id, user_id: userId });
+      if (!doc) return false;
       const res = await tokens.deleteOne({ _id: id, user_id: userId });
+      const hash = doc.key_hash ?? (doc.key ? cipher.digest(doc.key) : '');
+      if (hash) await keys.deleteOne({ _id: hash, token_id: id });
       return res.deletedCount === 1;
     },
     async touch(id, at) {

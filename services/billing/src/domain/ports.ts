@@ -18,13 +18,16 @@ export interface AuditRecord {
 /** What the billing domain tells the rest of the platform. */
 export interface BillingEvents {
   audit(record: AuditRecord): Promise<void>;
-  /** A token was created, changed or deleted (caches keyed by id or key drop it). */
-  tokenChanged(change: {
-    id: number;
-    key: string;
-    userId: number;
-    action: 'created' | 'updated' | 'deleted';
-  }): Promise<void>;
+  /**
+   * A token was created, changed or deleted (caches drop it by id). The event carries no key:
+   * Kafka keeps events, and keys are not stored in plain anywhere (docs/security.md).
+   */
+  tokenChanged(change: { id: number; userId: number; action: 'created' | 'updated' | 'deleted' }): Promise<void>;
+  /**
+   * A user's wallet changed outside the request path (admin adjust or set, redemption, top-up):
+   * every relay drops its cached balance of the user, so its next request pre-consumes again.
+   */
+  walletChanged(userId: number): Promise<void>;
 }
 
 /** The log types of audit events. */

@@ -147,7 +147,7 @@ export function tokensService(deps: {
           result: {},
         }));
         created.push(doc);
-        await events.tokenChanged({ id: doc._id, key: doc.key, userId, action: 'created' });
+        await events.tokenChanged({ id: doc._id, userId, action: 'created' });
       }
       return views(userId, created);
     },
@@ -170,7 +170,7 @@ export function tokensService(deps: {
         const state = await ledger.state(userId);
         if ((state.tokens[String(id)]?.r ?? 0) !== remain) await setRemain(updated, remain);
       }
-      await events.tokenChanged({ id, key: doc.key, userId, action: 'updated' });
+      await events.tokenChanged({ id, userId, action: 'updated' });
       return this.get(userId, id);
     },
 
@@ -185,12 +185,12 @@ export function tokensService(deps: {
           throw precondition('令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
       }
       await repo.update(userId, id, { status });
-      await events.tokenChanged({ id, key: doc.key, userId, action: 'updated' });
+      await events.tokenChanged({ id, userId, action: 'updated' });
       return this.get(userId, id);
     },
 
     async remove(userId: number, id: number): Promise<void> {
-      const doc = await owned(userId, id);
+      await owned(userId, id); // NOT_FOUND unless the caller owns it
       await repo.remove(userId, id);
       await ledger.apply(userId, `token-drop:${id}`, (s) => ({
         kind: 'token_drop',
@@ -198,7 +198,7 @@ export function tokensService(deps: {
         state: dropToken(s, id),
         result: {},
       }));
-      await events.tokenChanged({ id, key: doc.key, userId, action: 'deleted' });
+      await events.tokenChanged({ id, userId, action: 'deleted' });
     },
 
     /** The relay's key check: any status (the relay decides), NOT_FOUND for unknown keys. */

@@ -200,6 +200,7 @@ export function walletService(deps: {
         return { kind: `adjust_${req.mode}`, amount: req.amount, state: next, result: { delta: next.quota - s.quota } };
       });
       // Published on replays too (same event id): an event lost to a crash is sent again.
+      await events.walletChanged(req.userId);
       {
         const delta = Number(op.result.delta);
         const what =
@@ -234,6 +235,8 @@ export function walletService(deps: {
         state: credit(s, req.amount),
         result: { reason: req.reason },
       }));
+      // Replays too: the event of a credit whose caller crashed before publishing is sent again.
+      await events.walletChanged(req.userId);
       if (req.content) {
         await publishAudit({
           eventId: `billing:credit:${rid}`,

@@ -1,7 +1,7 @@
 import type { Collection, Connection } from 'mongoose';
 import { insertWithNextId } from './mongo-util.ts';
 
-/** A stored channel. The key is kept encrypted (key_enc); see domain/key-cipher.ts. */
+/** A stored channel. The key is kept encrypted (key_enc); see common/src/key-cipher.ts. */
 export interface ChannelDoc {
   _id: number;
   name: string;

@@ -1,3 +1,4 @@
+import { keyCipher } from '@aigw/common';
 import { describe, expect, it } from 'vitest';
 import { abilitiesOf } from './abilities.ts';
 import {
@@ -12,7 +13,6 @@ import {
   normaliseList,
 } from './channel-rules.ts';
 import { CHANNEL_TYPES } from './channel-types.ts';
-import { keyCipher } from './key-cipher.ts';
 
 describe('channel rules', () => {
   it('when the catalogue is read, then it has the 30 types of the spec', () => {

@@ -1,3 +1,4 @@
+import type { KeyCipher } from '@aigw/common';
 import { invalid, notFound } from '@aigw/common/errors';
 import type { AbilityRepository } from '../data/ability-repository.ts';
 import type { ChannelDoc, ChannelFields, ChannelRepository } from '../data/channel-repository.ts';
@@ -19,7 +20,6 @@ import {
 } from './channel-rules.ts';
 import { CHANNEL_TYPES } from './channel-types.ts';
 import { type ChannelView, type RelayChannelView, toChannelView, toRelayChannel } from './channel-view.ts';
-import type { KeyCipher } from './key-cipher.ts';
 import { keyedMutex } from './keyed-mutex.ts';
 import { selectChannel } from './select-channel.ts';
 

@@ -2,6 +2,7 @@ import { nextSequence } from '@aigw/common';
 import { conflict } from '@aigw/common/errors';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
+import { ACCESS_TOKEN_DIGEST_PREFIX, accessTokenDigest } from '../domain/access-token.ts';
 import type { IdentityField, PendingCredit, UserRecord, UserStore } from '../domain/ports.ts';
 
 /** A stored user (spec 01 section 3). Wallet fields live in the billing service. */
@@ -91,9 +92,43 @@ const isDuplicate = (err: unknown) => {
   return code === 11000 || (code === 1 && /duplicate/i.test(String((err as Error).message)));
 };
 
+/**
+ * The access-token index: one row per stored token digest (`_id`), so the gateway's lookup of an
+ * `Authorization` token is two `_id` reads (FerretDB indexes only `_id`; see docs/adr/0001).
+ */
+interface AccessTokenDoc {
+  _id: string;
+  user_id: number;
+}
+const accessTokens = (conn: Connection) => conn.collection<AccessTokenDoc>('access_tokens');
+
+/**
+ * At start: replaces access tokens stored in plain (before hashing) by their digest and indexes
+ * every digest (idempotent).
+ */
+export async function indexAccessTokens(conn: Connection): Promise<number> {
+  const model = userModel(conn);
+  const index = accessTokens(conn);
+  let converted = 0;
+  const docs = await model
+    .find({ access_token: { $nin: ['', null] } }, { _id: 1, access_token: 1 })
+    .lean<Pick<UserDoc, '_id' | 'access_token'>[]>();
+  for (const doc of docs) {
+    let digest = doc.access_token;
+    if (!digest.startsWith(ACCESS_TOKEN_DIGEST_PREFIX)) {
+      digest = accessTokenDigest(doc.access_token);
+      await model.updateOne({ _id: doc._id, access_token: doc.access_token }, { $set: { access_token: digest } });
+      converted++;
+    }
+    await index.updateOne({ _id: digest }, { $set: { user_id: doc._id } }, { upsert: true });
+  }
+  return converted;
+}
+
 /** UserStore on MongoDB (FerretDB-compatible: no transactions, no projections on updates). */
 export function userRepository(conn: Connection): UserStore {
   const model = userModel(conn);
+  const tokenIndex = accessTokens(conn);
   const live = { deleted_at: 0 };
   const one = async (filter: object) => {
     const doc = await model.findOne(filter).lean<UserDoc>();
@@ -134,7 +169,15 @@ export function userRepository(conn: Connection): UserStore {
         (name.includes('@') ? one({ email: name.toLowerCase(), ...live }) : undefined)
       );
     },
-    findBy: async (field: IdentityField, value: string) => (value ? one({ [field]: value, ...live }) : undefined),
+    async findBy(field: IdentityField, value: string) {
+      if (!value) return undefined;
+      if (field === 'access_token') {
+        // Only digests are stored: through the index, and still the user's current token.
+        const entry = await tokenIndex.findOne({ _id: value });
+        return entry ? one({ _id: entry.user_id, access_token: value, ...live }) : undefined;
+      }
+      return one({ [field]: value, ...live });
+    },
     usernameTaken: async (username) => (await model.exists({ username })) !== null,
     list: (p) => page({}, p),
     search(keyword, group, p) {
@@ -150,9 +193,15 @@ export function userRepository(conn: Connection): UserStore {
     },
     async update(id, changes) {
       try {
+        const token = changes.access_token;
+        const before = token === undefined ? undefined : await one({ _id: id, ...live });
+        if (token) await tokenIndex.updateOne({ _id: token }, { $set: { user_id: id } }, { upsert: true });
         const doc = await model
           .findOneAndUpdate({ _id: id, ...live }, { $set: changes }, { new: true })
           .lean<UserDoc>();
+        if (before?.access_token && before.access_token !== token) {
+          await tokenIndex.deleteOne({ _id: before.access_token, user_id: id });
+        }
         return doc ? toRecord(doc) : undefined;
       } catch (err) {
         if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');

@@ -1,4 +1,5 @@
 import { conflict, denied, invalid, notFound, precondition } from '@aigw/common/errors';
+import { accessTokenDigest } from './access-token.ts';
 import type { Credits } from './credits.ts';
 import { hashPassword, verifyNothing, verifyPassword } from './password.ts';
 import type { CodeStore, OptionsReader, UserRecord, UserStore } from './ports.ts';
@@ -122,13 +123,16 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
       await users.update(id, { deleted_at: Math.floor(Date.now() / 1000) });
     },
 
-    /** GET /api/user/token: a new system access token replaces the old one. */
+    /**
+     * GET /api/user/token: a new system access token replaces the old one. Shown once (the
+     * console copies it); only its digest is stored.
+     */
     async generateAccessToken(id: number): Promise<string> {
       await live(id);
       let token: string;
       do token = randomString(32);
-      while (await users.findBy('access_token', token));
-      await users.update(id, { access_token: token });
+      while (await users.findBy('access_token', accessTokenDigest(token)));
+      await users.update(id, { access_token: accessTokenDigest(token) });
       return token;
     },
 
@@ -138,8 +142,9 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
       return user;
     },
 
+    /** By the digest only: rows from before hashing are converted at start (indexAccessTokens). */
     async byAccessToken(token: string): Promise<UserRecord> {
-      const user = token ? await users.findBy('access_token', token) : undefined;
+      const user = token ? await users.findBy('access_token', accessTokenDigest(token)) : undefined;
       if (!user) throw notFound('无效的 access token');
       return user;
     },

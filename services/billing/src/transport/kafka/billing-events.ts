@@ -15,7 +15,10 @@ const ACTION = {
   deleted: EntityChangedEvent_Action.DELETED,
 } as const;
 
-/** Audit events (key: user id) and token cache invalidations (key: token:<id>). */
+/**
+ * Audit events (key: user id), token cache invalidations (key: token:<id>) and wallet changes
+ * (a USER event, key: user:<id>; relays drop the user's cached balance on it).
+ */
 export function billingEvents(publisher: Publisher): BillingEvents {
   return {
     audit: (r) =>
@@ -44,10 +47,23 @@ export function billingEvents(publisher: Publisher): BillingEvents {
           kind: EntityChangedEvent_Kind.TOKEN,
           id: c.id,
           action: ACTION[c.action],
-          key: c.key,
           userId: c.userId,
         },
         `token:${c.id}`,
+      ),
+    walletChanged: (userId) =>
+      publisher.publish(
+        topicName(TOPICS.entityChanged),
+        EntityChangedEventSchema,
+        {
+          eventId: randomUUID(),
+          occurredAtMs: Date.now(),
+          kind: EntityChangedEvent_Kind.USER,
+          id: userId,
+          action: EntityChangedEvent_Action.UPDATED,
+          userId,
+        },
+        `user:${userId}`,
       ),
   };
 }

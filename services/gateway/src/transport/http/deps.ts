@@ -11,6 +11,7 @@ import type { LogsService } from '@aigw/proto/logs/v1/logs';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
+import type { AuditSink } from '../kafka/audit.ts';
 import type { Sessions } from './middleware/session.ts';
 
 /** gRPC clients of the services behind /api. */
@@ -33,6 +34,8 @@ export interface RouteDeps {
   redis: Redis;
   options: OptionsCache;
   clients: Clients;
+  /** Publishes an audit event (a log entry in the logs service). */
+  audit: AuditSink;
   sessions: Sessions;
   /** Guards: any logged-in user (role >= 1), admin (>= 10), root (>= 100). */
   guard: { user: RequestHandler; admin: RequestHandler; root: RequestHandler };

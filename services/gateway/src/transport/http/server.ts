@@ -13,6 +13,7 @@ import {
 } from '@aigw/common';
 import express, { type Express } from 'express';
 import type { Config } from '../../config.ts';
+import type { AuditSink } from '../kafka/audit.ts';
 import type { Clients, RouteDeps } from './deps.ts';
 import { type AccessTokenLookup, ROLE, requireRole } from './middleware/auth.ts';
 import { RATE_LIMITS, rateLimit } from './middleware/rate-limit.ts';
@@ -43,13 +44,15 @@ export interface ServerInput {
   redis: Redis;
   options: OptionsCache;
   clients: Clients;
+  /** Admin actions worth a log entry (root reading a channel key in full). */
+  audit: AuditSink;
 }
 
 /**
  * The gateway's HTTP surface: ops endpoints, the /api contract (JSON envelope, sessions, guards,
  * rate limits), the relay and task proxies of the local stack, and the console's static files.
  */
-export function createServer({ config, logger, redis, options, clients }: ServerInput): Express {
+export function createServer({ config, logger, redis, options, clients, audit }: ServerInput): Express {
   const app = express();
   app.disable('x-powered-by');
   const trusted = trustedProxies(config.TRUSTED_PROXIES || config.TRUST_PROXY || '');
@@ -86,6 +89,7 @@ export function createServer({ config, logger, redis, options, clients }: Server
     redis,
     options,
     clients,
+    audit,
     sessions,
     guard: {
       user: requireRole(ROLE.common, lookup),

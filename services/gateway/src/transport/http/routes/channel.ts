@@ -3,14 +3,26 @@ import { invalid } from '@aigw/common/errors';
 import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
+import { ROLE } from '../middleware/auth.ts';
 import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
-import { defined, pageAnswer, snake } from './wire.ts';
+import { caller, defined, pageAnswer, snake } from './wire.ts';
 
 /** weight travels as uint32: refuse what it cannot carry here, with the service's message. */
 function weightOf(w: number | undefined): number | undefined {
   if (w !== undefined && !(w >= 0 && w <= 0xffffffff)) throw invalid('权重必须是不小于 0 的整数');
   return w;
+}
+
+const MASK = '********';
+
+/**
+ * A channel key as admins see it: the first and last 4 characters around a fixed run of
+ * asterisks; a key of 12 characters or fewer shows none of itself. Only root reads keys in full.
+ */
+export function maskKey(key: string): string {
+  if (!key) return '';
+  return key.length > 12 ? `${key.slice(0, 4)}${MASK}${key.slice(-4)}` : MASK;
 }
 
 const num = optional(int());
@@ -81,7 +93,7 @@ const numericId = (req: Request, _res: Response, next: NextFunction) => {
 };
 
 /** /api/channel (admin): channels, tests, balances, upstream models. */
-export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void {
+export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps): void {
   const { channels } = clients;
 
   api.get('/channel/', guard.admin, List, async (req, res) => {
@@ -138,15 +150,33 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
     ok(res, r.models);
   });
 
+  // Root reads the key in full, and each such read is logged (type 3); admins get it masked.
   api.get('/channel/:id', numericId, guard.admin, ById, async (req, res) => {
-    const r = await channels.getChannel({ id: input(req, ById).params.id, includeKey: true });
-    ok(res, r.channel ? snake(r.channel) : null);
+    const { id } = input(req, ById).params;
+    const r = await channels.getChannel({ id, includeKey: true });
+    if (!r.channel) return ok(res, null);
+    const me = caller(req);
+    if (me.role >= ROLE.root) {
+      // Recorded before the key leaves: no full read without its log entry.
+      await audit({
+        userId: me.id,
+        username: me.username,
+        type: 3,
+        content: `查看渠道 #${id}（${r.channel.name}）的完整密钥`,
+        actorUserId: me.id,
+        ip: req.ip ?? '',
+      });
+      return ok(res, snake(r.channel));
+    }
+    ok(res, snake({ ...r.channel, key: maskKey(r.channel.key) }));
   });
 
   api.post('/channel/', guard.admin, Create, async (req, res) => {
     const raw = input(req, Create).body;
     const wrapped = 'channel' in raw ? raw : undefined;
     const fields = channelFields(wrapped ? wrapped.channel : (raw as ChannelBody));
+    // A masked key (an admin copying a channel) would be stored as the upstream key: refused.
+    if (fields.key?.includes(MASK)) throw invalid('密钥已隐藏，请重新填写渠道密钥');
     const multiLine = (fields.key ?? '').trim().includes('\n');
     const batch = wrapped
       ? wrapped.mode === 'batch'
@@ -158,7 +188,13 @@ export function channelRoutes(api: Router, { clients, guard }: RouteDeps): void 
 
   api.put('/channel/', guard.admin, Update, async (req, res) => {
     const b = input(req, Update).body;
-    const r = await channels.updateChannel({ id: b.id, ...channelFields(b) });
+    const changes = channelFields(b);
+    // The edit form sends back the key it was shown: the masked form of the stored key means "keep".
+    if (changes.key?.includes(MASK)) {
+      const current = await channels.getChannel({ id: b.id, includeKey: true });
+      if (current.channel && changes.key === maskKey(current.channel.key)) delete changes.key;
+    }
+    const r = await channels.updateChannel({ id: b.id, ...changes });
     ok(res, r.channel ? snake(r.channel) : null, '渠道更新成功！');
   });
 

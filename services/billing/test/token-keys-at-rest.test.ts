@@ -1,0 +1,143 @@
+/**
+ * Token keys at rest (docs/security.md "Secrets"): the tokens collection holds no plain key, only
+ * the key encrypted (AES-256-GCM) and its HMAC-SHA256; the relay's lookup by key goes through the
+ * token_keys index collection keyed by that HMAC (`_id`), and owners still read their key. A row
+ * stored in plain by an earlier version is migrated when it is first looked up.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  connectMongo,
+  createClient,
+  createKafka,
+  createLogger,
+  createPublisher,
+  runConsumer,
+  topicName,
+} from '@aigw/common';
+import type { Stack } from '@aigw/local-stack/stack';
+import { TokensService } from '@aigw/proto/billing/v1/billing';
+import { EntityChangedEvent_Kind, EntityChangedEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, eventually, startMoneyStack, userApi } from '../../gateway/test/billing-harness.ts';
+
+interface TokenJson {
+  id: number;
+  key: string;
+  name: string;
+}
+
+let stack: Stack;
+let owner: { api: Api; id: number };
+let db: Awaited<ReturnType<typeof connectMongo>>;
+let tokens: ReturnType<typeof createClient<typeof TokensService>>;
+
+beforeAll(async () => {
+  stack = await startMoneyStack();
+  owner = await userApi(stack);
+  db = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+  tokens = createClient(TokensService, stack.env.BILLING_ADDR as string);
+});
+afterAll(async () => {
+  tokens?.close();
+  await db?.close();
+  await stack?.stop();
+});
+
+/** Every string anywhere in the raw documents of a collection. */
+async function rawText(collection: string): Promise<string> {
+  return JSON.stringify(await db.collection(collection).find({}).toArray());
+}
+
+describe('token keys at rest', () => {
+  it('when tokens are created, then no plain key is stored, the relay lookup finds them, and the owner reads the key', async () => {
+    const made = await owner.api.post<TokenJson[]>('/token/', { name: 'rest', count: 3, unlimited_quota: true });
+    expect(made.body).toMatchObject({ success: true });
+    const list = await owner.api.get<{ items: TokenJson[] }>('/token/', { p: '1', page_size: '10' });
+    const keys = (list.body.data?.items ?? []).map((t) => t.key);
+    expect(keys).toHaveLength(3);
+    for (const k of keys) expect(k).toMatch(/^[A-Za-z0-9]{48}$/);
+
+    const raw = (await rawText('tokens')) + (await rawText('token_keys'));
+    for (const k of keys) expect(raw).not.toContain(k);
+    const docs = await db.collection('tokens').find({}).toArray();
+    for (const d of docs) expect(d.key).toBeUndefined();
+
+    for (const t of list.body.data?.items ?? []) {
+      const { token } = await tokens.lookupToken({ key: `sk-${t.key}` });
+      expect(token).toMatchObject({ id: t.id, userId: owner.id, key: t.key });
+      const one = await owner.api.get<TokenJson>(`/token/${t.id}`);
+      expect(one.body.data?.key).toBe(t.key);
+    }
+    await expect(tokens.lookupToken({ key: `sk-${'x'.repeat(48)}` })).rejects.toThrow('无效的令牌');
+  });
+
+  it('when the owner searches by part of a key, then the token is found', async () => {
+    const list = await owner.api.get<{ items: TokenJson[] }>('/token/', { p: '1', page_size: '10' });
+    const t = list.body.data?.items[0] as TokenJson;
+    const found = await owner.api.get<{ items: TokenJson[] }>('/token/search', { token: t.key.slice(5, 20) });
+    expect(found.body.data?.items.map((x) => x.id)).toEqual([t.id]);
+  });
+
+  it('when a token was stored in plain by an earlier version, then its first lookup works and migrates it', async () => {
+    const key = `legacy${'a1B2'.repeat(10)}zz`;
+    const id = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    await db.collection('tokens').insertOne({
+      _id: id as never,
+      user_id: owner.id,
+      key,
+      name: 'legacy',
+      status: 1,
+      unlimited_quota: true,
+      created_time: 1,
+      accessed_time: 1,
+      expired_time: -1,
+      allow_ips: '',
+      model_limits_enabled: false,
+      model_limits: '',
+      group: '',
+    });
+    const { token } = await tokens.lookupToken({ key: `sk-${key}` });
+    expect(token).toMatchObject({ id, key });
+    expect(await rawText('tokens')).not.toContain(key);
+    expect((await tokens.lookupToken({ key })).token?.id).toBe(id);
+    const one = await owner.api.get<TokenJson>(`/token/${id}`);
+    expect(one.body.data?.key).toBe(key);
+  });
+
+  it('when tokens are created, changed and deleted, then their entity-changed events carry no key (Kafka keeps them)', async () => {
+    const logger = createLogger('test', 'warn');
+    const kafka = createKafka((process.env.KAFKA_BROKERS as string).split(','), 'test-token-events', logger);
+    const publisher = await createPublisher(kafka);
+    const seen: { id: number; key: string }[] = [];
+    const consumer = await runConsumer({
+      kafka,
+      groupId: `test.token-events.${randomUUID()}`,
+      topic: topicName(TOPICS.entityChanged),
+      schema: EntityChangedEventSchema,
+      logger,
+      publisher,
+      fromBeginning: true,
+      maxAttempts: 1,
+      handle: async (ev) => {
+        if (ev.kind === EntityChangedEvent_Kind.TOKEN) seen.push({ id: ev.id, key: ev.key });
+      },
+    });
+    try {
+      const made = await owner.api.post<TokenJson[]>('/token/', { name: 'evt', unlimited_quota: true });
+      const t = (made.body.data ?? [])[0] as TokenJson;
+      await owner.api.put('/token/', { id: t.id, status: 2 }, { status_only: 'true' });
+      await owner.api.del(`/token/${t.id}`);
+      const mine = await eventually(
+        async () => seen.filter((e) => e.id === t.id),
+        (v) => v.length >= 3,
+        15_000,
+      );
+      expect(mine.length).toBeGreaterThanOrEqual(3);
+      for (const e of seen) expect(e.key).toBe('');
+    } finally {
+      await consumer.stop();
+      await publisher.disconnect();
+    }
+  });
+});
