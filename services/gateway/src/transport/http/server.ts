@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   AppError,
-  consumerRegistry,
   envelopeErrors,
   httpMetrics,
   type Logger,
