@@ -48,6 +48,22 @@ function corpus(key: string, model: string): Case[] {
     },
     { name: 'bad escape without a key', to: 'relay', req: { path: '/v1/models/%E0%A4%A' }, shape: 'openai' },
     {
+      // Chat bodies are limited to RELAY_MAX_JSON_BYTES (10 MB by default); uploads may be larger.
+      name: 'an 11 MB chat body',
+      to: 'relay',
+      req: {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { ...json, ...auth },
+        body: JSON.stringify({
+          model: 'gpt-4o-mini',
+          messages: [{ role: 'user', content: 'x'.repeat(11 * 1024 * 1024) }],
+        }),
+      },
+      shape: 'openai',
+      status: 413,
+    },
+    {
       name: 'bad escape in gemini model',
       to: 'relay',
       req: {

@@ -202,6 +202,7 @@ export async function createApp(
         logger,
         trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
+        maxJsonBytes: config.RELAY_MAX_JSON_BYTES,
         track: http.track,
         walletOf: async (userId) => {
           const w = (await wallet.getWallet({ userId })).wallet;

@@ -49,7 +49,10 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
     }),
   /** The output limit of models the table does not know. */
   RELAY_DEFAULT_OUTPUT_LIMIT: z.coerce.number().int().min(1).default(32_768),
+  /** Largest request body of multipart uploads (audio transcriptions, image edits). */
   RELAY_MAX_BODY_BYTES: int(64 * 1024 * 1024),
+  /** Largest JSON request body (chat, messages, completions, embeddings...): 413 beyond it. */
+  RELAY_MAX_JSON_BYTES: int(10 * 1024 * 1024),
   /** Requests and tokens per minute, per token and per user, shared through Redis; 0 = no limit. */
   RELAY_TOKEN_RPM: int(0),
   RELAY_TOKEN_TPM: int(0),

@@ -84,8 +84,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size > limit) {
+        // Stop keeping it, let the rest drain, and answer 413: destroying the socket here would
+        // leave the client with a reset instead of the answer.
+        req.removeAllListeners('data');
+        req.resume();
         reject(Object.assign(new Error('request body too large'), { status: 413 }));
-        req.destroy();
         return;
       }
       chunks.push(c);

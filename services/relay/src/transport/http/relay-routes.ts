@@ -38,7 +38,10 @@ export interface RouteDeps {
   logger: Logger;
   /** The peers whose X-Forwarded-For names the client (TRUSTED_PROXIES; none by default). */
   trustedProxy(addr: string): boolean;
+  /** Body limit of multipart uploads. */
   maxBodyBytes: number;
+  /** Body limit of JSON requests (all the others). */
+  maxJsonBytes: number;
   /** The user's wallet (dashboard billing endpoints). */
   walletOf(userId: number): Promise<{ quota: number; usedQuota: number }>;
   /** Tracks in-flight requests for the drain on shutdown. */
@@ -209,8 +212,9 @@ export function relayRoutes(deps: RouteDeps) {
     format: ClientFormat,
     gemini?: { model: string; stream: boolean },
   ): Promise<ClientRequest> {
-    const raw = await readBody(req, deps.maxBodyBytes);
     const ct = String(req.headers['content-type'] ?? '');
+    // Per-route limits: uploads may be large, a JSON request (a prompt) much less so.
+    const raw = await readBody(req, ct.includes('multipart/form-data') ? deps.maxBodyBytes : deps.maxJsonBytes);
     if (ct.includes('multipart/form-data')) {
       let form: FormData;
       try {
