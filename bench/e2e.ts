@@ -441,20 +441,26 @@ async function main() {
     await sleep(2_000);
     const conn = await connectMongo(stack.env.MONGO_URL as string, `e2e_${run}_logs`);
     const logs = conn.collection('logs');
+    // One pass over the consumption logs (on the local server every filtered query reads the
+    // whole collection, so one per user would take minutes at a few hundred thousand rows).
+    const sums = new Map<number, { quota: number; rows: number; ids: Set<string> }>();
+    for await (const row of logs.find({ type: 2 }, { projection: { user_id: 1, quota: 1, request_id: 1 } })) {
+      const uid = Number(row.user_id);
+      let acc = sums.get(uid);
+      if (!acc) sums.set(uid, (acc = { quota: 0, rows: 0, ids: new Set() }));
+      acc.quota += Number(row.quota ?? 0);
+      acc.rows++;
+      acc.ids.add(String(row.request_id));
+    }
     let bad = 0;
     let checked = 0;
     for (const u of users) {
       const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
       const expected = (u.ok + u.backlog) * PRICE;
-      const agg = await logs
-        .aggregate([
-          { $match: { user_id: u.userId, type: 2 } },
-          { $group: { _id: null, q: { $sum: '$quota' }, n: { $sum: 1 } } },
-        ])
-        .toArray();
-      const loggedQuota = (agg[0]?.q as number) ?? 0;
-      const loggedRows = (agg[0]?.n as number) ?? 0;
-      const distinct = (await logs.distinct('request_id', { user_id: u.userId, type: 2 })).length;
+      const acc = sums.get(u.userId);
+      const loggedQuota = acc?.quota ?? 0;
+      const loggedRows = acc?.rows ?? 0;
+      const distinct = acc?.ids.size ?? 0;
       const walletChange = u.before.quota - (w?.quota ?? 0);
       const usedChange = (w?.usedQuota ?? 0) - u.before.used;
       const countChange = (w?.requestCount ?? 0) - u.before.count;
