@@ -56,6 +56,7 @@ async function startApp(
     SERVICE_NAME: svc,
     HTTP_PORT: String(ports.http),
     GRPC_PORT: String(ports.grpc),
+    METRICS_PORT: '0',
     MONGO_DB: `aigw_${svc}_${stack.id}`,
   });
   const app = await createApp(config, createLogger(svc, stack.env.LOG_LEVEL));
