@@ -89,6 +89,8 @@ export interface PlatformOptions {
   /** Each service's stdout and stderr go to `<logDir>/<service>.log` (appended on restarts); else stderr is inherited. */
   logDir?: string;
   env?: Record<string, string>;
+  /** Extra environment of single services (e.g. LOG_LEVEL). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 /** Starts the services as separate processes, in the order given, each ready before the next. */
@@ -151,6 +153,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         METRICS_PORT: String(ports[name].metrics),
         GRPC_PORT: String(ports[name].grpc),
         MONGO_DB: database(name),
+        ...opts.serviceEnv?.[name],
       },
       stdio: out === undefined ? ['ignore', 'ignore', 'inherit'] : ['ignore', out, out],
     });
