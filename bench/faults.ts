@@ -39,8 +39,8 @@ const arg = (name: string, dflt: string) =>
 const ONLY = arg('only', 'billing,logs,relay').split(',');
 /** Requests per second, open loop. */
 const RATE = Number(arg('rate', '250'));
-/** Seconds of load per scenario. */
-const LOAD_S = Number(arg('load', '32'));
+/** Seconds of load per scenario: past the kill (8 s) plus the 30 s a killed consumer's restart can take. */
+const LOAD_S = Number(arg('load', '45'));
 /** The fault comes this many seconds into the load. */
 const KILL_AT_S = Number(arg('kill-at', '8'));
 const STREAM_SHARE = Number(arg('stream', '0.25'));
@@ -604,6 +604,11 @@ async function runScenario(
   say(
     `- Before the kill: whole answers p50 ${f(pct(wholeLat, 50), 0)} ms, p99 ${f(pct(wholeLat, 99), 0)} ms; streams p50 ${s1(pct(streamLat, 50))}, p99 ${s1(pct(streamLat, 99))}. Largest consumer lag seen (committed offsets): billing ${maxLags.billing}, logs ${maxLags.logs} events.`,
   );
+  const during = lat(ok.filter((r) => r.sentAt >= times.kill && r.sentAt < times.ready));
+  if (during.length)
+    say(
+      `- Requests sent between the kill and ready again and served: ${during.length}, answered in p50 ${f(pct(during, 50), 0)} ms, p99 ${f(pct(during, 99), 0)} ms, at most ${f(during[during.length - 1] as number, 0)} ms.`,
+    );
   say(
     `- Kill -> restart ${s1(times.restart - times.kill)}, restart -> listening ${s1(times.listening - times.restart)}, restart -> ready (/readyz) ${s1(times.ready - times.restart)}; load ${s1(loadEnd - loadStart)} (${reqs.length} requests, ${f(reqs.length / ((loadEnd - loadStart) / 1000), 0)} req/s sent), ${ok.length} served, ${failed.length} client errors: ${errorKinds}.`,
   );
