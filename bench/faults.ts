@@ -17,7 +17,7 @@
  * It prints a markdown report (client-visible errors, recovery times, the bound) and exits 1 when
  * an invariant fails, 2 when the suite overruns its time limit. Loopback only; every loop bounded.
  *
- *   npm run test:faults [-- --only=billing,logs,relay] [--rate=250] [--load=32] [--keep]
+ *   npm run test:faults [-- --only=billing,logs,relay] [--rate=250] [--load=45] [--keep]
  */
 import { mkdtempSync } from 'node:fs';
 import { connect } from 'node:net';
