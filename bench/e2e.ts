@@ -22,28 +22,14 @@
  *   bash deploy/local/bin/infra.sh up                  # the servers
  *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20]
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { freePort, type ServiceName, type Stack } from '../deploy/local/stack/in-process.ts';
-import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
+import type { ServiceName } from '../deploy/local/stack/in-process.ts';
 import { TOPICS } from '../proto/src/topics.ts';
-import { createPlatformAuth, setDefaultInternalAuth } from '../services/common/src/grpc/auth.ts';
-import { ensureKeyDir, loadAuthKeys, PLATFORM_SERVICES } from '../services/common/src/grpc/auth-keys.ts';
 import { connectMongo, createKafka, createLogger, createPublisher } from '../services/common/src/index.ts';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
 import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  type RelayStack,
-  routable,
-  setOption,
-  userWithToken,
-} from '../services/relay/test/relay-harness.ts';
+import { clientsFor, type RelayStack, routable, userWithToken } from '../services/relay/test/relay-harness.ts';
+import { consumed, cpuMs, MODEL, type Platform, PRICE, priceModel, REPLY, sleep, startPlatform } from './platform.ts';
 
 const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
@@ -56,146 +42,12 @@ const STREAM_SHARE = Number(arg('stream', '0.2'));
 /** How long a step's backlog may take to drain before the next step starts. */
 const DRAIN_LIMIT_S = Number(arg('drain', '120'));
 
-const ROOT = resolve(import.meta.dirname, '..');
-const MODEL = 'bench-e2e';
-// The fake upstream reports 10 prompt tokens and one completion token per word of its 10-word
-// reply; ModelRatio 1 and CompletionRatio 2 make each request cost (10 + 10 x 2) x 1 = 30.
-const PRICE = 30;
-const ORDER: ServiceName[] = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'];
+const SERVICES = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as const;
 
-interface Proc {
-  name: ServiceName;
-  child: ChildProcess;
-  http: number;
-  grpc: number;
-}
-
-const procs: Proc[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+let platform: Platform | undefined;
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 const pct = (sorted: number[], p: number) =>
   sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number) : Number.NaN;
-
-function cpuMs(pid: number | undefined): number {
-  if (!pid) return Number.NaN;
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-async function waitReady(port: number, ms = 120_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (
-      await fetch(`http://127.0.0.1:${port}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      return;
-    await sleep(300);
-  }
-  throw new Error(`service on ${port} not ready`);
-}
-
-/** Starts the services as separate processes (from source, as `npm start` does). */
-async function startServices(run: string): Promise<Stack> {
-  const ports = {} as Stack['ports'];
-  for (const svc of [...ORDER, 'tasks' as const])
-    ports[svc] = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
-  // Gateway, relay and tasks serve /readyz and /metrics on their ops port; the others on their HTTP port.
-  const opsPort = (svc: ServiceName) =>
-    ['gateway', 'relay', 'tasks'].includes(svc) ? (ports[svc].metrics as number) : ports[svc].http;
-  const addr = (svc: ServiceName) => `127.0.0.1:${ports[svc].grpc}`;
-  // Internal gRPC keys (ADR 0006): a pair per service in a temporary folder; this process signs
-  // its set-up calls as whichever service may make each one.
-  const grpcAuthDir = mkdtempSync(join(tmpdir(), 'aigw-e2e-keys-'));
-  ensureKeyDir(grpcAuthDir);
-  const privateKeys = new Map(
-    PLATFORM_SERVICES.map((svc) => [svc as string, loadAuthKeys(grpcAuthDir, svc).privateKey]),
-  );
-  setDefaultInternalAuth(
-    createPlatformAuth({ privateKeys, publicKeys: loadAuthKeys(grpcAuthDir, 'gateway').publicKeys }),
-  );
-  const env: Record<string, string> = {
-    GRPC_AUTH_DIR: grpcAuthDir,
-    MONGO_URL: process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/',
-    KAFKA_BROKERS: process.env.KAFKA_BROKERS ?? '127.0.0.1:9094',
-    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
-    KAFKA_TOPIC_PREFIX: `e2e${run}.`,
-    REDIS_KEY_PREFIX: `e2e${run}:`,
-    LOG_LEVEL: 'warn',
-    SESSION_SECRET: `bench-session-${run}`,
-    CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
-    TOKEN_KEY_SECRET: randomBytes(32).toString('hex'),
-    USERS_ADDR: addr('users'),
-    CHANNELS_ADDR: addr('channels'),
-    BILLING_ADDR: addr('billing'),
-    RELAY_ADDR: addr('relay'),
-    LOGS_ADDR: addr('logs'),
-    TASKS_ADDR: addr('tasks'),
-    RELAY_HTTP_URL: `http://127.0.0.1:${ports.relay.http}`,
-    TASKS_HTTP_URL: `http://127.0.0.1:${ports.tasks.http}`,
-    RATE_LIMIT_API: '1000000',
-    RATE_LIMIT_CRITICAL: '100000',
-    RATE_LIMIT_WEB: '100000',
-    NODE_ENV: 'production',
-  };
-  for (const name of ORDER) {
-    const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        SERVICE_NAME: name,
-        HTTP_PORT: String(ports[name].http),
-        METRICS_PORT: String(ports[name].metrics),
-        GRPC_PORT: String(ports[name].grpc),
-        MONGO_DB: `e2e_${run}_${name}`,
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    procs.push({ name, child, http: opsPort(name), grpc: ports[name].grpc });
-    await waitReady(opsPort(name));
-  }
-  return {
-    gatewayUrl: `http://127.0.0.1:${ports.gateway.http}`,
-    relayUrl: `http://127.0.0.1:${ports.relay.http}`,
-    ports,
-    env,
-    id: run,
-    stop: async () => {
-      await Promise.all(
-        procs.map(
-          (p) =>
-            new Promise<void>((res) => {
-              if (p.child.exitCode !== null) return res();
-              const t = setTimeout(() => p.child.kill('SIGKILL'), 20_000);
-              p.child.once('exit', () => {
-                clearTimeout(t);
-                res();
-              });
-              p.child.kill('SIGCONT');
-              p.child.kill('SIGTERM');
-            }),
-        ),
-      );
-    },
-  };
-}
-
-const proc = (name: ServiceName) => procs.find((p) => p.name === name) as Proc;
-
-/** Usage events a service has consumed so far (its kafka_messages_consumed_total for the usage topic). */
-async function consumed(name: ServiceName, topic: string): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${proc(name).http}/metrics`).then((r) => r.text());
-  let n = 0;
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('kafka_messages_consumed_total{')) continue;
-    if (!line.includes(`topic="${topic}"`)) continue;
-    n += Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return n;
-}
 
 interface Sample {
   t: number;
@@ -204,15 +56,15 @@ interface Sample {
 }
 
 /** Samples both consumers every 100 ms until stopped. */
-function sampler(topic: string) {
+function sampler(pf: Platform, topic: string) {
   const samples: Sample[] = [];
   let on = true;
   const loop = (async () => {
     while (on) {
       const t = performance.now();
       const [billing, logs] = await Promise.all([
-        consumed('billing', topic).catch(() => Number.NaN),
-        consumed('logs', topic).catch(() => Number.NaN),
+        consumed(pf.proc('billing'), topic).catch(() => Number.NaN),
+        consumed(pf.proc('logs'), topic).catch(() => Number.NaN),
       ]);
       if (Number.isFinite(billing) && Number.isFinite(logs)) samples.push({ t, billing, logs });
       await sleep(Math.max(0, 100 - (performance.now() - t)));
@@ -255,17 +107,17 @@ async function main() {
   const upstream = await startFakeProvider({
     kind: 'openai',
     record: false,
-    reply: 'one two three four five six seven eight nine ten',
+    reply: REPLY,
     promptTokens: 10,
   });
-  const stack = await startServices(run);
+  platform = await startPlatform({ tag: 'e2e', run, services: [...SERVICES] });
+  const pf = platform;
+  const stack = pf.stack;
   const s: RelayStack = clientsFor(stack);
   const topic = `e2e${run}.${TOPICS.usage}`;
   const log = (line: string) => console.log(line);
   try {
-    await setOption(s, 'ModelRatio', JSON.stringify({ [MODEL]: 1 }));
-    await setOption(s, 'CompletionRatio', JSON.stringify({ [MODEL]: 2 }));
-    await createChannel(s, { type: 1, baseUrl: upstream.url, key: 'sk-upstream', models: MODEL });
+    await priceModel(s, upstream.url);
     const users: UserRec[] = [];
     for (let i = 0; i < USERS; i++) {
       const u = await userWithToken(s, { quota: 1_000_000_000 });
@@ -282,7 +134,7 @@ async function main() {
       `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}.`,
     );
 
-    const sam = sampler(topic);
+    const sam = sampler(pf, topic);
     await sleep(300);
     const answers: number[] = [];
     const pool = new Pool(stack.relayUrl, { connections: 512, pipelining: 1 });
@@ -298,7 +150,7 @@ async function main() {
     let keptUp = 0;
     for (const rate of RATES) {
       const first = answers.length;
-      const cpu0 = Object.fromEntries(procs.map((p) => [p.name, cpuMs(p.child.pid)]));
+      const cpu0 = Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)]));
       const total = rate * STEP_SECONDS;
       const interval = 1000 / rate;
       const inflight: Promise<void>[] = [];
@@ -337,7 +189,7 @@ async function main() {
       await Promise.all(inflight);
       errors += stepErrors;
       const stepEnd = performance.now();
-      const cpu1 = Object.fromEntries(procs.map((p) => [p.name, cpuMs(p.child.pid)]));
+      const cpu1 = Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)]));
       const served = answers.length - first;
       const atEnd = sam.last() as Sample;
       const backlogBilling = answers.length - atEnd.billing;
@@ -378,7 +230,7 @@ async function main() {
       );
       const publisher = await createPublisher(kafka);
       const base = sam.last() as Sample;
-      for (const n of ['billing', 'logs'] as const) proc(n).child.kill('SIGSTOP');
+      for (const n of ['billing', 'logs'] as const) await pf.kill(n, 'SIGSTOP');
       const t0 = performance.now();
       const chunk = 2_000;
       for (let i = 0; i < BACKLOG; i += chunk) {
@@ -410,7 +262,7 @@ async function main() {
         await publisher.publishRaw(topic, msgs);
       }
       const published = (performance.now() - t0) / 1000;
-      for (const n of ['billing', 'logs'] as const) proc(n).child.kill('SIGCONT');
+      for (const n of ['billing', 'logs'] as const) await pf.kill(n, 'SIGCONT');
       const resumed = performance.now();
       const want = answers.length + BACKLOG;
       const done: Record<string, number> = {};
@@ -493,6 +345,6 @@ async function main() {
 try {
   await main();
 } finally {
-  for (const p of procs) p.child.kill('SIGKILL');
+  platform?.killAll();
 }
 process.exit(0);
