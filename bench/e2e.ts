@@ -299,7 +299,10 @@ async function main() {
     for await (const row of logs.find({ type: 2 }, { projection: { user_id: 1, quota: 1, request_id: 1 } })) {
       const uid = Number(row.user_id);
       let acc = sums.get(uid);
-      if (!acc) sums.set(uid, (acc = { quota: 0, rows: 0, ids: new Set() }));
+      if (!acc) {
+        acc = { quota: 0, rows: 0, ids: new Set() };
+        sums.set(uid, acc);
+      }
       acc.quota += Number(row.quota ?? 0);
       acc.rows++;
       acc.ids.add(String(row.request_id));
