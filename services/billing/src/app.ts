@@ -110,6 +110,24 @@ export async function createApp(
 
       const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
       stack.add(() => redis.quit());
+      // The wallet API first: joining the settle group can take a Kafka session timeout (30 s)
+      // after a crash, while the dead member is still counted, and relays need pre-consumes and
+      // refunds meanwhile (the settle lag key is missing until the consumer runs, so relays
+      // pre-consume every request until then).
+      const grpc = await startGrpcServer({
+        port: config.GRPC_PORT ?? 0,
+        services: [
+          service(WalletService, walletHandlers(wallet)),
+          service(TokensService, tokensHandlers(tokens)),
+          service(RedemptionsService, redemptionsHandlers(codes)),
+          service(TopupService, topupHandlers(topup)),
+          service(PricingService, pricingHandlers(pricing, options)),
+        ],
+        onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
+      });
+      grpcPort = grpc.port;
+      stack.add(() => grpc.stop());
+
       settler = await runUsageSettleConsumer({ kafka, publisher, logger, wallet });
       stack.add(() => settler?.stop());
       const lag = watchSettleLag({
@@ -127,20 +145,6 @@ export async function createApp(
       }, 60_000);
       repair.unref();
       stack.add(() => clearInterval(repair));
-
-      const grpc = await startGrpcServer({
-        port: config.GRPC_PORT ?? 0,
-        services: [
-          service(WalletService, walletHandlers(wallet)),
-          service(TokensService, tokensHandlers(tokens)),
-          service(RedemptionsService, redemptionsHandlers(codes)),
-          service(TopupService, topupHandlers(topup)),
-          service(PricingService, pricingHandlers(pricing, options)),
-        ],
-        onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
-      });
-      grpcPort = grpc.port;
-      stack.add(() => grpc.stop());
 
       const consumers = consumerRegistry();
       consumers.add('options', options);
