@@ -1,3 +1,4 @@
+export * from './allow-ips.ts';
 export * from './config.ts';
 export * from './consumer-health.ts';
 export * from './errors.ts';

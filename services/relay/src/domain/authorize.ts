@@ -2,8 +2,12 @@
  * Key and token checks of reference-behaviour step 1-2: key forms, token status, expiry, quota,
  * IP allow-list, user status, group and model limits.
  */
-import { BlockList, isIP } from 'node:net';
+import type { BlockList } from 'node:net';
+import { ipAllowed, parseAllowIps } from '@aigw/common';
 import { RelayError } from './relay-error.ts';
+
+/** The allow-list helpers live in @aigw/common (the tasks service checks the same lists). */
+export { ipAllowed, parseAllowIps };
 
 /** What the relay keeps of a token (from billing's LookupToken). */
 export interface TokenInfo {
@@ -50,34 +54,6 @@ export function parseKey(raw: string | undefined): { key: string; pinnedChannelI
     return { key: k.slice(0, dash), pinnedChannelId: Number.isInteger(id) && id > 0 ? id : 0 };
   }
   return { key: k, pinnedChannelId: 0 };
-}
-
-/** Parses a token's allow_ips (IPs or CIDRs, one per line or comma-separated). */
-export function parseAllowIps(text: string): BlockList | null {
-  const entries = text
-    .split(/[\n,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (entries.length === 0) return null;
-  const list = new BlockList();
-  for (const e of entries) {
-    const [addr = '', bits] = e.split('/');
-    const family = isIP(addr);
-    if (!family) continue;
-    const type = family === 6 ? 'ipv6' : 'ipv4';
-    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
-    else list.addAddress(addr, type);
-  }
-  return list;
-}
-
-/** Whether a client address passes a token's allow-list. */
-export function ipAllowed(list: BlockList | null, ip: string): boolean {
-  if (!list) return true;
-  const addr = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  const family = isIP(addr);
-  if (!family) return false;
-  return list.check(addr, family === 6 ? 'ipv6' : 'ipv4');
 }
 
 /** Token checks; throws RelayError with the status the client gets. */

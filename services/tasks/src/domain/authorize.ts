@@ -3,7 +3,7 @@
  * steps 1-2): key forms, token status, expiry, quota, IP allow-list, user status, model limits
  * and group. The data comes from billing and users (data/peers.ts).
  */
-import { BlockList, isIP } from 'node:net';
+import { ipAllowed, parseAllowIps } from '@aigw/common';
 import { MjError } from './mj-error.ts';
 import type { Caller, CallerUser, Peers, Ratios } from './ports.ts';
 
@@ -18,26 +18,6 @@ export function keyOf(authorization: string | undefined, secretHeader: string | 
   const dash = k.indexOf('-');
   const key = dash > 0 ? k.slice(0, dash) : k;
   return key || undefined;
-}
-
-function ipAllowed(allowIps: string, ip: string): boolean {
-  const entries = allowIps
-    .split(/[\n,\s]+/)
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (entries.length === 0) return true;
-  const list = new BlockList();
-  for (const e of entries) {
-    const [addr = '', bits] = e.split('/');
-    const family = isIP(addr);
-    if (!family) continue;
-    const type = family === 6 ? 'ipv6' : 'ipv4';
-    if (bits !== undefined) list.addSubnet(addr, Number(bits), type);
-    else list.addAddress(addr, type);
-  }
-  const a = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip;
-  const family = isIP(a);
-  return family ? list.check(a, family === 6 ? 'ipv6' : 'ipv4') : false;
 }
 
 export interface Authorized {
@@ -55,7 +35,7 @@ export async function authorize(peers: Peers, key: string | undefined, ip: strin
   if (t.status === 3 || (t.expiredTime > 0 && t.expiredTime < now)) throw new MjError(401, 4, '该令牌已过期');
   if (t.status === 4 || (!t.unlimitedQuota && t.remainQuota <= 0)) throw new MjError(401, 4, '该令牌额度已用尽');
   if (t.status !== 1) throw new MjError(401, 4, '该令牌状态不可用');
-  if (!ipAllowed(t.allowIps, ip)) throw new MjError(403, 4, '您的 IP 不在令牌允许访问的列表中');
+  if (!ipAllowed(parseAllowIps(t.allowIps), ip)) throw new MjError(403, 4, '您的 IP 不在令牌允许访问的列表中');
   const u = c.user;
   if (!u || u.deleted) throw new MjError(401, 4, '用户不存在或已注销');
   if (u.status !== 1) throw new MjError(403, 4, '用户已被封禁');
