@@ -5,6 +5,8 @@
 #   - FerretDB v1.24.0 built from the Go module proxy -> .local/bin/ferretdb
 #   - the pnpm workspace (npx -y pnpm@9.15.9 install at the repo root)
 #   - schemathesis from PyPI (python3 -m pip), for the /api fuzzing test
+#   - helm, kubeconform and kustomize from the Go module proxy -> .local/bin, and JSON schemas
+#     of Kubernetes objects -> .local/k8s-schemas (the chart test)
 # Idempotent and fast when everything is already in place (stamps in .local/stamps/).
 # Nothing is downloaded at run time: deploy/local/bin/infra.sh only runs what this installs.
 #
@@ -24,7 +26,7 @@ for arg in "$@"; do
   case "$arg" in
     --infra-only) INFRA_ONLY=1 ;;
     -h | --help)
-      sed -n '2,14p' "$0"
+      sed -n '2,16p' "$0"
       exit 0
       ;;
     *)
@@ -202,6 +204,72 @@ if [ "$INFRA_ONLY" = 0 ] && ! st --version 2>/dev/null | grep -q "$SCHEMATHESIS_
   log "pip install schemathesis==$SCHEMATHESIS_VERSION"
   python3 -m pip install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
     python3 -m pip install -q --disable-pip-version-check --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 6. Kubernetes tools (Go module proxy): helm, kubeconform, kustomize -> .local/bin; JSON schemas
+#    of Kubernetes objects -> .local/k8s-schemas (deploy/local/test/chart.test.ts works offline)
+# ---------------------------------------------------------------------------------------------
+# helm is built with the Kubernetes version its capabilities default to (the chart needs >= 1.27;
+# a plain `go install` would claim 1.20) and its own version string. The schemas: the OpenAPI spec
+# of a Kubernetes release (module k8s.io/kubernetes, api/openapi-spec/swagger.json) and the CRDs
+# of prometheus-operator (ServiceMonitor, PrometheusRule) and KEDA (ScaledObject), turned into
+# strict JSON schemas by deploy/local/bin/k8s-schemas.mjs (after the pnpm install: it needs yaml).
+# A machine without Go or the proxy gets a warning, and the chart test says it was skipped.
+HELM_VERSION="v3.18.6"
+KUBECONFORM_VERSION="v0.7.0"
+KUSTOMIZE_VERSION="v5.5.0"
+K8S_SCHEMA_VERSION="v1.31.4"
+PROM_OPERATOR_VERSION="v0.78.2"
+KEDA_VERSION="v2.16.1"
+K8S_TOOLS_RECIPE=1
+k8s_fp="$( (echo "$K8S_TOOLS_RECIPE $HELM_VERSION $KUBECONFORM_VERSION $KUSTOMIZE_VERSION $K8S_SCHEMA_VERSION" \
+  "$PROM_OPERATOR_VERSION $KEDA_VERSION"; cat "$ROOT/deploy/local/bin/k8s-schemas.mjs") | sha256sum | cut -d' ' -f1)"
+k8s_tools_ok() {
+  [ -x "$LOCAL/bin/helm" ] && [ -x "$LOCAL/bin/kubeconform" ] && [ -x "$LOCAL/bin/kustomize" ] &&
+    [ -f "$LOCAL/k8s-schemas/apps/deployment_v1.json" ]
+}
+install_k8s_tools() {
+  export GOFLAGS="-buildvcs=false"
+  local minor="${K8S_SCHEMA_VERSION#v1.}"
+  minor="${minor%%.*}"
+  log "k8s tools: go install helm $HELM_VERSION, kubeconform $KUBECONFORM_VERSION, kustomize $KUSTOMIZE_VERSION -> .local/bin (~5 min with empty Go caches on 2 cores)"
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2 || return 1
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w" \
+    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" >&2 || return 1
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w" \
+    "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION" >&2 || return 1
+  log "k8s tools: go mod download k8s.io/kubernetes@$K8S_SCHEMA_VERSION, prometheus-operator $PROM_OPERATOR_VERSION, keda $KEDA_VERSION (OpenAPI spec, CRDs)"
+  local k8s prom keda
+  k8s="$(go mod download -json "k8s.io/kubernetes@$K8S_SCHEMA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  prom="$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROM_OPERATOR_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  keda="$(go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$k8s" ] && [ -n "$prom" ] && [ -n "$keda" ] || return 1
+  rm -rf "$LOCAL/k8s-schemas.tmp"
+  node "$ROOT/deploy/local/bin/k8s-schemas.mjs" --out "$LOCAL/k8s-schemas.tmp" \
+    --swagger "$k8s/api/openapi-spec/swagger.json" \
+    --crd "$prom/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" \
+    --crd "$prom/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" \
+    --crd "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" >&2 || return 1
+  rm -rf "$LOCAL/k8s-schemas"
+  mv "$LOCAL/k8s-schemas.tmp" "$LOCAL/k8s-schemas"
+}
+if [ "$INFRA_ONLY" = 0 ]; then
+  if k8s_tools_ok && [ -f "$STAMPS/k8s-tools" ] && [ "$(cat "$STAMPS/k8s-tools")" = "$k8s_fp" ]; then
+    log "k8s tools: helm, kubeconform, kustomize and the Kubernetes schemas already in .local"
+  elif ! command -v go >/dev/null 2>&1; then
+    log "WARNING k8s tools: no Go toolchain; the chart test (deploy/local/test/chart.test.ts) will be skipped"
+  else
+    t=$(now)
+    if install_k8s_tools; then
+      echo "$k8s_fp" >"$STAMPS/k8s-tools"
+      log "k8s tools: installed in $(($(now) - t)) s ($(find "$LOCAL/k8s-schemas" -name '*.json' | wc -l) schemas)"
+    else
+      log "WARNING k8s tools: installing from the Go module proxy failed (see above); the chart test will be skipped"
+    fi
+  fi
 fi
 
 log "done in $(($(now) - START)) s"
