@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian machine, from package registries only:
 #   - Debian packages: redis-server, chromium (apt-get update only when needed)
+#   - Node.js 24 from the npm registry -> .local/node, when the machine's Node.js is older
 #   - Apache Kafka 3.9.x jars from Maven Central      -> .local/kafka/libs/
 #   - FerretDB v1.24.0 built from the Go module proxy -> .local/bin/ferretdb
 #   - the pnpm workspace (npx -y pnpm@9.15.9 install at the repo root)
@@ -26,7 +27,7 @@ for arg in "$@"; do
   case "$arg" in
     --infra-only) INFRA_ONLY=1 ;;
     -h | --help)
-      sed -n '2,16p' "$0"
+      sed -n '2,17p' "$0"
       exit 0
       ;;
     *)
@@ -94,6 +95,46 @@ if [ "${#want[@]}" -gt 0 ]; then
 else
   log "apt: redis-server, chromium, a Chinese font, java, mvn, go already installed"
 fi
+
+# ---------------------------------------------------------------------------------------------
+# 1b. Node.js 24 (npm registry) when the machine's Node.js is older
+# ---------------------------------------------------------------------------------------------
+# The services, the images (node:24-slim) and the test command run on Node.js 24 (an LTS line;
+# Node.js 20 reached its end of life in April 2026). Where the machine's node is older, the
+# official Linux build published on the npm registry as node-linux-<arch> (what the `node`
+# package installs; `npm pack` checks it against the registry's integrity hash) is unpacked into
+# .local/node, and deploy/local/bin/node-env.sh (sourced by pnpm.sh and start.sh) puts it first
+# in PATH. System npm and npx keep working under it.
+NODE_VERSION="24.21.0"
+NODE_MIN_MAJOR=24
+NODE_DIR="$LOCAL/node"
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major node)" -ge "$NODE_MIN_MAJOR" ]; then
+  rm -rf "$NODE_DIR"
+  log "node: $(node -v) from PATH"
+elif [ -x "$NODE_DIR/bin/node" ] && [ "$("$NODE_DIR/bin/node" -v)" = "v$NODE_VERSION" ]; then
+  log "node: v$NODE_VERSION already at .local/node (the machine's is $(node -v))"
+else
+  t=$(now)
+  case "$(uname -m)" in
+    x86_64) node_arch=x64 ;;
+    aarch64 | arm64) node_arch=arm64 ;;
+    *) node_arch="$(uname -m)" ;;
+  esac
+  log "node: the machine's is $(node -v): npm pack node-linux-$node_arch@$NODE_VERSION -> .local/node"
+  tmp="$LOCAL/node.tmp"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  (cd "$tmp" && npm pack --silent "node-linux-$node_arch@$NODE_VERSION" >/dev/null)
+  tar -xzf "$tmp"/node-linux-*.tgz -C "$tmp"
+  "$tmp/package/bin/node" -v >/dev/null
+  rm -rf "$NODE_DIR"
+  mv "$tmp/package" "$NODE_DIR"
+  rm -rf "$tmp"
+  log "node: $("$NODE_DIR/bin/node" -v) in $(($(now) - t)) s"
+fi
+# shellcheck source=deploy/local/bin/node-env.sh
+. "$ROOT/deploy/local/bin/node-env.sh"
 
 # ---------------------------------------------------------------------------------------------
 # 2. Apache Kafka jars (Maven Central, through deploy/local/infra/kafka/pom.xml)
