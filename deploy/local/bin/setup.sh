@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs everything the project needs on a fresh Debian machine, from package registries only:
 #   - Debian packages: redis-server, chromium (apt-get update only when needed)
+#   - Node.js 24 from the npm registry -> .local/node, when the machine's Node.js is older
 #   - Apache Kafka 3.9.x jars from Maven Central      -> .local/kafka/libs/
 #   - FerretDB v1.24.0 built from the Go module proxy -> .local/bin/ferretdb
 #   - the pnpm workspace (npx -y pnpm@9.15.9 install at the repo root)
 #   - schemathesis from PyPI (python3 -m pip), for the /api fuzzing test
+#   - helm, kubeconform and kustomize from the Go module proxy -> .local/bin, and JSON schemas
+#     of Kubernetes objects -> .local/k8s-schemas (the chart test)
 # Idempotent and fast when everything is already in place (stamps in .local/stamps/).
 # Nothing is downloaded at run time: deploy/local/bin/infra.sh only runs what this installs.
 #
@@ -24,7 +27,7 @@ for arg in "$@"; do
   case "$arg" in
     --infra-only) INFRA_ONLY=1 ;;
     -h | --help)
-      sed -n '2,14p' "$0"
+      sed -n '2,17p' "$0"
       exit 0
       ;;
     *)
@@ -92,6 +95,46 @@ if [ "${#want[@]}" -gt 0 ]; then
 else
   log "apt: redis-server, chromium, a Chinese font, java, mvn, go already installed"
 fi
+
+# ---------------------------------------------------------------------------------------------
+# 1b. Node.js 24 (npm registry) when the machine's Node.js is older
+# ---------------------------------------------------------------------------------------------
+# The services, the images (node:24-slim) and the test command run on Node.js 24 (an LTS line;
+# Node.js 20 reached its end of life in April 2026). Where the machine's node is older, the
+# official Linux build published on the npm registry as node-linux-<arch> (what the `node`
+# package installs; `npm pack` checks it against the registry's integrity hash) is unpacked into
+# .local/node, and deploy/local/bin/node-env.sh (sourced by pnpm.sh and start.sh) puts it first
+# in PATH. System npm and npx keep working under it.
+NODE_VERSION="24.21.0"
+NODE_MIN_MAJOR=24
+NODE_DIR="$LOCAL/node"
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+if [ "$(node_major node)" -ge "$NODE_MIN_MAJOR" ]; then
+  rm -rf "$NODE_DIR"
+  log "node: $(node -v) from PATH"
+elif [ -x "$NODE_DIR/bin/node" ] && [ "$("$NODE_DIR/bin/node" -v)" = "v$NODE_VERSION" ]; then
+  log "node: v$NODE_VERSION already at .local/node (the machine's is $(node -v))"
+else
+  t=$(now)
+  case "$(uname -m)" in
+    x86_64) node_arch=x64 ;;
+    aarch64 | arm64) node_arch=arm64 ;;
+    *) node_arch="$(uname -m)" ;;
+  esac
+  log "node: the machine's is $(node -v): npm pack node-linux-$node_arch@$NODE_VERSION -> .local/node"
+  tmp="$LOCAL/node.tmp"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  (cd "$tmp" && npm pack --silent "node-linux-$node_arch@$NODE_VERSION" >/dev/null)
+  tar -xzf "$tmp"/node-linux-*.tgz -C "$tmp"
+  "$tmp/package/bin/node" -v >/dev/null
+  rm -rf "$NODE_DIR"
+  mv "$tmp/package" "$NODE_DIR"
+  rm -rf "$tmp"
+  log "node: $("$NODE_DIR/bin/node" -v) in $(($(now) - t)) s"
+fi
+# shellcheck source=deploy/local/bin/node-env.sh
+. "$ROOT/deploy/local/bin/node-env.sh"
 
 # ---------------------------------------------------------------------------------------------
 # 2. Apache Kafka jars (Maven Central, through deploy/local/infra/kafka/pom.xml)
@@ -202,6 +245,76 @@ if [ "$INFRA_ONLY" = 0 ] && ! st --version 2>/dev/null | grep -q "$SCHEMATHESIS_
   log "pip install schemathesis==$SCHEMATHESIS_VERSION"
   python3 -m pip install -q --disable-pip-version-check "schemathesis==$SCHEMATHESIS_VERSION" >&2 ||
     python3 -m pip install -q --disable-pip-version-check --break-system-packages "schemathesis==$SCHEMATHESIS_VERSION" >&2
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 6. Kubernetes tools (Go module proxy): helm, kubeconform, kustomize -> .local/bin; JSON schemas
+#    of Kubernetes objects -> .local/k8s-schemas (deploy/local/test/chart.test.ts works offline)
+# ---------------------------------------------------------------------------------------------
+# helm is built with the Kubernetes version its capabilities default to (the chart needs >= 1.27;
+# a plain `go install` would claim 1.20) and its own version string. The schemas: the OpenAPI spec
+# of a Kubernetes release (module k8s.io/kubernetes, api/openapi-spec/swagger.json) and the CRDs
+# of prometheus-operator (ServiceMonitor, PrometheusRule) and KEDA (ScaledObject), turned into
+# strict JSON schemas by deploy/local/bin/k8s-schemas.mjs (after the pnpm install: it needs yaml).
+# A machine without Go or the proxy gets a warning, and the chart test says it was skipped.
+HELM_VERSION="v3.18.6"
+KUBECONFORM_VERSION="v0.7.0"
+KUSTOMIZE_VERSION="v5.5.0"
+K8S_SCHEMA_VERSION="v1.31.4"
+PROM_OPERATOR_VERSION="v0.78.2"
+KEDA_VERSION="v2.16.1"
+K8S_TOOLS_RECIPE=1
+k8s_fp="$( (echo "$K8S_TOOLS_RECIPE $HELM_VERSION $KUBECONFORM_VERSION $KUSTOMIZE_VERSION $K8S_SCHEMA_VERSION" \
+  "$PROM_OPERATOR_VERSION $KEDA_VERSION"; cat "$ROOT/deploy/local/bin/k8s-schemas.mjs") | sha256sum | cut -d' ' -f1)"
+k8s_tools_ok() {
+  [ -x "$LOCAL/bin/helm" ] && [ -x "$LOCAL/bin/kubeconform" ] && [ -x "$LOCAL/bin/kustomize" ] &&
+    [ -f "$LOCAL/k8s-schemas/apps/deployment_v1.json" ]
+}
+install_k8s_tools() {
+  export GOFLAGS="-buildvcs=false"
+  local minor="${K8S_SCHEMA_VERSION#v1.}"
+  minor="${minor%%.*}"
+  log "k8s tools: go install helm $HELM_VERSION, kubeconform $KUBECONFORM_VERSION, kustomize $KUSTOMIZE_VERSION -> .local/bin (~5 min with empty Go caches on 2 cores)"
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION \
+    -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/chartutil.k8sVersionMinor=$minor" \
+    "helm.sh/helm/v3/cmd/helm@$HELM_VERSION" >&2 || return 1
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w" \
+    "github.com/yannh/kubeconform/cmd/kubeconform@$KUBECONFORM_VERSION" >&2 || return 1
+  GOBIN="$LOCAL/bin" go install -trimpath -ldflags "-s -w" \
+    "sigs.k8s.io/kustomize/kustomize/v5@$KUSTOMIZE_VERSION" >&2 || return 1
+  log "k8s tools: go mod download k8s.io/kubernetes@$K8S_SCHEMA_VERSION, prometheus-operator $PROM_OPERATOR_VERSION, keda $KEDA_VERSION (OpenAPI spec, CRDs)"
+  local k8s prom keda
+  k8s="$(go mod download -json "k8s.io/kubernetes@$K8S_SCHEMA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  prom="$(go mod download -json "github.com/prometheus-operator/prometheus-operator@$PROM_OPERATOR_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  keda="$(go mod download -json "github.com/kedacore/keda/v2@$KEDA_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+  [ -n "$k8s" ] && [ -n "$prom" ] && [ -n "$keda" ] || return 1
+  rm -rf "$LOCAL/k8s-schemas.tmp"
+  node "$ROOT/deploy/local/bin/k8s-schemas.mjs" --out "$LOCAL/k8s-schemas.tmp" \
+    --swagger "$k8s/api/openapi-spec/swagger.json" \
+    --crd "$prom/example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml" \
+    --crd "$prom/example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml" \
+    --crd "$keda/config/crd/bases/keda.sh_scaledobjects.yaml" >&2 || return 1
+  rm -rf "$LOCAL/k8s-schemas"
+  mv "$LOCAL/k8s-schemas.tmp" "$LOCAL/k8s-schemas"
+}
+if [ "$INFRA_ONLY" = 0 ]; then
+  if k8s_tools_ok && [ -f "$STAMPS/k8s-tools" ] && [ "$(cat "$STAMPS/k8s-tools")" = "$k8s_fp" ]; then
+    log "k8s tools: helm, kubeconform, kustomize and the Kubernetes schemas already in .local"
+  elif ! command -v go >/dev/null 2>&1; then
+    # The chart test reads the reason from this file and says it skipped (otherwise it fails).
+    echo "no Go toolchain (apt-get install golang-go)" >"$STAMPS/k8s-tools.skipped"
+    log "WARNING k8s tools: no Go toolchain; the chart test (deploy/local/test/chart.test.ts) will be skipped"
+  else
+    t=$(now)
+    if install_k8s_tools; then
+      echo "$k8s_fp" >"$STAMPS/k8s-tools"
+      rm -f "$STAMPS/k8s-tools.skipped"
+      log "k8s tools: installed in $(($(now) - t)) s ($(find "$LOCAL/k8s-schemas" -name '*.json' | wc -l) schemas)"
+    else
+      echo "go install / go mod download from the Go module proxy failed ($(date -u +%FT%TZ))" >"$STAMPS/k8s-tools.skipped"
+      log "WARNING k8s tools: installing from the Go module proxy failed (see above); the chart test will be skipped"
+    fi
+  fi
 fi
 
 log "done in $(($(now) - START)) s"

@@ -8,6 +8,9 @@ root=$(pwd)
 pnpm=(bash "$root/deploy/local/bin/pnpm.sh")
 
 bash deploy/local/bin/setup.sh
+# Node.js 24 from .local/node when setup.sh installed it (the machine's is older).
+# shellcheck source=deploy/local/bin/node-env.sh
+. deploy/local/bin/node-env.sh
 
 stamp=.local/console.stamp
 newest=$(find console/src console/index.html console/package.json -type f -newer "$stamp" 2>/dev/null | head -n 1 || true)

@@ -92,25 +92,10 @@ gateway users channels billing relay logs tasks
 {{- printf "%s-infra" (include "aigw.fullname" .) | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* Full name a Bitnami dependency gives its objects (common.names.fullname). dict: root, chart. */}}
-{{- define "aigw.dependencyFullname" -}}
-{{- $values := index .root.Values .chart -}}
-{{- if $values.fullnameOverride -}}
-{{- $values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- $name := default .chart $values.nameOverride -}}
-{{- if contains $name .root.Release.Name -}}
-{{- .root.Release.Name | trunc 63 | trimSuffix "-" -}}
-{{- else -}}
-{{- printf "%s-%s" .root.Release.Name $name | trunc 63 | trimSuffix "-" -}}
-{{- end -}}
-{{- end -}}
-{{- end -}}
-
-{{/* MongoDB server URL (the database comes from MONGO_DB): the bundled chart's service, or mongodb.url. */}}
+{{/* MongoDB server URL (the database comes from MONGO_DB): the in-release server, or mongodb.url. */}}
 {{- define "aigw.mongodbUrl" -}}
 {{- if .Values.mongodb.enabled -}}
-{{- printf "mongodb://%s:27017" (include "aigw.dependencyFullname" (dict "root" . "chart" "mongodb")) -}}
+{{- printf "mongodb://%s:27017" (include "aigw.componentName" (dict "root" . "component" "mongodb")) -}}
 {{- else -}}
 {{- required "mongodb.url (or mongodb.existingSecret, or mongodb.enabled) is required" .Values.mongodb.url -}}
 {{- end -}}
@@ -118,7 +103,7 @@ gateway users channels billing relay logs tasks
 
 {{- define "aigw.kafkaBrokers" -}}
 {{- if .Values.kafka.enabled -}}
-{{- printf "%s:9092" (include "aigw.dependencyFullname" (dict "root" . "chart" "kafka")) -}}
+{{- printf "%s:9092" (include "aigw.componentName" (dict "root" . "component" "kafka")) -}}
 {{- else -}}
 {{- required "kafka.brokers (or kafka.enabled) is required" .Values.kafka.brokers -}}
 {{- end -}}
@@ -126,7 +111,7 @@ gateway users channels billing relay logs tasks
 
 {{- define "aigw.redisUrl" -}}
 {{- if .Values.redis.enabled -}}
-{{- printf "redis://%s-master:6379" (include "aigw.dependencyFullname" (dict "root" . "chart" "redis")) -}}
+{{- printf "redis://%s:6379" (include "aigw.componentName" (dict "root" . "component" "redis")) -}}
 {{- else -}}
 {{- required "redis.url (or redis.existingSecret, or redis.enabled) is required" .Values.redis.url -}}
 {{- end -}}
@@ -159,7 +144,7 @@ serviceAccountName: {{ include "aigw.serviceAccountName" $root }}
 automountServiceAccountToken: false
 # Service links would add <SERVICE>_PORT-style variables to the environment; nothing reads them.
 enableServiceLinks: false
-terminationGracePeriodSeconds: {{ .values.terminationGracePeriodSeconds | default $root.Values.shutdown.terminationGracePeriodSeconds }}
+terminationGracePeriodSeconds: {{ include "aigw.terminationGracePeriodSeconds" . }}
 securityContext:
   {{- toYaml $root.Values.podSecurityContext | nindent 2 }}
 {{- with $root.Values.imagePullSecrets }}
@@ -203,6 +188,19 @@ volumes:
         {{- end }}
         - key: {{ .component }}.key
           path: {{ .component }}.key
+{{- end -}}
+
+{{/*
+Grace period of a component's pods. The relay's follows its drain (relay.drainSeconds): the
+preStop sleep, then the drain, then up to 20 s of usage flushing before its forced exit
+(RELAY_FORCE_EXIT_MS), then 10 s more so that the kubelet never kills a pod that is still exiting.
+*/}}
+{{- define "aigw.terminationGracePeriodSeconds" -}}
+{{- if eq .component "relay" -}}
+{{- add (int .values.drainSeconds) (int .root.Values.shutdown.preStopSleepSeconds) 30 -}}
+{{- else -}}
+{{- .values.terminationGracePeriodSeconds | default .root.Values.shutdown.terminationGracePeriodSeconds -}}
+{{- end -}}
 {{- end -}}
 
 {{/* Container ports: grpc (when the component has one) and http. */}}
@@ -397,4 +395,18 @@ spec:
   selector:
     matchLabels:
       {{- include "aigw.selectorLabels" . | nindent 6 }}
+{{- end -}}
+
+
+{{/* The relay's scaling behaviour (HPA and KEDA). Streams hold connections for minutes: scale up
+fast, scale down slowly, one pod a minute (each leaving pod drains for up to relay.drainSeconds). */}}
+{{- define "aigw.relayScalingBehavior" -}}
+scaleUp:
+  stabilizationWindowSeconds: 0
+scaleDown:
+  stabilizationWindowSeconds: 300
+  policies:
+    - type: Pods
+      value: 1
+      periodSeconds: 60
 {{- end -}}
