@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fakeResponses } from './fake-responses.ts';
 
 export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'cohere' | 'jina' | 'cloudflare';
 
@@ -281,6 +282,8 @@ async function openai(
       object: 'list',
       data: [{ id: 'gpt-4o-mini', object: 'model', created, owned_by: 'fake' }],
     });
+  const responses = fakeResponses(b, body, path, rec.method, res, (events) => streamOut(res, b, events));
+  if (responses) return responses;
   if (path.endsWith('/chat/completions')) {
     const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
     if (body.stream === true) {

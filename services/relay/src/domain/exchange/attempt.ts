@@ -39,8 +39,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  const wire = upstreamProtocol(adaptor.protocol, req.format);
-  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
+  const wire = upstreamProtocol(adaptor, req.format);
+  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
   const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
   const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
@@ -114,6 +114,7 @@ async function relayWhole(
       const usage = up.usage(json);
       if (usage) result.usage = usage;
       else await estimateUsage(up.toCanonical(json, '').choices?.[0]?.message?.content ?? '');
+      result.stateId = up.stateId?.(json);
       sink.head(200, JSON_HEADERS);
       sink.end(bytes);
       return result;

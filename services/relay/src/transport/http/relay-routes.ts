@@ -337,6 +337,47 @@ export function relayRoutes(deps: RouteDeps) {
     }
   }
 
+  /** GET or DELETE /v1/responses/{id}: on the channel that made the response, for its owner only. */
+  async function handleStored(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    id: string,
+    method: 'GET' | 'DELETE',
+    sub: string,
+  ) {
+    const requestId = newRequestId();
+    try {
+      const who = await identify(req, 'responses', url);
+      const owner = await deps.pipeline.state?.find(id);
+      const ch = owner && owner.userId === who.user.id ? deps.pipeline.channels().byId(owner.channelId) : undefined;
+      if (!ch) throw new RelayError(404, `No response found with id '${id}'.`, 'not_found');
+      const target = ch.adaptor.target(ch.target, 'chat', '', false, 'responses');
+      const upstreamUrl = `${target.url}/${encodeURIComponent(id)}${sub}${url ? `?${url}` : ''}`;
+      let answer: Awaited<ReturnType<RelayDeps['upstream']['send']>>;
+      let bytes: Buffer;
+      try {
+        answer = await deps.pipeline.upstream.send({ url: upstreamUrl, method, headers: target.headers });
+        bytes = await answer.bytes();
+      } catch (err) {
+        throw new RelayError(
+          502,
+          `连接上游失败: ${err instanceof Error ? err.message : String(err)}`,
+          'upstream_error',
+        );
+      }
+      if (method === 'DELETE' && answer.status >= 200 && answer.status < 300) await deps.pipeline.state?.forget(id);
+      res.writeHead(answer.status, {
+        'content-type': String(answer.headers['content-type'] ?? 'application/json'),
+        'content-length': String(bytes.length),
+        'x-aigw-request-id': requestId,
+      });
+      res.end(bytes);
+    } catch (err) {
+      fail(res, 'responses', err, requestId, 'chat');
+    }
+  }
+
   async function handleBilling(req: IncomingMessage, res: ServerResponse, url: string, what: 'subscription' | 'usage') {
     try {
       const id = await identify(req, 'openai', url);
@@ -372,6 +413,7 @@ export function relayRoutes(deps: RouteDeps) {
       const mode = MODES[path];
       if (mode) return track(handleApi(req, res, url, 'openai', mode));
       if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat'));
+      if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat'));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
       if (g) {
@@ -386,11 +428,12 @@ export function relayRoutes(deps: RouteDeps) {
         if (one === undefined) return badPath(res, 'openai');
         return track(handleModels(req, res, url, one));
       }
+      if (path.startsWith('/v1/responses/')) return stored(req, res, url, path, 'GET');
       if (path === '/dashboard/billing/subscription' || path === '/v1/dashboard/billing/subscription')
         return track(handleBilling(req, res, url, 'subscription'));
       if (path === '/dashboard/billing/usage' || path === '/v1/dashboard/billing/usage')
         return track(handleBilling(req, res, url, 'usage'));
-    }
+    } else if (method === 'DELETE' && path.startsWith('/v1/responses/')) return stored(req, res, url, path, 'DELETE');
     if (path.startsWith('/v1') || path.startsWith('/pg') || path.startsWith('/dashboard')) {
       const format: ClientFormat = path.startsWith('/v1beta') ? 'gemini' : 'openai';
       sendError(res, format, 404, `Invalid URL (${method} ${path})`, 'not_found');
@@ -398,6 +441,24 @@ export function relayRoutes(deps: RouteDeps) {
     }
     return false;
   };
+
+  /** /v1/responses/{id} (GET, DELETE) and /v1/responses/{id}/input_items (GET). */
+  function stored(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    path: string,
+    method: 'GET' | 'DELETE',
+  ): true {
+    const [seg = '', sub, ...more] = path.slice('/v1/responses/'.length).split('/');
+    const id = safeDecode(seg);
+    if (id === undefined) return badPath(res, 'responses');
+    if (!id || more.length > 0 || (sub !== undefined && (sub !== 'input_items' || method !== 'GET'))) {
+      sendError(res, 'responses', 404, `Invalid URL (${method} ${path})`, 'not_found');
+      return true;
+    }
+    return track(handleStored(req, res, url, id, method, sub ? `/${sub}` : ''));
+  }
 
   /** A path segment that is not valid percent-encoded UTF-8 is the client's error (400), not ours. */
   function badPath(res: ServerResponse, format: ClientFormat): true {
