@@ -163,6 +163,11 @@ export async function createApp(
           quotaPerUnit: () => options.number('QuotaPerUnit', 500_000),
           firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
           outputLimit,
+          unpricedModelRatio: () => {
+            if (!options.bool('UnpricedModelsEnabled')) return undefined;
+            const r = options.number('DefaultModelRatio', 1);
+            return Number.isFinite(r) && r >= 0 ? r : undefined;
+          },
         },
         wallet: walletPort(wallet, logger),
         balances,

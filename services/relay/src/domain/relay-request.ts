@@ -96,6 +96,8 @@ export interface RelaySettings {
   firstTokenTimeoutMs(): number;
   /** The most completion tokens `model` can answer (reserved when a request gives no max_tokens). */
   outputLimit(model: string): number;
+  /** The model ratio of models without a price, when the admin serves them (else they are refused). */
+  unpricedModelRatio?(): number | undefined;
 }
 
 /** Who owns an answer the upstream keeps (by its id): the channel that made it and the user. */
@@ -161,7 +163,7 @@ export async function relayRequest(
   sink: ClientSink,
 ): Promise<RelayOutcome> {
   const ratios = deps.ratios();
-  const price = priceOf(ratios, req.model);
+  const price = priceOf(ratios, req.model, deps.settings.unpricedModelRatio?.());
   const groupRatio = ratios.groupRatio[caller.group] ?? 1;
   const index = deps.channels();
   const quotaPerUnit = deps.settings.quotaPerUnit();

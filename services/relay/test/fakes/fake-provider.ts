@@ -12,6 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { claudeExtras } from './fake-claude-extras.ts';
 import { fakeResponses } from './fake-responses.ts';
 
 export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'cohere' | 'jina' | 'cloudflare';
@@ -228,6 +229,7 @@ async function handle(
     case 'cloudflare':
       return openai(b, body, path, rec, res);
     case 'anthropic':
+      if (claudeExtras(rec.headers, body, path, b.promptTokens, res)) return;
       return anthropic(b, body, res);
     case 'gemini':
       return gemini(b, body, path, res);

@@ -48,6 +48,8 @@ export interface Adaptor {
    */
   readonly speaks?: ReadonlySet<Protocol>;
   target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean, wire?: Protocol): UpstreamTarget;
+  /** The upstream counts the input tokens of a request in its protocol (Claude's count_tokens). */
+  countTarget?(ch: ChannelTarget, model: string): UpstreamTarget;
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */
   convert?: Partial<
     Record<

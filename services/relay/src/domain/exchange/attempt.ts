@@ -42,7 +42,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const wire = upstreamProtocol(adaptor, req.format);
   const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
   const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
-  const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
+  const headers =
+    body instanceof FormData
+      ? target.headers
+      : req.forward && wire === req.format
+        ? { ...target.headers, ...JSON_HEADERS, ...req.forward }
+        : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
 
   // Streams get their own cancellation (the first-token timeout cancels too); whole answers

@@ -97,4 +97,6 @@ export interface ClientCodec {
   error(status: number, message: string, code?: string): Json;
   /** An error in the middle of a stream, as this format's stream text. */
   streamError(message: string): string;
+  /** Client headers passed on to an upstream that speaks this very protocol (lower case). */
+  readonly forwardHeaders?: readonly string[];
 }

@@ -19,10 +19,11 @@ import {
   type TokenInfo,
   type UserInfo,
 } from '../../domain/authorize.ts';
+import { countTokens } from '../../domain/count-tokens.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
-import { errorBody } from '../../domain/protocols/registry.ts';
+import { clientOf, errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
 import { relayMetrics } from './metrics.ts';
@@ -232,7 +233,61 @@ export function relayRoutes(deps: RouteDeps) {
     const stream = body.stream === true && (mode === 'chat' || mode === 'completions');
     const includeUsage =
       stream && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    return { format, mode, model: typeof body.model === 'string' ? body.model : '', stream, body, raw, includeUsage };
+    const model = typeof body.model === 'string' ? body.model : '';
+    const forward = forwarded(req, format);
+    return forward
+      ? { format, mode, model, stream, body, raw, includeUsage, forward }
+      : { format, mode, model, stream, body, raw, includeUsage };
+  }
+
+  /** The client headers its protocol passes on to an upstream speaking it (Claude's betas). */
+  function forwarded(req: IncomingMessage, format: ClientFormat): Record<string, string> | undefined {
+    const names = clientOf(format).forwardHeaders;
+    if (!names) return undefined;
+    let out: Record<string, string> | undefined;
+    for (const name of names) {
+      const v = req.headers[name];
+      if (v === undefined) continue;
+      out ??= {};
+      out[name] = Array.isArray(v) ? v.join(',') : v;
+    }
+    return out;
+  }
+
+  /** POST /v1/messages/count_tokens: counted by a Claude channel, estimated on the others; free. */
+  async function handleCount(req: IncomingMessage, res: ServerResponse, url: string) {
+    const requestId = newRequestId();
+    try {
+      const who = identify(req, 'claude', url);
+      const [id, creq] =
+        who instanceof Promise
+          ? await Promise.all([who, parse(req, 'chat', 'claude')])
+          : [who, await parse(req, 'chat', 'claude')];
+      if (!creq.model) throw new RelayError(400, 'model: Field required', 'invalid_request');
+      if (!Array.isArray((creq.body as Json).messages))
+        throw new RelayError(400, 'messages: Field required', 'invalid_request');
+      checkModel(id.token, creq.model);
+      const caller: RelayCaller = {
+        requestId,
+        user: id.user,
+        token: id.token,
+        group: group(id.token.group, id.user),
+        pinnedChannelId: id.pinned,
+        ip: clientIp(req, deps.trustedProxy),
+        startedAt: performance.now(),
+      };
+      const answer = await countTokens(deps.pipeline, caller, creq);
+      const text = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(JSON.stringify(answer.body));
+      res.writeHead(answer.status, {
+        'content-type': 'application/json',
+        'content-length': String(text.length),
+        'x-aigw-request-id': requestId,
+        ...(answer.estimated ? { 'x-aigw-estimated': 'true' } : {}),
+      });
+      res.end(text);
+    } catch (err) {
+      fail(res, 'claude', err, requestId, 'chat');
+    }
   }
 
   /** Runs an authenticated request through the pipeline. */
@@ -413,6 +468,7 @@ export function relayRoutes(deps: RouteDeps) {
       const mode = MODES[path];
       if (mode) return track(handleApi(req, res, url, 'openai', mode));
       if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat'));
+      if (path === '/v1/messages/count_tokens') return track(handleCount(req, res, url));
       if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat'));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
@@ -435,7 +491,11 @@ export function relayRoutes(deps: RouteDeps) {
         return track(handleBilling(req, res, url, 'usage'));
     } else if (method === 'DELETE' && path.startsWith('/v1/responses/')) return stored(req, res, url, path, 'DELETE');
     if (path.startsWith('/v1') || path.startsWith('/pg') || path.startsWith('/dashboard')) {
-      const format: ClientFormat = path.startsWith('/v1beta') ? 'gemini' : 'openai';
+      const format: ClientFormat = path.startsWith('/v1beta')
+        ? 'gemini'
+        : path.startsWith('/v1/messages')
+          ? 'claude'
+          : 'openai';
       sendError(res, format, 404, `Invalid URL (${method} ${path})`, 'not_found');
       return true;
     }
