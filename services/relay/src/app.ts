@@ -33,6 +33,7 @@ import { createUpstreamHttp } from './data/upstream-http.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
 import type { RelayDeps } from './domain/relay-request.ts';
+import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
 import { relayRoutes } from './transport/http/relay-routes.ts';
@@ -204,6 +205,7 @@ export async function createApp(
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         maxJsonBytes: config.RELAY_MAX_JSON_BYTES,
         track: http.track,
+        screen: sensitiveScreen(options).check,
         walletOf: async (userId) => {
           const w = (await wallet.getWallet({ userId })).wallet;
           return { quota: w?.quota ?? 0, usedQuota: w?.usedQuota ?? 0 };
