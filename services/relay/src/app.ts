@@ -36,6 +36,7 @@ import type { RelayDeps } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
+import { realtimeServer } from './transport/http/realtime-ws.ts';
 import { relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
 import { sessionReader } from './transport/http/session.ts';
@@ -212,6 +213,19 @@ export async function createApp(
         },
       });
       http.attach(dispatch);
+      // /v1/realtime (WebSocket); other upgrade requests are not served.
+      const realtime = realtimeServer({
+        pipeline,
+        identities,
+        options,
+        limiter,
+        logger,
+        trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
+      });
+      http.server.on('upgrade', (req, socket, head) => {
+        if (!realtime.handleUpgrade(req, socket, head))
+          socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+      });
       await new Promise<void>((resolve, reject) => {
         http.server.once('error', reject);
         http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
@@ -222,6 +236,8 @@ export async function createApp(
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
       stack.add(() => ops.close());
+      // First on stop: realtime sessions have no end of their own to wait for (1001 to each client).
+      stack.add(() => realtime.close());
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),
