@@ -34,8 +34,10 @@ import { upstreamState } from './data/upstream-state.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
 import type { RelayDeps } from './domain/relay-request.ts';
+import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
+import { realtimeServer } from './transport/http/realtime-ws.ts';
 import { relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
 import { sessionReader } from './transport/http/session.ts';
@@ -211,12 +213,26 @@ export async function createApp(
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         maxJsonBytes: config.RELAY_MAX_JSON_BYTES,
         track: http.track,
+        screen: sensitiveScreen(options).check,
         walletOf: async (userId) => {
           const w = (await wallet.getWallet({ userId })).wallet;
           return { quota: w?.quota ?? 0, usedQuota: w?.usedQuota ?? 0 };
         },
       });
       http.attach(dispatch);
+      // /v1/realtime (WebSocket); other upgrade requests are not served.
+      const realtime = realtimeServer({
+        pipeline,
+        identities,
+        options,
+        limiter,
+        logger,
+        trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
+      });
+      http.server.on('upgrade', (req, socket, head) => {
+        if (!realtime.handleUpgrade(req, socket, head))
+          socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\n\r\n');
+      });
       await new Promise<void>((resolve, reject) => {
         http.server.once('error', reject);
         http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
@@ -227,6 +243,8 @@ export async function createApp(
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
       stack.add(() => ops.close());
+      // First on stop: realtime sessions have no end of their own to wait for (1001 to each client).
+      stack.add(() => realtime.close());
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),

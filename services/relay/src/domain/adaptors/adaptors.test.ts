@@ -509,7 +509,7 @@ describe('Gemini adaptor (type 24)', () => {
       };
       const { sink, sent } = await run({ kind: 'gemini', type: 24, model: 'gemini-2.5-pro', body });
       expect((sent?.body as Json).tools).toEqual([
-        { functionDeclarations: [{ name: 'lookup', parameters: { type: 'object' } }] },
+        { functionDeclarations: [{ name: 'lookup', parametersJsonSchema: { type: 'object' } }] },
       ]);
       const choice = JSON.parse(sink.text()).choices[0];
       expect(choice.finish_reason).toBe('tool_calls');

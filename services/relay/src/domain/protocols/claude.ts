@@ -2,6 +2,7 @@
  * Anthropic's Messages API, both ways: the relay calls Claude channels with it (OpenAI requests
  * translated) and serves it on /v1/messages (translated to OpenAI for other channels).
  */
+
 import {
   type ChatChunk,
   type ChatMessage,
@@ -20,6 +21,7 @@ import {
   type Usage,
   usageToOpenAI,
 } from './openai.ts';
+import { responseFormatInstruction } from './schema.ts';
 import { type SseEvent, sse } from './sse.ts';
 import type { ClientProtocol } from './wire.ts';
 
@@ -119,6 +121,9 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
     messages,
     max_tokens: req.max_completion_tokens ?? req.max_tokens ?? CLAUDE_DEFAULT_MAX_TOKENS,
   };
+  // Claude has no JSON output mode: OpenAI's response_format becomes an instruction.
+  const json = responseFormatInstruction(req.response_format);
+  if (json) system.push(json);
   if (system.length > 0) out.system = system.join('\n');
   if (req.temperature !== undefined) out.temperature = req.temperature;
   if (req.top_p !== undefined) out.top_p = req.top_p;

@@ -7,6 +7,7 @@ import {
   type ChatMessage,
   type ChatRequest,
   type ChatResponse,
+  type ChatTool,
   type ContentPart,
   chatId,
   chunk,
@@ -20,6 +21,13 @@ import {
   type Usage,
   usageToOpenAI,
 } from './openai.ts';
+import {
+  geminiParameters,
+  geminiResponseFormat,
+  geminiToolChoice,
+  openaiResponseFormatToGemini,
+  openaiToolChoiceToGemini,
+} from './schema.ts';
 import { type SseEvent, sse } from './sse.ts';
 import type { ClientProtocol } from './wire.ts';
 
@@ -124,24 +132,27 @@ export function openaiToGeminiRequest(req: ChatRequest): Json {
   const max = req.max_completion_tokens ?? req.max_tokens;
   if (max) gc.maxOutputTokens = max;
   if (req.stop !== undefined) gc.stopSequences = Array.isArray(req.stop) ? req.stop : [req.stop];
+  if (typeof req.n === 'number' && req.n > 1) gc.candidateCount = req.n;
+  if (typeof req.presence_penalty === 'number') gc.presencePenalty = req.presence_penalty;
+  if (typeof req.frequency_penalty === 'number') gc.frequencyPenalty = req.frequency_penalty;
+  if (typeof req.seed === 'number') gc.seed = req.seed;
+  Object.assign(gc, openaiResponseFormatToGemini(req.response_format));
   if (Object.keys(gc).length) out.generationConfig = gc;
   if (req.tools?.length) {
     out.tools = [
       {
+        // JSON Schema as given (Gemini's `parameters` is an OpenAPI subset that refuses
+        // additionalProperties, $schema and the like).
         functionDeclarations: req.tools.map((t) => ({
           name: t.function.name,
           ...(t.function.description ? { description: t.function.description } : {}),
-          ...(t.function.parameters ? { parameters: t.function.parameters } : {}),
+          ...(t.function.parameters ? { parametersJsonSchema: t.function.parameters } : {}),
         })),
       },
     ];
   }
-  const tc = req.tool_choice;
-  if (tc === 'required') out.toolConfig = { functionCallingConfig: { mode: 'ANY' } };
-  else if (tc === 'none') out.toolConfig = { functionCallingConfig: { mode: 'NONE' } };
-  else if (typeof tc === 'object' && tc?.function?.name) {
-    out.toolConfig = { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [tc.function.name] } };
-  }
+  const toolConfig = openaiToolChoiceToGemini(req.tool_choice);
+  if (toolConfig) out.toolConfig = toolConfig;
   return out;
 }
 
@@ -270,19 +281,34 @@ export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean
   if (typeof gc.topP === 'number') req.top_p = gc.topP;
   if (typeof gc.maxOutputTokens === 'number') req.max_tokens = gc.maxOutputTokens;
   if (Array.isArray(gc.stopSequences)) req.stop = gc.stopSequences as string[];
+  if (typeof gc.candidateCount === 'number') req.n = gc.candidateCount;
+  if (typeof gc.presencePenalty === 'number') req.presence_penalty = gc.presencePenalty;
+  if (typeof gc.frequencyPenalty === 'number') req.frequency_penalty = gc.frequencyPenalty;
+  if (typeof gc.seed === 'number') req.seed = gc.seed;
+  const format = geminiResponseFormat(gc);
+  if (format) req.response_format = format;
+  // Function declarations only: Google Search, code execution and the like have no equivalent.
   const decls = ((body.tools as Json[] | undefined) ?? []).flatMap(
-    (t) => (t.functionDeclarations as { name: string; description?: string; parameters?: Json }[] | undefined) ?? [],
+    (t) =>
+      (t.functionDeclarations as
+        | { name: string; description?: string; parameters?: Json; parametersJsonSchema?: Json }[]
+        | undefined) ?? [],
   );
-  if (decls.length) {
-    req.tools = decls.map((d) => ({
-      type: 'function',
-      function: {
-        name: d.name,
-        ...(d.description ? { description: d.description } : {}),
-        parameters: d.parameters ?? { type: 'object', properties: {} },
-      },
-    }));
-  }
+  const tools: ChatTool[] | undefined = decls.length
+    ? decls.map((d) => ({
+        type: 'function',
+        function: {
+          name: d.name,
+          ...(d.description ? { description: d.description } : {}),
+          parameters: geminiParameters(d),
+        },
+      }))
+    : undefined;
+  const { choice, tools: offered } = geminiToolChoice(body.toolConfig, tools);
+  if (offered?.length) {
+    req.tools = offered;
+    if (choice !== undefined) req.tool_choice = choice;
+  } else if (choice === 'none') req.tool_choice = 'none';
   return req;
 }
 

@@ -47,6 +47,8 @@ export interface RouteDeps {
   walletOf(userId: number): Promise<{ quota: number; usedQuota: number }>;
   /** Tracks in-flight requests for the drain on shutdown. */
   track(p: Promise<unknown>): void;
+  /** Refuses a prompt holding a sensitive word (domain/sensitive-words.ts); before any billing. */
+  screen?(body: Json | FormData): void;
 }
 
 const MODES: Record<string, RelayMode> = {
@@ -314,6 +316,7 @@ export function relayRoutes(deps: RouteDeps) {
           ? await Promise.all([who, parse(req, mode, format, gemini)])
           : [who, await parse(req, mode, format, gemini)];
       checkModel(id.token, creq.model);
+      deps.screen?.(creq.body);
       const caller: RelayCaller = {
         requestId,
         user: id.user,
@@ -340,6 +343,7 @@ export function relayRoutes(deps: RouteDeps) {
       checkUser(user);
       const creq = await parse(req, 'chat', 'openai');
       checkModel(undefined, creq.model);
+      deps.screen?.(creq.body);
       const body = creq.body as Json;
       const caller: RelayCaller = {
         requestId,

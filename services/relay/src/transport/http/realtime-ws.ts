@@ -1,0 +1,392 @@
+/**
+ * `/v1/realtime` over WebSocket (OpenAI's Realtime API) to OpenAI and Azure channels. On the
+ * HTTP server's `upgrade`: the same checks as an HTTP request (token, user, IP, model, group,
+ * limits, price), a reservation, then the upstream socket on a channel (another channel when it
+ * cannot be opened); only then is the client's socket upgraded, so a refusal is a plain HTTP
+ * answer in OpenAI's error shape. Events pass both ways unchanged; each `response.done` is
+ * billed from its usage (text, cached and audio tokens at their ratios) as one usage event whose
+ * log carries `ws: true`. The reservation is returned when the session ends.
+ */
+import { type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
+import WebSocket, { WebSocketServer } from 'ws';
+import type { IdentityCaches } from '../../data/identity-caches.ts';
+import type { RateLimiter } from '../../data/rate-limiter.ts';
+import {
+  ADMIN_ROLE,
+  checkModel,
+  checkToken,
+  checkUser,
+  ipAllowed,
+  parseKey,
+  resolveGroup,
+} from '../../domain/authorize.ts';
+import type { RoutedChannel } from '../../domain/channel-index.ts';
+import { shouldDisable, UpstreamFailure, upstreamMessage } from '../../domain/exchange/failure.ts';
+import { preConsumeAmount, priceOf, settleQuota } from '../../domain/pricing.ts';
+import { errorBody } from '../../domain/protocols/registry.ts';
+import {
+  chooseSubprotocol,
+  REALTIME_TYPES,
+  realtimeCredentials,
+  realtimeError,
+  realtimeTarget,
+  realtimeUsage,
+} from '../../domain/realtime.ts';
+import { RelayError } from '../../domain/relay-error.ts';
+import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
+import { newRequestId } from './relay-routes.ts';
+
+export interface RealtimeDeps {
+  pipeline: RelayDeps;
+  identities: IdentityCaches;
+  options: Pick<OptionsCache, 'json' | 'number' | 'bool'>;
+  limiter: RateLimiter;
+  logger: Logger;
+  trustedProxy(addr: string): boolean;
+  /** Largest client or upstream message (audio appends are base64 in JSON). */
+  maxMessageBytes?: number;
+  /** Time allowed to open the upstream socket. */
+  connectTimeoutMs?: number;
+}
+
+export interface RealtimeServer {
+  /** Takes an upgrade request for /v1/realtime; false for any other path. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Open sessions. */
+  sessions(): number;
+  /** Ends every session (1001 going away) and refuses new ones. */
+  close(): Promise<void>;
+}
+
+/** An open upstream socket and the events it sent before the client's socket was ready. */
+interface Upstream {
+  ws: WebSocket;
+  early: { data: Buffer; binary: boolean }[];
+  /** Stops keeping events aside (the bridge takes over). */
+  release(): void;
+}
+
+/** Close codes a peer may send on (1005, 1006 and 1015 are reserved for reports). */
+const sendable = (code: number) =>
+  (code >= 1000 && code <= 1014 && ![1004, 1005, 1006].includes(code)) || (code >= 3000 && code < 5000);
+
+export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: deps.maxMessageBytes ?? 16 * 1024 * 1024,
+    perMessageDeflate: false,
+    handleProtocols: (offered) => chooseSubprotocol(offered),
+  });
+  const open = new Set<() => void>();
+  let closing = false;
+
+  function refuse(socket: Duplex, status: number, message: string, code: string): void {
+    if (socket.destroyed) return;
+    const body = JSON.stringify(errorBody('openai', status, message, code));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  }
+
+  /** Opens the upstream socket; an UpstreamFailure when it cannot (status 0 for no connection). */
+  function connect(ch: RoutedChannel, model: string, beta: string | undefined): Promise<Upstream> {
+    const target = realtimeTarget(ch.target, model, beta);
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(target.url, {
+        headers: target.headers,
+        handshakeTimeout: deps.connectTimeoutMs ?? 15_000,
+        maxPayload: deps.maxMessageBytes ?? 16 * 1024 * 1024,
+        perMessageDeflate: false,
+      });
+      // The upstream speaks first (session.created) while the client's upgrade is still under way.
+      const early: { data: Buffer; binary: boolean }[] = [];
+      const keep = (data: Buffer, binary: boolean) => early.push({ data, binary });
+      ws.on('message', keep);
+      ws.once('open', () => resolve({ ws, early, release: () => ws.off('message', keep) }));
+      ws.once('unexpected-response', (_req, res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const status = res.statusCode ?? 502;
+          reject(new UpstreamFailure(status, upstreamMessage(Buffer.concat(chunks).toString('utf8'), status)));
+        });
+        res.on('error', () => reject(new UpstreamFailure(res.statusCode ?? 0, 'upstream closed the handshake')));
+      });
+      ws.once('error', (err) => reject(new UpstreamFailure(0, `上游连接失败: ${err.message}`, 'connection')));
+    });
+  }
+
+  async function admit(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): Promise<void> {
+    const startedAt = performance.now();
+    const requestId = newRequestId();
+    const p = deps.pipeline;
+    const { key, beta } = realtimeCredentials(req.headers);
+    const parsed = parseKey(key);
+    if (!parsed) throw new RelayError(401, '未提供令牌', 'missing_token');
+    const token = await deps.identities.token(parsed.key);
+    if (!token) throw new RelayError(401, '无效的令牌', 'invalid_token');
+    checkToken(token, Math.floor(Date.now() / 1000));
+    const user = await deps.identities.user(token.userId);
+    checkUser(user);
+    if (parsed.pinnedChannelId && user.role < ADMIN_ROLE)
+      throw new RelayError(403, '普通用户不支持指定渠道', 'channel_pin_forbidden');
+    const ip = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], deps.trustedProxy);
+    if (!ipAllowed(token.allowIps, ip)) throw new RelayError(403, '您的 IP 不在令牌允许访问的列表中', 'ip_forbidden');
+    const model = url.searchParams.get('model') ?? url.searchParams.get('deployment') ?? '';
+    if (!model) throw new RelayError(400, '缺少 model 参数', 'missing_model');
+    checkModel(token, model);
+    const ratios = p.ratios();
+    const group = resolveGroup(
+      token.group,
+      user,
+      deps.options.json<Record<string, unknown>>('UserUsableGroups', { default: '默认分组' }),
+      ratios.groupRatio,
+    );
+    if (deps.limiter.enabled) {
+      const v = await deps.limiter.check(token.id, user.id);
+      if (!v.ok) throw new RelayError(429, '请求频率超过限制，请稍后再试', 'rate_limit_exceeded');
+    }
+    const price = priceOf(ratios, model);
+    const groupRatio = ratios.groupRatio[group] ?? 1;
+    const quotaPerUnit = p.settings.quotaPerUnit();
+    const caller: RelayCaller = {
+      requestId,
+      user,
+      token,
+      group,
+      pinnedChannelId: parsed.pinnedChannelId,
+      ip,
+      startedAt,
+    };
+
+    // A session is as dear as its responses: reserve what one response of PreConsumedQuota
+    // tokens costs at the dearest token kind (returned when the session ends).
+    const preConsumed = p.settings.preConsumedQuota();
+    const reserve = preConsumeAmount(price, groupRatio, quotaPerUnit, preConsumed, preConsumed, 0);
+    let skip: SkipTicket | undefined;
+    let reserved = false;
+    if (p.balances.ample(user.id, token, reserve)) skip = p.balances.hold(user.id, reserve, token);
+    else {
+      try {
+        await p.wallet.preConsume({ requestId, userId: user.id, tokenId: token.id, amount: reserve });
+        reserved = true;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (code === 'FAILED_PRECONDITION') {
+          const message = (err as Error).message || '用户额度不足';
+          throw new RelayError(
+            403,
+            message,
+            message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota',
+          );
+        }
+        void p.wallet.refund(requestId, user.id);
+        throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+      }
+    }
+    let charged = 0;
+    const giveBack = () => {
+      if (skip) p.balances.release(skip, charged);
+      if (reserved) void p.wallet.refund(requestId, user.id);
+      skip = undefined;
+      reserved = false;
+    };
+
+    // A channel whose upstream speaks the Realtime API; another one when it cannot be reached.
+    const index = p.channels();
+    const tried: number[] = [];
+    let upstream: Upstream | undefined;
+    let served: RoutedChannel | undefined;
+    let upstreamModel = model;
+    let last: UpstreamFailure | undefined;
+    const retryTimes = parsed.pinnedChannelId ? 0 : p.settings.retryTimes();
+    try {
+      // Channels of other types are skipped without using up an attempt.
+      for (let attempt = 0; attempt <= retryTimes && !upstream; ) {
+        const ch = parsed.pinnedChannelId
+          ? tried.length === 0
+            ? index.byId(parsed.pinnedChannelId)
+            : undefined
+          : index.select(group, model, attempt, tried);
+        if (!ch) break;
+        tried.push(ch.id);
+        if (!REALTIME_TYPES.has(ch.type) || ch.status !== 1) {
+          last = new UpstreamFailure(400, `渠道类型 ${ch.type} 不支持 Realtime API`);
+          continue;
+        }
+        attempt++;
+        upstreamModel = ch.modelMapping?.[model] ?? model;
+        const t0 = performance.now();
+        try {
+          upstream = await connect(ch, upstreamModel, beta);
+          served = ch;
+        } catch (err) {
+          if (!(err instanceof UpstreamFailure)) throw err;
+          last = err;
+          p.health({
+            requestId,
+            channelId: ch.id,
+            statusCode: err.status,
+            message: err.message,
+            shouldDisable: shouldDisable(err),
+            model: upstreamModel,
+            responseTimeMs: Math.round(performance.now() - t0),
+          });
+        }
+      }
+      if (!upstream || !served) {
+        if (last) throw new RelayError(last.status >= 400 ? last.status : 502, last.message, 'upstream_error');
+        throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, 'model_not_found');
+      }
+    } catch (err) {
+      giveBack();
+      throw err;
+    }
+    if (socket.destroyed || closing) {
+      upstream.ws.close(1001);
+      giveBack();
+      return;
+    }
+    const channel = served;
+    const up = upstream;
+    wss.handleUpgrade(req, socket, head, (client) => {
+      bridge(client, up, {
+        bill: (usage, useTimeMs, firstTokenMs, n) => {
+          const quota = settleQuota(price, groupRatio, quotaPerUnit, usage);
+          charged += quota;
+          p.balances.spent(token, quota);
+          p.countTokens?.(caller, usage.promptTokens + usage.completionTokens);
+          p.usage({
+            requestId: `${requestId}-${n}`,
+            caller,
+            model,
+            upstreamModel,
+            channelId: channel.id,
+            channelsTried: tried,
+            usage,
+            quota,
+            useTimeMs,
+            firstTokenMs,
+            isStream: true,
+            type: 2,
+            statusCode: 200,
+            errorMessage: '',
+            price,
+            groupRatio,
+            other: { ws: true },
+          });
+        },
+        done: giveBack,
+      });
+    });
+  }
+
+  function bridge(
+    client: WebSocket,
+    up: Upstream,
+    session: {
+      bill(
+        usage: NonNullable<ReturnType<typeof realtimeUsage>>,
+        useTimeMs: number,
+        firstTokenMs: number,
+        n: number,
+      ): void;
+      done(): void;
+    },
+  ): void {
+    const upstream = up.ws;
+    let responses = 0;
+    let responseStart = performance.now();
+    let firstToken = 0;
+    let ended = false;
+    const end = (code: number, reason: string) => {
+      if (ended) return;
+      ended = true;
+      open.delete(stop);
+      const c = sendable(code) ? code : 1000;
+      const r = Buffer.byteLength(reason) <= 123 ? reason : '';
+      for (const ws of [client, upstream]) {
+        if (ws.readyState === WebSocket.OPEN) ws.close(c, r);
+        else if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      }
+      session.done();
+    };
+    const stop = () => end(1001, 'relay shutting down');
+    open.add(stop);
+
+    client.on('message', (data, isBinary) => {
+      if (upstream.readyState !== WebSocket.OPEN) return;
+      upstream.send(data as Buffer, { binary: isBinary });
+    });
+    const fromUpstream = (data: Buffer, isBinary: boolean) => {
+      if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
+      if (isBinary) return;
+      const buf = data;
+      // Only a few event types matter here; audio deltas (large) are not parsed.
+      if (buf.includes('"response.created"')) {
+        responseStart = performance.now();
+        firstToken = 0;
+      } else if (!firstToken && buf.includes('.delta"')) firstToken = performance.now();
+      else if (buf.includes('"response.done"')) {
+        let event: unknown;
+        try {
+          event = JSON.parse(buf.toString('utf8'));
+        } catch {
+          return;
+        }
+        const usage = realtimeUsage(event);
+        if (!usage) return;
+        const now = performance.now();
+        responses++;
+        session.bill(
+          usage,
+          Math.round(now - responseStart),
+          firstToken ? Math.round(firstToken - responseStart) : 0,
+          responses,
+        );
+      }
+    };
+    up.release();
+    for (const e of up.early.splice(0)) fromUpstream(e.data, e.binary);
+    upstream.on('message', (data, isBinary) => fromUpstream(data as Buffer, isBinary));
+    if (upstream.readyState !== WebSocket.OPEN) end(1011, 'upstream closed');
+    client.on('close', (code, reason) => end(code, reason.toString('utf8')));
+    upstream.on('close', (code, reason) => end(code, reason.toString('utf8')));
+    client.on('error', (err) => {
+      deps.logger.debug({ err }, 'realtime client socket error');
+      end(1011, '');
+    });
+    upstream.on('error', (err) => {
+      deps.logger.warn({ err }, 'realtime upstream socket error');
+      if (client.readyState === WebSocket.OPEN)
+        client.send(JSON.stringify(realtimeError('上游连接中断', 'upstream_error', 'server_error')));
+      end(1011, 'upstream error');
+    });
+  }
+
+  return {
+    handleUpgrade(req, socket, head) {
+      const url = new URL(req.url ?? '/', 'http://relay');
+      if (url.pathname !== '/v1/realtime') return false;
+      if (closing) {
+        refuse(socket, 503, '服务正在关闭', 'shutting_down');
+        return true;
+      }
+      socket.on('error', () => socket.destroy());
+      admit(req, socket, head, url).catch((err) => {
+        if (err instanceof RelayError) return refuse(socket, err.status, err.message, err.code);
+        deps.logger.error({ err }, 'realtime session failed');
+        refuse(socket, 500, '服务器内部错误', 'internal_error');
+      });
+      return true;
+    },
+    sessions: () => open.size,
+    async close() {
+      closing = true;
+      for (const stop of [...open]) stop();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

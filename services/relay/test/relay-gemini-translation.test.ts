@@ -1,0 +1,243 @@
+/**
+ * Google's `@google/genai` SDK against the relay, on channels that speak OpenAI's and Claude's
+ * formats (fakes recording what they received): tool parameters given as JSON Schema
+ * (`parametersJsonSchema`) or as Gemini's upper-case OpenAPI schema reach the upstream as JSON
+ * Schema, `toolConfig.functionCallingConfig` becomes the upstream's tool choice, and JSON output
+ * (`responseMimeType` with `responseSchema` or `responseJsonSchema`) becomes OpenAI's
+ * response_format or, for Claude, an instruction in the system prompt.
+ */
+import { FunctionCallingConfigMode, GoogleGenAI, Type } from '@google/genai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  createChannel,
+  modelName,
+  type RelayStack,
+  routable,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let openaiFake: FakeProvider;
+let claudeFake: FakeProvider;
+let ai: GoogleGenAI;
+let gptModel: string;
+let claudeModel: string;
+const JSON_REPLY = '{"city":"Paris","population":2100000}';
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  openaiFake = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: JSON_REPLY });
+  claudeFake = await startFakeProvider({ kind: 'anthropic', key: 'up-claude', reply: JSON_REPLY });
+  const u = await userWithToken(s);
+  gptModel = modelName('gpt-4o-mini');
+  claudeModel = modelName('claude-3-5-sonnet');
+  await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: gptModel });
+  await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: claudeModel });
+  await routable(s.stack.relayUrl, u.key, gptModel);
+  await routable(s.stack.relayUrl, u.key, claudeModel);
+  ai = new GoogleGenAI({ apiKey: u.key, httpOptions: { baseUrl: s.stack.relayUrl } });
+});
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([openaiFake?.close(), claudeFake?.close()]);
+});
+
+/** A tool in JSON Schema, as `parametersJsonSchema` carries it. */
+const WEATHER_SCHEMA = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', description: 'City name' },
+    unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    days: { type: ['integer', 'null'], minimum: 1 },
+  },
+  required: ['city'],
+  additionalProperties: false,
+};
+const weather = { name: 'get_weather', description: 'Weather of a city', parametersJsonSchema: WEATHER_SCHEMA };
+/** A tool in Gemini's own schema (upper-case types, nullable). */
+const time = {
+  name: 'get_time',
+  description: 'Local time',
+  parameters: {
+    type: Type.OBJECT,
+    properties: {
+      zone: { type: Type.STRING, description: 'IANA zone', nullable: true },
+      formats: { type: Type.ARRAY, items: { type: Type.STRING } },
+    },
+    required: ['formats'],
+    propertyOrdering: ['zone', 'formats'],
+  },
+};
+/** What `time`'s parameters must become upstream. */
+const TIME_JSON_SCHEMA = {
+  type: 'object',
+  properties: {
+    zone: { type: ['string', 'null'], description: 'IANA zone' },
+    formats: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['formats'],
+};
+
+const sent = (fake: FakeProvider) => fake.requests.at(-1)?.body as Record<string, unknown>;
+
+describe('Gemini-format requests translated to OpenAI and Claude', () => {
+  it('when genai offers tools and forces one on an OpenAI channel, then the schemas arrive as JSON Schema, tool_choice names the tool and the call comes back', async () => {
+    openaiFake.set({ toolCall: { name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius' } } });
+    try {
+      const res = await ai.models.generateContent({
+        model: gptModel,
+        contents: 'Weather in Paris?',
+        config: {
+          tools: [{ functionDeclarations: [weather, time] }],
+          toolConfig: {
+            functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_weather'] },
+          },
+        },
+      });
+      expect(res.functionCalls).toEqual([
+        expect.objectContaining({ name: 'get_weather', args: { city: 'Paris', unit: 'celsius' } }),
+      ]);
+      const body = sent(openaiFake);
+      // ANY with one allowed name: that function is forced, and only it is offered.
+      expect(body.tool_choice).toEqual({ type: 'function', function: { name: 'get_weather' } });
+      expect(body.tools).toEqual([
+        {
+          type: 'function',
+          function: { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA },
+        },
+      ]);
+
+      await ai.models.generateContent({
+        model: gptModel,
+        contents: 'Time?',
+        config: {
+          tools: [{ functionDeclarations: [weather, time] }],
+          toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.AUTO } },
+        },
+      });
+      const auto = sent(openaiFake);
+      expect(auto.tool_choice).toBe('auto');
+      expect((auto.tools as { function: { name: string; parameters: unknown } }[]).map((t) => t.function)).toEqual([
+        { name: 'get_weather', description: 'Weather of a city', parameters: WEATHER_SCHEMA },
+        { name: 'get_time', description: 'Local time', parameters: TIME_JSON_SCHEMA },
+      ]);
+
+      await ai.models.generateContent({
+        model: gptModel,
+        contents: 'Just talk',
+        config: {
+          tools: [{ functionDeclarations: [weather, time] }],
+          toolConfig: { functionCallingConfig: { mode: FunctionCallingConfigMode.NONE } },
+        },
+      });
+      expect(sent(openaiFake).tool_choice).toBe('none');
+    } finally {
+      openaiFake.set({ toolCall: undefined });
+    }
+  });
+
+  it('when genai asks an OpenAI channel for JSON with responseSchema or responseJsonSchema, then response_format carries the JSON Schema and the JSON comes back', async () => {
+    const res = await ai.models.generateContent({
+      model: gptModel,
+      contents: 'Biggest city of France as JSON',
+      config: {
+        responseMimeType: 'application/json',
+        responseSchema: {
+          type: Type.OBJECT,
+          properties: { city: { type: Type.STRING }, population: { type: Type.INTEGER } },
+          required: ['city'],
+        },
+      },
+    });
+    expect(JSON.parse(res.text ?? '')).toEqual({ city: 'Paris', population: 2100000 });
+    expect(sent(openaiFake).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: {
+        name: 'response',
+        schema: {
+          type: 'object',
+          properties: { city: { type: 'string' }, population: { type: 'integer' } },
+          required: ['city'],
+        },
+      },
+    });
+
+    const stream = await ai.models.generateContentStream({
+      model: gptModel,
+      contents: 'Same, streamed',
+      config: { responseMimeType: 'application/json', responseJsonSchema: WEATHER_SCHEMA },
+    });
+    let text = '';
+    for await (const c of stream) text += c.text ?? '';
+    expect(JSON.parse(text)).toEqual({ city: 'Paris', population: 2100000 });
+    expect(sent(openaiFake).response_format).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'response', schema: WEATHER_SCHEMA },
+    });
+
+    await ai.models.generateContent({
+      model: gptModel,
+      contents: 'Any JSON',
+      config: { responseMimeType: 'application/json' },
+    });
+    expect(sent(openaiFake).response_format).toEqual({ type: 'json_object' });
+  });
+
+  it('when genai offers tools, forces them and asks for JSON on a Claude channel, then input_schema, tool_choice and the system instruction follow', async () => {
+    claudeFake.set({ toolCall: { name: 'get_time', arguments: { formats: ['iso'] } } });
+    try {
+      const res = await ai.models.generateContent({
+        model: claudeModel,
+        contents: 'What time is it?',
+        config: {
+          tools: [{ functionDeclarations: [weather, time] }],
+          toolConfig: {
+            functionCallingConfig: {
+              mode: FunctionCallingConfigMode.ANY,
+              allowedFunctionNames: ['get_time', 'get_weather'],
+            },
+          },
+        },
+      });
+      expect(res.functionCalls?.[0]).toMatchObject({ name: 'get_time', args: { formats: ['iso'] } });
+      const body = sent(claudeFake);
+      expect(body.tool_choice).toEqual({ type: 'any' });
+      expect(body.tools).toEqual([
+        { name: 'get_weather', description: 'Weather of a city', input_schema: WEATHER_SCHEMA },
+        { name: 'get_time', description: 'Local time', input_schema: TIME_JSON_SCHEMA },
+      ]);
+
+      await ai.models.generateContent({
+        model: claudeModel,
+        contents: 'Weather?',
+        config: {
+          tools: [{ functionDeclarations: [weather, time] }],
+          toolConfig: {
+            functionCallingConfig: { mode: FunctionCallingConfigMode.ANY, allowedFunctionNames: ['get_weather'] },
+          },
+        },
+      });
+      const forced = sent(claudeFake);
+      expect(forced.tool_choice).toEqual({ type: 'tool', name: 'get_weather' });
+      expect((forced.tools as { name: string }[]).map((t) => t.name)).toEqual(['get_weather']);
+    } finally {
+      claudeFake.set({ toolCall: undefined });
+    }
+
+    const res = await ai.models.generateContent({
+      model: claudeModel,
+      contents: 'Biggest city of France as JSON',
+      config: {
+        systemInstruction: 'You are terse.',
+        responseMimeType: 'application/json',
+        responseSchema: { type: Type.OBJECT, properties: { city: { type: Type.STRING } } },
+      },
+    });
+    expect(JSON.parse(res.text ?? '')).toEqual({ city: 'Paris', population: 2100000 });
+    const system = String(sent(claudeFake).system);
+    expect(system.startsWith('You are terse.\n')).toBe(true);
+    expect(system).toContain('{"type":"object","properties":{"city":{"type":"string"}}}');
+  });
+});

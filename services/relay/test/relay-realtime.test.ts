@@ -1,0 +1,279 @@
+/**
+ * `/v1/realtime` over a real WebSocket (the `ws` package, as OpenAI's Node clients use it): a
+ * client speaking the Realtime protocol to the relay, which opens the upstream socket on an
+ * OpenAI or Azure channel (fakes speaking the protocol), passes events both ways and bills each
+ * `response.done` at the text, cached and audio ratios; the wallet and the log rows (ws flag,
+ * audio split) are checked.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type FakeRealtime, startFakeRealtime } from './fakes/fake-realtime.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let fake: FakeRealtime;
+const REPLY = 'Realtime hello to you';
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  fake = await startFakeRealtime({ key: 'up-realtime', reply: REPLY });
+});
+afterAll(async () => {
+  await s?.stop();
+  await fake?.close();
+});
+
+type Event = { type: string; [k: string]: unknown };
+
+/** A Realtime client: every event kept, `next(type)` waits for the next of that type. */
+function connect(url: string, opts: { protocols?: string[]; headers?: Record<string, string> }) {
+  const ws = new WebSocket(url, opts.protocols ?? [], { headers: opts.headers });
+  const events: Event[] = [];
+  let read = 0;
+  const waiters: (() => void)[] = [];
+  ws.on('message', (data) => {
+    events.push(JSON.parse(String(data)) as Event);
+    for (const w of waiters.splice(0)) w();
+  });
+  const next = async (type: string, timeoutMs = 10_000): Promise<Event> => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = events.findIndex((e, k) => k >= read && e.type === type);
+      if (i >= 0) {
+        read = i + 1;
+        return events[i] as Event;
+      }
+      if (Date.now() > deadline) throw new Error(`no ${type} event; got ${events.map((e) => e.type).join(', ')}`);
+      await new Promise<void>((r) => {
+        waiters.push(r);
+        setTimeout(r, 200);
+      });
+    }
+  };
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('error', reject);
+  });
+  const send = (e: Record<string, unknown>) => ws.send(JSON.stringify(e));
+  const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+  return { ws, events, next, opened, send, closed };
+}
+
+/** The HTTP status and body of a refused handshake. */
+function refused(url: string, headers: Record<string, string>): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.once('open', () => reject(new Error('handshake accepted')));
+    ws.once('unexpected-response', (_req, res) => {
+      let raw = '';
+      res.on('data', (c: Buffer) => {
+        raw += c.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: raw ? JSON.parse(raw) : undefined }));
+    });
+    ws.once('error', () => {});
+  });
+}
+
+/** What a response costs: gpt-4o-realtime ratios 2.5, completion 4, audio 8, audio completion 2, cache 0.5. */
+function quotaOf(u: {
+  inputText: number;
+  inputAudio: number;
+  cachedText: number;
+  outputText: number;
+  outputAudio: number;
+}) {
+  const prompt = u.inputText - u.cachedText + u.cachedText * 0.5 + u.inputAudio * 8;
+  const completion = u.outputText * 4 + u.outputAudio * 8 * 2;
+  return Math.max(1, Math.round((prompt + completion) * 2.5));
+}
+
+async function wallet(userId: number) {
+  const w = (await s.wallet.getWallet({ userId })).wallet;
+  return { quota: w?.quota ?? 0, used: w?.usedQuota ?? 0 };
+}
+
+describe('/v1/realtime', () => {
+  it('when a browser-style client (key in the subprotocol) talks to an OpenAI channel, then events pass both ways and each response.done is billed and logged with the ws flag', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const u = await userWithToken(s);
+    const channelId = await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const before = await wallet(u.userId);
+
+    const audioTurn = { inputText: 100, inputAudio: 50, cachedText: 40, outputText: 20, outputAudio: 60 };
+    const textTurn = { inputText: 30, inputAudio: 0, cachedText: 0, outputText: 10, outputAudio: 0 };
+    fake.setUsage([audioTurn, textTurn]);
+    const wsUrl = `${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`;
+    const c = connect(wsUrl, {
+      protocols: ['realtime', `openai-insecure-api-key.${u.key}`, 'openai-beta.realtime-v1'],
+    });
+    await c.opened;
+    expect(c.ws.protocol).toBe('realtime');
+    const created = await c.next('session.created');
+    expect((created.session as { model: string }).model).toBe(model);
+
+    c.send({
+      type: 'session.update',
+      session: { type: 'realtime', instructions: 'Be brief', output_modalities: ['audio'] },
+    });
+    const updated = await c.next('session.updated');
+    expect((updated.session as { instructions: string }).instructions).toBe('Be brief');
+    c.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3200).toString('base64') });
+    c.send({ type: 'input_audio_buffer.commit' });
+    await c.next('input_audio_buffer.committed');
+    c.send({ type: 'response.create' });
+    const done = await c.next('response.done');
+    expect((done.response as { status: string }).status).toBe('completed');
+    const transcript = c.events
+      .filter((e) => e.type === 'response.output_audio_transcript.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(transcript).toBe(REPLY);
+    expect(c.events.filter((e) => e.type === 'response.output_audio.delta')).toHaveLength(4);
+
+    c.send({
+      type: 'conversation.item.create',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'And in text?' }] },
+    });
+    await c.next('conversation.item.created');
+    c.send({ type: 'response.create', response: { output_modalities: ['text'] } });
+    await c.next('response.done');
+    const text = c.events
+      .filter((e) => e.type === 'response.output_text.delta')
+      .map((e) => e.delta)
+      .join('');
+    expect(text).toBe(REPLY);
+
+    // The upstream got the channel's key (not the client's), the beta flag, and the client's events as sent.
+    const hs = fake.handshakes.at(-1);
+    expect(hs?.path).toBe(`/v1/realtime?model=${model}`);
+    expect(hs?.headers.authorization).toBe('Bearer up-realtime');
+    expect(hs?.headers['openai-beta']).toBe('realtime=v1');
+    expect(fake.events.slice(-6).map((e) => e.type)).toEqual([
+      'session.update',
+      'input_audio_buffer.append',
+      'input_audio_buffer.commit',
+      'response.create',
+      'conversation.item.create',
+      'response.create',
+    ]);
+
+    c.ws.close(1000, 'bye');
+    expect(await c.closed).toBe(1000);
+    await eventually(
+      async () => fake.open(),
+      (n) => n === 0,
+      5_000,
+    );
+    expect(fake.open()).toBe(0);
+
+    const charged = quotaOf(audioTurn) + quotaOf(textTurn);
+    expect(quotaOf(audioTurn)).toBe(3800);
+    expect(quotaOf(textTurn)).toBe(175);
+    const after = await eventually(
+      () => wallet(u.userId),
+      (w) => w.used >= before.used + charged && w.quota === before.quota - charged,
+    );
+    expect(after.used - before.used).toBe(charged);
+    // Whatever was reserved for the session came back: only the two responses are paid.
+    expect(before.quota - after.quota).toBe(charged);
+
+    const logs = await eventually(
+      () =>
+        s.logs.queryLogs({ filter: { userId: u.userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length >= 2,
+    );
+    expect(logs.items).toHaveLength(2);
+    const rows = logs.items.map((l) => ({ ...l, extra: JSON.parse(l.other || '{}') }));
+    const audioRow = rows.find((r) => r.quota === 3800);
+    const textRow = rows.find((r) => r.quota === 175);
+    expect(audioRow).toMatchObject({ channel: channelId, promptTokens: 150, completionTokens: 80, isStream: true });
+    expect(audioRow?.extra).toMatchObject({
+      ws: true,
+      audio: true,
+      audio_input: 50,
+      audio_output: 60,
+      text_input: 100,
+      text_output: 20,
+      audio_ratio: 8,
+      audio_completion_ratio: 2,
+      model_ratio: 2.5,
+      completion_ratio: 4,
+      cache_tokens: 40,
+    });
+    expect(textRow).toMatchObject({ promptTokens: 30, completionTokens: 10, isStream: true });
+    expect(textRow?.extra.ws).toBe(true);
+    expect(textRow?.extra.audio).toBeUndefined();
+  });
+
+  it('when a server-side client (Authorization header) talks to an Azure channel, then the deployment URL and api-key are used and the response is billed', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const u = await userWithToken(s);
+    await createChannel(s, {
+      type: 3,
+      baseUrl: fake.url,
+      key: 'up-realtime',
+      models: model,
+      other: '2025-04-01-preview',
+    });
+    await routable(s.stack.relayUrl, u.key, model);
+    const turn = { inputText: 12, inputAudio: 0, cachedText: 0, outputText: 4, outputAudio: 0 };
+    fake.setUsage([turn]);
+    const c = connect(`${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`, {
+      headers: { authorization: `Bearer ${u.key}` },
+    });
+    await c.opened;
+    await c.next('session.created');
+    c.send({ type: 'response.create', response: { output_modalities: ['text'] } });
+    await c.next('response.done');
+    const hs = fake.handshakes.at(-1);
+    expect(hs?.path).toBe(`/openai/realtime?api-version=2025-04-01-preview&deployment=${model}`);
+    expect(hs?.headers['api-key']).toBe('up-realtime');
+    expect(hs?.headers.authorization).toBeUndefined();
+    c.ws.close();
+    await c.closed;
+    const used = await eventually(
+      async () => (await wallet(u.userId)).used,
+      (v) => v > 0,
+    );
+    expect(used).toBe(quotaOf(turn));
+  });
+
+  it('when the key is wrong, no channel serves the model or the upstream refuses the channel key, then the handshake is refused in OpenAI error shape and nothing is billed', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const u = await userWithToken(s);
+    const base = `${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime`;
+    const bad = await refused(`${base}?model=${model}`, { authorization: 'Bearer sk-nope' });
+    expect(bad.status).toBe(401);
+    expect(bad.body).toMatchObject({ error: { message: '无效的令牌', type: 'authentication_error' } });
+
+    const none = await refused(`${base}?model=${model}`, { authorization: `Bearer ${u.key}` });
+    expect(none.status).toBe(503);
+    expect((none.body as { error: { message: string } }).error.message).toContain(model);
+
+    const noModel = await refused(base, { authorization: `Bearer ${u.key}` });
+    expect(noModel.status).toBe(400);
+
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'wrong-upstream-key', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const up = await refused(`${base}?model=${model}`, { authorization: `Bearer ${u.key}` });
+    expect(up.status).toBe(401);
+    expect((up.body as { error: { message: string } }).error.message).toBe('Incorrect API key provided');
+
+    const other = await refused(`${s.stack.relayUrl.replace('http', 'ws')}/v1/elsewhere`, {});
+    expect(other?.status).toBe(404);
+
+    await new Promise((r) => setTimeout(r, 500));
+    const w = await wallet(u.userId);
+    expect(w.used).toBe(0);
+  });
+});
