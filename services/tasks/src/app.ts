@@ -167,6 +167,7 @@ export async function createApp(
         batch: config.TASKS_POLL_BATCH,
         timeoutMs: config.TASKS_TIMEOUT_MS,
         backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
+        holdTtlMs: config.TASKS_HOLD_TTL_MS,
       };
       const pollers = [
         taskPoller(

@@ -14,7 +14,7 @@ import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { SunoDeps } from './suno.ts';
-import type { TaskPlatform } from './task-platform.ts';
+import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
 
 export const KLING_CHANNEL_TYPE = 50;
 export const KLING_KINDS = ['text2video', 'image2video'] as const;
@@ -218,12 +218,14 @@ export function klingPlatform(deps: Pick<SunoDeps, 'repo' | 'upstream'>): TaskPl
     upstreamId: (t) => t.task_id,
     async fetch(channel, tasks) {
       const out = new Map<string, Partial<AsyncTaskDoc>>();
-      for (const t of tasks) {
+      const ok = await everyLimit(tasks, FETCH_CONCURRENCY, async (t) => {
         const r = await deps.upstream.get(channel, `/v1/videos/${kindOf(t)}/${encodeURIComponent(t.task_id)}`);
-        if (r.status >= 500 || r.status === 401 || r.status === 429) return undefined;
+        if (r.status >= 500 || r.status === 401 || r.status === 429) return false;
         const body = r.body as { code?: unknown; data?: Record<string, unknown> } | undefined;
         if (r.status === 200 && body?.code === 0 && body.data) out.set(t.task_id, klingProgress(body.data));
-      }
+        return true;
+      });
+      if (!ok) return undefined;
       return out;
     },
     timedOut: (now) => ({ status: 'FAILURE', fail_reason: '任务超时', finish_time: Math.floor(now / 1000) }),

@@ -6,8 +6,8 @@
  * data: {task_id, task_status: "submitted", created_at, updated_at}}`; `GET
  * /v1/videos/{kind}/{task_id}` moves the task through processing to succeed with
  * `task_result.videos[{id, url, duration}]`. Prompts with "fail-me" fail (task_status_msg),
- * "never" stay processing, "reject-me" is refused at submit (400, code 1301). The video URLs
- * serve MP4 bytes.
+ * "never" stay processing (until `finishAt`), "reject-me" is refused at submit (400, code 1301).
+ * The video URLs serve MP4 bytes.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -18,6 +18,10 @@ export interface FakeKling {
   submits: { kind: string; body: Record<string, unknown> }[];
   /** Queries answered (the benchmark counts upstream calls). */
   queries: number;
+  /** With `log: true`: when each task was queried (ms). */
+  queryLog: Map<string, number[]>;
+  /** From this time on (ms) every unfinished task ends (succeed, or failed for "fail-me"); set by the benchmark. */
+  finishAt: number;
   close(): Promise<void>;
 }
 
@@ -66,11 +70,19 @@ export async function startFakeKling(opts: {
   secretKey: string;
   stepMs?: number;
   steps?: number;
+  log?: boolean;
 }): Promise<FakeKling> {
   const stepMs = opts.stepMs ?? 250;
   const steps = opts.steps ?? 3;
   const tasks = new Map<string, { kind: string; body: Record<string, unknown>; at: number }>();
-  const state: FakeKling = { url: '', submits: [], queries: 0, close: async () => undefined };
+  const state: FakeKling = {
+    url: '',
+    submits: [],
+    queries: 0,
+    queryLog: new Map(),
+    finishAt: Number.POSITIVE_INFINITY,
+    close: async () => undefined,
+  };
   const rid = () => randomBytes(8).toString('hex');
 
   const view = (id: string) => {
@@ -79,10 +91,11 @@ export async function startFakeKling(opts: {
     const step = Math.floor((Date.now() - t.at) / stepMs);
     const prompt = String(t.body.prompt ?? '');
     const base = { task_id: id, task_status: 'submitted', created_at: t.at, updated_at: t.at + step * stepMs };
-    if (step < 1) return base;
+    const ended = Date.now() >= state.finishAt;
+    if (step < 1 && !ended) return base;
     if (prompt.includes('fail-me'))
       return { ...base, task_status: 'failed', task_status_msg: 'content risk check failed' };
-    if (step < steps || prompt.includes('never')) return { ...base, task_status: 'processing' };
+    if (!ended && (step < steps || prompt.includes('never'))) return { ...base, task_status: 'processing' };
     return {
       ...base,
       task_status: 'succeed',
@@ -127,6 +140,11 @@ export async function startFakeKling(opts: {
       const one = /^\/v1\/videos\/(text2video|image2video)\/([^/]+)$/.exec(url.pathname);
       if (req.method === 'GET' && one) {
         state.queries += 1;
+        if (opts.log) {
+          const times = state.queryLog.get(one[2] as string) ?? [];
+          times.push(Date.now());
+          state.queryLog.set(one[2] as string, times);
+        }
         const t = tasks.get(one[2] as string);
         if (!t || t.kind !== one[1]) return send(404, { code: 1201, message: 'task not found', request_id: rid() });
         return send(200, { code: 0, message: 'SUCCEED', request_id: rid(), data: view(one[2] as string) });
