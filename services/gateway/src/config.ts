@@ -13,7 +13,7 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   SESSION_SECRET: z.string().min(16, 'SESSION_SECRET must hold at least 16 characters'),
   /** Built console (console/dist); served with a fallback to index.html for client routes. */
   CONSOLE_DIR: z.string().optional(),
-  /** Local stack only: the gateway proxies /v1, /pg, /dashboard, /v1beta to the relay and /mj, /suno to tasks. */
+  /** Local stack only: the gateway proxies /v1, /pg, /dashboard, /v1beta to the relay and the task routes to tasks (TASKS_PREFIXES). */
   RELAY_HTTP_URL: z.string().url().optional(),
   TASKS_HTTP_URL: z.string().url().optional(),
   /**

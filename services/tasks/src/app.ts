@@ -31,6 +31,7 @@ import { asyncTaskRepository } from './data/async-task-repository.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
+import { klingPlatform } from './domain/kling.ts';
 import { mjPlatform } from './domain/mj-platform.ts';
 import { forwardBase } from './domain/mj-queries.ts';
 import type { MjDeps } from './domain/mj-submit.ts';
@@ -39,6 +40,7 @@ import { taskPoller } from './domain/task-poller.ts';
 import { videoPlatform } from './domain/video.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { withJsonErrors } from './transport/http/errors.ts';
+import { klingRoutes } from './transport/http/kling-routes.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
 import { sunoRoutes } from './transport/http/suno-routes.ts';
@@ -118,10 +120,13 @@ export async function createApp(
       const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
       const sunoHttp = sunoRoutes(suno, { trustProxy: true });
       const videoHttp = videoRoutes(suno, { trustProxy: true });
+      const klingHttp = klingRoutes(suno, { trustProxy: true });
       const http = createServer((req, res) => {
         mjHttp(req, res)
           .then(async (handled) => {
-            if (handled || (await sunoHttp(req, res)) || (await videoHttp(req, res))) return;
+            if (handled || (await sunoHttp(req, res)) || (await videoHttp(req, res)) || (await klingHttp(req, res))) {
+              return;
+            }
             publicApp(req, res);
           })
           .catch((err) => {
@@ -162,6 +167,7 @@ export async function createApp(
         batch: config.TASKS_POLL_BATCH,
         timeoutMs: config.TASKS_TIMEOUT_MS,
         backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
+        holdTtlMs: config.TASKS_HOLD_TTL_MS,
       };
       const pollers = [
         taskPoller(
@@ -171,6 +177,7 @@ export async function createApp(
         ),
         taskPoller(deps, sunoPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, videoPlatform({ repo: asyncTasks, upstream }), settings),
+        taskPoller(deps, klingPlatform({ repo: asyncTasks, upstream }), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

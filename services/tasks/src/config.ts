@@ -23,6 +23,16 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   TASKS_POLL_BATCH: int(200),
   /** A task not finished this long after its submit fails and is refunded (reference: an hour). */
   TASKS_TIMEOUT_MS: int(60 * 60 * 1000),
+  /**
+   * How long billing keeps a reservation before giving it back (billing's hold expiry, an hour).
+   * A task running longer has its hold renewed before then (task-billing.ts renewHold), so a
+   * TASKS_TIMEOUT_MS above an hour keeps the charge reserved until SUCCESS or the timeout refund.
+   */
+  TASKS_HOLD_TTL_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(60 * 60 * 1000),
   /** Upper bound of the per-upstream backoff after failed polls. */
   TASKS_BACKOFF_MAX_MS: int(60_000),
   /** notifyHook calls: attempts per change and the timeout of each. */

@@ -288,8 +288,8 @@ describe('drawing options', () => {
     await setOption(s, 'MjAccountFilterEnabled', 'true');
     await eventually(
       async () => {
-        // The gateway's local proxy forwards /mj only; the mode prefixes reach the tasks service directly.
-        await fetch(`${s.stack.env.TASKS_HTTP_URL}/relax/mj/submit/imagine`, {
+        // Through the gateway's port: the mode prefixes are proxied like /mj.
+        await fetch(`${s.gateway}/relax/mj/submit/imagine`, {
           method: 'POST',
           headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
           body: JSON.stringify(body),

@@ -34,9 +34,9 @@ beforeAll(async () => {
     key: 'suno-key',
     models: 'suno_music,suno_lyrics',
   });
-  // sora-2 on an OpenAI channel (type 1): the channels service does not list type 55 yet.
+  // sora-2 on a Sora channel (type 55, new-api's number).
   video = await startFakeVideo({ key: 'video-key' });
-  await createChannel(s, { type: 1, baseUrl: video.url, key: 'video-key', models: 'sora-2' });
+  await createChannel(s, { type: 55, baseUrl: video.url, key: 'video-key', models: 'sora-2' });
 });
 
 afterAll(async () => {
@@ -163,9 +163,9 @@ describe('suno through the gateway', () => {
   });
 });
 
-/** The videos API straight to the tasks service (the local gateway proxies /v1 to the relay). */
+/** The videos API through the gateway's port (proxied to the tasks service, the rest of /v1 to the relay). */
 async function videos(key: string, path: string, body?: unknown) {
-  const res = await fetch(`${s.stack.env.TASKS_HTTP_URL}${path}`, {
+  const res = await fetch(`${s.gateway}${path}`, {
     method: body === undefined ? 'GET' : 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),

@@ -46,10 +46,10 @@ export interface TasksStack extends RelayStack {
   db: mongoose.Connection;
 }
 
-export async function startTasksStack(models: string): Promise<TasksStack> {
+export async function startTasksStack(models: string, env: Record<string, string> = {}): Promise<TasksStack> {
   const stack = await startStack({
     services: ['users', 'channels', 'billing', 'logs', 'tasks', 'gateway'],
-    env: TASK_ENV,
+    env: { ...TASK_ENV, ...env },
   });
   const s = clientsFor(stack);
   const secret = `mj-secret-${stack.id}`;

@@ -60,6 +60,8 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 40, label: 'SiliconCloud', color: 'purple' },
   { value: 41, label: 'Vertex AI', color: 'blue' },
   { value: 42, label: 'Mistral AI', color: 'orange' },
+  { value: 50, label: 'Kling', color: 'purple' },
+  { value: 55, label: 'Sora', color: 'green' },
 ];
 
 export const channelTypeOf = (type: number) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === type);

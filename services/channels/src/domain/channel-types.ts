@@ -143,6 +143,14 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     baseUrl: 'https://api.mistral.ai',
     models: ['mistral-large-latest', 'mistral-small-latest', 'open-mistral-nemo'],
   },
+  // Video platforms, served by the tasks service (new-api's numbers).
+  50: {
+    name: '可灵 Kling',
+    baseUrl: 'https://api-beijing.klingai.com',
+    keyParts: { sep: '|', names: ['AccessKey', 'SecretKey'] },
+    models: ['kling-v1', 'kling-v1-6', 'kling-v2-master'],
+  },
+  55: { name: 'Sora', baseUrl: 'https://api.openai.com', models: ['sora-2', 'sora-2-pro'] },
 };
 
 /** Whether a number is a known channel type. */

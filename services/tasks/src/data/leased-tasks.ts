@@ -27,8 +27,16 @@ export interface LeasedTask {
   model: string;
   model_price: number;
   group_ratio: number;
-  /** The billing idempotency key (pre-consume, settle, refund). */
+  /** The billing idempotency key (pre-consume, settle, refund) and the charge's log key. */
   request_id: string;
+  /**
+   * The reservation now holding the charge, when it was renewed (billing gives a hold back after
+   * an hour; a task may run longer): `<request_id>:h<n>`, taken at `hold_at` (ms). Absent: the
+   * submit's own hold, `request_id`, taken at `submitted_ms`.
+   */
+  hold_id?: string;
+  hold_at?: number;
+  holds_renewed?: number;
   billing: BillingState;
   final: boolean;
   notify_hook: string;
@@ -93,6 +101,24 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
         { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: next.poller } },
       );
       return r.modifiedCount === 1;
+    },
+
+    /**
+     * Applies a poll that changed nothing to many tasks of one round at once (one statement
+     * instead of one per task): lease given back, next poll time, poll counted. Only the tasks
+     * still leased to `token` and unfinished change; returns how many did.
+     */
+    async applyQuiet(ids: number[], token: string, next: { nextPollAt: number; poller: string }): Promise<number> {
+      if (ids.length === 0) return 0;
+      const r = await c.updateMany(
+        { _id: { $in: ids }, lease_owner: token, final: false },
+        {
+          $set: { lease_until: 0, lease_owner: '', next_poll_at: next.nextPollAt, updated_at: Date.now() },
+          $inc: { polls: 1 },
+          $addToSet: { pollers: next.poller },
+        },
+      );
+      return r.modifiedCount;
     },
 
     /** Gives a lease back without a result (upstream unreachable), with the next poll time. */

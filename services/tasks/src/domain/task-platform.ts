@@ -29,3 +29,20 @@ export function finishOf(status: string | undefined): BillingState | undefined {
   if (status === 'FAILURE') return 'refund';
   return undefined;
 }
+
+/** Runs `fn` over `items` with at most `limit` calls in flight; false as soon as one says false. */
+export async function everyLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<boolean>): Promise<boolean> {
+  let next = 0;
+  let ok = true;
+  const worker = async () => {
+    while (ok && next < items.length) {
+      const item = items[next++] as T;
+      if (!(await fn(item))) ok = false;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return ok;
+}
+
+/** Upstream calls in flight per channel and round, for platforms that fetch one task per call. */
+export const FETCH_CONCURRENCY = 16;

@@ -7,7 +7,7 @@
  */
 import type { LeasedTask } from '../data/leased-tasks.ts';
 import type { Peers, UsagePort } from './ports.ts';
-import { finishBilling } from './task-billing.ts';
+import { finishBilling, holdOf, renewHold } from './task-billing.ts';
 import { finishOf, type TaskPlatform } from './task-platform.ts';
 
 export interface PollerSettings {
@@ -17,6 +17,8 @@ export interface PollerSettings {
   batch: number;
   timeoutMs: number;
   backoffMaxMs: number;
+  /** How long billing keeps a reservation (an hour); holds are renewed a margin before it. */
+  holdTtlMs: number;
 }
 
 export interface PollerDeps {
@@ -41,7 +43,32 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     return b.until;
   };
 
-  const apply = async (t: T, p: Partial<T>, now: number): Promise<void> => {
+  // Renew a hold 10 minutes before billing would give it back (a third of a short expiry).
+  const renewAt = s.holdTtlMs - Math.min(10 * 60_000, Math.floor(s.holdTtlMs / 3));
+
+  /** The renewed hold's fields when the task's hold is due for renewal; {} otherwise or on error. */
+  const renewal = async (t: T, now: number): Promise<Partial<T>> => {
+    if (t.billing !== 'held' || now - holdOf(t).at < renewAt) return {};
+    try {
+      return (await renewHold(d, t, now)) as Partial<T>;
+    } catch (err) {
+      d.onError(err, `${platform.name} hold renewal failed; next poll retries`);
+      return {};
+    }
+  };
+
+  /**
+   * Applies a poll answer to a task. A poll that changes nothing (no new field, not final, no
+   * hold renewed) is only collected in `quiet` when given: the caller applies those in one
+   * statement (applyQuiet).
+   */
+  const apply = async (
+    t: T,
+    p: Partial<T>,
+    now: number,
+    nextPollAt = now + s.intervalMs,
+    quiet?: number[],
+  ): Promise<void> => {
     const token = t.lease_owner;
     let finish = finishOf(p.status);
     if (!finish && now - t.submitted_ms > s.timeoutMs) {
@@ -49,9 +76,14 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
       finish = 'refund';
     }
     if (finish) p = { ...platform.finished(now), ...p };
+    else Object.assign(p, await renewal(t, now));
     const didChange = changed(t, p);
+    if (quiet && !finish && !didChange) {
+      quiet.push(t.id);
+      return;
+    }
     const ok = await ops.applyPoll(t.id, token, p, {
-      nextPollAt: now + s.intervalMs,
+      nextPollAt,
       poller: s.owner,
       ...(finish ? { finish } : {}),
     });
@@ -72,8 +104,8 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     if (!answers) {
       const until = fail(channelId);
       for (const t of tasks) {
-        // Timeouts hold even when the upstream is gone.
-        if (now - t.submitted_ms > s.timeoutMs) await apply(t, {}, now);
+        // Timeouts and hold renewals hold even when the upstream is gone.
+        if (now - t.submitted_ms > s.timeoutMs || now - holdOf(t).at >= renewAt) await apply(t, {}, now, until);
         else await ops.release(t.id, t.lease_owner, until);
       }
       return;
@@ -81,7 +113,13 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     backoff.delete(channelId);
     // The next poll counts from the answer, not from the claim (claims of a big batch take time).
     const answeredAt = Date.now();
-    for (const t of tasks) await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt);
+    const quiet: number[] = [];
+    for (const t of tasks) {
+      await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, quiet);
+    }
+    // Every task of a round carries the round's lease token.
+    const token = tasks[0]?.lease_owner;
+    if (token) await ops.applyQuiet(quiet, token, { nextPollAt: answeredAt + s.intervalMs, poller: s.owner });
   };
 
   let ticks = 0;

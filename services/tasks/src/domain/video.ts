@@ -12,7 +12,7 @@ import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { ChannelRef } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
-import type { TaskPlatform } from './task-platform.ts';
+import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
 
 /** OpenAI (1) and Sora (55, new-api's number; the channels service does not list it yet). */
 export const VIDEO_CHANNEL_TYPES = new Set([1, 55]);
@@ -191,13 +191,15 @@ export function videoPlatform(deps: Pick<SunoDeps, 'repo' | 'upstream'>): TaskPl
     upstreamId: (t) => t.task_id,
     async fetch(channel, tasks) {
       const out = new Map<string, Partial<AsyncTaskDoc>>();
-      for (const t of tasks) {
+      const ok = await everyLimit(tasks, FETCH_CONCURRENCY, async (t) => {
         const r = await deps.upstream.get(channel, `/v1/videos/${encodeURIComponent(t.task_id)}`);
-        if (r.status >= 500 || r.status === 401 || r.status === 429) return undefined;
+        if (r.status >= 500 || r.status === 401 || r.status === 429) return false;
         if (r.status === 200 && r.body && typeof r.body === 'object') {
           out.set(t.task_id, videoProgress(r.body as Record<string, unknown>));
         }
-      }
+        return true;
+      });
+      if (!ok) return undefined;
       return out;
     },
     timedOut: (now) => ({ status: 'FAILURE', fail_reason: '任务超时', finish_time: Math.floor(now / 1000) }),

@@ -1,0 +1,288 @@
+/**
+ * The task pollers under load: N unfinished video tasks (Kling, channel type 50) spread over
+ * several fake Kling upstreams, followed by two tasks-service replicas (separate OS processes on
+ * one database) that poll with leases. Services run as processes (bench/platform.ts) against the
+ * real MONGO_URL / KAFKA_BROKERS / REDIS_URL servers.
+ *
+ * Phases: submit N tasks through the real API (each charged: pre-consume + charge log); follow
+ * them for a window while they stay unfinished (the fakes log every query per task); then let
+ * every task end (10 % fail) and wait until all are final and billed. Printed (Markdown, for
+ * docs/benchmarks.md):
+ * - sweep: after the submits, how long until every task was polled again;
+ * - poll gaps per task in the window (p50/p95/p99, share within the interval +-20 %), gaps under
+ *   half the interval (a task polled twice at once would show here), upstream queries = applied
+ *   polls per task (a poll whose lease was lost would be a query without an applied poll);
+ * - CPU per poll of the two replicas (user + system, /proc);
+ * - money: per user, wallet change = succeeded x price, used quota = succeeded x price, no hold
+ *   left, one charge log per task and one refund log per failed task.
+ *
+ *   npx tsx bench/tasks-poll.ts [--tasks=10000] [--upstreams=4] [--users=10] [--interval=10000]
+ *     [--window=60000] [--batch=1000] [--concurrency=32]
+ * Exit 1 when an invariant fails.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import mongoose from 'mongoose';
+import { freePort } from '../deploy/local/stack/in-process.ts';
+import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
+import { clientsFor, createChannel, setOption, userWithToken } from '../services/relay/test/relay-harness.ts';
+import { type FakeKling, startFakeKling } from '../services/tasks/test/fakes/fake-kling.ts';
+import { cpuMs, type Platform, sleep, startPlatform, waitReady } from './platform.ts';
+
+const arg = (name: string, d: number) => {
+  const a = process.argv.find((x) => x.startsWith(`--${name}=`));
+  return a ? Number(a.split('=')[1]) : d;
+};
+const TASKS = arg('tasks', 10_000);
+const UPSTREAMS = arg('upstreams', 4);
+const USERS = arg('users', 10);
+const INTERVAL = arg('interval', 10_000);
+const WINDOW = arg('window', 60_000);
+const BATCH = arg('batch', 1_000);
+const CONCURRENCY = arg('concurrency', 32);
+const MODEL = 'kling-v1';
+// 0.002 $ per second x 5 s x 500,000 = 5,000 per task.
+const PRICE = 5_000;
+const ROOT = resolve(import.meta.dirname, '..');
+
+const pct = (xs: number[], p: number) => {
+  if (xs.length === 0) return Number.NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] as number;
+};
+
+async function main() {
+  const run = randomBytes(3).toString('hex');
+  const logDir = mkdtempSync(join(tmpdir(), 'aigw-tpb-'));
+  const fakes: FakeKling[] = [];
+  for (let i = 0; i < UPSTREAMS; i++) {
+    fakes.push(
+      await startFakeKling({ accessKey: `ak-${i}`, secretKey: `sk-${i}`, stepMs: 1_000, steps: 2, log: true }),
+    );
+  }
+  const taskEnv = {
+    TASKS_POLL_INTERVAL_MS: String(INTERVAL),
+    TASKS_POLL_TICK_MS: '500',
+    TASKS_POLL_BATCH: String(BATCH),
+    TASKS_LEASE_MS: '60000',
+    // Longer than the run: no task ends by timeout.
+    TASKS_TIMEOUT_MS: String(60 * 60 * 1000),
+  };
+  const pf: Platform = await startPlatform({
+    tag: 'tpb',
+    run,
+    services: ['users', 'channels', 'billing', 'logs', 'tasks'],
+    logDir,
+    serviceEnv: { tasks: taskEnv },
+  });
+  let second: ChildProcess | undefined;
+  let failed = false;
+  const check = (ok: boolean, what: string) => {
+    console.log(`- ${ok ? 'OK' : 'FAILED'}: ${what}`);
+    if (!ok) failed = true;
+  };
+  const tasksDb = mongoose.createConnection(pf.stack.env.MONGO_URL as string, { dbName: pf.database('tasks') });
+  const logsDb = mongoose.createConnection(pf.stack.env.MONGO_URL as string, { dbName: pf.database('logs') });
+  const billingDb = mongoose.createConnection(pf.stack.env.MONGO_URL as string, { dbName: pf.database('billing') });
+  try {
+    // The second replica: the same environment and database, its own ports.
+    const ports = { http: await freePort(), grpc: await freePort(), metrics: await freePort() };
+    second = spawn(process.execPath, [...nodeFlagsOf('tasks'), '--import', 'tsx', 'services/tasks/src/main.ts'], {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ...pf.stack.env,
+        ...taskEnv,
+        SERVICE_NAME: 'tasks-2',
+        HTTP_PORT: String(ports.http),
+        METRICS_PORT: String(ports.metrics),
+        GRPC_PORT: String(ports.grpc),
+        MONGO_DB: pf.database('tasks'),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await waitReady(ports.metrics);
+    const replicas = [pf.proc('tasks').child, second];
+    const urls = [pf.stack.env.TASKS_HTTP_URL as string, `http://127.0.0.1:${ports.http}`];
+
+    const s = clientsFor(pf.stack);
+    await setOption(s, 'ModelPrice', JSON.stringify({ [MODEL]: 0.002 }));
+    for (const [i, f] of fakes.entries()) {
+      await createChannel(s, { type: 50, baseUrl: f.url, key: `ak-${i}|sk-${i}`, models: MODEL });
+    }
+    const users: Awaited<ReturnType<typeof userWithToken>>[] = [];
+    for (let i = 0; i < USERS; i++) users.push(await userWithToken(s, { quota: 1_000_000_000 }));
+    console.log(`# Task pollers: ${TASKS} tasks, ${UPSTREAMS} upstreams, 2 replicas (${new Date().toISOString()})`);
+    console.log('');
+    console.log(
+      `Settings: poll interval ${INTERVAL} ms, tick 500 ms, batch ${BATCH} per tick and replica, ${USERS} users, submit concurrency ${CONCURRENCY}.`,
+    );
+    console.log('');
+
+    // Submit (half to each replica), waiting first until the price reached the tasks service.
+    for (;;) {
+      const r = await fetch(`${urls[0]}/kling/v1/videos/text2video`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${users[0]?.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model_name: MODEL, prompt: 'warm-up', duration: '5' }),
+      });
+      if (r.status === 200) break;
+      await sleep(300);
+    }
+    const t0 = Date.now();
+    let next = 1;
+    let errors = 0;
+    const fails = new Map<number, number>();
+    const oks = new Map<number, number>();
+    oks.set(0, 1);
+    const worker = async () => {
+      while (next < TASKS) {
+        const i = next++;
+        const u = users[i % USERS] as (typeof users)[number];
+        const fail = i % 10 === 0;
+        const r = await fetch(`${urls[i % 2]}/kling/v1/videos/text2video`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model_name: MODEL, prompt: fail ? `fail-me ${i}` : `task ${i}`, duration: '5' }),
+        }).catch(() => undefined);
+        if (r?.status !== 200) {
+          errors += 1;
+          continue;
+        }
+        await r.arrayBuffer();
+        const m = fail ? fails : oks;
+        m.set(i % USERS, (m.get(i % USERS) ?? 0) + 1);
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const submitted = Date.now();
+    const sub = ((submitted - t0) / 1000).toFixed(1);
+    console.log(
+      `Submitted ${TASKS - errors} tasks in ${sub} s (${((TASKS - errors) / ((submitted - t0) / 1000)).toFixed(0)}/s), ${errors} refused.`,
+    );
+
+    // The window: tasks stay unfinished; the fakes log every query.
+    const cpu0 = replicas.map((c) => cpuMs(c.pid));
+    const q0 = fakes.reduce((n, f) => n + f.queries, 0);
+    await sleep(WINDOW);
+    const end = Date.now();
+    const cpu1 = replicas.map((c) => cpuMs(c.pid));
+    const polls = fakes.reduce((n, f) => n + f.queries, 0) - q0;
+    // Sweep: first query after the submits ended, per task.
+    const firstAfter: number[] = [];
+    const gaps: number[] = [];
+    let never = 0;
+    for (const f of fakes) {
+      for (const times of f.queryLog.values()) {
+        const after = times.find((t) => t >= submitted);
+        if (after === undefined || after > end) never += 1;
+        else firstAfter.push(after - submitted);
+        const inWindow = times.filter((t) => t >= submitted && t <= end);
+        for (let i = 1; i < inWindow.length; i++) gaps.push((inWindow[i] as number) - (inWindow[i - 1] as number));
+      }
+    }
+    const within = gaps.filter((g) => Math.abs(g - INTERVAL) <= INTERVAL * 0.2).length;
+    const short = gaps.filter((g) => g < INTERVAL / 2).length;
+    const cpu = cpu1.reduce((a, b, i) => a + (b - (cpu0[i] as number)), 0);
+    console.log('');
+    console.log('| figure | value |');
+    console.log('|---|---|');
+    console.log(
+      `| sweep: every task polled again after the submits | ${(pct(firstAfter, 100) / 1000).toFixed(1)} s (${never} not polled in the window) |`,
+    );
+    console.log(
+      `| polls in the ${WINDOW / 1000} s window | ${polls} (${(polls / (WINDOW / 1000)).toFixed(0)}/s; needed ${(TASKS / (INTERVAL / 1000)).toFixed(0)}/s) |`,
+    );
+    console.log(
+      `| gap between polls of a task, p50 / p95 / p99 | ${pct(gaps, 50)} / ${pct(gaps, 95)} / ${pct(gaps, 99)} ms |`,
+    );
+    console.log(
+      `| gaps within the interval +-20 % | ${((100 * within) / Math.max(1, gaps.length)).toFixed(1)} % of ${gaps.length} |`,
+    );
+    console.log(`| gaps under half the interval (double polls) | ${short} |`);
+    console.log(
+      `| CPU of the two replicas per poll | ${(cpu / Math.max(1, polls)).toFixed(2)} ms (${(cpu / 1000).toFixed(1)} s over the window) |`,
+    );
+
+    // Let every task end; wait until all are final and billed.
+    const tEnd = Date.now();
+    for (const f of fakes) f.finishAt = tEnd;
+    const col = tasksDb.collection('tasks');
+    for (;;) {
+      const open = await col.countDocuments({
+        $or: [{ final: false }, { billing: { $in: ['held', 'settle', 'refund'] } }],
+      });
+      if (open === 0 || Date.now() - tEnd > 15 * 60_000) break;
+      await sleep(2_000);
+    }
+    const doneIn = Date.now() - tEnd;
+    console.log(`| all tasks final and billed after they ended upstream | ${(doneIn / 1000).toFixed(1)} s |`);
+    console.log('');
+
+    // Invariants.
+    const docs = await col
+      .find({}, { projection: { task_id: 1, polls: 1, status: 1, billing: 1, pollers: 1 } })
+      .toArray();
+    const queried = new Map<string, number>();
+    for (const f of fakes) for (const [id, times] of f.queryLog) queried.set(id, times.length);
+    const mismatch = docs.filter((d) => (queried.get(d.task_id as string) ?? 0) !== d.polls).length;
+    const both = docs.filter((d) => ((d.pollers as string[]) ?? []).length > 1).length;
+    check(docs.length === TASKS - errors, `${docs.length} task rows for ${TASKS - errors} accepted submits`);
+    check(mismatch === 0, `upstream queries = applied polls for every task (${mismatch} differ)`);
+    check(short === 0, `no task polled twice within half an interval (${short})`);
+    console.log(`- tasks polled by both replicas over their life: ${both} of ${docs.length}`);
+    const succeeded = docs.filter((d) => d.status === 'SUCCESS' && d.billing === 'settled').length;
+    const refunded = docs.filter((d) => d.status === 'FAILURE' && d.billing === 'refunded').length;
+    check(succeeded + refunded === docs.length, `${succeeded} settled + ${refunded} refunded = ${docs.length}`);
+
+    // Money: the logs consumer and the wallet catch up.
+    const logs = logsDb.collection('logs');
+    let charges = 0;
+    let refunds = 0;
+    for (let i = 0; i < 60; i++) {
+      charges = await logs.countDocuments({ type: 2 });
+      refunds = await logs.countDocuments({ type: 6 });
+      if (charges >= docs.length && refunds >= refunded) break;
+      await sleep(2_000);
+    }
+    check(charges === docs.length, `${charges} charge logs (type 2) for ${docs.length} tasks`);
+    check(refunds === refunded, `${refunds} refund logs (type 6) for ${refunded} failed tasks`);
+    let exact = 0;
+    for (const [i, u] of users.entries()) {
+      const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
+      const ok = oks.get(i) ?? 0;
+      if (w?.quota === 1_000_000_000 - ok * PRICE && w?.usedQuota === ok * PRICE) exact += 1;
+      else
+        console.log(
+          `  user ${u.userId}: quota ${w?.quota}, used ${w?.usedQuota}, succeeded ${ok}, failed ${fails.get(i) ?? 0}`,
+        );
+    }
+    check(exact === USERS, `${exact} of ${USERS} wallets = start - succeeded x price, used = succeeded x price`);
+    let holdsLeft = 0;
+    for (const u of users) {
+      const [head] = await billingDb
+        .collection('ledger_entries')
+        .find({ user_id: u.userId })
+        .sort({ seq: -1 })
+        .limit(1)
+        .toArray();
+      holdsLeft += Object.keys((head?.state?.holds as object) ?? {}).length;
+    }
+    check(holdsLeft === 0, `no reservation left in billing (${holdsLeft})`);
+  } finally {
+    second?.kill('SIGTERM');
+    await Promise.all([tasksDb.close(), logsDb.close(), billingDb.close()]);
+    await pf.stop();
+    for (const f of fakes) await f.close();
+    console.log(`\nService logs: ${logDir}`);
+  }
+  process.exit(failed ? 1 : 0);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
