@@ -562,8 +562,6 @@ async function runScenario(
   }
   const loadEnd = now();
   await Promise.all(inflight);
-  probing = false;
-  await prober;
   await fault.catch((err) => {
     say(`- the restart failed: ${(err as Error).message}`);
   });
@@ -584,6 +582,8 @@ async function runScenario(
     return 0;
   };
   const drainedAt = await drain(answered);
+  probing = false;
+  await prober;
   // Each user's next request (after the lease of a killed relay lapsed: its holds go back), then
   // drain again: what the checks read is final.
   await sleep(Math.max(0, times.kill + RELAY_LEASE_LAPSE_MS + 2 * RELAY_LEASE_RENEW_MS - now()));
