@@ -84,6 +84,11 @@ const DRAIN_LIMIT_S = Number(arg('drain', '90'));
 const SUITE_LIMIT_S = Number(arg('limit', '570'));
 /** Per-user and per-token limits high enough never to refuse the load, so that the limiter runs (and fails open). */
 const RPM = 1_000_000;
+/**
+ * The relay's usage buffer (RELAY_USAGE_BUFFER_MAX; 100,000 by default): small here, so that the
+ * Kafka outage fills it and the refusal beyond it is exercised too.
+ */
+const BUFFER_MAX = Number(arg('buffer', '1000'));
 const KEEP = process.argv.includes('--keep');
 /** The relay's usage batching window (RELAY_USAGE_LINGER_MS, default). */
 const LINGER_MS = 100;
@@ -244,6 +249,7 @@ async function main(): Promise<number> {
         LOG_LEVEL: 'warn',
         RELAY_TOKEN_RPM: String(RPM),
         RELAY_USER_RPM: String(RPM),
+        RELAY_USAGE_BUFFER_MAX: String(BUFFER_MAX),
       },
     },
     serviceEnvOf: (ports) => {
@@ -272,7 +278,7 @@ async function main(): Promise<number> {
     out(`# Fault suite (${new Date().toISOString()})`);
     out();
     out(
-      `Services as separate processes from source (Node ${process.version}); per scenario ${RICH_USERS} users with a large balance and ${MODEST_USERS} with a modest one (always pre-consumed), two tokens each; ${RATE} req/s for ${LOAD_S} s, ${Math.round(STREAM_SHARE * 100)} % streamed (chunks every ${CHUNK_MS} ms: about ${f((13 * CHUNK_MS) / 1000)} s per stream); fault at ${KILL_AT_S} s. Each request costs ${PRICE}. Private Kafka, Redis and FerretDB (${infra.dir}, up in ${s1(infraUpMs)}); the relay reaches billing through a TCP proxy; rate limits on (${RPM}/min per user and token: never reached, so that the limiter runs). Service logs: ${logDir}.`,
+      `Services as separate processes from source (Node ${process.version}); per scenario ${RICH_USERS} users with a large balance and ${MODEST_USERS} with a modest one (always pre-consumed), two tokens each; ${RATE} req/s for ${LOAD_S} s, ${Math.round(STREAM_SHARE * 100)} % streamed (chunks every ${CHUNK_MS} ms: about ${f((13 * CHUNK_MS) / 1000)} s per stream); fault at ${KILL_AT_S} s. Each request costs ${PRICE}. Private Kafka, Redis and FerretDB (${infra.dir}, up in ${s1(infraUpMs)}); the relay reaches billing through a TCP proxy; rate limits on (${RPM}/min per user and token: never reached, so that the limiter runs); relay usage buffer ${BUFFER_MAX} events. Service logs: ${logDir}.`,
     );
     let first = true;
     for (const sc of SCENARIOS.filter((x) => ONLY.includes(x.name))) {
@@ -915,7 +921,7 @@ function scenarioLines(x: {
   if (sc.target === 'kafka') {
     const emptied = probes.find((p) => p.t > times.listening && p.buffered === 0);
     lines.push(
-      `- Relay usage buffer: up to ${maxBuf} events waiting for Kafka (bound RELAY_USAGE_BUFFER_MAX = 100,000; beyond it the relay answers 503); empty again ${emptied ? t(emptied.t) : 'never (within the load)'}; broker stopped ${t(times.stopped)}, started ${t(times.restart)}, answering ${t(times.listening)}. Relay memory (RSS) up to ${f(maxRss, 0)} MB (${f(calmRss, 0)} MB before the fault).`,
+      `- Relay usage buffer: up to ${maxBuf} events waiting for Kafka (RELAY_USAGE_BUFFER_MAX = ${BUFFER_MAX} here, 100,000 by default; beyond it the relay answers 503: ${reqs.filter((r) => r.status === 503).length} such answers); empty again ${emptied ? t(emptied.t) : 'never (within the load)'}; broker stopped ${t(times.stopped)}, started ${t(times.restart)}, answering ${t(times.listening)}. Relay memory (RSS) up to ${f(maxRss, 0)} MB (${f(calmRss, 0)} MB before the fault).`,
     );
   }
   if (sc.target === 'billing' || sc.target === 'mongo' || sc.kind === 'stall') {
