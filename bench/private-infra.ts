@@ -30,6 +30,8 @@ export interface PrivateInfra {
   destroy(): Promise<void>;
   /** Synchronous last resort (watchdog): SIGKILL to every server. */
   killAll(): void;
+  /** Removes the folder (after killAll). */
+  removeDir(): void;
 }
 
 function run(args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<string> {
@@ -105,6 +107,7 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
       rmSync(dir, { recursive: true, force: true });
     },
     killAll,
+    removeDir: () => rmSync(dir, { recursive: true, force: true }),
   };
   try {
     await run(['up'], env, 240_000);
