@@ -99,7 +99,7 @@ interface UserRec {
   tokenId: number;
   ok: number;
   backlog: number;
-  before: { quota: number; used: number; count: number };
+  before: { quota: number; used: number; count: number; tokenUsed: number };
 }
 
 async function main() {
@@ -121,12 +121,18 @@ async function main() {
     const users: UserRec[] = [];
     for (let i = 0; i < USERS; i++) {
       const u = await userWithToken(s, { quota: 1_000_000_000 });
-      users.push({ ...u, ok: 0, backlog: 0, before: { quota: 0, used: 0, count: 0 } });
+      users.push({ ...u, ok: 0, backlog: 0, before: { quota: 0, used: 0, count: 0, tokenUsed: 0 } });
     }
     await routable(stack.relayUrl, users[0]?.key as string, MODEL);
     for (const u of users) {
       const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
-      u.before = { quota: w?.quota ?? 0, used: w?.usedQuota ?? 0, count: w?.requestCount ?? 0 };
+      const t = (await s.tokens.getToken({ userId: u.userId, id: u.tokenId })).token;
+      u.before = {
+        quota: w?.quota ?? 0,
+        used: w?.usedQuota ?? 0,
+        count: w?.requestCount ?? 0,
+        tokenUsed: t?.usedQuota ?? 0,
+      };
     }
     log(`# End-to-end benchmark (${new Date().toISOString()})`);
     log('');
@@ -319,10 +325,14 @@ async function main() {
       const walletChange = u.before.quota - (w?.quota ?? 0);
       const usedChange = (w?.usedQuota ?? 0) - u.before.used;
       const countChange = (w?.requestCount ?? 0) - u.before.count;
+      // Every request went through the user's one token: its used quota moves with the wallet's.
+      const t = (await s.tokens.getToken({ userId: u.userId, id: u.tokenId })).token;
+      const tokenUsedChange = (t?.usedQuota ?? 0) - u.before.tokenUsed;
       const ok =
         walletChange === expected &&
         loggedQuota === expected &&
         usedChange === expected &&
+        tokenUsedChange === expected &&
         loggedRows === u.ok + u.backlog &&
         distinct === loggedRows &&
         countChange === loggedRows;
@@ -330,12 +340,12 @@ async function main() {
       if (!ok) {
         bad++;
         log(
-          `- user ${u.userId}: expected ${expected} (${u.ok} served + ${u.backlog} backlog); wallet change ${walletChange}, used change ${usedChange}, logged ${loggedQuota} in ${loggedRows} rows (${distinct} request ids), request count change ${countChange}`,
+          `- user ${u.userId}: expected ${expected} (${u.ok} served + ${u.backlog} backlog); wallet change ${walletChange}, used change ${usedChange}, token used change ${tokenUsedChange}, logged ${loggedQuota} in ${loggedRows} rows (${distinct} request ids), request count change ${countChange}`,
         );
       }
     }
     log(
-      `${checked - bad} of ${checked} users: wallet change = sum of logged charges = (served + backlog) x ${PRICE} = used-quota change; rows = request count change; no request id logged twice.`,
+      `${checked - bad} of ${checked} users: wallet change = sum of logged charges = (served + backlog) x ${PRICE} = used-quota change = the token's used-quota change; rows = request count change; no request id logged twice.`,
     );
     log(`Client errors in all: ${errors}.`);
     await conn.close();

@@ -91,6 +91,8 @@ export interface PlatformOptions {
   env?: Record<string, string>;
   /** Extra environment of single services (e.g. LOG_LEVEL). */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
+  /** Extra environment computed from the ports chosen (e.g. a proxy in front of a peer). */
+  serviceEnvOf?: (ports: Stack['ports']) => Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 /** Starts the services as separate processes, in the order given, each ready before the next. */
@@ -140,6 +142,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     NODE_ENV: 'production',
     ...opts.env,
   };
+  const extraEnv = opts.serviceEnvOf?.(ports) ?? {};
   const procs = new Map<ServiceName, Proc>();
   const spawnOne = (name: ServiceName): Proc => {
     const out = opts.logDir ? openSync(join(opts.logDir, `${name}.log`), 'a') : undefined;
@@ -154,6 +157,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
         GRPC_PORT: String(ports[name].grpc),
         MONGO_DB: database(name),
         ...opts.serviceEnv?.[name],
+        ...extraEnv[name],
       },
       stdio: out === undefined ? ['ignore', 'ignore', 'inherit'] : ['ignore', out, out],
     });

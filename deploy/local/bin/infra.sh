@@ -16,20 +16,28 @@
 #   status  one line per service; exit 0 when all three answer, 3 otherwise
 #   env     print the three lines above without starting anything
 # Services: mongo, kafka, redis (default: all). Progress goes to stderr, logs to .local/logs/.
+#
+# A private set of servers (the fault suite, bench/faults.ts, stops and kills its own): set
+# AIGW_INFRA_DIR to a folder that takes .local/'s run/, logs/ and data/ (Kafka's data too), and
+# AIGW_MONGO_PORT, AIGW_KAFKA_PORT, AIGW_KAFKA_CONTROLLER_PORT, AIGW_REDIS_PORT to other ports.
+# up/down/status then only ever see the servers of that folder. Unset: the defaults above.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 LOCAL="$ROOT/.local"
 INFRA="$ROOT/deploy/local/infra"
-RUN="$LOCAL/run"
-LOGS="$LOCAL/logs"
-DATA="$LOCAL/data"
+RUN="${AIGW_INFRA_DIR:-$LOCAL}/run"
+LOGS="${AIGW_INFRA_DIR:-$LOCAL}/logs"
+DATA="${AIGW_INFRA_DIR:-$LOCAL}/data"
+# Kafka's configuration and data (its libraries stay in .local/kafka).
+KAFKA_DIR="$LOCAL/kafka"
+if [ -n "${AIGW_INFRA_DIR:-}" ]; then KAFKA_DIR="$AIGW_INFRA_DIR/kafka"; fi
 
 HOST=127.0.0.1
-MONGO_PORT=27027
-KAFKA_PORT=9094
-KAFKA_CONTROLLER_PORT=9095
-REDIS_PORT=6390
+MONGO_PORT="${AIGW_MONGO_PORT:-27027}"
+KAFKA_PORT="${AIGW_KAFKA_PORT:-9094}"
+KAFKA_CONTROLLER_PORT="${AIGW_KAFKA_CONTROLLER_PORT:-9095}"
+REDIS_PORT="${AIGW_REDIS_PORT:-6390}"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms128m -Xmx512m}"
 # C1 only (TieredStopAtLevel=1): the broker answers in ~7 s instead of ~12 s on 2 cores, and the
 # C2 compiler threads do not compete with the tests; plenty fast for test/dev traffic.
@@ -122,13 +130,13 @@ start_mongo() {
 }
 
 start_kafka() {
-  local dir="$LOCAL/kafka" cp
+  local dir="$KAFKA_DIR" cp
   mkdir -p "$dir/data"
   sed -e "s#@LOG_DIRS@#$dir/data#" \
     -e "s#127.0.0.1:9094#$HOST:$KAFKA_PORT#g" \
     -e "s#127.0.0.1:9095#$HOST:$KAFKA_CONTROLLER_PORT#g" \
     "$INFRA/kafka/server.properties" >"$dir/server.properties"
-  cp="$dir/libs/*"
+  cp="$LOCAL/kafka/libs/*"
   local jvm=(-Djava.awt.headless=true "-Dlog4j.configuration=file:$INFRA/kafka/log4j.properties" "-Dkafka.logs.dir=$LOGS")
   if [ ! -f "$dir/data/meta.properties" ]; then
     local id="-"
@@ -137,7 +145,7 @@ start_kafka() {
     while [ "${id#-}" != "$id" ]; do
       id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)"
     done
-    log "kafka: formatting storage .local/kafka/data (cluster id $id)"
+    log "kafka: formatting storage ${dir#"$ROOT"/}/data (cluster id $id)"
     java -Xmx256m -XX:TieredStopAtLevel=1 "${jvm[@]}" -cp "$cp" kafka.tools.StorageTool format -t "$id" -c "$dir/server.properties" \
       >"$LOGS/kafka-format.log" 2>&1 || {
       tail -20 "$LOGS/kafka-format.log" >&2

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, starts the test servers (unless
 # MONGO_URL, KAFKA_BROKERS and REDIS_URL are given), then runs every check: generated-code drift,
-# lint, typecheck, build, and all Vitest projects (unit, integration, console, e2e).
+# lint, typecheck, build, all Vitest projects (unit, integration, console, e2e), then the fault
+# suite (bench/faults.ts: its own private Kafka, Redis and FerretDB, which it stops and kills;
+# at most 10 minutes; skipped when arguments select tests, or with SKIP_FAULTS=1).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 pnpm=(bash deploy/local/bin/pnpm.sh)
@@ -27,4 +29,7 @@ trap cleanup EXIT
 # Browser tests serve the console just built instead of building their own copy.
 export E2E_CONSOLE_DIR="$PWD/console/dist"
 "${pnpm[@]}" exec vitest run "$@"
+if [ "$#" -eq 0 ] && [ "${SKIP_FAULTS:-0}" != 1 ]; then
+  "${pnpm[@]}" run test:faults
+fi
 echo "test command finished in $(( $(date +%s) - start )) s"

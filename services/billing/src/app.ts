@@ -19,6 +19,7 @@ import {
   startGrpcServer,
   stopStack,
   topicName,
+  watchRelayLeases,
 } from '@aigw/common';
 import {
   PricingService,
@@ -88,8 +89,19 @@ export async function createApp(
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'billing' });
       stack.add(() => options.stop());
 
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+      stack.add(() => redis.quit());
+      // Holds of a relay process whose lease lapsed (killed mid-request) are given back by the
+      // user's next change instead of after HOLD_TTL_MS (request ids start with the process's id).
+      const leases = watchRelayLeases(redis);
+      stack.add(() => leases.stop());
       const events = billingEvents(publisher);
-      const ledger = walletLedger(ledgerRepo);
+      const ledger = walletLedger(ledgerRepo, Date.now, {
+        lapsed: (rid) => {
+          const dash = rid.indexOf('-');
+          return dash > 0 && leases.lapsed(rid.slice(0, dash));
+        },
+      });
       const tokens = tokensService({ repo: tokenRepo, ledger, events, options });
       const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
       const codes = redemptionsService({ repo: codeRepo, wallet, options });
@@ -108,8 +120,6 @@ export async function createApp(
       });
       if (seeded.length > 0) logger.info({ seeded }, 'seeded default ratios');
 
-      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
-      stack.add(() => redis.quit());
       // The wallet API first: joining the settle group can take a Kafka session timeout (30 s)
       // after a crash, while the dead member is still counted, and relays need pre-consumes and
       // refunds meanwhile (the settle lag key is missing until the consumer runs, so relays

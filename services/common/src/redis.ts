@@ -18,3 +18,80 @@ export async function connectRedis(url: string, keyPrefix = ''): Promise<Redis> 
 export async function pingRedis(client: Redis): Promise<void> {
   await client.ping();
 }
+
+/**
+ * Relay process leases (docs/reliability.md, scenario 1): each relay process renews its instance id
+ * (the prefix of its request ids) in this sorted set every RELAY_LEASE_RENEW_MS; billing gives back
+ * the holds of a process whose lease lapsed instead of keeping them for an hour.
+ */
+export const RELAY_LEASES_KEY = 'relay:leases';
+export const RELAY_LEASE_RENEW_MS = 2_000;
+/** A lease not renewed for this long (as billing sees it) has lapsed: its process is gone. */
+export const RELAY_LEASE_LAPSE_MS = 10_000;
+/** Leases are forgotten this long after their last renewal (then holds fall back to their TTL). */
+const LEASE_KEEP_MS = 2 * 60 * 60 * 1000;
+
+/** Renews a relay process's lease until stop() (which leaves it to lapse). Errors are retried at the next tick. */
+export function renewRelayLease(client: Redis, instance: string, everyMs = RELAY_LEASE_RENEW_MS): { stop(): void } {
+  let beat = 0;
+  const renew = () => {
+    // The score only has to change: billing times leases on its own clock.
+    client.zadd(RELAY_LEASES_KEY, Date.now() * 1000 + (beat++ % 1000), instance).catch(() => undefined);
+  };
+  renew();
+  const timer = setInterval(renew, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Billing's view of the relay leases, read every `everyMs`. lapsed(instance) holds only for an
+ * instance seen renewing before whose score has not moved for RELAY_LEASE_LAPSE_MS of billing's
+ * clock, while the view is fresh (read within 3 x everyMs). After a failed read (Redis down, so the
+ * relays could not renew either) every lease starts its lapse time again: nothing lapses because
+ * of a Redis outage.
+ */
+export function watchRelayLeases(
+  client: Redis,
+  opts: { everyMs?: number; lapseMs?: number; clock?: () => number } = {},
+): { lapsed(instance: string): boolean; check(): Promise<void>; stop(): void } {
+  const everyMs = opts.everyMs ?? RELAY_LEASE_RENEW_MS;
+  const lapseMs = opts.lapseMs ?? RELAY_LEASE_LAPSE_MS;
+  const clock = opts.clock ?? Date.now;
+  const seen = new Map<string, { score: string; movedAt: number }>();
+  let readAt = 0;
+  const check = async () => {
+    let flat: string[];
+    try {
+      flat = await client.zrange(RELAY_LEASES_KEY, 0, -1, 'WITHSCORES');
+    } catch {
+      return;
+    }
+    const now = clock();
+    const gap = now - readAt > 3 * everyMs;
+    readAt = now;
+    const present = new Set<string>();
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      const id = flat[i] as string;
+      const score = flat[i + 1] as string;
+      present.add(id);
+      const prev = seen.get(id);
+      if (!prev || prev.score !== score || gap) seen.set(id, { score, movedAt: now });
+    }
+    for (const id of seen.keys()) if (!present.has(id)) seen.delete(id);
+    client.zremrangebyscore(RELAY_LEASES_KEY, '-inf', (Date.now() - LEASE_KEEP_MS) * 1000).catch(() => undefined);
+  };
+  const timer = setInterval(() => void check(), everyMs);
+  timer.unref();
+  void check();
+  return {
+    lapsed(instance) {
+      const now = clock();
+      if (now - readAt > 3 * everyMs) return false;
+      const s = seen.get(instance);
+      return s !== undefined && now - s.movedAt > lapseMs;
+    },
+    check,
+    stop: () => clearInterval(timer),
+  };
+}

@@ -11,7 +11,7 @@ import {
   ensureTopics,
   type Logger,
   listen,
-  pingRedis,
+  renewRelayLease,
   service,
   startGrpcServer,
   stopStack,
@@ -33,12 +33,13 @@ import { createUpstreamHttp } from './data/upstream-http.ts';
 import { upstreamState } from './data/upstream-state.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
+import { RelayError } from './domain/relay-error.ts';
 import type { RelayDeps } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
 import { realtimeServer } from './transport/http/realtime-ws.ts';
-import { relayRoutes } from './transport/http/relay-routes.ts';
+import { newRequestId, relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
 import { sessionReader } from './transport/http/session.ts';
 import { followEntityChanges } from './transport/kafka/entity-events.ts';
@@ -76,6 +77,10 @@ export async function createApp(
       stack.add(() => tokenizer.close());
       const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
       stack.add(() => redis.quit());
+      // This process's lease (its id prefixes its request ids): renewed until everything else has
+      // stopped; once it lapses billing gives back the holds it left (docs/reliability.md).
+      const lease = renewRelayLease(redis, newRequestId().split('-')[0] as string);
+      stack.add(() => lease.stop());
       const kafka = createKafka(config.KAFKA_BROKERS, 'relay', logger);
       await ensureTopics(kafka, [
         topicName(TOPICS.usage),
@@ -145,20 +150,33 @@ export async function createApp(
       });
       stack.add(() => entities.stop());
 
-      const events = relayEvents(publisher, logger, { lingerMs: config.RELAY_USAGE_LINGER_MS });
+      const events = relayEvents(publisher, logger, {
+        lingerMs: config.RELAY_USAGE_LINGER_MS,
+        maxBuffered: config.RELAY_USAGE_BUFFER_MAX,
+      });
       const upstream = createUpstreamHttp({ timeoutMs: config.RELAY_UPSTREAM_TIMEOUT_MS });
       stack.add(() => upstream.close());
-      const limiter = rateLimiter(redis, {
-        tokenRpm: config.RELAY_TOKEN_RPM,
-        tokenTpm: config.RELAY_TOKEN_TPM,
-        userRpm: config.RELAY_USER_RPM,
-        userTpm: config.RELAY_USER_TPM,
-      });
+      const limiter = rateLimiter(
+        redis,
+        {
+          tokenRpm: config.RELAY_TOKEN_RPM,
+          tokenTpm: config.RELAY_TOKEN_TPM,
+          userRpm: config.RELAY_USER_RPM,
+          userTpm: config.RELAY_USER_TPM,
+        },
+        '',
+        (err) => logger.warn({ err }, 'rate limits not checked (Redis unavailable): allowing requests'),
+      );
       const metrics = relayMetrics();
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),
-        ratios: () => ratios.current(),
+        // The first thing a request reads: while the usage buffer is full (Kafka down for long),
+        // refuse it before anything is spent rather than serve what could not be billed.
+        ratios: () => {
+          if (events.full()) throw new RelayError(503, '服务繁忙，请稍后重试', 'usage_buffer_full');
+          return ratios.current();
+        },
         settings: {
           retryTimes: () => options.number('RetryTimes', 0),
           preConsumedQuota: () => options.number('PreConsumedQuota', 500),
@@ -190,14 +208,21 @@ export async function createApp(
       });
       grpcPort = grpc.port;
 
-      // Readiness and liveness (consumers that stopped consuming) on the ops port only.
+      // Readiness and liveness (consumers that stopped consuming) on the ops port only. Not Redis:
+      // without it the relay still serves (rate limits fail open, every request pre-consumes; only
+      // /pg sessions are refused), and a Redis outage must not take every replica out of service.
       const consumers = consumerRegistry();
       consumers.add('options', options);
       consumers.add('entities', entities);
       const http = createRelayServer({ logger });
       const ops = await listen(
         createOpsApp(
-          { redis: () => pingRedis(redis), consumers: consumers.readiness },
+          {
+            consumers: consumers.readiness,
+            usageBuffer: async () => {
+              if (events.full()) throw new Error(`usage buffer full (${events.buffered()} events waiting for Kafka)`);
+            },
+          },
           { consumers: consumers.liveness },
         ),
         config.METRICS_PORT,

@@ -63,6 +63,11 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    * send encodes the batch in one go on the event loop: shorter batches, shorter pauses.
    */
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
+  /**
+   * Usage events kept in memory while Kafka does not take them (about 0.3 KB each): beyond it the
+   * relay refuses new requests (503) until the backlog is sent, instead of dropping events.
+   */
+  RELAY_USAGE_BUFFER_MAX: z.coerce.number().int().min(1_000).default(100_000),
   /** How long SIGTERM waits for in-flight requests (streams) to finish. */
   RELAY_DRAIN_MS: int(20_000),
   /**

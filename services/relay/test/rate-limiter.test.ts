@@ -1,6 +1,8 @@
 /** Requests and tokens per minute, shared through the real Redis (as between relay replicas). */
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
+import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimiter } from '../src/data/rate-limiter.ts';
 
@@ -34,6 +36,29 @@ describe('relay rate limits', () => {
     limiter.addTokens(1, 42, 60);
     await new Promise((r) => setTimeout(r, 50));
     expect(await limiter.check(1, 42)).toEqual({ ok: false, subject: 'user', what: 'tpm' });
+  });
+
+  it('when Redis does not answer, then requests are allowed at once (fail open) and counted again once it does', async () => {
+    // A real client whose server is gone: nothing listens on the port any more.
+    const srv = createServer();
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
+    const port = (srv.address() as { port: number }).port;
+    await new Promise<void>((r) => srv.close(() => r()));
+    const gone = new IORedis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+    gone.on('error', () => undefined);
+    const opened: unknown[] = [];
+    const limiter = rateLimiter(gone, { tokenRpm: 0, tokenTpm: 0, userRpm: 1, userTpm: 0 }, '', (e) => opened.push(e));
+    const t0 = Date.now();
+    for (let i = 0; i < 3; i++) expect(await limiter.check(0, 77)).toEqual({ ok: true });
+    expect(Date.now() - t0).toBeLessThan(500);
+    expect(limiter.failedOpen()).toBe(3);
+    expect(opened).toHaveLength(1);
+    gone.disconnect();
+    // The same limits on a Redis that answers: enforced.
+    const up = rateLimiter(a, { tokenRpm: 0, tokenTpm: 0, userRpm: 1, userTpm: 0 });
+    expect(await up.check(0, 77)).toEqual({ ok: true });
+    expect(await up.check(0, 77)).toEqual({ ok: false, subject: 'user', what: 'rpm' });
+    expect(up.failedOpen()).toBe(0);
   });
 
   it('when no limit is set, then Redis is not asked', async () => {

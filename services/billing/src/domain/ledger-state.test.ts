@@ -63,6 +63,22 @@ describe('ledger state', () => {
     expect(state.quota).toBe(100);
   });
 
+  it('when the relay process of a hold is gone (lease lapsed), then the next change gives it back and a late settle charges it all', () => {
+    let s = hold(funded(100, 50), { rid: 'dead-1', amount: 40, tokenId: 7, tokenLimited: true, now: 1_000 });
+    s = hold(s, { rid: 'live-1', amount: 30, tokenId: 0, tokenLimited: false, now: 1_000 });
+    const lapsed = (rid: string) => rid.startsWith('dead-');
+    const { state, expired } = expireHolds(s, 2_000, lapsed);
+    expect(expired).toEqual(['dead-1']);
+    expect(state.quota).toBe(70);
+    expect(state.tokens['7']).toEqual({ r: 50, u: 0 });
+    expect(Object.keys(state.holds)).toEqual(['live-1']);
+    // The dead process's usage event still comes: charged in full, as without a pre-consume.
+    const late = settle(state, { rid: 'dead-1', actual: 25, tokenId: 7, tokenLimited: true });
+    expect(late.delta).toBe(25);
+    expect(late.state.quota).toBe(45);
+    expect(late.state.tokens['7']).toEqual({ r: 25, u: 25 });
+  });
+
   it('when an admin adds or sets quota, then negative adds are allowed and fractions are not', () => {
     expect(adjust(funded(100), 'add', -30).quota).toBe(70);
     expect(adjust(funded(100), 'set', 5).quota).toBe(5);

@@ -44,9 +44,17 @@ const clone = (s: LedgerState): LedgerState => ({
   holds: { ...s.holds },
 });
 
-/** Gives back holds older than HOLD_TTL_MS (a relay that died mid-request); returns their ids. */
-export function expireHolds(state: LedgerState, now: number): { state: LedgerState; expired: string[] } {
-  const expired = Object.entries(state.holds).filter(([, h]) => now - h.at > HOLD_TTL_MS);
+/**
+ * Gives back holds older than HOLD_TTL_MS, and those `lapsed` names (their relay process is known
+ * to be gone: its lease lapsed), a relay that died mid-request; returns their ids. A settle that
+ * still comes for one charges its whole usage (as for a request without a pre-consume).
+ */
+export function expireHolds(
+  state: LedgerState,
+  now: number,
+  lapsed?: (rid: string, hold: Hold) => boolean,
+): { state: LedgerState; expired: string[] } {
+  const expired = Object.entries(state.holds).filter(([rid, h]) => now - h.at > HOLD_TTL_MS || lapsed?.(rid, h));
   if (expired.length === 0) return { state, expired: [] };
   const next = clone(state);
   for (const [rid, h] of expired) {

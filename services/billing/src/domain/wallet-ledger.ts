@@ -75,7 +75,11 @@ const READ_STALENESS_MS = 1_000;
  * guarantees nothing was appended in between. Nothing here needs transactions, change streams or
  * atomic read-modify-write updates.
  */
-export function walletLedger(repo: LedgerRepository, clock: () => number = Date.now) {
+export function walletLedger(
+  repo: LedgerRepository,
+  clock: () => number = Date.now,
+  opts: { lapsed?: (rid: string) => boolean } = {},
+) {
   const cache = new Map<number, Head>();
   const pending: Pending[] = [];
   let running = false;
@@ -99,7 +103,7 @@ export function walletLedger(repo: LedgerRepository, clock: () => number = Date.
 
   function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
     const now = clock();
-    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now);
+    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now, opts.lapsed);
     let state = start;
     const ops: OpRecord[] = [];
     const answers: Plan['answers'] = [];

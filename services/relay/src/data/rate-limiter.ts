@@ -2,6 +2,11 @@
  * Requests and tokens per minute per token and per user, shared by every relay replica through
  * Redis. A sliding window approximated by two fixed one-minute buckets (the previous bucket
  * weighted by how much of it still overlaps the window): one round trip per request.
+ *
+ * Fails open: while Redis is unreachable (docs/reliability.md, scenario 5) requests are allowed
+ * without counting, at once (no wait for the client's reconnects), and counted again as soon as it
+ * answers. A rate limit protects upstream capacity, not money: the wallet's holds and settles do
+ * that, and refusing every request for a Redis outage would turn it into a platform outage.
  */
 import type { Redis } from '@aigw/common';
 
@@ -44,12 +49,26 @@ export type LimitVerdict = { ok: true } | { ok: false; subject: 'token' | 'user'
 
 export interface RateLimiter {
   readonly enabled: boolean;
+  /** Requests allowed unchecked since Redis last answered a check. */
+  failedOpen(): number;
   check(tokenId: number, userId: number): Promise<LimitVerdict>;
   addTokens(tokenId: number, userId: number, tokens: number): void;
 }
 
-export function rateLimiter(redis: Redis, limits: RateLimits, prefix = ''): RateLimiter {
+export function rateLimiter(
+  redis: Redis,
+  limits: RateLimits,
+  prefix = '',
+  onOpen: (err: unknown) => void = () => undefined,
+): RateLimiter {
   const enabled = Object.values(limits).some((v) => v > 0);
+  let opened = 0;
+  /** Allowed without a check (Redis not ready or the check failed). */
+  const failOpen = (err: unknown): LimitVerdict => {
+    opened++;
+    if (opened === 1 || opened % 1000 === 0) onOpen(err);
+    return { ok: true };
+  };
   const bucket = () => Math.floor(Date.now() / 60_000);
   const keys = (kind: string, id: number, b: number) => [
     `${prefix}rl:${kind}:${id}:r:${b}`,
@@ -59,6 +78,7 @@ export function rateLimiter(redis: Redis, limits: RateLimits, prefix = ''): Rate
   ];
   return {
     enabled,
+    failedOpen: () => opened,
     async check(tokenId, userId) {
       if (!enabled) return { ok: true };
       const b = bucket();
@@ -77,12 +97,20 @@ export function rateLimiter(redis: Redis, limits: RateLimits, prefix = ''): Rate
         subjects.push('user');
       }
       if (k.length === 0) return { ok: true };
-      const r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
+      // Not connected: commands would queue for the reconnects (seconds per request).
+      if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
+      let r: number;
+      try {
+        r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
+      } catch (err) {
+        return failOpen(err);
+      }
+      opened = 0;
       if (r === 0) return { ok: true };
       return { ok: false, subject: subjects[Math.abs(r) - 1] ?? 'user', what: r > 0 ? 'rpm' : 'tpm' };
     },
     addTokens(tokenId, userId, tokens) {
-      if (!enabled || tokens <= 0) return;
+      if (!enabled || tokens <= 0 || redis.status !== 'ready') return;
       const b = bucket();
       const m = redis.multi();
       if (tokenId && limits.tokenTpm)

@@ -2,20 +2,54 @@
  * The relay's events: one UsageEvent per request and a ChannelHealthEvent per failed attempt.
  * Usage events are batched (100 ms or 1,000 events per send) so that the hot
  * path never waits for Kafka; stop() flushes what is left before the producer disconnects.
+ *
+ * While Kafka does not take them (a broker down or unreachable), usage events wait in memory and
+ * their send is retried for as long as that lasts (backoff up to 5 s), never dropped: the buffer
+ * holds at most `maxBuffered` events (RELAY_USAGE_BUFFER_MAX). Once it is full, full() says so and
+ * the relay refuses new requests (503) until Kafka takes the backlog: a request the relay answered
+ * is always one it can bill. When the broker is back the backlog goes out in batches of
+ * `maxBatch`, in order (one send at a time keeps each user's events in order).
  */
 
-import { type Logger, type Publisher, topicName } from '@aigw/common';
+import { type Logger, type Publisher, registry, topicName } from '@aigw/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { Gauge } from 'prom-client';
 import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
 import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-encoder.ts';
 
 export interface RelayEvents {
   usage(rec: UsageRecord): void;
   health(rec: HealthRecord): void;
+  /** Usage events not yet acknowledged by Kafka (queued and in the send in flight). */
+  buffered(): number;
+  /** The buffer is full: new requests must be refused until Kafka takes the backlog. */
+  full(): boolean;
   /** Sends everything queued. */
   flush(): Promise<void>;
-  stop(): Promise<void>;
+  /** Flushes (waiting at most `ms`, default 15 s, for Kafka), then stops. */
+  stop(ms?: number): Promise<void>;
+}
+
+/** Every live instance's buffer, reported by one gauge (tests create several in one process). */
+const live = new Set<() => number>();
+let gauge = false;
+function trackBuffer(buffered: () => number): () => void {
+  if (!gauge) {
+    gauge = true;
+    new Gauge({
+      name: 'relay_usage_events_buffered',
+      help: 'Usage events waiting for Kafka (queued and in the send in flight).',
+      registers: [registry],
+      collect() {
+        let n = 0;
+        for (const f of live) n += f();
+        this.set(n);
+      },
+    });
+  }
+  live.add(buffered);
+  return () => live.delete(buffered);
 }
 
 const ROUND = (n: number) => Math.round(n * 1e6) / 1e6;
@@ -87,54 +121,97 @@ function contentOf(rec: UsageRecord): string {
 export function relayEvents(
   publisher: Publisher,
   logger: Logger,
-  opts: { lingerMs?: number; maxBatch?: number } = {},
+  opts: { lingerMs?: number; maxBatch?: number; maxBuffered?: number } = {},
 ): RelayEvents {
   const lingerMs = opts.lingerMs ?? 100;
   const maxBatch = opts.maxBatch ?? 1000;
+  const maxBuffered = Math.max(maxBatch, opts.maxBuffered ?? 100_000);
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
   let queue: { key: string; value: Buffer }[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Events of one batch are encoded back to back into one buffer (views per message).
   const writer = new ProtoWriter();
-  let sending: Promise<void> = Promise.resolve();
+  /** Events of the send in flight (taken from the queue, not acknowledged yet). */
+  let sendingCount = 0;
+  let running = false;
+  let sender: Promise<void> = Promise.resolve();
+  /** After this (Date.now()), a send that keeps failing gives up (set by stop()). */
+  let giveUpAt = Number.POSITIVE_INFINITY;
+  let wasFull = false;
+  const buffered = () => queue.length + sendingCount;
+  const untrack = trackBuffer(buffered);
 
-  const send = (): Promise<void> => {
+  const sendWithRetry = async (batch: { key: string; value: Buffer }[]): Promise<boolean> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await publisher.publishRaw(usageTopic, batch);
+        if (attempt > 1)
+          logger.warn({ events: batch.length, attempt, buffered: buffered() }, 'usage events published again');
+        return true;
+      } catch (err) {
+        if (Date.now() >= giveUpAt) {
+          logger.error({ err, events: buffered() }, 'usage events could not be published before shutdown; lost');
+          return false;
+        }
+        if (attempt === 1 || attempt % 10 === 0)
+          logger.warn({ err, attempt, buffered: buffered() }, 'usage events not published; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+      }
+    }
+  };
+
+  // One sender at a time keeps per-user order (same key, same partition); after an outage it
+  // sends the backlog back to back in batches of maxBatch.
+  const kick = (): Promise<void> => {
     if (timer) {
       clearTimeout(timer);
       timer = undefined;
     }
-    if (queue.length === 0) return sending;
-    const batch = queue;
-    queue = [];
-    writer.reset();
-    // One send at a time keeps per-user order (same key, same partition).
-    sending = sending.then(() => sendWithRetry(batch));
-    return sending;
-  };
-  const sendWithRetry = async (batch: { key: string; value: Buffer }[]) => {
-    for (let attempt = 1; ; attempt++) {
+    if (running || queue.length === 0) return sender;
+    running = true;
+    sender = (async () => {
       try {
-        await publisher.publishRaw(usageTopic, batch);
-        return;
-      } catch (err) {
-        if (attempt >= 10) {
-          logger.error({ err, events: batch.length }, 'usage events could not be published');
-          return;
+        while (queue.length > 0) {
+          const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+          queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+          if (queue.length === 0) writer.reset();
+          sendingCount = batch.length;
+          const sent = await sendWithRetry(batch);
+          sendingCount = 0;
+          if (!sent) {
+            queue = [];
+            return;
+          }
         }
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+      } finally {
+        running = false;
+        if (wasFull && buffered() < maxBuffered) {
+          wasFull = false;
+          logger.warn({ buffered: buffered() }, 'usage buffer has room again: serving');
+        }
       }
-    }
+    })();
+    return sender;
   };
 
   return {
     usage(rec) {
       const ev = usageEvent(rec);
       queue.push({ key: String(ev.userId), value: encodeUsageEvent(writer, ev) });
-      if (queue.length >= maxBatch) void send();
-      else if (!timer) {
-        timer = setTimeout(() => void send(), lingerMs);
+      if (queue.length >= maxBatch) void kick();
+      else if (!timer && !running) {
+        timer = setTimeout(() => void kick(), lingerMs);
       }
+    },
+    buffered,
+    full() {
+      const full = buffered() >= maxBuffered;
+      if (full && !wasFull) {
+        wasFull = true;
+        logger.error({ buffered: buffered() }, 'usage buffer full (Kafka not taking events): refusing requests');
+      }
+      return full;
     },
     health(rec) {
       publisher
@@ -157,9 +234,14 @@ export function relayEvents(
         )
         .catch((err) => logger.warn({ err, channelId: rec.channelId }, 'channel health event not published'));
     },
-    flush: () => send(),
-    stop: async () => {
-      await send();
+    flush: async () => {
+      // Bounded: a sender that keeps failing returns once stop() set its deadline.
+      while (queue.length > 0 || running) await kick();
+    },
+    async stop(ms = 15_000) {
+      giveUpAt = Date.now() + ms;
+      while (queue.length > 0 || running) await kick();
+      untrack();
     },
   };
 }
