@@ -1,9 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { chatPromptParts } from '../domain/token-estimate.ts';
-import { createTokenizer, DEFAULT_WAIT_MS, LONG_RUN, splitForCounting } from './tokenizer.ts';
+import { createTokenizer, LONG_RUN, splitForCounting } from './tokenizer.ts';
+
+// Exact counts are checked with a patient caller: under a loaded machine the default wait
+// (DEFAULT_WAIT_MS) can pass before the worker answers, and the caller then gets the estimate by
+// design. Latency is measured by the tokenizer benchmark (bench/run.ts --only=tokenizer).
+const PATIENT = { waitMs: 10_000 };
 
 describe('tokenizer', () => {
-  const tokenizer = createTokenizer();
+  const tokenizer = createTokenizer(PATIENT);
   afterAll(() => tokenizer.close());
 
   it('when the worker is ready, then OpenAI models are counted with tiktoken', async () => {
@@ -31,7 +36,7 @@ describe('tokenizer', () => {
 });
 
 describe('tokenizer bounds', () => {
-  const tokenizer = createTokenizer();
+  const tokenizer = createTokenizer(PATIENT);
   afterAll(() => tokenizer.close());
 
   it('when texts hold runs longer than LONG_RUN, then only those runs are estimated and the rest is split off exactly', () => {
@@ -51,19 +56,17 @@ describe('tokenizer bounds', () => {
     expect(cheap).toBe(2);
   });
 
-  it('when a prompt is an 8,000-letter word, then it is counted in milliseconds, and a normal prompt queued behind it keeps its exact count', async () => {
+  it('when a prompt is an 8,000-letter word, then it is estimated instead of run through BPE, and a normal prompt queued behind it keeps its exact count', async () => {
     expect(await tokenizer.ready).toBe(true);
     const word = Array.from({ length: 8000 }, (_, i) => String.fromCharCode(97 + ((i * 7919) % 26))).join('');
-    const started = performance.now();
     const [long, normal] = await Promise.all([
       tokenizer.count([word], 'gpt-4o'),
       tokenizer.count(['hello world'], 'gpt-4o'),
     ]);
-    const took = performance.now() - started;
+    // BPE would give another count (and took 3.2 s on this word unbounded); the estimate is
+    // length / 4 exactly.
     expect(long).toBe(2000);
     expect(normal).toBe(2);
-    // Unbounded BPE took 3.2 s on this word; the estimate takes well under the wait limit.
-    expect(took).toBeLessThan(DEFAULT_WAIT_MS * 4);
   });
 
   it('when the worker is busier than the caller may wait, then the caller gets the cheap estimate in time', async () => {
