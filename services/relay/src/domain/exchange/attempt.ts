@@ -39,10 +39,15 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  const wire = upstreamProtocol(adaptor.protocol, req.format);
-  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
+  const wire = upstreamProtocol(adaptor, req.format);
+  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
   const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
-  const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
+  const headers =
+    body instanceof FormData
+      ? target.headers
+      : req.forward && wire === req.format
+        ? { ...target.headers, ...JSON_HEADERS, ...req.forward }
+        : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
 
   // Streams get their own cancellation (the first-token timeout cancels too); whole answers
@@ -114,6 +119,7 @@ async function relayWhole(
       const usage = up.usage(json);
       if (usage) result.usage = usage;
       else await estimateUsage(up.toCanonical(json, '').choices?.[0]?.message?.content ?? '');
+      result.stateId = up.stateId?.(json);
       sink.head(200, JSON_HEADERS);
       sink.end(bytes);
       return result;

@@ -3,11 +3,14 @@
  * routes name the client format they serve. A new protocol is one module (see wire.ts) and
  * one line here.
  */
+
+import type { Adaptor } from '../adaptors/types.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
 import { geminiProtocol } from './gemini.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
+import { responsesProtocol } from './responses.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
 
 const PROTOCOLS = {
@@ -16,6 +19,7 @@ const PROTOCOLS = {
   gemini: geminiProtocol,
   ollama: ollamaProtocol,
   cohere: cohereProtocol,
+  responses: responsesProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
@@ -36,8 +40,8 @@ export function clientOf(format: ClientFormat): ClientCodec {
  * The protocol an attempt speaks to the upstream: the client's own when the channel speaks it
  * (then requests, answers and streams pass through), else the channel's.
  */
-export function upstreamProtocol(channel: Protocol, format: ClientFormat): Protocol {
-  return channel === format ? format : channel;
+export function upstreamProtocol(adaptor: Pick<Adaptor, 'protocol' | 'speaks'>, format: ClientFormat): Protocol {
+  return adaptor.protocol === format || adaptor.speaks?.has(format) ? format : adaptor.protocol;
 }
 
 /** The error body of a client format. */
