@@ -227,6 +227,7 @@ export async function createApp(
         ),
         config.METRICS_PORT,
       );
+      const screen = sensitiveScreen(options);
       const dispatch = relayRoutes({
         pipeline,
         identities,
@@ -238,7 +239,7 @@ export async function createApp(
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         maxJsonBytes: config.RELAY_MAX_JSON_BYTES,
         track: http.track,
-        screen: sensitiveScreen(options).check,
+        screen: screen.check,
         walletOf: async (userId) => {
           const w = (await wallet.getWallet({ userId })).wallet;
           return { quota: w?.quota ?? 0, usedQuota: w?.usedQuota ?? 0 };
@@ -253,6 +254,7 @@ export async function createApp(
         limiter,
         logger,
         trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
+        screen: screen.check,
       });
       http.server.on('upgrade', (req, socket, head) => {
         if (!realtime.handleUpgrade(req, socket, head))

@@ -14,6 +14,7 @@ import {
   modelName,
   type RelayStack,
   routable,
+  setOption,
   startRelayStack,
   userWithToken,
 } from './relay-harness.ts';
@@ -246,6 +247,70 @@ describe('/v1/realtime', () => {
       (v) => v > 0,
     );
     expect(used).toBe(quotaOf(turn));
+  });
+
+  it('when sensitive-word checks are on, then a prompt event holding a listed word is answered with an error event and never reaches the upstream', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    await setOption(s, 'SensitiveWords', 'contraband');
+    await setOption(s, 'CheckSensitiveOnPromptEnabled', 'true');
+    await setOption(s, 'CheckSensitiveEnabled', 'true');
+    try {
+      const c = connect(`${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`, {
+        headers: { authorization: `Bearer ${u.key}` },
+      });
+      await c.opened;
+      await c.next('session.created');
+      const item = (text: string, id: string) => ({
+        type: 'conversation.item.create',
+        event_id: id,
+        item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+      });
+      /** The first event after index `from` that passes `test`, waited for up to `ms`. */
+      const seen = async (from: number, test: (e: Event) => boolean, ms = 3_000) => {
+        const until = Date.now() + ms;
+        for (;;) {
+          const e = c.events.slice(from).find(test);
+          if (e || Date.now() > until) return e;
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      };
+      // The relay hears the options over Kafka: retry until the check applies.
+      let n = 0;
+      const err = await eventually(
+        async () => {
+          const from = c.events.length;
+          c.send(item('where is the CONTRABAND', `evt_${++n}`));
+          const e = await seen(from, (x) => x.type === 'error' || x.type === 'conversation.item.created');
+          return e?.type === 'error' ? e : undefined;
+        },
+        (e) => e !== undefined,
+      );
+      expect(err?.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'sensitive_words_detected',
+        message: '请求内容包含敏感词：contraband',
+        event_id: `evt_${n}`,
+      });
+      // Only the attempts made before the relay heard the options went upstream.
+      const upstreamSaw = fake.events.filter((e) => JSON.stringify(e).includes('CONTRABAND')).length;
+      expect(upstreamSaw).toBe(n - 1);
+      let from = c.events.length;
+      c.send({ type: 'session.update', session: { instructions: 'talk about contraband' } });
+      const upd = await seen(from, (x) => x.type === 'error' || x.type === 'session.updated');
+      expect(upd?.error).toMatchObject({ code: 'sensitive_words_detected' });
+      from = c.events.length;
+      c.send(item('a clean question', 'evt_clean'));
+      expect((await seen(from, (x) => x.type === 'error' || x.type === 'conversation.item.created'))?.type).toBe(
+        'conversation.item.created',
+      );
+      c.ws.close();
+      await c.closed;
+    } finally {
+      await setOption(s, 'CheckSensitiveEnabled', 'false');
+    }
   });
 
   it('when the key is wrong, no channel serves the model or the upstream refuses the channel key, then the handshake is refused in OpenAI error shape and nothing is billed', async () => {

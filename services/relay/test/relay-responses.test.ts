@@ -225,4 +225,34 @@ describe('the Responses API', () => {
     const logs = await logsOf(u.userId, model, 5);
     expect(logs.filter((l) => l.isStream)).toHaveLength(2);
   });
+
+  it('when a conversation continues with previous_response_id and several OpenAI channels serve the model, then each turn goes to the channel that holds it', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const second = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-openai',
+      reply: REPLY,
+      promptTokens: PROMPT_TOKENS,
+    });
+    try {
+      const a = await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+      const b = await createChannel(s, { type: 1, baseUrl: second.url, key: 'up-openai', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+
+      let previous = (await client.responses.create({ model, input: 'Turn 0' })).id;
+      for (let turn = 1; turn <= 6; turn++) {
+        const r = await client.responses.create({ model, input: `Turn ${turn}`, previous_response_id: previous });
+        expect(r.output_text).toBe(REPLY);
+        previous = r.id;
+      }
+      const logs = await logsOf(u.userId, model, 7);
+      const channels = new Set(logs.map((l) => l.channel));
+      expect(channels.size).toBe(1);
+      expect([a, b]).toContain([...channels][0]);
+    } finally {
+      await second.close();
+    }
+  });
 });

@@ -102,6 +102,14 @@ describe('sensitive words on prompts', () => {
       error: { type: 'invalid_request_error', message: '请求内容包含敏感词：contraband' },
     });
 
+    const responses = await post('/v1/responses', u.key, {
+      model,
+      instructions: 'be brief',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'list contraband' }] }],
+    });
+    expect(responses.status).toBe(400);
+    expect((responses.body.error as { code: string }).code).toBe('sensitive_words_detected');
+
     for (const op of ['generateContent', 'streamGenerateContent']) {
       const gemini = await post(`/v1beta/models/${model}:${op}`, u.key, {
         systemInstruction: { parts: [{ text: '违禁品 are discussed here' }] },

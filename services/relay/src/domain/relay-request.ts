@@ -24,6 +24,11 @@ export interface RelayCaller {
   token?: TokenInfo;
   group: string;
   pinnedChannelId: number;
+  /**
+   * The channel to try first when it serves the group and model (the one holding the
+   * conversation a Responses request continues); retries go elsewhere as usual.
+   */
+  preferredChannelId?: number;
   ip: string;
   /** performance.now() at arrival. */
   startedAt: number;
@@ -251,7 +256,11 @@ export async function relayRequest(
   let served: RoutedChannel | undefined;
   let upstreamModel = req.model;
   for (let attempt = 0; ; attempt++) {
-    const ch = pinned ?? index.select(caller.group, req.model, attempt, tried);
+    const preferred =
+      attempt === 0 && caller.preferredChannelId && index.serves(caller.group, req.model, caller.preferredChannelId)
+        ? index.byId(caller.preferredChannelId)
+        : undefined;
+    const ch = pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
     if (!ch || (pinned && attempt > 0)) break;
     if (!ch.adaptor.modes.has(req.mode)) {
       tried.push(ch.id);

@@ -16,7 +16,8 @@ export interface ResponsesBehaviour {
   toolCall?: { name: string; arguments: Record<string, unknown> };
 }
 
-const stored = new Map<string, { response: Json; input: unknown }>();
+/** Responses kept by each fake server (by its port), as each OpenAI account keeps its own. */
+const stores = new Map<number, Map<string, { response: Json; input: unknown }>>();
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -41,6 +42,12 @@ export function fakeResponses(
 ): Promise<void> | undefined {
   const m = /\/responses(?:\/([^/]+)(\/input_items)?)?$/.exec(path);
   if (!m) return undefined;
+  const port = res.socket?.localPort ?? 0;
+  let stored = stores.get(port);
+  if (!stored) {
+    stored = new Map();
+    stores.set(port, stored);
+  }
   const [, rid, items] = m;
   if (rid) {
     const kept = stored.get(rid);
@@ -57,6 +64,18 @@ export function fakeResponses(
     return Promise.resolve(json(res, 200, kept.response));
   }
   if (method !== 'POST') return Promise.resolve(json(res, 405, notFound('')));
+  const previous = body.previous_response_id;
+  if (typeof previous === 'string' && !stored.has(previous))
+    return Promise.resolve(
+      json(res, 400, {
+        error: {
+          message: `Previous response with id '${previous}' not found.`,
+          type: 'invalid_request_error',
+          param: 'previous_response_id',
+          code: 'previous_response_not_found',
+        },
+      }),
+    );
 
   const words = b.reply.split(' ').map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
   const tool = b.toolCall && Array.isArray(body.tools) && body.tools.length > 0 ? b.toolCall : undefined;

@@ -25,6 +25,7 @@ import {
 import type { RoutedChannel } from '../../domain/channel-index.ts';
 import { shouldDisable, UpstreamFailure, upstreamMessage } from '../../domain/exchange/failure.ts';
 import { preConsumeAmount, priceOf, settleQuota } from '../../domain/pricing.ts';
+import type { Json } from '../../domain/protocols/openai.ts';
 import { errorBody } from '../../domain/protocols/registry.ts';
 import {
   chooseSubprotocol,
@@ -49,7 +50,12 @@ export interface RealtimeDeps {
   maxMessageBytes?: number;
   /** Time allowed to open the upstream socket. */
   connectTimeoutMs?: number;
+  /** The sensitive-word check of prompts (domain/sensitive-words.ts), on the events that carry them. */
+  screen?(body: Json): void;
 }
+
+/** Client events whose text is a prompt: the item, the session's instructions, a response's overrides. */
+const PROMPT_EVENTS = ['"conversation.item.create"', '"session.update"', '"response.create"'];
 
 export interface RealtimeServer {
   /** Takes an upgrade request for /v1/realtime; false for any other path. */
@@ -318,8 +324,31 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
 
     client.on('message', (data, isBinary) => {
       if (upstream.readyState !== WebSocket.OPEN) return;
+      if (deps.screen && !isBinary && refused(data as Buffer)) return;
       upstream.send(data as Buffer, { binary: isBinary });
     });
+    /** A prompt event holding a sensitive word: answered with an error event, not sent upstream. */
+    const refused = (buf: Buffer): boolean => {
+      if (!PROMPT_EVENTS.some((t) => buf.includes(t))) return false;
+      let ev: Json;
+      try {
+        ev = JSON.parse(buf.toString('utf8')) as Json;
+      } catch {
+        return false;
+      }
+      const carrier = ev.item ?? ev.session ?? ev.response;
+      if (!carrier || typeof carrier !== 'object') return false;
+      try {
+        deps.screen?.(carrier as Json);
+      } catch (err) {
+        if (!(err instanceof RelayError)) throw err;
+        const e = realtimeError(err.message, err.code);
+        if (client.readyState === WebSocket.OPEN)
+          client.send(JSON.stringify({ ...e, error: { ...e.error, event_id: ev.event_id ?? null } }));
+        return true;
+      }
+      return false;
+    };
     const fromUpstream = (data: Buffer, isBinary: boolean) => {
       if (client.readyState === WebSocket.OPEN) client.send(data, { binary: isBinary });
       if (isBinary) return;

@@ -327,6 +327,12 @@ export function relayRoutes(deps: RouteDeps) {
         startedAt,
       };
       if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
+      // A Responses request continuing a stored one goes first to the channel that holds it.
+      const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
+      if (typeof previous === 'string' && deps.pipeline.state) {
+        const owner = await deps.pipeline.state.find(previous);
+        if (owner && owner.userId === id.user.id) caller.preferredChannelId = owner.channelId;
+      }
       await run(res, caller, creq);
     } catch (err) {
       fail(res, format, err, requestId, mode);
