@@ -26,7 +26,10 @@ import {
   kafkaConsumerLag,
   kafkaConsumerRejoins,
   kafkaConsumerUp,
+  kafkaDeadLetters,
   kafkaOldestUnhandled,
+  kafkaProducerErrors,
+  producerInFlightAdd,
 } from './metrics.ts';
 
 /**
@@ -99,7 +102,15 @@ export async function createPublisher(kafka: Kafka): Promise<Publisher> {
   });
   await producer.connect();
   const publishRaw: Publisher['publishRaw'] = async (topic, messages) => {
-    await producer.send({ topic, acks: -1, messages });
+    producerInFlightAdd(messages.length);
+    try {
+      await producer.send({ topic, acks: -1, messages });
+    } catch (err) {
+      kafkaProducerErrors.inc({ topic });
+      throw err;
+    } finally {
+      producerInFlightAdd(-messages.length);
+    }
   };
   return {
     async publish(topic, schema, message, key, headers) {
@@ -279,6 +290,7 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       },
     ]);
     kafkaConsumed.inc({ topic, result: 'dead_lettered' });
+    kafkaDeadLetters.inc({ group: groupId });
   };
 
   let startingNow = false;

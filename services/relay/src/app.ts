@@ -32,9 +32,9 @@ import { createTokenizer } from './data/tokenizer.ts';
 import { createUpstreamHttp } from './data/upstream-http.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
-import type { RelayDeps } from './domain/relay-request.ts';
+import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
-import { relayMetrics } from './transport/http/metrics.ts';
+import { providerOf, relayMetrics } from './transport/http/metrics.ts';
 import { relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
 import { sessionReader } from './transport/http/session.ts';
@@ -152,6 +152,15 @@ export async function createApp(
         userTpm: config.RELAY_USER_TPM,
       });
       const metrics = relayMetrics();
+      const rawWallet = walletPort(wallet, logger);
+      /** Labels of a finished request: the model as configured for the caller's group, else "other". */
+      const labelsOf = (rec: UsageRecord | HealthRecord, model: string, group: string) => {
+        const index = snapshot.current();
+        return {
+          model: model && index.has(group, model) ? model : 'other',
+          provider: providerOf(rec.channelId ? index.byId(rec.channelId)?.type : undefined),
+        };
+      };
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),
@@ -163,14 +172,33 @@ export async function createApp(
           firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
           outputLimit,
         },
-        wallet: walletPort(wallet, logger),
+        wallet: {
+          async preConsume(req) {
+            const t0 = performance.now();
+            try {
+              return await rawWallet.preConsume(req);
+            } finally {
+              metrics.preConsume((performance.now() - t0) / 1000);
+            }
+          },
+          refund: (requestId, userId) => rawWallet.refund(requestId, userId),
+        },
         balances,
         tokenizer,
         usage: (rec) => {
-          if (rec.firstTokenMs) metrics.firstToken(rec.firstTokenMs);
+          const { model, provider } = labelsOf(rec, rec.model, rec.caller.group);
+          const u = rec.usage;
+          if (rec.type === 2) {
+            metrics.tokens(model, provider, u.promptTokens, u.completionTokens, u.cachedTokens ?? 0);
+            if (rec.isStream) metrics.stream(model, provider, rec.firstTokenMs, rec.useTimeMs, u.completionTokens);
+          }
+          metrics.retries(rec.channelsTried.length - 1);
           events.usage(rec);
         },
-        health: (rec) => events.health(rec),
+        health: (rec) => {
+          metrics.upstreamError(rec.channelId, rec.statusCode);
+          events.health(rec);
+        },
         countTokens: (caller, n) => limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n),
       };
 
@@ -182,13 +210,21 @@ export async function createApp(
       grpcPort = grpc.port;
 
       // Readiness and liveness (consumers that stopped consuming) on the ops port only.
+      let draining = false;
       const consumers = consumerRegistry();
       consumers.add('options', options);
       consumers.add('entities', entities);
       const http = createRelayServer({ logger });
+      stack.add(metrics.inflightFrom(http.inflight));
       const ops = await listen(
         createOpsApp(
-          { redis: () => pingRedis(redis), consumers: consumers.readiness },
+          {
+            redis: () => pingRedis(redis),
+            consumers: consumers.readiness,
+            draining: async () => {
+              if (draining) throw new Error('draining: finishing the requests in flight');
+            },
+          },
           { consumers: consumers.liveness },
         ),
         config.METRICS_PORT,
@@ -215,11 +251,16 @@ export async function createApp(
         http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
       });
       httpPort = (http.server.address() as AddressInfo).port;
-      // Last in, first out: stop accepting and drain streams, flush usage, then the rest closes.
+      // Last in, first out: not ready any more, stop accepting and drain streams (up to
+      // RELAY_DRAIN_MS), flush usage, then the rest closes. The ops port (/metrics) stays up while
+      // the streams drain.
+      stack.add(() => ops.close());
       stack.add(() => events.stop());
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
-      stack.add(() => ops.close());
+      stack.add(() => {
+        draining = true;
+      });
       logger.info({ httpPort, grpcPort }, 'relay started');
     },
     stop: () => stack.run(),

@@ -1,12 +1,49 @@
-import { registry } from '@aigw/common';
-import { Counter, Histogram } from 'prom-client';
+import { FastCounter, FastHistogram, registry } from '@aigw/common';
+import { Counter, Gauge } from 'prom-client';
 
 let made: ReturnType<typeof create> | undefined;
 
 /**
+ * The provider of a channel type, as OpenTelemetry's gen_ai.provider.name names the well-known
+ * ones (openai, azure.ai.openai, anthropic, gcp.gemini, cohere, mistral_ai); the others by their
+ * own short name. A fixed list: bounded label values.
+ */
+const PROVIDERS: Readonly<Record<number, string>> = {
+  1: 'openai',
+  3: 'azure.ai.openai',
+  4: 'ollama',
+  8: 'openai_compatible',
+  14: 'anthropic',
+  16: 'zhipu',
+  17: 'alibaba',
+  19: '360',
+  24: 'gcp.gemini',
+  25: 'moonshot',
+  26: 'zhipu',
+  31: 'yi',
+  34: 'cohere',
+  38: 'jina',
+  39: 'cloudflare',
+  40: 'siliconflow',
+  42: 'mistral_ai',
+};
+
+/** The provider label of a channel type ("none" when no channel answered). */
+export function providerOf(type: number | undefined): string {
+  if (type === undefined) return 'none';
+  return PROVIDERS[type] ?? 'other';
+}
+
+/** The status class label of an HTTP status: 2xx, 4xx, 5xx. */
+function statusClass(status: number): string {
+  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
+}
+
+/**
  * Per-request counts are kept in plain maps and handed to prom-client when it is scraped
- * (collect()): its inc() hashes and validates the label object on every call, which showed up in
- * the relay's per-request CPU.
+ * (collect(), FastHistogram): its inc() hashes and validates the label object on every call,
+ * which showed up in the relay's per-request CPU. Label values are bounded by the callers: route
+ * patterns, configured model names ("other" for the rest), channel ids and provider names.
  */
 function create() {
   const counts = new Map<string, { mode: string; status: string; n: number; reported: number }>();
@@ -35,12 +72,66 @@ function create() {
       }
     },
   });
-  const firstToken = new Histogram({
-    name: 'relay_first_token_seconds',
-    help: 'Time from the request to the first streamed token.',
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30],
+  const duration = new FastHistogram(
+    'relay_request_duration_seconds',
+    'Time from the request to the end of the answer (streams included), by route, model, provider and status class.',
+    ['route', 'model', 'provider', 'status_class'],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
+  );
+  const firstToken = new FastHistogram(
+    'relay_time_to_first_token_seconds',
+    'Time from the request to the first streamed token, by model and provider (streams only).',
+    ['model', 'provider'],
+    [0.05, 0.1, 0.25, 0.5, 0.75, 1, 2, 3, 5, 10, 20, 30, 60],
+  );
+  const perToken = new FastHistogram(
+    'relay_time_per_output_token_seconds',
+    'Time per output token after the first one, by model and provider (streams with two tokens or more).',
+    ['model', 'provider'],
+    [0.001, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.5, 1, 2.5],
+  );
+  const tokens = new FastCounter(
+    'relay_tokens_total',
+    'Tokens of relayed requests as billed, by model, provider and type (input, output, cached: part of input).',
+    ['model', 'provider', 'type'],
+  );
+  const upstreamErrors = new FastCounter(
+    'relay_upstream_errors_total',
+    'Failed upstream attempts, by channel id and upstream HTTP status (0: no HTTP answer: connection, timeout, broken stream).',
+    ['channel', 'status'],
+  );
+  const retries = new FastCounter(
+    'relay_retries_total',
+    'Attempts on another channel after a failed one (retries and first-token timeouts).',
+    [],
+  );
+  const preConsume = new FastHistogram(
+    'relay_preconsume_duration_seconds',
+    "Time of billing's pre-consume call (skipped while balances are ample).",
+    [],
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
+  const inflight = new Set<() => number>();
+  new Gauge({
+    name: 'relay_in_flight_requests',
+    help: 'Relay requests being handled (streams included): the autoscaling signal.',
     registers: [registry],
+    collect() {
+      let n = 0;
+      for (const count of inflight) n += count();
+      this.set(n);
+    },
   });
+  let streams = 0;
+  new Gauge({
+    name: 'relay_open_streams',
+    help: 'Streamed answers (text/event-stream, ndjson) being written to clients.',
+    registers: [registry],
+    collect() {
+      this.set(streams);
+    },
+  });
+  const none = () => [] as const;
   return {
     observe(mode: string, status: number, q: number) {
       const key = `${mode} ${status}`;
@@ -53,8 +144,50 @@ function create() {
         else quotas.set(mode, { n: q, reported: 0 });
       }
     },
-    firstToken(ms: number) {
-      firstToken.observe(ms / 1000);
+    /** One finished request: route pattern, model label (bounded), provider label, status. */
+    request(route: string, model: string, provider: string, status: number, seconds: number) {
+      const cls = statusClass(status);
+      duration.observe(
+        `${route}\u0001${model}\u0001${provider}\u0001${cls}`,
+        () => [route, model, provider, cls],
+        seconds,
+      );
+    },
+    /** A finished streamed answer: time to first token, and per output token after it. */
+    stream(model: string, provider: string, firstTokenMs: number, totalMs: number, outputTokens: number) {
+      const key = `${model}\u0001${provider}`;
+      const labels = () => [model, provider];
+      if (firstTokenMs > 0) firstToken.observe(key, labels, firstTokenMs / 1000);
+      if (firstTokenMs > 0 && outputTokens > 1 && totalMs > firstTokenMs)
+        perToken.observe(key, labels, (totalMs - firstTokenMs) / 1000 / (outputTokens - 1));
+    },
+    tokens(model: string, provider: string, input: number, output: number, cached: number) {
+      const key = `${model}\u0001${provider}\u0001`;
+      if (input > 0) tokens.inc(`${key}input`, () => [model, provider, 'input'], input);
+      if (output > 0) tokens.inc(`${key}output`, () => [model, provider, 'output'], output);
+      if (cached > 0) tokens.inc(`${key}cached`, () => [model, provider, 'cached'], cached);
+    },
+    upstreamError(channelId: number, status: number) {
+      const ch = String(channelId);
+      const st = String(status);
+      upstreamErrors.inc(`${ch} ${st}`, () => [ch, st]);
+    },
+    retries(n: number) {
+      if (n > 0) retries.inc('', none, n);
+    },
+    preConsume(seconds: number) {
+      preConsume.observe('', none, seconds);
+    },
+    /** Adds a relay HTTP server's in-flight count (read when scraped); returns the removal. */
+    inflightFrom(fn: () => number): () => void {
+      inflight.add(fn);
+      return () => inflight.delete(fn);
+    },
+    streamOpened() {
+      streams++;
+    },
+    streamClosed() {
+      streams--;
     },
   };
 }
@@ -64,3 +197,5 @@ export function relayMetrics() {
   made ??= create();
   return made;
 }
+
+export type RelayMetrics = ReturnType<typeof relayMetrics>;
