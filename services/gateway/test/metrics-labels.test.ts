@@ -47,6 +47,8 @@ describe('gateway route labels', () => {
   it('when scraped, then build_info has a series for each service of the process', async () => {
     const text = await scrape();
     for (const svc of ['users', 'channels', 'billing', 'gateway'])
-      expect(text).toMatch(new RegExp(`^build_info\\{service="${svc}",version="[^"]+",node_version="v[0-9.]+"\\} 1$`, 'm'));
+      expect(text).toMatch(
+        new RegExp(`^build_info\\{service="${svc}",version="[^"]+",node_version="v[0-9.]+"\\} 1$`, 'm'),
+      );
   });
 });

@@ -102,7 +102,14 @@ describe('relay metrics', () => {
     const model = modelName('gpt-4o');
     const u = await userWithToken(s);
     await setOption(s, 'RetryTimes', '1');
-    const badId = await createChannel(s, { type: 1, baseUrl: bad.url, key: 'k', models: model, priority: 10, autoBan: 0 });
+    const badId = await createChannel(s, {
+      type: 1,
+      baseUrl: bad.url,
+      key: 'k',
+      models: model,
+      priority: 10,
+      autoBan: 0,
+    });
     await createChannel(s, { type: 1, baseUrl: good.url, key: 'k', models: model, priority: 0 });
     await routable(s.stack.relayUrl, u.key, model);
     const before = await scrape();
