@@ -18,6 +18,7 @@ import {
   topicName,
   trustedProxies,
 } from '@aigw/common';
+import { messageTraceHeaders, tracingActive } from '@aigw/common/telemetry';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
@@ -152,6 +153,8 @@ export async function createApp(
         userTpm: config.RELAY_USER_TPM,
       });
       const metrics = relayMetrics();
+      const tracing = tracingActive();
+      const usageTopic = topicName(TOPICS.usage);
       const rawWallet = walletPort(wallet, logger);
       /** Labels of a finished request: the model as configured for the caller's group, else "other". */
       const labelsOf = (rec: UsageRecord | HealthRecord, model: string, group: string) => {
@@ -193,7 +196,7 @@ export async function createApp(
             if (rec.isStream) metrics.stream(model, provider, rec.firstTokenMs, rec.useTimeMs, u.completionTokens);
           }
           metrics.retries(rec.channelsTried.length - 1);
-          events.usage(rec);
+          events.usage(rec, tracing ? messageTraceHeaders(usageTopic) : undefined);
         },
         health: (rec) => {
           metrics.upstreamError(rec.channelId, rec.statusCode);

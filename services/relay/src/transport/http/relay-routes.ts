@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
+import { nameActiveSpan, tracingActive } from '@aigw/common/telemetry';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
 import type { RateLimiter } from '../../data/rate-limiter.ts';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
@@ -26,6 +27,7 @@ import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
+import { tracedPipeline } from './gen-ai-trace.ts';
 import { providerOf, relayMetrics } from './metrics.ts';
 import { nodeSink, readBody } from './node-sink.ts';
 import type { SessionUser } from './session.ts';
@@ -158,6 +160,8 @@ function checkFields(body: Json): void {
 /** Returns a handler for the relay's routes, or undefined when the path is not one of them. */
 export function relayRoutes(deps: RouteDeps) {
   const metrics = relayMetrics();
+  // Spans only where this process exports them (startTelemetry ran first, in main.ts).
+  const tracing = tracingActive();
 
   type Identity = { user: UserInfo; token: TokenInfo; pinned: number };
 
@@ -251,7 +255,8 @@ export function relayRoutes(deps: RouteDeps) {
   /** Runs an authenticated request through the pipeline. */
   async function run(res: ServerResponse, caller: RelayCaller, creq: ClientRequest, at: Labels): Promise<void> {
     const sink = nodeSink(res, { 'x-aigw-request-id': caller.requestId });
-    const outcome = await relayRequest(deps.pipeline, caller, creq, sink);
+    const pipeline = tracing ? tracedPipeline(deps.pipeline, creq) : deps.pipeline;
+    const outcome = await relayRequest(pipeline, caller, creq, sink);
     metrics.observe(creq.mode, outcome.status, outcome.quota);
     const type = outcome.channelId ? deps.pipeline.channels().byId(outcome.channelId)?.type : undefined;
     metrics.request(
@@ -275,6 +280,7 @@ export function relayRoutes(deps: RouteDeps) {
     const startedAt = performance.now();
     const requestId = newRequestId();
     const at: Labels = { route, model: 'other', startedAt };
+    if (tracing) nameActiveSpan(`POST ${route}`, { 'http.route': route });
     try {
       const who = identify(req, format, url);
       const [id, creq] =
@@ -303,6 +309,7 @@ export function relayRoutes(deps: RouteDeps) {
     const startedAt = performance.now();
     const requestId = newRequestId();
     const at: Labels = { route: '/pg/chat/completions', model: 'other', startedAt };
+    if (tracing) nameActiveSpan(`POST ${at.route}`, { 'http.route': at.route });
     try {
       const s = await deps.session(req);
       if (!s) throw new RelayError(401, '未登录或登录已过期，请重新登录！', 'unauthenticated');

@@ -11,7 +11,8 @@ import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
 import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-encoder.ts';
 
 export interface RelayEvents {
-  usage(rec: UsageRecord): void;
+  /** Queues the usage event; `headers` carry the request's trace (W3C traceparent) to the consumers. */
+  usage(rec: UsageRecord, headers?: Record<string, string>): void;
   health(rec: HealthRecord): void;
   /** Sends everything queued. */
   flush(): Promise<void>;
@@ -93,7 +94,7 @@ export function relayEvents(
   const maxBatch = opts.maxBatch ?? 1000;
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
-  let queue: { key: string; value: Buffer }[] = [];
+  let queue: { key: string; value: Buffer; headers?: Record<string, string> }[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Events of one batch are encoded back to back into one buffer (views per message).
   const writer = new ProtoWriter();
@@ -112,7 +113,7 @@ export function relayEvents(
     sending = sending.then(() => sendWithRetry(batch));
     return sending;
   };
-  const sendWithRetry = async (batch: { key: string; value: Buffer }[]) => {
+  const sendWithRetry = async (batch: { key: string; value: Buffer; headers?: Record<string, string> }[]) => {
     for (let attempt = 1; ; attempt++) {
       try {
         await publisher.publishRaw(usageTopic, batch);
@@ -128,9 +129,10 @@ export function relayEvents(
   };
 
   return {
-    usage(rec) {
+    usage(rec, headers) {
       const ev = usageEvent(rec);
-      queue.push({ key: String(ev.userId), value: encodeUsageEvent(writer, ev) });
+      const value = encodeUsageEvent(writer, ev);
+      queue.push(headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value });
       if (queue.length >= maxBatch) void send();
       else if (!timer) {
         timer = setTimeout(() => void send(), lingerMs);
