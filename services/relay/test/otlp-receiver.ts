@@ -31,19 +31,19 @@ type AnyValue = {
 };
 type KeyValue = { key: string; value?: AnyValue };
 
-function valueOf(v: AnyValue | undefined): unknown {
+function anyValue(v: AnyValue | undefined): unknown {
   if (!v) return undefined;
   if (v.stringValue !== undefined) return v.stringValue;
   if (v.intValue !== undefined) return Number(v.intValue);
   if (v.doubleValue !== undefined) return v.doubleValue;
   if (v.boolValue !== undefined) return v.boolValue;
-  if (v.arrayValue) return (v.arrayValue.values ?? []).map(valueOf);
+  if (v.arrayValue) return (v.arrayValue.values ?? []).map(anyValue);
   return undefined;
 }
 
 function attrs(list: KeyValue[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const kv of list ?? []) out[kv.key] = valueOf(kv.value);
+  for (const kv of list ?? []) out[kv.key] = anyValue(kv.value);
   return out;
 }
 
