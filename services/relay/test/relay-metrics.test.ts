@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
   createChannel,
+  eventually,
   modelName,
   type RelayStack,
   routable,
@@ -166,6 +167,26 @@ describe('relay metrics', () => {
     expect(
       value(after, 'relay_request_duration_seconds_count', { route: '/v1beta/models/{model}:generateContent' }),
     ).toBeGreaterThanOrEqual(1);
+  });
+
+  it('when a channel answers 401 with auto-disable on, then it is counted as auto-disabled; settles report their delay', async () => {
+    await setOption(s, 'AutomaticDisableChannelEnabled', 'true');
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const id = await createChannel(s, { type: 1, baseUrl: good.url, key: 'wrong-key', models: model, autoBan: 1 });
+    await routable(s.stack.relayUrl, u.key, model);
+    const res = await chat(u.key, model, false);
+    expect(res.status).toBe(401);
+    await res.text();
+    const text = await eventually(
+      scrape,
+      (t) => value(t, 'channels_auto_disabled_total', { channel: String(id) }) === 1,
+    );
+    expect(value(text, 'channels_auto_disabled_total', { channel: String(id) })).toBe(1);
+    expect((await s.channels.getChannel({ id })).channel?.status).toBe(3);
+    await setOption(s, 'AutomaticDisableChannelEnabled', 'false');
+    // Billing settled the earlier requests from their usage events, each with its delay.
+    expect(value(text, 'billing_settle_delay_seconds_count', {})).toBeGreaterThanOrEqual(6);
   });
 
   it('when scraped, then build_info names the service and gRPC series use grpc_service, not service', async () => {
