@@ -4,7 +4,7 @@
  * path never waits for Kafka; stop() flushes what is left before the producer disconnects.
  */
 
-import { type Logger, type Publisher, topicName } from '@aigw/common';
+import { type Logger, type Publisher, reportProducerQueue, topicName } from '@aigw/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
@@ -99,6 +99,8 @@ export function relayEvents(
   // Events of one batch are encoded back to back into one buffer (views per message).
   const writer = new ProtoWriter();
   let sending: Promise<void> = Promise.resolve();
+  // Events batched here and not handed to the producer yet count in kafka_producer_queue_size.
+  const unreport = reportProducerQueue(() => queue.length);
 
   const send = (): Promise<void> => {
     if (timer) {
@@ -162,6 +164,7 @@ export function relayEvents(
     flush: () => send(),
     stop: async () => {
       await send();
+      unreport();
     },
   };
 }
