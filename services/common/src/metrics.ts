@@ -178,17 +178,58 @@ export function recordBuildInfo(service: string): void {
   buildInfo.set({ service, version: platformVersion(), node_version: process.version }, 1);
 }
 
-type Series = { labels: Record<string, string>; counts: number[]; sum: number; count: number };
+/** One series of a FastHistogram: observe() is a bucket search and two additions. */
+export class HistogramSeries {
+  readonly counts: number[];
+  sum = 0;
+  count = 0;
+
+  constructor(
+    readonly labels: Record<string, string>,
+    private readonly buckets: readonly number[],
+  ) {
+    this.counts = new Array(buckets.length).fill(0);
+  }
+
+  observe(value: number): void {
+    const b = this.buckets;
+    for (let i = 0; i < b.length; i++) {
+      if (value <= (b[i] as number)) {
+        (this.counts[i] as number)++;
+        break;
+      }
+    }
+    this.sum += value;
+    this.count++;
+  }
+}
+
+/** One series of a FastCounter. */
+export class CounterSeries {
+  value = 0;
+  constructor(readonly labels: Record<string, string>) {}
+  inc(by = 1): void {
+    this.value += by;
+  }
+}
+
+function labelObject(names: readonly string[], values: readonly string[]): Record<string, string> {
+  const l: Record<string, string> = {};
+  names.forEach((n, i) => {
+    l[n] = values[i] ?? '';
+  });
+  return l;
+}
 
 /**
- * A histogram for hot paths: series are found by a caller-made string key (one Map lookup, no
- * label object hashed or validated per observation), and handed to the registry when scraped.
- * Label values must come from bounded sets (the caller's job).
+ * A histogram for hot paths: callers keep the series they observe (handle()), so an observation
+ * hashes or validates no label object; series are handed to the registry when scraped. Label
+ * values must come from bounded sets (the caller's job).
  */
 export class FastHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly series = new Map<string, Series>();
+  private readonly series = new Map<string, HistogramSeries>();
 
   constructor(
     readonly name: string,
@@ -200,31 +241,24 @@ export class FastHistogram {
     for (const r of registers) r.registerMetric(this as never);
   }
 
-  /** Observes `value` in the series `key`; `labels` builds its label values the first time only. */
-  observe(key: string, labels: () => readonly string[], value: number): void {
+  /** The series of these label values (made on first use). */
+  handle(values: readonly string[]): HistogramSeries {
+    const key = values.join('\u0001');
     let s = this.series.get(key);
     if (!s) {
-      const values = labels();
-      const l: Record<string, string> = {};
-      this.labelNames.forEach((n, i) => {
-        l[n] = values[i] ?? '';
-      });
-      s = { labels: l, counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 };
+      s = new HistogramSeries(labelObject(this.labelNames, values), this.buckets);
       this.series.set(key, s);
     }
-    const b = this.buckets;
-    for (let i = 0; i < b.length; i++) {
-      if (value <= (b[i] as number)) {
-        (s.counts[i] as number)++;
-        break;
-      }
-    }
-    s.sum += value;
-    s.count++;
+    return s;
   }
 
+  /** Zeroes every series (handles held by callers stay valid). */
   reset(): void {
-    this.series.clear();
+    for (const s of this.series.values()) {
+      s.counts.fill(0);
+      s.sum = 0;
+      s.count = 0;
+    }
   }
 
   get() {
@@ -243,11 +277,11 @@ export class FastHistogram {
   }
 }
 
-/** A counter for hot paths, keyed like FastHistogram. */
+/** A counter for hot paths, with series handles like FastHistogram. */
 export class FastCounter {
   readonly type = 'counter';
   readonly aggregator = 'sum';
-  private readonly series = new Map<string, { labels: Record<string, string>; value: number }>();
+  private readonly series = new Map<string, CounterSeries>();
 
   constructor(
     readonly name: string,
@@ -258,22 +292,18 @@ export class FastCounter {
     for (const r of registers) r.registerMetric(this as never);
   }
 
-  inc(key: string, labels: () => readonly string[], by = 1): void {
-    const s = this.series.get(key);
-    if (s) {
-      s.value += by;
-      return;
+  handle(values: readonly string[]): CounterSeries {
+    const key = values.join('\u0001');
+    let s = this.series.get(key);
+    if (!s) {
+      s = new CounterSeries(labelObject(this.labelNames, values));
+      this.series.set(key, s);
     }
-    const values = labels();
-    const l: Record<string, string> = {};
-    this.labelNames.forEach((n, i) => {
-      l[n] = values[i] ?? '';
-    });
-    this.series.set(key, { labels: l, value: by });
+    return s;
   }
 
   reset(): void {
-    this.series.clear();
+    for (const s of this.series.values()) s.value = 0;
   }
 
   get() {

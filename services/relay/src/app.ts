@@ -191,10 +191,15 @@ export async function createApp(
         usage: (rec) => {
           const { model, provider } = labelsOf(rec, rec.model, rec.caller.group);
           const u = rec.usage;
-          if (rec.type === 2) {
-            metrics.tokens(model, provider, u.promptTokens, u.completionTokens, u.cachedTokens ?? 0);
-            if (rec.isStream) metrics.stream(model, provider, rec.firstTokenMs, rec.useTimeMs, u.completionTokens);
-          }
+          if (rec.type === 2)
+            metrics.usage(
+              model,
+              provider,
+              u.promptTokens,
+              u.completionTokens,
+              u.cachedTokens ?? 0,
+              rec.isStream ? { firstTokenMs: rec.firstTokenMs, totalMs: rec.useTimeMs } : undefined,
+            );
           metrics.retries(rec.channelsTried.length - 1);
           events.usage(rec, tracing ? messageTraceHeaders(usageTopic) : undefined);
         },

@@ -1,4 +1,4 @@
-import { FastCounter, FastHistogram, registry } from '@aigw/common';
+import { type CounterSeries, FastCounter, FastHistogram, type HistogramSeries, registry } from '@aigw/common';
 import { Counter, Gauge } from 'prom-client';
 
 let made: ReturnType<typeof create> | undefined;
@@ -34,9 +34,30 @@ export function providerOf(type: number | undefined): string {
   return PROVIDERS[type] ?? 'other';
 }
 
-/** The status class label of an HTTP status: 2xx, 4xx, 5xx. */
-function statusClass(status: number): string {
-  return status >= 500 ? '5xx' : status >= 400 ? '4xx' : status >= 300 ? '3xx' : '2xx';
+const CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
+
+/** The index in CLASSES of an HTTP status. */
+function statusClass(status: number): number {
+  return status >= 500 ? 3 : status >= 400 ? 2 : status >= 300 ? 1 : 0;
+}
+
+/** The map under `key` in `m` (made on first use). */
+function child<K, V>(m: Map<K, V>, key: K, make: () => V): V {
+  let v = m.get(key);
+  if (v === undefined) {
+    v = make();
+    m.set(key, v);
+  }
+  return v;
+}
+
+/** The series of one model and provider, held together (one lookup per finished request). */
+interface ModelSeries {
+  firstToken: HistogramSeries;
+  perToken: HistogramSeries;
+  input: CounterSeries;
+  output: CounterSeries;
+  cached: CounterSeries;
 }
 
 /**
@@ -131,7 +152,24 @@ function create() {
       this.set(streams);
     },
   });
-  const none = () => [] as const;
+  // Series handles found through nested maps of label values: no key string is built per request.
+  const byRoute = new Map<string, Map<string, Map<string, (HistogramSeries | undefined)[]>>>();
+  const byModel = new Map<string, Map<string, ModelSeries>>();
+  const errorsByChannel = new Map<number, Map<number, CounterSeries>>();
+  const retried = retries.handle([]);
+  const preConsumed = preConsume.handle([]);
+  const modelSeries = (model: string, provider: string): ModelSeries =>
+    child(
+      child(byModel, model, () => new Map<string, ModelSeries>()),
+      provider,
+      () => ({
+        firstToken: firstToken.handle([model, provider]),
+        perToken: perToken.handle([model, provider]),
+        input: tokens.handle([model, provider, 'input']),
+        output: tokens.handle([model, provider, 'output']),
+        cached: tokens.handle([model, provider, 'cached']),
+      }),
+    );
   return {
     observe(mode: string, status: number, q: number) {
       const key = `${mode} ${status}`;
@@ -146,37 +184,57 @@ function create() {
     },
     /** One finished request: route pattern, model label (bounded), provider label, status. */
     request(route: string, model: string, provider: string, status: number, seconds: number) {
-      const cls = statusClass(status);
-      duration.observe(
-        `${route}\u0001${model}\u0001${provider}\u0001${cls}`,
-        () => [route, model, provider, cls],
-        seconds,
+      const classes = child(
+        child(
+          child(byRoute, route, () => new Map()),
+          model,
+          () => new Map(),
+        ),
+        provider,
+        () => [] as (HistogramSeries | undefined)[],
       );
+      const i = statusClass(status);
+      let series = classes[i];
+      if (!series) {
+        series = duration.handle([route, model, provider, CLASSES[i] as string]);
+        classes[i] = series;
+      }
+      series.observe(seconds);
     },
-    /** A finished streamed answer: time to first token, and per output token after it. */
-    stream(model: string, provider: string, firstTokenMs: number, totalMs: number, outputTokens: number) {
-      const key = `${model}\u0001${provider}`;
-      const labels = () => [model, provider];
-      if (firstTokenMs > 0) firstToken.observe(key, labels, firstTokenMs / 1000);
-      if (firstTokenMs > 0 && outputTokens > 1 && totalMs > firstTokenMs)
-        perToken.observe(key, labels, (totalMs - firstTokenMs) / 1000 / (outputTokens - 1));
-    },
-    tokens(model: string, provider: string, input: number, output: number, cached: number) {
-      const key = `${model}\u0001${provider}\u0001`;
-      if (input > 0) tokens.inc(`${key}input`, () => [model, provider, 'input'], input);
-      if (output > 0) tokens.inc(`${key}output`, () => [model, provider, 'output'], output);
-      if (cached > 0) tokens.inc(`${key}cached`, () => [model, provider, 'cached'], cached);
+    /**
+     * A finished request's usage: tokens by type, and for a stream its time to first token and
+     * per output token after it.
+     */
+    usage(
+      model: string,
+      provider: string,
+      input: number,
+      output: number,
+      cached: number,
+      stream?: { firstTokenMs: number; totalMs: number },
+    ) {
+      const m = modelSeries(model, provider);
+      if (input > 0) m.input.inc(input);
+      if (output > 0) m.output.inc(output);
+      if (cached > 0) m.cached.inc(cached);
+      if (stream && stream.firstTokenMs > 0) {
+        m.firstToken.observe(stream.firstTokenMs / 1000);
+        if (output > 1 && stream.totalMs > stream.firstTokenMs)
+          m.perToken.observe((stream.totalMs - stream.firstTokenMs) / 1000 / (output - 1));
+      }
     },
     upstreamError(channelId: number, status: number) {
-      const ch = String(channelId);
-      const st = String(status);
-      upstreamErrors.inc(`${ch} ${st}`, () => [ch, st]);
+      child(
+        child(errorsByChannel, channelId, () => new Map<number, CounterSeries>()),
+        status,
+        () => upstreamErrors.handle([String(channelId), String(status)]),
+      ).inc();
     },
     retries(n: number) {
-      if (n > 0) retries.inc('', none, n);
+      if (n > 0) retried.inc(n);
     },
     preConsume(seconds: number) {
-      preConsume.observe('', none, seconds);
+      preConsumed.observe(seconds);
     },
     /** Adds a relay HTTP server's in-flight count (read when scraped); returns the removal. */
     inflightFrom(fn: () => number): () => void {
