@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { recordBuildInfo } from './metrics.ts';
 
 /** Environment shared by every service. Ports of 0 mean "pick a free one" (tests). */
 export const baseEnv = z.object({
@@ -47,6 +48,8 @@ export function loadConfig<S extends z.ZodType>(
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }
+  // build_info{service} of every service: each reads its configuration once, with its SERVICE_NAME.
+  if (merged.SERVICE_NAME) recordBuildInfo(merged.SERVICE_NAME);
   return parsed.data;
 }
 

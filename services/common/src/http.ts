@@ -25,14 +25,30 @@ export const handle =
     fn(req, res, next).catch(next);
   };
 
-/** Counts and times every request by its matched route pattern (low cardinality). */
+/**
+ * Counts and times every request by its matched route pattern (low cardinality). The pattern is
+ * taken when the router matches the route, with the mount path it had then: read at the end, an
+ * error answered by the app-level handler (after the router restored `baseUrl`) gave
+ * `/user/topup` where a success gave `/api/user/topup`.
+ */
 export function httpMetrics(): RequestHandler {
   return (req, res, next) => {
     const end = httpDuration.startTimer();
+    let route: string | undefined;
+    let matched: unknown = req.route;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => matched,
+      set(v: { path?: unknown } | undefined) {
+        matched = v;
+        if (v?.path !== undefined) route = `${req.baseUrl}${String(v.path)}`;
+      },
+    });
     res.on('finish', () => {
-      const route = req.route?.path ? `${req.baseUrl}${String(req.route.path)}` : 'unmatched';
-      end({ method: req.method, route });
-      httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+      const r = route ?? 'unmatched';
+      end({ method: req.method, route: r });
+      httpRequests.inc({ method: req.method, route: r, status: String(res.statusCode) });
     });
     next();
   };

@@ -26,8 +26,12 @@ import {
   kafkaConsumerLag,
   kafkaConsumerRejoins,
   kafkaConsumerUp,
+  kafkaDeadLetters,
   kafkaOldestUnhandled,
+  kafkaProducerErrors,
+  producerInFlightAdd,
 } from './metrics.ts';
+import { consumeSpans, messageTraceHeaders } from './telemetry.ts';
 
 /**
  * The real name of a topic: `KAFKA_TOPIC_PREFIX` + base. Tests give each in-process stack its own
@@ -99,12 +103,22 @@ export async function createPublisher(kafka: Kafka): Promise<Publisher> {
   });
   await producer.connect();
   const publishRaw: Publisher['publishRaw'] = async (topic, messages) => {
-    await producer.send({ topic, acks: -1, messages });
+    producerInFlightAdd(messages.length);
+    try {
+      await producer.send({ topic, acks: -1, messages });
+    } catch (err) {
+      kafkaProducerErrors.inc({ topic });
+      throw err;
+    } finally {
+      producerInFlightAdd(-messages.length);
+    }
   };
   return {
     async publish(topic, schema, message, key, headers) {
       const value = Buffer.from(toBinary(schema, create(schema, message)));
-      await publishRaw(topic, [{ key, value, ...(headers ? { headers } : {}) }]);
+      // The request that caused the event continues in its consumers' traces.
+      const h = headers ?? messageTraceHeaders(topic);
+      await publishRaw(topic, [{ key, value, ...(h ? { headers: h } : {}) }]);
     },
     publishRaw,
     disconnect: () => producer.disconnect(),
@@ -281,6 +295,7 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       },
     ]);
     kafkaConsumed.inc({ topic, result: 'dead_lettered' });
+    kafkaDeadLetters.inc({ group: groupId });
   };
 
   let startingNow = false;
@@ -373,7 +388,15 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
                   await deadLetterRaw(m, err, 'undecodable');
                 }
               }
-              const done = await handleChunk(items, { heartbeat, alive });
+              const traced = consumeSpans(topic, groupId, partition, chunk);
+              let done: boolean;
+              try {
+                done = await handleChunk(items, { heartbeat, alive });
+              } catch (err) {
+                traced(err);
+                throw err;
+              }
+              traced();
               if (!done) return;
               const last = chunk[chunk.length - 1] as KafkaMessage;
               resolveOffset(last.offset);

@@ -10,7 +10,8 @@ export interface App {
 
 /**
  * Runs an app as the process: start it (exit 1 on failure), then stop it once on SIGTERM/SIGINT
- * within `graceMs`, then exit. A second signal exits at once.
+ * within `graceMs` (25 s unless the service sets its own: the relay's drain takes minutes), then
+ * exit. A second signal exits at once. The Pod's terminationGracePeriodSeconds must exceed it.
  */
 export async function runMain(app: App, logger: Logger, graceMs = 25_000): Promise<void> {
   try {

@@ -37,7 +37,7 @@ describe('OpenTelemetry export', () => {
   });
 
   it(
-    'when a service handles a request and stops, then its HTTP server span reaches the collector',
+    'when a service handles a request and stops, then its HTTP server span reaches the collector (and its probes none)',
     { timeout: 120_000 },
     async () => {
       const httpPort = await freePort();
@@ -70,12 +70,15 @@ describe('OpenTelemetry export', () => {
           await new Promise((r) => setTimeout(r, 250));
         }
         expect(status).toBe(200);
+        // A request that is not a probe starts a trace; the probes above start none.
+        expect((await fetch(`http://127.0.0.1:${httpPort}/no-such-page`)).status).toBe(404);
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;
         const all = Buffer.concat(bodies).toString('latin1');
         expect(all).toContain('aigw-users');
-        expect(all).toContain('/readyz');
+        expect(all).toContain('/no-such-page');
+        expect(all).not.toContain('/readyz');
       } finally {
         child.kill('SIGKILL');
       }

@@ -18,6 +18,7 @@ import {
   topicName,
   trustedProxies,
 } from '@aigw/common';
+import { messageTraceHeaders, tracingActive } from '@aigw/common/telemetry';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
@@ -34,10 +35,10 @@ import { upstreamState } from './data/upstream-state.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
 import { RelayError } from './domain/relay-error.ts';
-import type { RelayDeps } from './domain/relay-request.ts';
+import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
-import { relayMetrics } from './transport/http/metrics.ts';
+import { providerOf, relayMetrics } from './transport/http/metrics.ts';
 import { realtimeServer } from './transport/http/realtime-ws.ts';
 import { newRequestId, relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
@@ -168,6 +169,17 @@ export async function createApp(
         (err) => logger.warn({ err }, 'rate limits not checked (Redis unavailable): allowing requests'),
       );
       const metrics = relayMetrics();
+      const tracing = tracingActive();
+      const usageTopic = topicName(TOPICS.usage);
+      const rawWallet = walletPort(wallet, logger);
+      /** Labels of a finished request: the model as configured for the caller's group, else "other". */
+      const labelsOf = (rec: UsageRecord | HealthRecord, model: string, group: string) => {
+        const index = snapshot.current();
+        return {
+          model: model && index.has(group, model) ? model : 'other',
+          provider: providerOf(rec.channelId ? index.byId(rec.channelId)?.type : undefined),
+        };
+      };
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),
@@ -189,14 +201,38 @@ export async function createApp(
             return Number.isFinite(r) && r >= 0 ? r : undefined;
           },
         },
-        wallet: walletPort(wallet, logger),
+        wallet: {
+          async preConsume(req) {
+            const t0 = performance.now();
+            try {
+              return await rawWallet.preConsume(req);
+            } finally {
+              metrics.preConsume((performance.now() - t0) / 1000);
+            }
+          },
+          refund: (requestId, userId) => rawWallet.refund(requestId, userId),
+        },
         balances,
         tokenizer,
         usage: (rec) => {
-          if (rec.firstTokenMs) metrics.firstToken(rec.firstTokenMs);
-          events.usage(rec);
+          const { model, provider } = labelsOf(rec, rec.model, rec.caller.group);
+          const u = rec.usage;
+          if (rec.type === 2)
+            metrics.usage(
+              model,
+              provider,
+              u.promptTokens,
+              u.completionTokens,
+              u.cachedTokens ?? 0,
+              rec.isStream ? { firstTokenMs: rec.firstTokenMs, totalMs: rec.useTimeMs } : undefined,
+            );
+          metrics.retries(rec.channelsTried.length - 1);
+          events.usage(rec, tracing ? messageTraceHeaders(usageTopic) : undefined);
         },
-        health: (rec) => events.health(rec),
+        health: (rec) => {
+          metrics.upstreamError(rec.channelId, rec.statusCode);
+          events.health(rec);
+        },
         countTokens: (caller, n) => limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n),
         state: upstreamState(redis, logger),
       };
@@ -211,16 +247,21 @@ export async function createApp(
       // Readiness and liveness (consumers that stopped consuming) on the ops port only. Not Redis:
       // without it the relay still serves (rate limits fail open, every request pre-consumes; only
       // /pg sessions are refused), and a Redis outage must not take every replica out of service.
+      let draining = false;
       const consumers = consumerRegistry();
       consumers.add('options', options);
       consumers.add('entities', entities);
       const http = createRelayServer({ logger });
+      stack.add(metrics.inflightFrom(http.inflight));
       const ops = await listen(
         createOpsApp(
           {
             consumers: consumers.readiness,
             usageBuffer: async () => {
               if (events.full()) throw new Error(`usage buffer full (${events.buffered()} events waiting for Kafka)`);
+            },
+            draining: async () => {
+              if (draining) throw new Error('draining: finishing the requests in flight');
             },
           },
           { consumers: consumers.liveness },
@@ -265,11 +306,16 @@ export async function createApp(
         http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
       });
       httpPort = (http.server.address() as AddressInfo).port;
-      // Last in, first out: stop accepting and drain streams, flush usage, then the rest closes.
+      // Last in, first out: not ready any more, stop accepting and drain streams (up to
+      // RELAY_DRAIN_MS), flush usage, then the rest closes. The ops port (/metrics) stays up while
+      // the streams drain.
+      stack.add(() => ops.close());
       stack.add(() => events.stop());
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain(config.RELAY_DRAIN_MS));
-      stack.add(() => ops.close());
+      stack.add(() => {
+        draining = true;
+      });
       // First on stop: realtime sessions have no end of their own to wait for (1001 to each client).
       stack.add(() => realtime.close());
       logger.info({ httpPort, grpcPort }, 'relay started');

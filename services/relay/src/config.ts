@@ -68,8 +68,17 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    * relay refuses new requests (503) until the backlog is sent, instead of dropping events.
    */
   RELAY_USAGE_BUFFER_MAX: z.coerce.number().int().min(1_000).default(100_000),
-  /** How long SIGTERM waits for in-flight requests (streams) to finish. */
-  RELAY_DRAIN_MS: int(20_000),
+  /**
+   * How long SIGTERM waits for in-flight requests (streams, long completions) to finish: 5 min by
+   * default. The chart sets it (relay.drainSeconds), with the pod's grace period above it.
+   */
+  RELAY_DRAIN_MS: int(300_000),
+  /**
+   * When a stopping relay exits whatever it is doing: after the drain, the usage events still
+   * queued are flushed to Kafka within the headroom left. Default RELAY_DRAIN_MS + 20 s; must be
+   * above RELAY_DRAIN_MS.
+   */
+  RELAY_FORCE_EXIT_MS: z.coerce.number().int().min(1).optional(),
   /**
    * Proxies whose X-Forwarded-For is believed for the client address (token IP allow-lists, logs):
    * addresses, CIDRs, loopback, linklocal, uniquelocal. Default none. The local stack names
@@ -78,15 +87,26 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   TRUSTED_PROXIES: proxyList,
 });
 
-export type Config = z.infer<typeof schema>;
+/** Headroom between the end of the drain and the forced exit, for the usage flush (default). */
+export const FLUSH_HEADROOM_MS = 20_000;
+
+export type Config = Omit<z.infer<typeof schema>, 'RELAY_FORCE_EXIT_MS'> & { RELAY_FORCE_EXIT_MS: number };
 
 /** Parses the relay's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
-  return loadConfig(schema, env, {
-    ...infraDefaults,
-    ...peerDefaults,
-    HTTP_PORT: '3001',
-    GRPC_PORT: '50054',
-    METRICS_PORT: '9468',
-  });
+  const c = loadConfig(
+    schema.refine((v) => v.RELAY_FORCE_EXIT_MS === undefined || v.RELAY_FORCE_EXIT_MS > v.RELAY_DRAIN_MS, {
+      path: ['RELAY_FORCE_EXIT_MS'],
+      message: 'must be greater than RELAY_DRAIN_MS (the drain would be cut short, and the usage flush with it)',
+    }),
+    env,
+    {
+      ...infraDefaults,
+      ...peerDefaults,
+      HTTP_PORT: '3001',
+      GRPC_PORT: '50054',
+      METRICS_PORT: '9468',
+    },
+  );
+  return { ...c, RELAY_FORCE_EXIT_MS: c.RELAY_FORCE_EXIT_MS ?? c.RELAY_DRAIN_MS + FLUSH_HEADROOM_MS };
 }

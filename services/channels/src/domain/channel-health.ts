@@ -1,4 +1,4 @@
-import type { OptionsCache } from '@aigw/common';
+import { channelsAutoDisabled, type OptionsCache } from '@aigw/common';
 import { AppError, invalid } from '@aigw/common/errors';
 import { CHANNEL_STATUS, splitList } from './channel-rules.ts';
 import { type RelayChannelView, toRelayChannel } from './channel-view.ts';
@@ -51,6 +51,7 @@ export function channelHealth(deps: {
     const ch = await channels.existing(id);
     if (ch.status !== CHANNEL_STATUS.enabled || ch.auto_ban !== 1) return false;
     await channels.setStatus(id, CHANNEL_STATUS.autoDisabled, reason);
+    channelsAutoDisabled.inc({ channel: String(id) });
     return true;
   }
 

@@ -1,5 +1,6 @@
 import {
   type BatchItem,
+  billingSettleDelay,
   type ConsumerHandle,
   type createKafka,
   type Logger,
@@ -47,6 +48,7 @@ export async function runUsageSettleConsumer(opts: {
     maxBatchSize: opts.maxBatchSize ?? 1_000,
     handleBatch: async (items: BatchItem<typeof UsageEventSchema>[]) => {
       const closes = [];
+      const times: number[] = [];
       for (const { event } of items) {
         if (!event.requestId || !event.userId) continue;
         if (event.type === CONSUMPTION) {
@@ -60,7 +62,10 @@ export async function runUsageSettleConsumer(opts: {
           closes.push({ requestId: event.requestId, userId: event.userId, tokenId: event.tokenId });
         }
       }
+      for (const { event } of items) if (event.requestId && event.userId) times.push(Number(event.occurredAtMs));
       if (closes.length > 0) await opts.wallet.closeMany(closes);
+      const now = Date.now();
+      for (const at of times) if (at > 0) billingSettleDelay.observe(Math.max(0, now - at) / 1000);
     },
   });
 }

@@ -1,5 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { CancelSource, type ClientSink } from '../../domain/exchange/ports.ts';
+import { relayMetrics } from './metrics.ts';
+
+const metrics = relayMetrics();
+const streamClosed = () => metrics.streamClosed();
 
 /**
  * A ClientSink over a node:http response. It is aborted when the client goes away before the
@@ -39,6 +43,12 @@ class NodeSink extends CancelSource implements ClientSink {
     if (this.started) return;
     this.started = true;
     this.res.writeHead(this.status, this.flatHeaders());
+    // A streamed answer stays open (relay_open_streams) until its response closes.
+    const type = this.headers?.['content-type'];
+    if (type !== undefined && (type.startsWith('text/event-stream') || type.includes('ndjson'))) {
+      metrics.streamOpened();
+      this.res.once('close', streamClosed);
+    }
   }
 
   write(chunk: string | Buffer): boolean {

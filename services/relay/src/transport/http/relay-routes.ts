@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
+import { nameActiveSpan, tracingActive } from '@aigw/common/telemetry';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
 import type { RateLimiter } from '../../data/rate-limiter.ts';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
@@ -19,6 +20,7 @@ import {
   type TokenInfo,
   type UserInfo,
 } from '../../domain/authorize.ts';
+import type { ChannelIndex } from '../../domain/channel-index.ts';
 import { countTokens } from '../../domain/count-tokens.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
@@ -26,9 +28,17 @@ import type { Json } from '../../domain/protocols/openai.ts';
 import { clientOf, errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
-import { relayMetrics } from './metrics.ts';
+import { tracedPipeline } from './gen-ai-trace.ts';
+import { providerOf, relayMetrics } from './metrics.ts';
 import { nodeSink, readBody } from './node-sink.ts';
 import type { SessionUser } from './session.ts';
+
+/** The labels of a request's relay_request_duration_seconds, filled in as it is understood. */
+interface Labels {
+  route: string;
+  model: string;
+  startedAt: number;
+}
 
 export interface RouteDeps {
   pipeline: RelayDeps;
@@ -153,6 +163,8 @@ function checkFields(body: Json): void {
 /** Returns a handler for the relay's routes, or undefined when the path is not one of them. */
 export function relayRoutes(deps: RouteDeps) {
   const metrics = relayMetrics();
+  // Spans only where this process exports them (startTelemetry ran first, in main.ts).
+  const tracing = tracingActive();
 
   type Identity = { user: UserInfo; token: TokenInfo; pinned: number };
 
@@ -259,6 +271,7 @@ export function relayRoutes(deps: RouteDeps) {
   /** POST /v1/messages/count_tokens: counted by a Claude channel, estimated on the others; free. */
   async function handleCount(req: IncomingMessage, res: ServerResponse, url: string) {
     const requestId = newRequestId();
+    const began = performance.now();
     try {
       const who = identify(req, 'claude', url);
       const [id, creq] =
@@ -288,15 +301,33 @@ export function relayRoutes(deps: RouteDeps) {
       });
       res.end(text);
     } catch (err) {
-      fail(res, 'claude', err, requestId, 'chat');
+      fail(res, 'claude', err, requestId, 'chat', {
+        route: '/v1/messages/count_tokens',
+        model: 'other',
+        startedAt: began,
+      });
     }
   }
 
+  /** The model label of a request: a model configured for the caller's group, else "other" (bounded). */
+  function modelLabel(index: ChannelIndex, group: string, model: string): string {
+    return model && index.has(group, model) ? model : 'other';
+  }
+
   /** Runs an authenticated request through the pipeline. */
-  async function run(res: ServerResponse, caller: RelayCaller, creq: ClientRequest): Promise<void> {
+  async function run(res: ServerResponse, caller: RelayCaller, creq: ClientRequest, at: Labels): Promise<void> {
     const sink = nodeSink(res, { 'x-aigw-request-id': caller.requestId });
-    const outcome = await relayRequest(deps.pipeline, caller, creq, sink);
+    const pipeline = tracing ? tracedPipeline(deps.pipeline, creq) : deps.pipeline;
+    const outcome = await relayRequest(pipeline, caller, creq, sink);
     metrics.observe(creq.mode, outcome.status, outcome.quota);
+    const type = outcome.channelId ? deps.pipeline.channels().byId(outcome.channelId)?.type : undefined;
+    metrics.request(
+      at.route,
+      at.model,
+      providerOf(type),
+      outcome.status,
+      (performance.now() - caller.startedAt) / 1000,
+    );
   }
 
   async function handleApi(
@@ -305,10 +336,13 @@ export function relayRoutes(deps: RouteDeps) {
     url: string,
     format: ClientFormat,
     mode: RelayMode,
+    route: string,
     gemini?: { model: string; stream: boolean },
   ) {
     const startedAt = performance.now();
     const requestId = newRequestId();
+    const at: Labels = { route, model: 'other', startedAt };
+    if (tracing) nameActiveSpan(`POST ${route}`, { 'http.route': route });
     try {
       const who = identify(req, format, url);
       const [id, creq] =
@@ -326,6 +360,7 @@ export function relayRoutes(deps: RouteDeps) {
         ip: clientIp(req, deps.trustedProxy),
         startedAt,
       };
+      at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
       if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
       // A Responses request continuing a stored one goes first to the channel that holds it.
       const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
@@ -333,15 +368,17 @@ export function relayRoutes(deps: RouteDeps) {
         const owner = await deps.pipeline.state.find(previous);
         if (owner && owner.userId === id.user.id) caller.preferredChannelId = owner.channelId;
       }
-      await run(res, caller, creq);
+      await run(res, caller, creq, at);
     } catch (err) {
-      fail(res, format, err, requestId, mode);
+      fail(res, format, err, requestId, mode, at);
     }
   }
 
   async function handlePlayground(req: IncomingMessage, res: ServerResponse) {
     const startedAt = performance.now();
     const requestId = newRequestId();
+    const at: Labels = { route: '/pg/chat/completions', model: 'other', startedAt };
+    if (tracing) nameActiveSpan(`POST ${at.route}`, { 'http.route': at.route });
     try {
       const s = await deps.session(req);
       if (!s) throw new RelayError(401, '未登录或登录已过期，请重新登录！', 'unauthenticated');
@@ -364,19 +401,28 @@ export function relayRoutes(deps: RouteDeps) {
         creq.body = rest;
         creq.raw = undefined;
       }
+      at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
       if (deps.limiter.enabled) await limit(0, user.id);
-      await run(res, caller, creq);
+      await run(res, caller, creq, at);
     } catch (err) {
-      fail(res, 'openai', err, requestId, 'chat');
+      fail(res, 'openai', err, requestId, 'chat', at);
     }
   }
 
-  function fail(res: ServerResponse, format: ClientFormat, err: unknown, requestId: string, mode: RelayMode) {
+  function fail(
+    res: ServerResponse,
+    format: ClientFormat,
+    err: unknown,
+    requestId: string,
+    mode: RelayMode,
+    at: Labels,
+  ) {
+    const status = err instanceof RelayError ? err.status : (err as { status?: number }).status === 413 ? 413 : 500;
+    metrics.request(at.route, at.model, 'none', status, (performance.now() - at.startedAt) / 1000);
     if (err instanceof RelayError) {
       metrics.observe(mode, err.status, 0);
       return sendError(res, format, err.status, err.message, err.code, requestId);
     }
-    const status = (err as { status?: number }).status;
     if (status === 413) return sendError(res, format, 413, '请求体过大', 'request_too_large', requestId);
     deps.logger.error({ err, requestId }, 'relay request failed');
     metrics.observe(mode, 500, 0);
@@ -384,6 +430,11 @@ export function relayRoutes(deps: RouteDeps) {
   }
 
   async function handleModels(req: IncomingMessage, res: ServerResponse, url: string, one?: string) {
+    const at: Labels = {
+      route: one === undefined ? '/v1/models' : '/v1/models/{model}',
+      model: 'none',
+      startedAt: performance.now(),
+    };
     try {
       const id = await identify(req, 'openai', url);
       const g = group(id.token.group, id.user);
@@ -393,12 +444,17 @@ export function relayRoutes(deps: RouteDeps) {
       const data = models.map((m) => ({ id: m, object: 'model', created, owned_by: 'aigw' }));
       if (one !== undefined) {
         const m = data.find((d) => d.id === one);
-        if (!m) return sendError(res, 'openai', 404, `The model '${one}' does not exist`, 'model_not_found');
+        if (!m) {
+          metrics.request(at.route, at.model, 'none', 404, (performance.now() - at.startedAt) / 1000);
+          return sendError(res, 'openai', 404, `The model '${one}' does not exist`, 'model_not_found');
+        }
+        metrics.request(at.route, at.model, 'none', 200, (performance.now() - at.startedAt) / 1000);
         return sendJson(res, 200, m);
       }
+      metrics.request(at.route, at.model, 'none', 200, (performance.now() - at.startedAt) / 1000);
       sendJson(res, 200, { object: 'list', data });
     } catch (err) {
-      fail(res, 'openai', err, newRequestId(), 'chat');
+      fail(res, 'openai', err, newRequestId(), 'chat', at);
     }
   }
 
@@ -412,6 +468,7 @@ export function relayRoutes(deps: RouteDeps) {
     sub: string,
   ) {
     const requestId = newRequestId();
+    const began = performance.now();
     try {
       const who = await identify(req, 'responses', url);
       const owner = await deps.pipeline.state?.find(id);
@@ -439,11 +496,16 @@ export function relayRoutes(deps: RouteDeps) {
       });
       res.end(bytes);
     } catch (err) {
-      fail(res, 'responses', err, requestId, 'chat');
+      fail(res, 'responses', err, requestId, 'chat', {
+        route: '/v1/responses/{id}',
+        model: 'other',
+        startedAt: began,
+      });
     }
   }
 
   async function handleBilling(req: IncomingMessage, res: ServerResponse, url: string, what: 'subscription' | 'usage') {
+    const at: Labels = { route: `/dashboard/billing/${what}`, model: 'none', startedAt: performance.now() };
     try {
       const id = await identify(req, 'openai', url);
       const perUnit = deps.options.number('QuotaPerUnit', 500_000);
@@ -452,7 +514,7 @@ export function relayRoutes(deps: RouteDeps) {
       const used = wallet ? wallet.usedQuota : id.token.usedQuota;
       if (what === 'subscription') {
         const limit = (quota + (id.token.unlimitedQuota ? 0 : used)) / perUnit;
-        return sendJson(res, 200, {
+        sendJson(res, 200, {
           object: 'billing_subscription',
           has_payment_method: true,
           soft_limit_usd: limit,
@@ -460,11 +522,12 @@ export function relayRoutes(deps: RouteDeps) {
           system_hard_limit_usd: limit,
           access_until: id.token.expiredTime > 0 ? id.token.expiredTime : 0,
         });
-      }
-      sendJson(res, 200, { object: 'list', total_usage: (used / perUnit) * 100 });
+      } else sendJson(res, 200, { object: 'list', total_usage: (used / perUnit) * 100 });
     } catch (err) {
-      fail(res, 'openai', err, newRequestId(), 'chat');
+      fail(res, 'openai', err, newRequestId(), 'chat', at);
+      return;
     }
+    metrics.request(at.route, at.model, 'none', 200, (performance.now() - at.startedAt) / 1000);
   }
 
   /** Dispatches a request; false when the path is not a relay route. */
@@ -476,16 +539,21 @@ export function relayRoutes(deps: RouteDeps) {
     const method = req.method ?? 'GET';
     if (method === 'POST') {
       const mode = MODES[path];
-      if (mode) return track(handleApi(req, res, url, 'openai', mode));
-      if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat'));
+      if (mode) return track(handleApi(req, res, url, 'openai', mode, path));
+      if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat', path));
       if (path === '/v1/messages/count_tokens') return track(handleCount(req, res, url));
-      if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat'));
+      if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat', path));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
       if (g) {
         const model = safeDecode(g[2] ?? '');
         if (model === undefined) return badPath(res, 'gemini');
-        return track(handleApi(req, res, url, 'gemini', 'chat', { model, stream: g[3] === 'streamGenerateContent' }));
+        return track(
+          handleApi(req, res, url, 'gemini', 'chat', `/${g[1]}/models/{model}:${g[3]}`, {
+            model,
+            stream: g[3] === 'streamGenerateContent',
+          }),
+        );
       }
     } else if (method === 'GET') {
       if (path === '/v1/models') return track(handleModels(req, res, url));

@@ -11,7 +11,7 @@
  * `maxBatch`, in order (one send at a time keeps each user's events in order).
  */
 
-import { type Logger, type Publisher, registry, topicName } from '@aigw/common';
+import { type Logger, type Publisher, registry, reportProducerQueue, topicName } from '@aigw/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import { Gauge } from 'prom-client';
@@ -19,7 +19,8 @@ import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
 import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-encoder.ts';
 
 export interface RelayEvents {
-  usage(rec: UsageRecord): void;
+  /** Queues the usage event; `headers` carry the request's trace (W3C traceparent) to the consumers. */
+  usage(rec: UsageRecord, headers?: Record<string, string>): void;
   health(rec: HealthRecord): void;
   /** Usage events not yet acknowledged by Kafka (queued and in the send in flight). */
   buffered(): number;
@@ -128,7 +129,7 @@ export function relayEvents(
   const maxBuffered = Math.max(maxBatch, opts.maxBuffered ?? 100_000);
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
-  let queue: { key: string; value: Buffer }[] = [];
+  let queue: { key: string; value: Buffer; headers?: Record<string, string> }[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Events of one batch are encoded back to back into one buffer (views per message).
   const writer = new ProtoWriter();
@@ -141,8 +142,12 @@ export function relayEvents(
   let wasFull = false;
   const buffered = () => queue.length + sendingCount;
   const untrack = trackBuffer(buffered);
+  // Events batched here and not acknowledged yet count in kafka_producer_queue_size.
+  const unreport = reportProducerQueue(buffered);
 
-  const sendWithRetry = async (batch: { key: string; value: Buffer }[]): Promise<boolean> => {
+  const sendWithRetry = async (
+    batch: { key: string; value: Buffer; headers?: Record<string, string> }[],
+  ): Promise<boolean> => {
     for (let attempt = 1; ; attempt++) {
       try {
         await publisher.publishRaw(usageTopic, batch);
@@ -196,9 +201,10 @@ export function relayEvents(
   };
 
   return {
-    usage(rec) {
+    usage(rec, headers) {
       const ev = usageEvent(rec);
-      queue.push({ key: String(ev.userId), value: encodeUsageEvent(writer, ev) });
+      const value = encodeUsageEvent(writer, ev);
+      queue.push(headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value });
       if (queue.length >= maxBatch) void kick();
       else if (!timer && !running) {
         timer = setTimeout(() => void kick(), lingerMs);
@@ -242,6 +248,7 @@ export function relayEvents(
       giveUpAt = Date.now() + ms;
       while (queue.length > 0 || running) await kick();
       untrack();
+      unreport();
     },
   };
 }
