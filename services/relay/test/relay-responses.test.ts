@@ -255,4 +255,35 @@ describe('the Responses API', () => {
       await second.close();
     }
   });
+
+  it('when the OpenAI SDK creates responses on a Gemini channel, then they are translated (whole and streamed) and billed', async () => {
+    const gemini = await startFakeProvider({
+      kind: 'gemini',
+      key: 'up-gemini',
+      reply: REPLY,
+      promptTokens: PROMPT_TOKENS,
+    });
+    try {
+      const model = modelName('gemini-2.5-pro');
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 24, baseUrl: gemini.url, key: 'up-gemini', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+
+      const whole = await client.responses.create({ model, instructions: 'Be brief', input: 'Hello' });
+      expect(whole.output_text).toBe(REPLY);
+      expect(whole.usage).toMatchObject({ input_tokens: PROMPT_TOKENS, output_tokens: 5 });
+      expect(gemini.requests.at(-1)?.body).toMatchObject({
+        systemInstruction: { parts: [{ text: 'Be brief' }] },
+        contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
+      });
+      const streamed = await client.responses.stream({ model, input: 'Hello' }).finalResponse();
+      expect(streamed.output_text).toBe(REPLY);
+      expect(gemini.requests.at(-1)?.path).toContain(':streamGenerateContent');
+      const each = quotaOf(PROMPT_TOKENS, 5, 0.625, 8);
+      await expectCharged(u.userId, 2 * each);
+    } finally {
+      await gemini.close();
+    }
+  });
 });
