@@ -12,6 +12,8 @@ describe('multi-key rings', () => {
     expect([1, 2, 3, 4].map(() => ring?.next())).toEqual(['k1', 'k2', 'k3', 'k1']);
     ring?.markBad('k3');
     expect([1, 2, 3, 4].map(() => ring?.next())).toEqual(['k2', 'k1', 'k2', 'k1']);
+    expect(ring?.available(new Set(['k1']))).toBe(1);
+    expect(ring?.next()).toBe('k2');
     expect(ring?.next(new Set(['k1', 'k2']))).toBeUndefined();
   });
 

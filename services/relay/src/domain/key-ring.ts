@@ -14,6 +14,8 @@ export interface KeyRing {
   /** The key for the next call, skipping `exclude` and keys marked bad; undefined when none is left. */
   next(exclude?: ReadonlySet<string>, random?: () => number): string | undefined;
   markBad(key: string): void;
+  /** How many keys are left outside `exclude` and the bad ones (the turn does not move). */
+  available(exclude?: ReadonlySet<string>): number;
 }
 
 /** A ring for a channel's key text, or undefined for a single-key channel. */
@@ -41,5 +43,6 @@ export function keyRingOf(mode: string | undefined, keyText: string): KeyRing | 
     markBad(key) {
       bad.add(key);
     },
+    available: (exclude) => keys.filter((k) => !bad.has(k) && !exclude?.has(k)).length,
   };
 }

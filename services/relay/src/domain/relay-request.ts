@@ -293,7 +293,7 @@ export async function relayRequest(
         // One bad key of a multi-key channel: its siblings serve this request.
         badKeys.add(key);
         ch.keys?.markBad(key);
-        if (ch.keys?.next(badKeys) !== undefined) {
+        if ((ch.keys?.available(badKeys) ?? 0) > 0) {
           sameChannel = ch;
           attempt--;
           continue;
