@@ -7,12 +7,13 @@ import { keyFingerprint } from '@aigw/common';
 import type { RelayMode } from './adaptors/index.ts';
 import type { TokenInfo, UserInfo } from './authorize.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
-import { errorBody, runAttempt } from './exchange/attempt.ts';
+import { runAttempt } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
 import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
 import { type Price, preConsumeAmount, priceOf, type Ratios, settleQuota } from './pricing.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
+import { errorBody } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
 import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
 

@@ -1,5 +1,11 @@
-import { anthropic, cohere, gemini, jina, ollama } from './native.ts';
-import { azure, cloudflare, openaiCompatible } from './openai.ts';
+import { anthropic } from './anthropic.ts';
+import { azure } from './azure.ts';
+import { cloudflare } from './cloudflare.ts';
+import { cohere } from './cohere.ts';
+import { gemini } from './gemini.ts';
+import { jina } from './jina.ts';
+import { ollama } from './ollama.ts';
+import { openaiCompatible } from './openai-compatible.ts';
 import type { Adaptor, RelayMode } from './types.ts';
 
 export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from './types.ts';
@@ -7,7 +13,8 @@ export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from
 const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
 
 /**
- * Channel type -> adaptor (spec 01 section 3). Types not listed here are not relayed yet
+ * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
+ * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
  * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 15, 18,
  * 21, 22, 23, 33, 35, 36 (Suno, tasks service), 37, 41.
  */
@@ -33,6 +40,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
     'https://api.mistral.ai',
     '/v1',
     new Set<RelayMode>(['chat', 'embeddings', 'moderations']),
+    { noStreamOptions: true },
   ),
 };
 

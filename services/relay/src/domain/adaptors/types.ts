@@ -1,4 +1,7 @@
 import type { Json, Usage } from '../protocols/openai.ts';
+import type { Protocol } from '../protocols/registry.ts';
+
+export type { Protocol };
 
 /** What the client asked for: one per relay endpoint. */
 export type RelayMode =
@@ -11,9 +14,6 @@ export type RelayMode =
   | 'translations'
   | 'moderations'
   | 'rerank';
-
-/** The wire format of a chat exchange. Client formats are openai, claude and gemini. */
-export type Protocol = 'openai' | 'claude' | 'gemini' | 'ollama' | 'cohere';
 
 /** The parts of a channel an adaptor needs to reach the upstream. */
 export interface ChannelTarget {
@@ -40,6 +40,8 @@ export interface Adaptor {
   readonly protocol: Protocol;
   readonly modes: ReadonlySet<RelayMode>;
   readonly defaultBaseUrl: string;
+  /** The upstream rejects OpenAI's stream_options (it reports usage unasked, or never). */
+  readonly noStreamOptions?: boolean;
   target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean): UpstreamTarget;
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */
   convert?: Partial<

@@ -6,15 +6,15 @@
  * channel.
  */
 import type { Adaptor, ChannelTarget } from '../adaptors/index.ts';
-import { claudeError, claudeToOpenAIResponse, claudeUsage, openaiToClaudeResponse } from '../protocols/claude.ts';
-import { cohereToOpenAIResponse } from '../protocols/cohere.ts';
-import { geminiError, geminiToOpenAIResponse, geminiUsage, openaiToGeminiResponse } from '../protocols/gemini.ts';
-import { ollamaToOpenAIResponse } from '../protocols/ollama.ts';
-import { type ChatRequest, type ChatResponse, type Json, type Usage, usageFromOpenAI } from '../protocols/openai.ts';
+import { type ChatRequest, type Json, usageFromOpenAI } from '../protocols/openai.ts';
+import { clientOf, type Protocol, protocolOf, upstreamProtocol } from '../protocols/registry.ts';
 import { buildUpstreamBody, type ClientRequest } from './build-request.ts';
 import { UpstreamFailure, upstreamMessage } from './failure.ts';
+import { type AttemptResult, abortedResult } from './outcome.ts';
 import { type ClientSink, cancelSource, type UpstreamClient, type UpstreamResponse } from './ports.ts';
 import { relayStream } from './stream.ts';
+
+export type { AttemptResult } from './outcome.ts';
 
 export interface AttemptInput {
   req: ClientRequest;
@@ -34,25 +34,14 @@ export interface AttemptInput {
   countText: (text: string) => Promise<number>;
 }
 
-export interface AttemptResult {
-  usage: Usage;
-  /** True when the upstream reported no usage and the relay estimated it. */
-  estimated: boolean;
-  /** Milliseconds from the request to the first streamed token (0 when not streamed). */
-  firstTokenMs: number;
-  /** The client went away before the answer ended. */
-  aborted: boolean;
-  /** Billable units of per-call priced modes (images). */
-  units: number;
-}
-
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
+  const wire = upstreamProtocol(adaptor.protocol, req.format);
   const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
-  const body = buildUpstreamBody(req, adaptor, channel, upstreamModel, input.canonical);
+  const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
   const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
 
@@ -65,14 +54,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     try {
       res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, cancel: cancel ?? sink });
     } catch (err) {
-      if (sink.aborted)
-        return {
-          usage: { promptTokens: 0, completionTokens: 0 },
-          estimated: true,
-          firstTokenMs: 0,
-          aborted: true,
-          units: 0,
-        };
+      if (sink.aborted) return abortedResult();
       throw new UpstreamFailure(0, `连接上游失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
     }
     if (res.status < 200 || res.status >= 300) {
@@ -81,28 +63,26 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     }
     const contentType = String(res.headers['content-type'] ?? '');
     if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
-      return await relayStream(input, res, cancel);
+      return await relayStream(input, wire, res, cancel);
     }
-    return await relayWhole(input, res, contentType);
+    return await relayWhole(input, wire, res, contentType);
   } finally {
     unlink?.();
   }
 }
 
-async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentType: string): Promise<AttemptResult> {
+async function relayWhole(
+  input: AttemptInput,
+  wire: Protocol,
+  res: UpstreamResponse,
+  contentType: string,
+): Promise<AttemptResult> {
   const { req, adaptor, sink } = input;
   let bytes: Buffer;
   try {
     bytes = await res.bytes();
   } catch (err) {
-    if (sink.aborted)
-      return {
-        usage: { promptTokens: 0, completionTokens: 0 },
-        estimated: true,
-        firstTokenMs: 0,
-        aborted: true,
-        units: 0,
-      };
+    if (sink.aborted) return abortedResult();
     throw new UpstreamFailure(0, `读取上游响应失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
   }
   const isJson = contentType.includes('json');
@@ -128,34 +108,18 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
 
   if (req.mode === 'chat') {
     const json = parse();
-    const p = adaptor.protocol;
-    if (p === req.format) {
+    const up = protocolOf(wire);
+    if (wire === req.format) {
       // Same protocol on both sides: the upstream's bytes go out unchanged.
-      const usage =
-        p === 'openai'
-          ? usageFromOpenAI(json.usage)
-          : p === 'claude'
-            ? claudeUsage(json.usage)
-            : geminiUsage(json.usageMetadata);
+      const usage = up.usage(json);
       if (usage) result.usage = usage;
-      else await estimateUsage(textOf(p, json));
+      else await estimateUsage(up.toCanonical(json, '').choices?.[0]?.message?.content ?? '');
       sink.head(200, JSON_HEADERS);
       sink.end(bytes);
       return result;
     }
-    const model = input.upstreamModel;
-    const oa: ChatResponse =
-      p === 'openai'
-        ? (json as unknown as ChatResponse)
-        : p === 'claude'
-          ? claudeToOpenAIResponse(json, model)
-          : p === 'gemini'
-            ? geminiToOpenAIResponse(json, model)
-            : p === 'ollama'
-              ? ollamaToOpenAIResponse(json, model)
-              : cohereToOpenAIResponse(json, model);
-    // Claude's own usage keeps what the OpenAI shape has no field for (cache writes).
-    const usage = p === 'claude' ? claudeUsage(json.usage) : usageFromOpenAI(oa.usage);
+    const oa = up.toCanonical(json, input.upstreamModel);
+    const usage = up.usage(json, oa);
     if (usage) result.usage = usage;
     else await estimateUsage(oa.choices?.[0]?.message?.content ?? '');
     if (!oa.usage)
@@ -164,12 +128,7 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
         completion_tokens: result.usage.completionTokens,
         total_tokens: result.usage.promptTokens + result.usage.completionTokens,
       };
-    const out =
-      req.format === 'openai'
-        ? oa
-        : req.format === 'claude'
-          ? openaiToClaudeResponse(oa, req.model, result.usage)
-          : openaiToGeminiResponse(oa, req.model, result.usage);
+    const out = clientOf(req.format).fromCanonical(oa, req.model, result.usage);
     sink.head(200, JSON_HEADERS);
     sink.end(JSON.stringify(out));
     return result;
@@ -199,31 +158,4 @@ async function relayWhole(input: AttemptInput, res: UpstreamResponse, contentTyp
   sink.head(200, { 'content-type': contentType || 'application/octet-stream' });
   sink.end(bytes);
   return result;
-}
-
-function textOf(p: string, json: Json): string {
-  if (p === 'openai') return String((json.choices as ChatResponse['choices'] | undefined)?.[0]?.message?.content ?? '');
-  if (p === 'claude')
-    return ((json.content as { text?: string }[] | undefined) ?? []).map((b) => b.text ?? '').join('');
-  return geminiToOpenAIResponse(json, '').choices[0]?.message.content ?? '';
-}
-
-/** The error body of a client format. */
-export function errorBody(
-  format: 'openai' | 'claude' | 'gemini',
-  status: number,
-  message: string,
-  code?: string,
-): Json {
-  if (format === 'claude') return claudeError(status, message);
-  if (format === 'gemini') return geminiError(status, message);
-  const type =
-    status === 429
-      ? 'rate_limit_error'
-      : status >= 500
-        ? 'server_error'
-        : status === 401 || status === 403
-          ? 'authentication_error'
-          : 'invalid_request_error';
-  return { error: { message, type, param: null, code: code ?? null } };
 }

@@ -47,8 +47,8 @@ export interface ClientOutput {
 /** Where a relayed answer goes; aborted when the client goes away before the answer ends. */
 export type ClientSink = ClientOutput & Cancellation;
 
-/** The client formats the relay serves. */
-export type ClientFormat = 'openai' | 'claude' | 'gemini';
+/** The client formats the relay serves (the protocols with a client side, protocols/registry.ts). */
+export type { ClientFormat } from '../protocols/registry.ts';
 
 /**
  * A Cancellation to trigger by hand (first-token timeouts, the client sink, tests). A class:

@@ -21,6 +21,7 @@ import {
   usageToOpenAI,
 } from './openai.ts';
 import { type SseEvent, sse } from './sse.ts';
+import type { ClientProtocol } from './wire.ts';
 
 type Block = Json & { type: string };
 
@@ -521,3 +522,33 @@ export function claudeError(status: number, message: string): Json {
               : 'invalid_request_error';
   return { type: 'error', error: { type, message } };
 }
+
+/** The protocol module (registry.ts): Claude channels, and clients of /v1/messages. */
+export const claudeProtocol: ClientProtocol = {
+  framing: 'sse',
+  request: (c, call) => openaiToClaudeRequest({ ...c, stream: call.stream }, call.model),
+  toCanonical: claudeToOpenAIResponse,
+  // Claude's own usage keeps what the OpenAI shape has no field for (cache writes).
+  usage: (res) => claudeUsage(res.usage),
+  streamDecoder(model) {
+    const d = claudeStreamToOpenAI(model);
+    return (e) => d.onEvent(e as SseEvent);
+  },
+  client: {
+    canonical: (body) => claudeToOpenAIRequest(body),
+    passthrough: (req, call) =>
+      req.raw && call.model === req.model ? req.raw : JSON.stringify({ ...req.body, model: call.model }),
+    passthroughStream: (_ctx, tally) => ({
+      event: (e) => {
+        const ev = e as SseEvent;
+        const produced = tallyClaudeEvent(tally, ev);
+        return { out: ev.event ? sse(ev.data, ev.event) : sse(ev.data), produced };
+      },
+      end: () => '',
+    }),
+    fromCanonical: openaiToClaudeResponse,
+    chunkEncoder: (ctx) => openaiStreamToClaude(ctx.model, 0),
+    error: (status, message) => claudeError(status, message),
+    streamError: (message) => sse(JSON.stringify(claudeError(500, message)), 'error'),
+  },
+};

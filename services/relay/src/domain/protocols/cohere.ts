@@ -13,6 +13,7 @@ import {
   usageToOpenAI,
 } from './openai.ts';
 import type { SseEvent } from './sse.ts';
+import type { WireProtocol } from './wire.ts';
 
 const FINISH: Record<string, string> = {
   COMPLETE: 'stop',
@@ -188,3 +189,15 @@ export function fromCohereEmbed(res: Json, model: string): { body: Json; usage: 
     usage: { promptTokens: prompt, completionTokens: 0 },
   };
 }
+
+/** The protocol module (registry.ts): Cohere's v2 chat. */
+export const cohereProtocol: WireProtocol = {
+  framing: 'sse',
+  request: (c, call) => openaiToCohereRequest({ ...c, stream: call.stream }, call.model),
+  toCanonical: cohereToOpenAIResponse,
+  usage: (res) => cohereUsage(res.usage),
+  streamDecoder(model) {
+    const d = cohereStreamToOpenAI(model);
+    return (e) => d.onEvent(e as SseEvent);
+  },
+};

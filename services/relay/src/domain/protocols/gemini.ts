@@ -21,6 +21,7 @@ import {
   usageToOpenAI,
 } from './openai.ts';
 import { type SseEvent, sse } from './sse.ts';
+import type { ClientProtocol } from './wire.ts';
 
 type Part = Json;
 
@@ -386,3 +387,32 @@ export function geminiError(status: number, message: string): Json {
                 : 'INTERNAL';
   return { error: { code: status, message, status: s } };
 }
+
+/** The protocol module (registry.ts): Gemini channels, and clients of /v1beta generateContent. */
+export const geminiProtocol: ClientProtocol = {
+  framing: 'sse',
+  request: (c) => openaiToGeminiRequest(c),
+  toCanonical: geminiToOpenAIResponse,
+  usage: (res) => geminiUsage(res.usageMetadata),
+  streamDecoder(model) {
+    const d = geminiStreamToOpenAI(model);
+    return (e) => d.onEvent(e as SseEvent);
+  },
+  client: {
+    canonical: geminiToOpenAIRequest,
+    // The model is in the URL: the body goes as the client sent it.
+    passthrough: (req) => req.raw ?? JSON.stringify(req.body),
+    passthroughStream: (_ctx, tally) => ({
+      event: (e) => {
+        const ev = e as SseEvent;
+        const produced = tallyGeminiEvent(tally, ev);
+        return { out: sse(ev.data), produced };
+      },
+      end: () => '',
+    }),
+    fromCanonical: openaiToGeminiResponse,
+    chunkEncoder: (ctx) => openaiStreamToGemini(ctx.model),
+    error: (status, message) => geminiError(status, message),
+    streamError: (message) => sse(JSON.stringify(geminiError(500, message))),
+  },
+};

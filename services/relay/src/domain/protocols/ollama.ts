@@ -11,8 +11,10 @@ import {
   parseDataUrl,
   type ToolCall,
   type Usage,
+  usageFromOpenAI,
   usageToOpenAI,
 } from './openai.ts';
+import type { WireProtocol } from './wire.ts';
 
 /** OpenAI chat request -> Ollama /api/chat request. */
 export function openaiToOllamaRequest(req: ChatRequest, model: string): Json {
@@ -139,3 +141,15 @@ export function ollamaToOpenAIEmbed(res: Json, model: string): { body: Json; usa
     usage: { promptTokens: prompt, completionTokens: 0 },
   };
 }
+
+/** The protocol module (registry.ts): Ollama's /api/chat, streamed as NDJSON. */
+export const ollamaProtocol: WireProtocol = {
+  framing: 'ndjson',
+  request: (c, call) => openaiToOllamaRequest({ ...c, stream: call.stream }, call.model),
+  toCanonical: ollamaToOpenAIResponse,
+  usage: (res, canonical) => usageFromOpenAI((canonical ?? ollamaToOpenAIResponse(res, '')).usage),
+  streamDecoder(model) {
+    const d = ollamaStreamToOpenAI(model);
+    return (line) => d.onLine(line);
+  },
+};

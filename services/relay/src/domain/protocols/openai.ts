@@ -3,6 +3,9 @@
  * translate to and from it. Types cover the fields the relay reads or writes; everything else
  * passes through untouched.
  */
+import { UpstreamFailure } from '../exchange/failure.ts';
+import { type SseEvent, sse } from './sse.ts';
+import type { ChunkEncoder, ClientProtocol, StreamContext, StreamEncoder } from './wire.ts';
 
 export type Json = Record<string, unknown>;
 
@@ -238,3 +241,132 @@ export function tallyChunk(t: StreamTally, c: ChatChunk): boolean {
   }
   return produced;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The protocol module (registry.ts): OpenAI upstreams, and clients of /v1/chat/completions.
+// ---------------------------------------------------------------------------------------------
+
+const USAGE_OPTION = Buffer.from('"stream_options":{"include_usage":true},');
+
+/** OpenAI's error body. */
+export function openaiError(status: number, message: string, code?: string): Json {
+  const type =
+    status === 429
+      ? 'rate_limit_error'
+      : status >= 500
+        ? 'server_error'
+        : status === 401 || status === 403
+          ? 'authentication_error'
+          : 'invalid_request_error';
+  return { error: { message, type, param: null, code: code ?? null } };
+}
+
+/** OpenAI upstream to OpenAI client: events go out as they came, minus the usage chunk the relay asked for. */
+function openaiPassthroughStream(ctx: StreamContext, tally: StreamTally): StreamEncoder {
+  const completions = ctx.mode === 'completions';
+  const includeUsage = ctx.includeUsage;
+  let done = false;
+  return {
+    event: (e) => {
+      const ev = e as SseEvent;
+      if (!ev.data) return { out: '', produced: false };
+      if (ev.data === '[DONE]') {
+        done = true;
+        return { out: 'data: [DONE]\n\n', produced: false };
+      }
+      let c: ChatChunk & { choices: { text?: string }[] };
+      try {
+        c = JSON.parse(ev.data);
+      } catch {
+        return { out: sse(ev.data), produced: false };
+      }
+      if ((c as unknown as { error?: unknown }).error)
+        throw new UpstreamFailure(500, JSON.stringify((c as unknown as { error: unknown }).error));
+      let produced = tallyChunk(tally, c);
+      if (completions) {
+        for (const ch of c.choices ?? []) {
+          if (ch.text) {
+            tallyText(tally, ch.text);
+            produced = true;
+          }
+        }
+      }
+      // The usage-only chunk the relay asked for on the client's behalf stays with the relay.
+      if (!includeUsage && c.usage && (c.choices?.length ?? 0) === 0) return { out: '', produced };
+      return { out: `data: ${ev.data}\n\n`, produced };
+    },
+    end: () => (done ? '' : 'data: [DONE]\n\n'),
+  };
+}
+
+/** Canonical chunks to an OpenAI client: its model name, usage only at the end and when asked for. */
+function openaiChunkEncoder(ctx: StreamContext, tally: StreamTally): ChunkEncoder {
+  const model = ctx.model;
+  return {
+    onChunk(c) {
+      if (c.usage !== undefined) delete c.usage;
+      if (c.choices.length === 0) return '';
+      c.model = model;
+      return sse(JSON.stringify(c));
+    },
+    end(usage) {
+      let out = '';
+      if (ctx.includeUsage) {
+        out += sse(
+          JSON.stringify({
+            id: tally.id ?? 'chatcmpl-relay',
+            object: 'chat.completion.chunk',
+            created: Math.floor(Date.now() / 1000),
+            model,
+            choices: [],
+            usage: usageToOpenAI(usage),
+          }),
+        );
+      }
+      return `${out}data: [DONE]\n\n`;
+    },
+  };
+}
+
+export const openaiProtocol: ClientProtocol = {
+  framing: 'sse',
+  request(c, call) {
+    const out: Json = { ...c, model: call.model };
+    if (call.stream) {
+      out.stream = true;
+      if (call.streamOptions) out.stream_options = { include_usage: true };
+    } else delete out.stream;
+    return out;
+  },
+  toCanonical: (res) => res as unknown as ChatResponse,
+  usage: (res) => usageFromOpenAI(res.usage),
+  streamDecoder: () => (e) => {
+    const ev = e as SseEvent;
+    return ev.data && ev.data !== '[DONE]' ? [JSON.parse(ev.data) as ChatChunk] : [];
+  },
+  client: {
+    canonical: (body) => body as unknown as ChatRequest,
+    passthrough(req, call) {
+      const body = req.body;
+      // Ask for usage in streams so the bill is exact.
+      const addUsage = req.stream && !req.includeUsage && call.streamOptions;
+      if (req.raw && call.model === req.model) {
+        if (!addUsage) return req.raw;
+        // The raw text with the option spliced in after its opening brace (no re-serialising).
+        if (body.stream_options === undefined) {
+          const brace = req.raw.indexOf(0x7b);
+          if (brace >= 0)
+            return Buffer.concat([req.raw.subarray(0, brace + 1), USAGE_OPTION, req.raw.subarray(brace + 1)]);
+        }
+      }
+      const out: Json = { ...body, model: call.model };
+      if (addUsage) out.stream_options = { ...((body.stream_options as Json | undefined) ?? {}), include_usage: true };
+      return JSON.stringify(out);
+    },
+    passthroughStream: openaiPassthroughStream,
+    fromCanonical: (res) => res as unknown as Json,
+    chunkEncoder: openaiChunkEncoder,
+    error: openaiError,
+    streamError: (message) => sse(JSON.stringify(openaiError(500, message))),
+  },
+};

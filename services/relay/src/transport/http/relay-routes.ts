@@ -19,10 +19,10 @@ import {
   type TokenInfo,
   type UserInfo,
 } from '../../domain/authorize.ts';
-import { errorBody } from '../../domain/exchange/attempt.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
+import { errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
 import { relayMetrics } from './metrics.ts';

@@ -1,0 +1,46 @@
+/**
+ * The wire protocols the relay speaks, by name. Adaptors name the protocol of their channels;
+ * routes name the client format they serve. A new protocol is one module (see wire.ts) and
+ * one line here.
+ */
+import { claudeProtocol } from './claude.ts';
+import { cohereProtocol } from './cohere.ts';
+import { geminiProtocol } from './gemini.ts';
+import { ollamaProtocol } from './ollama.ts';
+import { type Json, openaiProtocol } from './openai.ts';
+import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
+
+const PROTOCOLS = {
+  openai: openaiProtocol,
+  claude: claudeProtocol,
+  gemini: geminiProtocol,
+  ollama: ollamaProtocol,
+  cohere: cohereProtocol,
+} satisfies Record<string, WireProtocol>;
+
+/** The name of a wire protocol. */
+export type Protocol = keyof typeof PROTOCOLS;
+
+/** The protocols clients speak (each served on its routes). */
+export type ClientFormat = { [P in Protocol]: (typeof PROTOCOLS)[P] extends ClientProtocol ? P : never }[Protocol];
+
+export function protocolOf(name: Protocol): WireProtocol {
+  return PROTOCOLS[name];
+}
+
+export function clientOf(format: ClientFormat): ClientCodec {
+  return PROTOCOLS[format].client;
+}
+
+/**
+ * The protocol an attempt speaks to the upstream: the client's own when the channel speaks it
+ * (then requests, answers and streams pass through), else the channel's.
+ */
+export function upstreamProtocol(channel: Protocol, format: ClientFormat): Protocol {
+  return channel === format ? format : channel;
+}
+
+/** The error body of a client format. */
+export function errorBody(format: ClientFormat, status: number, message: string, code?: string): Json {
+  return PROTOCOLS[format].client.error(status, message, code);
+}
