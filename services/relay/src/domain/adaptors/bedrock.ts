@@ -6,10 +6,12 @@
  * payload carries each Claude stream event base64-encoded; they are turned back into SSE events so
  * the Claude protocol module reads them like Anthropic's own.
  */
+import { UpstreamFailure } from '../exchange/failure.ts';
 import type { Json } from '../protocols/openai.ts';
 import type { SseEvent } from '../protocols/sse.ts';
 import { createEventStreamDecoder } from './aws-eventstream.ts';
 import { type AwsCredentials, signSigV4 } from './aws-sigv4.ts';
+import type { Adaptor, RelayMode } from './types.ts';
 
 export const BEDROCK_ANTHROPIC_VERSION = 'bedrock-2023-05-31';
 
@@ -77,13 +79,13 @@ export function signBedrock(
 }
 
 /** An exception the stream carried (throttling, validation, model errors) with its HTTP status. */
-export class BedrockStreamError extends Error {
+export class BedrockStreamError extends UpstreamFailure {
   constructor(
     readonly exceptionType: string,
-    readonly status: number,
+    status: number,
     message: string,
   ) {
-    super(message);
+    super(status, message, 'stream');
     this.name = 'BedrockStreamError';
   }
 }
@@ -136,3 +138,26 @@ export function bedrockStreamParser(): { push(chunk: Uint8Array): SseEvent[]; en
     },
   };
 }
+
+/** AWS Claude (type 33). */
+export const bedrock: Adaptor = {
+  name: 'AWS Claude',
+  protocol: 'claude',
+  modes: new Set<RelayMode>(['chat']),
+  defaultBaseUrl: '',
+  // The address depends on the key's region: prepare() builds it.
+  target: () => ({ url: '', headers: {} }),
+  async prepare(call, ctx) {
+    let key: AwsKey;
+    try {
+      key = parseAwsKey(ctx.channel.key);
+    } catch (err) {
+      throw new UpstreamFailure(401, (err as Error).message);
+    }
+    const url = bedrockUrl(ctx.channel.baseUrl, key.region, ctx.model, ctx.stream);
+    const body = JSON.stringify(toBedrockBody(JSON.parse(String(call.body)) as Json));
+    const accept = ctx.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
+    return { url, headers: signBedrock(key, url, body, { accept }), body };
+  },
+  streamParser: bedrockStreamParser,
+};

@@ -1,4 +1,4 @@
-import { openaiCompatible } from './openai.ts';
+import { openaiCompatible } from './openai-compatible.ts';
 import type { Adaptor, RelayMode } from './types.ts';
 
 const modes = (...m: RelayMode[]): ReadonlySet<RelayMode> => new Set(m);

@@ -1,3 +1,4 @@
+import type { UpstreamClient } from '../exchange/ports.ts';
 import type { Json, Usage } from '../protocols/openai.ts';
 import type { Protocol } from '../protocols/registry.ts';
 
@@ -30,6 +31,24 @@ export interface UpstreamTarget {
   headers: Record<string, string>;
 }
 
+/** An upstream call ready to send, as `Adaptor.prepare` receives and returns it. */
+export interface PreparedCall {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer | FormData;
+}
+
+/** What `Adaptor.prepare` knows of the call. */
+export interface PrepareContext {
+  channel: ChannelTarget;
+  mode: RelayMode;
+  /** The model sent upstream (after model_mapping). */
+  model: string;
+  stream: boolean;
+  /** For credential exchanges (Vertex AI's OAuth token). */
+  http: UpstreamClient;
+}
+
 /**
  * One kind of upstream provider. Chat goes through `protocol` (the pipeline translates between
  * it and the client's format); other modes go through `convert` when the provider's format is
@@ -43,6 +62,15 @@ export interface Adaptor {
   /** The upstream rejects OpenAI's stream_options (it reports usage unasked, or never). */
   readonly noStreamOptions?: boolean;
   target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean): UpstreamTarget;
+  /** The protocol of one model, for providers serving several (Vertex AI: Claude and Gemini). */
+  protocolFor?(model: string): Protocol;
+  /**
+   * The last step before sending, for providers that sign requests (SigV4), exchange
+   * credentials for a token, or take the protocol's body with changes. Throws UpstreamFailure.
+   */
+  prepare?(call: PreparedCall, ctx: PrepareContext): Promise<PreparedCall>;
+  /** A stream framing of the provider's own (Bedrock's binary event-stream), yielding SSE events. */
+  streamParser?(): { push(chunk: Uint8Array): unknown[]; end(): unknown[] };
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */
   convert?: Partial<
     Record<

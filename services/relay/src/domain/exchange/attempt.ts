@@ -39,11 +39,25 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  const wire = upstreamProtocol(adaptor.protocol, req.format);
+  const wire = upstreamProtocol(adaptor.protocolFor?.(upstreamModel) ?? adaptor.protocol, req.format);
   const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
-  const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
-  const headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
+  let body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
+  let headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
+  let url = target.url;
+  if (adaptor.prepare) {
+    const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
+    try {
+      ({ url, headers, body } = await adaptor.prepare({ url, headers, body }, ctx));
+    } catch (err) {
+      if (err instanceof UpstreamFailure) throw err;
+      throw new UpstreamFailure(
+        0,
+        `上游请求准备失败: ${err instanceof Error ? err.message : String(err)}`,
+        'connection',
+      );
+    }
+  }
 
   // Streams get their own cancellation (the first-token timeout cancels too); whole answers
   // only follow the client.
@@ -52,7 +66,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     let res: UpstreamResponse;
     try {
-      res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, cancel: cancel ?? sink });
+      res = await input.upstream.send({ url, method: 'POST', headers, body, cancel: cancel ?? sink });
     } catch (err) {
       if (sink.aborted) return abortedResult();
       throw new UpstreamFailure(0, `连接上游失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
@@ -62,6 +76,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       throw new UpstreamFailure(res.status, upstreamMessage(raw, res.status));
     }
     const contentType = String(res.headers['content-type'] ?? '');
+    const parser = cancel && adaptor.streamParser ? adaptor.streamParser() : undefined;
+    if (parser) return await relayStream({ ...input, parser }, wire, res, cancel as NonNullable<typeof cancel>);
     if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
       return await relayStream(input, wire, res, cancel);
     }
