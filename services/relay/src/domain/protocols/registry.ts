@@ -6,6 +6,7 @@
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
 import { geminiProtocol } from './gemini.ts';
+import { hunyuanProtocol } from './hunyuan.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
@@ -16,6 +17,7 @@ const PROTOCOLS = {
   gemini: geminiProtocol,
   ollama: ollamaProtocol,
   cohere: cohereProtocol,
+  hunyuan: hunyuanProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
