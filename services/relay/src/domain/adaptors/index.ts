@@ -1,5 +1,6 @@
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
+import { baidu } from './baidu.ts';
 import { bedrock } from './bedrock.ts';
 import { cloudflare } from './cloudflare.ts';
 import { cohere } from './cohere.ts';
@@ -19,7 +20,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
 /**
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
- * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 15, 18,
+ * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 18,
  * 21, 22, 35, 36 (Suno, tasks service), 37.
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
@@ -28,6 +29,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   4: ollama,
   8: openaiCompatible('Custom', ''),
   14: anthropic,
+  15: baidu,
   16: openaiCompatible('ChatGLM', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
   17: openaiCompatible('Qwen', 'https://dashscope.aliyuncs.com', '/compatible-mode/v1', chatOnly),
   19: openaiCompatible('360', 'https://ai.360.cn', '/v1', chatOnly),
@@ -53,7 +55,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 11, 15, 18, 21, 22, 35, 36, 37] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 22, 35, 36, 37] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

@@ -1,3 +1,4 @@
+import type { UpstreamFailure } from '../exchange/failure.ts';
 import type { UpstreamClient } from '../exchange/ports.ts';
 import type { Json, Usage } from '../protocols/openai.ts';
 import type { Protocol } from '../protocols/registry.ts';
@@ -69,6 +70,8 @@ export interface Adaptor {
    * credentials for a token, or take the protocol's body with changes. Throws UpstreamFailure.
    */
   prepare?(call: PreparedCall, ctx: PrepareContext): Promise<PreparedCall>;
+  /** Told of a failed call after prepare() (drops a cached token the upstream refused). */
+  onFailure?(failure: UpstreamFailure, ctx: PrepareContext): void;
   /** A stream framing of the provider's own (Bedrock's binary event-stream), yielding SSE events. */
   streamParser?(): { push(chunk: Uint8Array): unknown[]; end(): unknown[] };
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */

@@ -45,8 +45,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   let headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
   let url = target.url;
+  const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
   if (adaptor.prepare) {
-    const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
     try {
       ({ url, headers, body } = await adaptor.prepare({ url, headers, body }, ctx));
     } catch (err) {
@@ -82,6 +82,10 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       return await relayStream(input, wire, res, cancel);
     }
     return await relayWhole(input, wire, res, contentType);
+  } catch (err) {
+    // Adaptors holding credentials drop them when the upstream refused them.
+    if (adaptor.onFailure && err instanceof UpstreamFailure) adaptor.onFailure(err, ctx);
+    throw err;
   } finally {
     unlink?.();
   }

@@ -3,6 +3,7 @@
  * routes name the client format they serve. A new protocol is one module (see wire.ts) and
  * one line here.
  */
+import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
 import { geminiProtocol } from './gemini.ts';
@@ -18,6 +19,7 @@ const PROTOCOLS = {
   ollama: ollamaProtocol,
   cohere: cohereProtocol,
   hunyuan: hunyuanProtocol,
+  baidu: baiduProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
