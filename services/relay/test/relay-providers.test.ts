@@ -126,6 +126,36 @@ describe("new-api's OpenAI-format types", () => {
     });
   }
 
+  it('when a FastGPT (22) channel serves chat, then the APIKey-AppId key is the bearer token under /api/openapi', async () => {
+    const fastgpt = await startFakeProvider({
+      kind: 'openai',
+      key: 'fastgpt-k3y-app42',
+      promptTokens: 5,
+      reply: 'from fastgpt',
+    });
+    try {
+      const model = modelName('gpt-4o-mini');
+      const u = await userWithToken(s);
+      await createChannel(s, {
+        type: 22,
+        baseUrl: `${fastgpt.url}/api/openapi`,
+        key: 'fastgpt-k3y-app42',
+        models: model,
+      });
+      await routable(s.stack.relayUrl, u.key, model);
+      const r = await chatBoth(u.key, model);
+      expect(r.whole).toBe('from fastgpt');
+      expect(r.text).toBe('from fastgpt');
+      expect(fastgpt.requests.map((q) => q.path)).toEqual([
+        '/api/openapi/v1/chat/completions',
+        '/api/openapi/v1/chat/completions',
+      ]);
+      await billed(u.userId, model, 2);
+    } finally {
+      await fastgpt.close();
+    }
+  });
+
   it('when a type 43 key is wrong, then the client gets 401 in its format and nothing is charged', async () => {
     const model = modelName('gpt-4o-mini');
     const u = await userWithToken(s);

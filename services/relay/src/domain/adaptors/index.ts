@@ -21,7 +21,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
  * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 18,
- * 21, 22, 35, 36 (Suno, tasks service), 37.
+ * 21, 35, 36 (Suno, tasks service), 37.
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   1: openaiCompatible('OpenAI', 'https://api.openai.com'),
@@ -55,7 +55,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 22, 35, 36, 37] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 35, 36, 37] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

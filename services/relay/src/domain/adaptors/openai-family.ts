@@ -19,4 +19,6 @@ export const OPENAI_FAMILY: Readonly<Record<number, Adaptor>> = {
     modes('chat', 'embeddings', 'images'),
   ),
   48: openaiCompatible('xAI', 'https://api.x.ai', '/v1', modes('chat', 'completions', 'images')),
+  // FastGPT's OpenAPI speaks OpenAI's chat; the whole `APIKey-AppId` key is the bearer token.
+  22: openaiCompatible('FastGPT', 'https://fastgpt.run/api/openapi', '/v1', modes('chat')),
 };
