@@ -1,12 +1,14 @@
 /**
  * Signed Chinese providers end to end on the running stack, each against a fake that checks the
  * provider's own signature: Tencent Hunyuan (23, TC3-HMAC-SHA256; errors inside HTTP 200) and
- * Baidu ERNIE (15, API Key + Secret Key traded for a cached access token).
+ * Baidu ERNIE (15, API Key + Secret Key traded for a cached access token); and Dify (37, its
+ * chat-messages API with conversation ids).
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeBaidu, startFakeBaidu } from './fakes/fake-baidu.ts';
+import { type FakeDify, startFakeDify } from './fakes/fake-dify.ts';
 import { type FakeHunyuan, startFakeHunyuan } from './fakes/fake-hunyuan.ts';
 import {
   createChannel,
@@ -22,17 +24,20 @@ import {
 let s: RelayStack;
 let hunyuan: FakeHunyuan;
 let baidu: FakeBaidu;
+let dify: FakeDify;
 
 beforeAll(async () => {
   s = await startRelayStack();
   hunyuan = await startFakeHunyuan({ credentials: { AKIDrelayfake: 'tc3-secret-key' } });
   baidu = await startFakeBaidu({ apiKey: 'bd-api-key', secretKey: 'bd-secret' });
+  dify = await startFakeDify({ apiKey: 'app-dify-key' });
   await setOption(s, 'RetryTimes', '0');
 });
 afterAll(async () => {
   await s?.stop();
   await hunyuan?.close();
   await baidu?.close();
+  await dify?.close();
 });
 
 async function billed(userId: number, model: string, count: number) {
@@ -216,5 +221,82 @@ describe('Baidu ERNIE (access token)', () => {
     } finally {
       baidu.set({ errorCode: 0 });
     }
+  });
+});
+
+describe('Dify (chat-messages)', () => {
+  it('when a client chats and continues with the conversation id it got, then Dify sees one conversation and both are billed', async () => {
+    const { model, u, client } = await channelFor(37, 'app-dify-key', 'dify', dify.url);
+    const first = (await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'first question' }],
+    })) as OpenAI.ChatCompletion & { conversation_id?: string };
+    expect(first.choices[0]?.message.content).toBe('dify answers you');
+    expect(first.usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 3 });
+    const conversation = first.conversation_id ?? '';
+    expect(dify.conversations.has(conversation)).toBe(true);
+    expect(dify.requests.at(-1)).toMatchObject({ query: 'first question', response_mode: 'blocking' });
+
+    const stream = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'second question' }],
+      stream: true,
+      stream_options: { include_usage: true },
+      // An extra field the relay passes to Dify.
+      ...({ conversation_id: conversation } as object),
+    });
+    let text = '';
+    let streamed = '';
+    let usage: OpenAI.CompletionUsage | null | undefined;
+    for await (const c of stream) {
+      text += c.choices[0]?.delta?.content ?? '';
+      streamed ||= (c as unknown as { conversation_id?: string }).conversation_id ?? '';
+      if (c.usage) usage = c.usage;
+    }
+    expect(text).toBe('dify answers you');
+    expect(usage).toMatchObject({ prompt_tokens: 14, completion_tokens: 3 });
+    expect(streamed).toBe(conversation);
+    expect(dify.conversations.get(conversation)).toEqual(['first question', 'second question']);
+    expect(dify.requests.at(-1)).toMatchObject({ response_mode: 'streaming', conversation_id: conversation });
+    await billed(u.userId, model, 2);
+  });
+
+  it('when Dify refuses (wrong key 401, unknown conversation 404, an error event in the stream), then the client gets that status, unbilled', async () => {
+    const bad = await channelFor(37, 'app-wrong', 'dify', dify.url);
+    const e401 = await bad.client.chat.completions
+      .create({ model: bad.model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(e401.status).toBe(401);
+    expect(e401.message).toContain('Access token is invalid');
+
+    const { model, u, client } = await channelFor(37, 'app-dify-key', 'dify', dify.url);
+    const e404 = await client.chat.completions
+      .create({
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+        ...({ conversation_id: 'no-such-conversation' } as object),
+      })
+      .catch((e) => e);
+    expect(e404.status).toBe(404);
+    expect(e404.message).toContain('Conversation Not Exists.');
+
+    dify.set({
+      streamError: {
+        status: 400,
+        code: 'provider_quota_exceeded',
+        message: 'Your quota for Dify Hosted Model Provider has been exhausted.',
+      },
+    });
+    try {
+      const eStream = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+        .catch((e) => e);
+      expect(eStream.status).toBe(400);
+      expect(eStream.message).toContain('provider_quota_exceeded');
+    } finally {
+      dify.set({ streamError: undefined });
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await s.wallet.getWallet({ userId: u.userId })).wallet?.usedQuota ?? 0).toBe(0);
   });
 });

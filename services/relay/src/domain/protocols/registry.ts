@@ -6,6 +6,7 @@
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
+import { difyProtocol } from './dify.ts';
 import { geminiProtocol } from './gemini.ts';
 import { hunyuanProtocol } from './hunyuan.ts';
 import { ollamaProtocol } from './ollama.ts';
@@ -20,6 +21,7 @@ const PROTOCOLS = {
   cohere: cohereProtocol,
   hunyuan: hunyuanProtocol,
   baidu: baiduProtocol,
+  dify: difyProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
