@@ -135,8 +135,11 @@ export function channelsService(deps: {
 
   /** Key fields of a key text: one encrypted key, or several (multi-key) with their count. */
   function keyFields(fields: ChannelFields, text: string, previous?: ChannelDoc): Partial<ChannelFields> {
-    if (!fields.multi_key_mode)
+    if (!fields.multi_key_mode) {
+      if (fields.type !== 41 && text.trim().includes('\n'))
+        throw invalid('单密钥渠道只能填写一个密钥；多个密钥请开启多密钥模式');
       return { key_enc: cipher.encrypt(checkKey(fields.type, text)), key_count: 1, disabled_keys: [] };
+    }
     const keys = multiKeysOf(fields.type, text);
     // Keys kept across an edit stay disabled (at their new line).
     const line = new Map(keys.map((k, i) => [keyFingerprint(k), i + 1]));
