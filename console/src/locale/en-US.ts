@@ -684,6 +684,10 @@ export const enUS: LocaleMessages = {
   'opt.payment': 'Payment',
   'opt.quota': 'Quota',
   'opt.quotaUnitsPerDollar': 'Quota units per dollar',
+  'opt.serveUnpricedModels': 'Serve models without a price',
+  'opt.unpricedModelsHint':
+    'Off: models with no ratio or price are refused. On: they are billed at the default model ratio',
+  'opt.defaultModelRatio': 'Default model ratio',
   'opt.ratios': 'Ratios',
   'opt.secretsAreNeverSentBack': 'Secrets are never sent back to the browser',
   'opt.sensitiveWords': 'Sensitive words',

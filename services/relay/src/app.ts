@@ -30,6 +30,7 @@ import { channelSnapshot, pricingData } from './data/routing-data.ts';
 import { settleLagWatch } from './data/settle-lag.ts';
 import { createTokenizer } from './data/tokenizer.ts';
 import { createUpstreamHttp } from './data/upstream-http.ts';
+import { upstreamState } from './data/upstream-state.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
 import type { RelayDeps } from './domain/relay-request.ts';
@@ -162,6 +163,11 @@ export async function createApp(
           quotaPerUnit: () => options.number('QuotaPerUnit', 500_000),
           firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
           outputLimit,
+          unpricedModelRatio: () => {
+            if (!options.bool('UnpricedModelsEnabled')) return undefined;
+            const r = options.number('DefaultModelRatio', 1);
+            return Number.isFinite(r) && r >= 0 ? r : undefined;
+          },
         },
         wallet: walletPort(wallet, logger),
         balances,
@@ -172,6 +178,7 @@ export async function createApp(
         },
         health: (rec) => events.health(rec),
         countTokens: (caller, n) => limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n),
+        state: upstreamState(redis, logger),
       };
 
       const grpc = await startGrpcServer({

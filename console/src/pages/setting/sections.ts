@@ -167,6 +167,8 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       json('CompletionRatio', 'opt.completionRatios'),
       json('GroupRatio', 'opt.groupRatios', 'opt.jsonGroupNameRatio'),
       json('UserUsableGroups', 'opt.groupsUsersMayChoose', 'opt.jsonGroupNameLabel'),
+      sw('UnpricedModelsEnabled', 'opt.serveUnpricedModels', 'opt.unpricedModelsHint'),
+      num('DefaultModelRatio', 'opt.defaultModelRatio'),
     ],
     extra: 'reset-model-ratio',
   },

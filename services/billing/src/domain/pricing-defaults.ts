@@ -18,6 +18,11 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-4.1': 1,
   'gpt-4.1-mini': 0.2,
   'gpt-4.1-nano': 0.05,
+  'gpt-5': 0.625,
+  'gpt-5-mini': 0.125,
+  'gpt-5-nano': 0.025,
+  'gpt-5-chat-latest': 0.625,
+  'chatgpt-4o-latest': 2.5,
   'gpt-3.5-turbo': 0.25,
   'gpt-3.5-turbo-0613': 0.75,
   'gpt-3.5-turbo-0125': 0.25,
@@ -26,6 +31,10 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   o1: 7.5,
   'o1-mini': 0.55,
   'o3-mini': 0.55,
+  o3: 1,
+  'o3-pro': 10,
+  'o4-mini': 0.55,
+  'o1-pro': 75,
   'claude-3-haiku-20240307': 0.125,
   'claude-3-5-haiku-20241022': 0.4,
   'claude-3-5-sonnet-20240620': 1.5,
@@ -33,11 +42,23 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'claude-3-5-sonnet': 1.5,
   'claude-3-opus-20240229': 7.5,
   'claude-3-7-sonnet-20250219': 1.5,
+  'claude-3-7-sonnet': 1.5,
+  'claude-3-5-haiku': 0.4,
+  'claude-sonnet-4': 1.5,
+  'claude-sonnet-4-5': 1.5,
+  'claude-opus-4': 7.5,
+  'claude-opus-4-1': 7.5,
+  'claude-opus-4-5': 2.5,
+  'claude-haiku-4-5': 0.5,
   'gemini-1.5-pro': 0.625,
   'gemini-1.5-flash': 0.0375,
   'gemini-2.0-flash': 0.05,
   'gemini-2.5-pro': 0.625,
   'gemini-2.5-flash': 0.15,
+  'gemini-2.5-flash-lite': 0.05,
+  'gemini-2.0-flash-lite': 0.0375,
+  'gemini-3-pro-preview': 1,
+  'gemini-embedding-001': 0.075,
   'deepseek-chat': 0.135,
   'deepseek-reasoner': 0.275,
   'moonshot-v1-8k': 1,
@@ -52,6 +73,12 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'command-r-plus': 1.5,
   'mistral-large-latest': 1,
   'mistral-small-latest': 0.1,
+  'mistral-medium-latest': 0.2,
+  'codestral-latest': 0.15,
+  'command-a': 1.25,
+  'kimi-k2': 0.3,
+  'glm-4.5': 0.3,
+  'qwen3-max': 0.6,
   'yi-large': 1.5,
   'text-embedding-3-small': 0.01,
   'text-embedding-3-large': 0.065,
@@ -76,6 +103,13 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   o1: 4,
   'gemini-2.5-pro': 8,
   'gpt-image-1': 8,
+  'chatgpt-4o-latest': 3,
+  'mistral-medium-latest': 5,
+  'codestral-latest': 3,
+  'command-a': 4,
+  'kimi-k2': 4.17,
+  'glm-4.5': 3.67,
+  'qwen3-max': 4,
 };
 
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
@@ -102,7 +136,15 @@ export function completionRatioOf(model: string, explicit: Record<string, number
   if (m.startsWith('gpt-3.5')) return m.endsWith('0613') || m.includes('16k') ? 4 / 3 : 3;
   if (m.startsWith('gpt-4')) return 2;
   if (/^o\d/.test(m)) return 4;
-  if (m.startsWith('claude-3') || m.startsWith('claude-sonnet-4') || m.startsWith('claude-opus-4')) return 5;
+  if (m.startsWith('gpt-5')) return 8;
+  if (
+    m.startsWith('claude-3') ||
+    m.startsWith('claude-sonnet-4') ||
+    m.startsWith('claude-opus-4') ||
+    m.startsWith('claude-haiku-4')
+  )
+    return 5;
+  if (m.startsWith('gemini-3-pro')) return 6;
   if (m.startsWith('gemini-2.5-pro')) return 8;
   if (m.startsWith('gpt-image-1')) return 8;
   if (m.startsWith('gemini-2.5-flash')) return m.includes('lite') ? 4 : 8.33;

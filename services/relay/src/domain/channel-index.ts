@@ -58,6 +58,8 @@ export interface ChannelIndex {
   byId(id: number): RoutedChannel | undefined;
   /** Whether any enabled channel serves group x model. */
   has(group: string, model: string): boolean;
+  /** Whether channel `id` is enabled and serves group x model. */
+  serves(group: string, model: string, id: number): boolean;
   /** The channel for attempt `retry` (tier `retry`, or the lowest), excluding those tried. */
   select(
     group: string,
@@ -157,6 +159,11 @@ export function buildChannelIndex(
     version,
     byId: (id) => byId.get(id),
     has: (group, model) => routes.get(group)?.has(model) ?? false,
+    serves: (group, model, id) =>
+      routes
+        .get(group)
+        ?.get(model)
+        ?.some((t) => t.members.some((m) => m.channel.id === id)) ?? false,
     models: (group) => modelLists.get(group) ?? [],
     select(group, model, retry, exclude, random = Math.random) {
       const all = routes.get(group)?.get(model);

@@ -46,13 +46,18 @@ function lookup(map: Record<string, number>, model: string): number | undefined 
   return best ? map[best] : undefined;
 }
 
-/** The price of a model; RelayError when it has none (unpriced models are refused). */
-export function priceOf(r: Ratios, model: string): Price {
+/**
+ * The price of a model. A model with neither a price nor a ratio is served at `unpricedRatio`
+ * when the admin allows unpriced models (options UnpricedModelsEnabled and DefaultModelRatio),
+ * else refused with a 400 naming it: the client's request cannot be served as it is, and SDKs
+ * neither retry a 400 nor read it as a failed authentication (as they did the 403 before).
+ */
+export function priceOf(r: Ratios, model: string, unpricedRatio?: number): Price {
   const price = lookup(r.modelPrice, model);
   if (price !== undefined && price >= 0) return { kind: 'call', price };
-  const modelRatio = lookup(r.modelRatio, model);
+  const modelRatio = lookup(r.modelRatio, model) ?? unpricedRatio;
   if (modelRatio === undefined) {
-    throw new RelayError(403, `模型 ${model} 倍率或价格未配置，请联系管理员设置`, 'model_price_missing');
+    throw new RelayError(400, `模型 ${model} 倍率或价格未配置，请联系管理员设置`, 'model_price_missing');
   }
   // A ratio the maps do not set is 1: the text price.
   const of = (map: Record<string, number> | undefined) => (map && lookup(map, model)) ?? 1;

@@ -25,6 +25,11 @@ export interface RelayCaller {
   token?: TokenInfo;
   group: string;
   pinnedChannelId: number;
+  /**
+   * The channel to try first when it serves the group and model (the one holding the
+   * conversation a Responses request continues); retries go elsewhere as usual.
+   */
+  preferredChannelId?: number;
   ip: string;
   /** performance.now() at arrival. */
   startedAt: number;
@@ -99,6 +104,22 @@ export interface RelaySettings {
   firstTokenTimeoutMs(): number;
   /** The most completion tokens `model` can answer (reserved when a request gives no max_tokens). */
   outputLimit(model: string): number;
+  /** The model ratio of models without a price, when the admin serves them (else they are refused). */
+  unpricedModelRatio?(): number | undefined;
+}
+
+/** Who owns an answer the upstream keeps (by its id): the channel that made it and the user. */
+export interface StateOwner {
+  channelId: number;
+  userId: number;
+}
+
+/** Where the owners of stored upstream answers are kept (Redis; see data/upstream-state.ts). */
+export interface UpstreamStatePort {
+  /** Best effort, not awaited. */
+  remember(id: string, owner: StateOwner): void;
+  find(id: string): Promise<StateOwner | undefined>;
+  forget(id: string): Promise<void>;
 }
 
 export interface RelayDeps {
@@ -113,6 +134,8 @@ export interface RelayDeps {
   health(rec: HealthRecord): void;
   /** Tokens/min accounting for rate limits (after the request). */
   countTokens?(caller: RelayCaller, tokens: number): void;
+  /** Owners of the answers upstreams keep (absent: retrieve and delete find nothing). */
+  state?: UpstreamStatePort;
 }
 
 /** The result the HTTP layer may use (tests, metrics). */
@@ -130,7 +153,7 @@ function maxTokensOf(req: ClientRequest): number {
   if (req.body instanceof FormData) return 0;
   const b = req.body as Json;
   const gen = (b.generationConfig ?? {}) as Json;
-  const v = b.max_completion_tokens ?? b.max_tokens ?? gen.maxOutputTokens;
+  const v = b.max_completion_tokens ?? b.max_tokens ?? b.max_output_tokens ?? gen.maxOutputTokens;
   return typeof v === 'number' && v > 0 ? v : 0;
 }
 
@@ -148,7 +171,7 @@ export async function relayRequest(
   sink: ClientSink,
 ): Promise<RelayOutcome> {
   const ratios = deps.ratios();
-  const price = priceOf(ratios, req.model);
+  const price = priceOf(ratios, req.model, deps.settings.unpricedModelRatio?.());
   const groupRatio = ratios.groupRatio[caller.group] ?? 1;
   const index = deps.channels();
   const quotaPerUnit = deps.settings.quotaPerUnit();
@@ -242,7 +265,14 @@ export async function relayRequest(
   for (let attempt = 0; ; attempt++) {
     const again = sameChannel;
     sameChannel = undefined;
-    const ch = again ?? pinned ?? index.select(caller.group, req.model, attempt, tried);
+    const preferred =
+      !again &&
+      attempt === 0 &&
+      caller.preferredChannelId &&
+      index.serves(caller.group, req.model, caller.preferredChannelId)
+        ? index.byId(caller.preferredChannelId)
+        : undefined;
+    const ch = again ?? pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
     if (!ch || (pinned && attempt > 0 && !again)) break;
     const key = ch.keys?.next(badKeys);
     if (ch.keys && key === undefined) {
@@ -368,6 +398,7 @@ export async function relayRequest(
   const other: Json = {};
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
+  if (result.stateId) deps.state?.remember(result.stateId, { channelId: served.id, userId });
   deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other));
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.

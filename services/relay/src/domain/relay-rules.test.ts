@@ -96,6 +96,24 @@ describe('pricing', () => {
     expect(() => priceOf(r, 'mystery')).toThrow('倍率或价格未配置');
   });
 
+  it('when a model has no price, then it is refused with a 400 naming it, unless a default ratio serves unpriced models', () => {
+    let refused: unknown;
+    try {
+      priceOf(r, 'mystery-model');
+    } catch (err) {
+      refused = err;
+    }
+    expect(refused).toMatchObject({
+      status: 400,
+      code: 'model_price_missing',
+      message: '模型 mystery-model 倍率或价格未配置，请联系管理员设置',
+    });
+    expect(priceOf(r, 'mystery-model', 2)).toMatchObject({ kind: 'ratio', modelRatio: 2, completionRatio: 1 });
+    // A priced model keeps its own price whatever the default.
+    expect(priceOf(r, 'gpt-4o-mini', 2)).toMatchObject({ modelRatio: 0.075, completionRatio: 4 });
+    expect(priceOf(r, 'dall-e-3', 2)).toEqual({ kind: 'call', price: 0.04 });
+  });
+
   it('when quota is settled, then (prompt + completion x completion ratio) x ratios, at least 1; per call price x QuotaPerUnit x group', () => {
     const p = priceOf(r, 'gpt-4o-mini');
     expect(settleQuota(p, 1, 500000, { promptTokens: 10, completionTokens: 5 })).toBe(Math.round(30 * 0.075));

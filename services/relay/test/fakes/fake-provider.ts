@@ -12,6 +12,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { claudeExtras } from './fake-claude-extras.ts';
+import { fakeResponses } from './fake-responses.ts';
 
 export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'cohere' | 'jina' | 'cloudflare';
 
@@ -230,6 +232,7 @@ async function handle(
     case 'cloudflare':
       return openai(b, body, path, rec, res);
     case 'anthropic':
+      if (claudeExtras(rec.headers, body, path, b.promptTokens, res)) return;
       return anthropic(b, body, res);
     case 'gemini':
       return gemini(b, body, path, res);
@@ -284,6 +287,8 @@ async function openai(
       object: 'list',
       data: [{ id: 'gpt-4o-mini', object: 'model', created, owned_by: 'fake' }],
     });
+  const responses = fakeResponses(b, body, path, rec.method, res, (events) => streamOut(res, b, events));
+  if (responses) return responses;
   if (path.endsWith('/chat/completions')) {
     const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
     if (body.stream === true) {

@@ -122,6 +122,10 @@ export const OPTION_CATALOGUE = {
   AudioCompletionRatio: json({}),
   ImageRatio: json({}),
   GroupRatio: json(DEFAULT_GROUP_RATIO),
+  // Models with no ModelPrice or ModelRatio entry: refused (400, naming the model) unless this is
+  // on; then served at DefaultModelRatio (completion ratio from CompletionRatio, else 1).
+  UnpricedModelsEnabled: bool(false),
+  DefaultModelRatio: float(1),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }),
   // Chats
   Chats: json([

@@ -10,4 +10,8 @@ export const anthropic: Adaptor = {
     url: `${baseOf(ch, anthropic)}/v1/messages`,
     headers: { 'x-api-key': ch.key, 'anthropic-version': '2023-06-01' },
   }),
+  countTarget: (ch) => ({
+    url: `${baseOf(ch, anthropic)}/v1/messages/count_tokens`,
+    headers: { 'x-api-key': ch.key, 'anthropic-version': '2023-06-01' },
+  }),
 };

@@ -25,7 +25,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
  * 21, 35, 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
-  1: openaiCompatible('OpenAI', 'https://api.openai.com'),
+  1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', undefined, { speaks: new Set(['responses']) }),
   3: azure,
   4: ollama,
   8: openaiCompatible('Custom', ''),

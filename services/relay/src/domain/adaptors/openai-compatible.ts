@@ -1,4 +1,12 @@
-import { type Adaptor, ALL_MODES, baseOf, type ChannelTarget, OPENAI_PATHS, type RelayMode } from './types.ts';
+import {
+  type Adaptor,
+  ALL_MODES,
+  baseOf,
+  type ChannelTarget,
+  OPENAI_PATHS,
+  type Protocol,
+  type RelayMode,
+} from './types.ts';
 
 const bearer = (ch: ChannelTarget): Record<string, string> => {
   const h: Record<string, string> = { authorization: `Bearer ${ch.key}` };
@@ -15,7 +23,7 @@ export function openaiCompatible(
   defaultBaseUrl: string,
   prefix = '/v1',
   modes: ReadonlySet<RelayMode> = ALL_MODES,
-  opts: { noStreamOptions?: boolean } = {},
+  opts: { noStreamOptions?: boolean; speaks?: ReadonlySet<Protocol> } = {},
 ): Adaptor {
   const adaptor: Adaptor = {
     name,
@@ -23,7 +31,11 @@ export function openaiCompatible(
     modes,
     defaultBaseUrl,
     noStreamOptions: opts.noStreamOptions,
-    target: (ch, mode) => ({ url: `${baseOf(ch, adaptor)}${prefix}${OPENAI_PATHS[mode]}`, headers: bearer(ch) }),
+    speaks: opts.speaks,
+    target: (ch, mode, _model, _stream, wire) => ({
+      url: `${baseOf(ch, adaptor)}${prefix}${wire === 'responses' ? '/responses' : OPENAI_PATHS[mode]}`,
+      headers: bearer(ch),
+    }),
   };
   return adaptor;
 }

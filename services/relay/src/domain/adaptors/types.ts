@@ -62,7 +62,14 @@ export interface Adaptor {
   readonly defaultBaseUrl: string;
   /** The upstream rejects OpenAI's stream_options (it reports usage unasked, or never). */
   readonly noStreamOptions?: boolean;
-  target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean): UpstreamTarget;
+  /**
+   * Client protocols the upstream also speaks natively besides `protocol` (their requests then
+   * pass through, e.g. OpenAI's Responses API); `target` gets the protocol of the call.
+   */
+  readonly speaks?: ReadonlySet<Protocol>;
+  target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean, wire?: Protocol): UpstreamTarget;
+  /** The upstream counts the input tokens of a request in its protocol (Claude's count_tokens). */
+  countTarget?(ch: ChannelTarget, model: string): UpstreamTarget;
   /** The protocol of one model, for providers serving several (Vertex AI: Claude and Gemini). */
   protocolFor?(model: string): Protocol;
   /**

@@ -39,10 +39,19 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  const wire = upstreamProtocol(adaptor.protocolFor?.(upstreamModel) ?? adaptor.protocol, req.format);
-  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream);
+  // Providers serving several protocols (Vertex AI) name the one of this model.
+  const wire = upstreamProtocol(
+    adaptor.protocolFor ? { protocol: adaptor.protocolFor(upstreamModel) } : adaptor,
+    req.format,
+  );
+  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
   let body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
-  let headers = body instanceof FormData ? target.headers : { ...target.headers, ...JSON_HEADERS };
+  let headers =
+    body instanceof FormData
+      ? target.headers
+      : req.forward && wire === req.format
+        ? { ...target.headers, ...JSON_HEADERS, ...req.forward }
+        : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
   let url = target.url;
   const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
@@ -134,6 +143,7 @@ async function relayWhole(
       const usage = up.usage(json);
       if (usage) result.usage = usage;
       else await estimateUsage(up.toCanonical(json, '').choices?.[0]?.message?.content ?? '');
+      result.stateId = up.stateId?.(json);
       sink.head(200, JSON_HEADERS);
       sink.end(bytes);
       return result;

@@ -15,6 +15,8 @@ export interface ClientRequest {
   raw?: Buffer;
   /** The client asked for usage in its stream (OpenAI stream_options.include_usage). */
   includeUsage: boolean;
+  /** The client's headers its protocol passes on (ClientCodec.forwardHeaders), when it sent any. */
+  forward?: Record<string, string>;
 }
 
 /** The chat request in the OpenAI (canonical) format, built once per client request. */

@@ -11,6 +11,8 @@ export interface AttemptResult {
   aborted: boolean;
   /** Billable units of per-call priced modes (images). */
   units: number;
+  /** The id under which the upstream keeps the answer (Responses with store). */
+  stateId?: string;
 }
 
 /** The result of an attempt the client walked away from before anything was produced. */

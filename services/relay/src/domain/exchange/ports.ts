@@ -20,7 +20,7 @@ export interface UpstreamResponse {
 
 export interface UpstreamRequest {
   url: string;
-  method: 'POST' | 'GET';
+  method: 'POST' | 'GET' | 'DELETE';
   headers: Record<string, string>;
   body?: string | Buffer | FormData;
   /** Cancels the call (before or after the response started). */

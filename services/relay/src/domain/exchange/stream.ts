@@ -123,7 +123,7 @@ export async function relayStream(
     tail += encoder.end(usage);
     sink.end(tail);
   }
-  return { usage, estimated, firstTokenMs, aborted, units: 0 };
+  return { usage, estimated, firstTokenMs, aborted, units: 0, stateId: tally.stateId };
 }
 
 /** A translated stream: each upstream item decoded to canonical chunks, each encoded for the client. */

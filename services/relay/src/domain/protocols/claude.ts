@@ -550,5 +550,7 @@ export const claudeProtocol: ClientProtocol = {
     chunkEncoder: (ctx) => openaiStreamToClaude(ctx.model, 0),
     error: (status, message) => claudeError(status, message),
     streamError: (message) => sse(JSON.stringify(claudeError(500, message)), 'error'),
+    // Betas (context_management, interleaved thinking...) and the API version the client chose.
+    forwardHeaders: ['anthropic-version', 'anthropic-beta'],
   },
 };

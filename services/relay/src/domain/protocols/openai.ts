@@ -204,6 +204,8 @@ export interface StreamTally {
   wideChars: number;
   finishReason?: string;
   id?: string;
+  /** The id under which the upstream keeps the answer (see WireProtocol.stateId). */
+  stateId?: string;
 }
 
 export function tallyText(t: StreamTally, s: string | null | undefined): void {

@@ -3,6 +3,8 @@
  * routes name the client format they serve. A new protocol is one module (see wire.ts) and
  * one line here.
  */
+
+import type { Adaptor } from '../adaptors/types.ts';
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
@@ -11,6 +13,7 @@ import { geminiProtocol } from './gemini.ts';
 import { hunyuanProtocol } from './hunyuan.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
+import { responsesProtocol } from './responses.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
 
 const PROTOCOLS = {
@@ -19,6 +22,7 @@ const PROTOCOLS = {
   gemini: geminiProtocol,
   ollama: ollamaProtocol,
   cohere: cohereProtocol,
+  responses: responsesProtocol,
   hunyuan: hunyuanProtocol,
   baidu: baiduProtocol,
   dify: difyProtocol,
@@ -42,8 +46,8 @@ export function clientOf(format: ClientFormat): ClientCodec {
  * The protocol an attempt speaks to the upstream: the client's own when the channel speaks it
  * (then requests, answers and streams pass through), else the channel's.
  */
-export function upstreamProtocol(channel: Protocol, format: ClientFormat): Protocol {
-  return channel === format ? format : channel;
+export function upstreamProtocol(adaptor: Pick<Adaptor, 'protocol' | 'speaks'>, format: ClientFormat): Protocol {
+  return adaptor.protocol === format || adaptor.speaks?.has(format) ? format : adaptor.protocol;
 }
 
 /** The error body of a client format. */

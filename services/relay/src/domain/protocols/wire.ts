@@ -67,6 +67,11 @@ export interface WireProtocol {
    * translated, when the caller has it.
    */
   usage(res: Json, canonical?: ChatResponse): Usage | undefined;
+  /**
+   * The id under which the upstream keeps a whole answer (Responses with store), so that it can
+   * be retrieved or deleted later through the same channel; undefined when it keeps nothing.
+   */
+  stateId?(res: Json): string | undefined;
   /** A decoder of one stream's items into canonical chunks. */
   streamDecoder(model: string): (item: unknown) => ChatChunk[];
   /** Present when clients speak this protocol too. */
@@ -92,4 +97,6 @@ export interface ClientCodec {
   error(status: number, message: string, code?: string): Json;
   /** An error in the middle of a stream, as this format's stream text. */
   streamError(message: string): string;
+  /** Client headers passed on to an upstream that speaks this very protocol (lower case). */
+  readonly forwardHeaders?: readonly string[];
 }

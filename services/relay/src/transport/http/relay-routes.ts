@@ -19,10 +19,11 @@ import {
   type TokenInfo,
   type UserInfo,
 } from '../../domain/authorize.ts';
+import { countTokens } from '../../domain/count-tokens.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
-import { errorBody } from '../../domain/protocols/registry.ts';
+import { clientOf, errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { type RelayCaller, type RelayDeps, relayRequest } from '../../domain/relay-request.ts';
 import { relayMetrics } from './metrics.ts';
@@ -232,7 +233,61 @@ export function relayRoutes(deps: RouteDeps) {
     const stream = body.stream === true && (mode === 'chat' || mode === 'completions');
     const includeUsage =
       stream && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-    return { format, mode, model: typeof body.model === 'string' ? body.model : '', stream, body, raw, includeUsage };
+    const model = typeof body.model === 'string' ? body.model : '';
+    const forward = forwarded(req, format);
+    return forward
+      ? { format, mode, model, stream, body, raw, includeUsage, forward }
+      : { format, mode, model, stream, body, raw, includeUsage };
+  }
+
+  /** The client headers its protocol passes on to an upstream speaking it (Claude's betas). */
+  function forwarded(req: IncomingMessage, format: ClientFormat): Record<string, string> | undefined {
+    const names = clientOf(format).forwardHeaders;
+    if (!names) return undefined;
+    let out: Record<string, string> | undefined;
+    for (const name of names) {
+      const v = req.headers[name];
+      if (v === undefined) continue;
+      out ??= {};
+      out[name] = Array.isArray(v) ? v.join(',') : v;
+    }
+    return out;
+  }
+
+  /** POST /v1/messages/count_tokens: counted by a Claude channel, estimated on the others; free. */
+  async function handleCount(req: IncomingMessage, res: ServerResponse, url: string) {
+    const requestId = newRequestId();
+    try {
+      const who = identify(req, 'claude', url);
+      const [id, creq] =
+        who instanceof Promise
+          ? await Promise.all([who, parse(req, 'chat', 'claude')])
+          : [who, await parse(req, 'chat', 'claude')];
+      if (!creq.model) throw new RelayError(400, 'model: Field required', 'invalid_request');
+      if (!Array.isArray((creq.body as Json).messages))
+        throw new RelayError(400, 'messages: Field required', 'invalid_request');
+      checkModel(id.token, creq.model);
+      const caller: RelayCaller = {
+        requestId,
+        user: id.user,
+        token: id.token,
+        group: group(id.token.group, id.user),
+        pinnedChannelId: id.pinned,
+        ip: clientIp(req, deps.trustedProxy),
+        startedAt: performance.now(),
+      };
+      const answer = await countTokens(deps.pipeline, caller, creq);
+      const text = Buffer.isBuffer(answer.body) ? answer.body : Buffer.from(JSON.stringify(answer.body));
+      res.writeHead(answer.status, {
+        'content-type': 'application/json',
+        'content-length': String(text.length),
+        'x-aigw-request-id': requestId,
+        ...(answer.estimated ? { 'x-aigw-estimated': 'true' } : {}),
+      });
+      res.end(text);
+    } catch (err) {
+      fail(res, 'claude', err, requestId, 'chat');
+    }
   }
 
   /** Runs an authenticated request through the pipeline. */
@@ -269,6 +324,12 @@ export function relayRoutes(deps: RouteDeps) {
         startedAt,
       };
       if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
+      // A Responses request continuing a stored one goes first to the channel that holds it.
+      const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
+      if (typeof previous === 'string' && deps.pipeline.state) {
+        const owner = await deps.pipeline.state.find(previous);
+        if (owner && owner.userId === id.user.id) caller.preferredChannelId = owner.channelId;
+      }
       await run(res, caller, creq);
     } catch (err) {
       fail(res, format, err, requestId, mode);
@@ -337,6 +398,47 @@ export function relayRoutes(deps: RouteDeps) {
     }
   }
 
+  /** GET or DELETE /v1/responses/{id}: on the channel that made the response, for its owner only. */
+  async function handleStored(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    id: string,
+    method: 'GET' | 'DELETE',
+    sub: string,
+  ) {
+    const requestId = newRequestId();
+    try {
+      const who = await identify(req, 'responses', url);
+      const owner = await deps.pipeline.state?.find(id);
+      const ch = owner && owner.userId === who.user.id ? deps.pipeline.channels().byId(owner.channelId) : undefined;
+      if (!ch) throw new RelayError(404, `No response found with id '${id}'.`, 'not_found');
+      const target = ch.adaptor.target(ch.target, 'chat', '', false, 'responses');
+      const upstreamUrl = `${target.url}/${encodeURIComponent(id)}${sub}${url ? `?${url}` : ''}`;
+      let answer: Awaited<ReturnType<RelayDeps['upstream']['send']>>;
+      let bytes: Buffer;
+      try {
+        answer = await deps.pipeline.upstream.send({ url: upstreamUrl, method, headers: target.headers });
+        bytes = await answer.bytes();
+      } catch (err) {
+        throw new RelayError(
+          502,
+          `连接上游失败: ${err instanceof Error ? err.message : String(err)}`,
+          'upstream_error',
+        );
+      }
+      if (method === 'DELETE' && answer.status >= 200 && answer.status < 300) await deps.pipeline.state?.forget(id);
+      res.writeHead(answer.status, {
+        'content-type': String(answer.headers['content-type'] ?? 'application/json'),
+        'content-length': String(bytes.length),
+        'x-aigw-request-id': requestId,
+      });
+      res.end(bytes);
+    } catch (err) {
+      fail(res, 'responses', err, requestId, 'chat');
+    }
+  }
+
   async function handleBilling(req: IncomingMessage, res: ServerResponse, url: string, what: 'subscription' | 'usage') {
     try {
       const id = await identify(req, 'openai', url);
@@ -372,6 +474,8 @@ export function relayRoutes(deps: RouteDeps) {
       const mode = MODES[path];
       if (mode) return track(handleApi(req, res, url, 'openai', mode));
       if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat'));
+      if (path === '/v1/messages/count_tokens') return track(handleCount(req, res, url));
+      if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat'));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
       if (g) {
@@ -386,18 +490,41 @@ export function relayRoutes(deps: RouteDeps) {
         if (one === undefined) return badPath(res, 'openai');
         return track(handleModels(req, res, url, one));
       }
+      if (path.startsWith('/v1/responses/')) return stored(req, res, url, path, 'GET');
       if (path === '/dashboard/billing/subscription' || path === '/v1/dashboard/billing/subscription')
         return track(handleBilling(req, res, url, 'subscription'));
       if (path === '/dashboard/billing/usage' || path === '/v1/dashboard/billing/usage')
         return track(handleBilling(req, res, url, 'usage'));
-    }
+    } else if (method === 'DELETE' && path.startsWith('/v1/responses/')) return stored(req, res, url, path, 'DELETE');
     if (path.startsWith('/v1') || path.startsWith('/pg') || path.startsWith('/dashboard')) {
-      const format: ClientFormat = path.startsWith('/v1beta') ? 'gemini' : 'openai';
+      const format: ClientFormat = path.startsWith('/v1beta')
+        ? 'gemini'
+        : path.startsWith('/v1/messages')
+          ? 'claude'
+          : 'openai';
       sendError(res, format, 404, `Invalid URL (${method} ${path})`, 'not_found');
       return true;
     }
     return false;
   };
+
+  /** /v1/responses/{id} (GET, DELETE) and /v1/responses/{id}/input_items (GET). */
+  function stored(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    path: string,
+    method: 'GET' | 'DELETE',
+  ): true {
+    const [seg = '', sub, ...more] = path.slice('/v1/responses/'.length).split('/');
+    const id = safeDecode(seg);
+    if (id === undefined) return badPath(res, 'responses');
+    if (!id || more.length > 0 || (sub !== undefined && (sub !== 'input_items' || method !== 'GET'))) {
+      sendError(res, 'responses', 404, `Invalid URL (${method} ${path})`, 'not_found');
+      return true;
+    }
+    return track(handleStored(req, res, url, id, method, sub ? `/${sub}` : ''));
+  }
 
   /** A path segment that is not valid percent-encoded UTF-8 is the client's error (400), not ours. */
   function badPath(res: ServerResponse, format: ClientFormat): true {

@@ -1,0 +1,31 @@
+/**
+ * Which channel and user an answer the upstream keeps belongs to (OpenAI Responses with
+ * store), so that GET and DELETE /v1/responses/{id} reach the same channel and only its owner.
+ * In Redis, shared by the relay's replicas, for the 30 days OpenAI keeps responses.
+ */
+import type { Logger, Redis } from '@aigw/common';
+import type { StateOwner, UpstreamStatePort } from '../domain/relay-request.ts';
+
+const TTL_S = 30 * 24 * 3600;
+const key = (id: string) => `relay:state:${id}`;
+
+export function upstreamState(redis: Redis, logger: Logger): UpstreamStatePort {
+  return {
+    remember(id, owner) {
+      redis.set(key(id), `${owner.channelId}:${owner.userId}`, 'EX', TTL_S).catch((err: unknown) => {
+        logger.warn({ err, id }, 'could not record the owner of a stored response');
+      });
+    },
+    async find(id) {
+      const v = await redis.get(key(id));
+      if (!v) return undefined;
+      const [channelId, userId] = v.split(':').map(Number);
+      return Number.isInteger(channelId) && Number.isInteger(userId)
+        ? ({ channelId, userId } as StateOwner)
+        : undefined;
+    },
+    async forget(id) {
+      await redis.del(key(id));
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Claude clients beyond /v1/messages, with the official `@anthropic-ai/sdk` through the gateway:
+ * count_tokens (counted by a Claude channel, estimated on others, Claude's error shape, free) and
+ * the anthropic-beta / anthropic-version headers reaching a Claude upstream (context_management,
+ * which the fake refuses without its beta as the real API does).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CONTEXT_MANAGEMENT_BETA, fakeInputTokens } from './fakes/fake-claude-extras.ts';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let claudeFake: FakeProvider;
+let openaiFake: FakeProvider;
+const REPLY = 'Context kept short';
+const PROMPT_TOKENS = 12;
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  claudeFake = await startFakeProvider({
+    kind: 'anthropic',
+    key: 'up-claude',
+    reply: REPLY,
+    promptTokens: PROMPT_TOKENS,
+  });
+  openaiFake = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: REPLY, promptTokens: PROMPT_TOKENS });
+});
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([claudeFake?.close(), openaiFake?.close()]);
+});
+
+const usedQuota = async (userId: number) => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0;
+
+describe('count_tokens', () => {
+  it('when the Anthropic SDK counts tokens on a Claude channel, then the upstream counts them, with the client betas, for free', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl, maxRetries: 0 });
+
+    const params = {
+      model,
+      system: 'You are terse',
+      messages: [{ role: 'user' as const, content: 'How many tokens is this sentence?' }],
+    };
+    const count = await client.messages.countTokens(params);
+    expect(count.input_tokens).toBe(fakeInputTokens(params, PROMPT_TOKENS));
+    const sent = claudeFake.requests.at(-1);
+    expect(sent?.path).toBe('/v1/messages/count_tokens');
+    expect(sent?.headers['x-api-key']).toBe('up-claude');
+    expect(sent?.body).toMatchObject(params);
+
+    // A beta field in the body with its beta header: the header reaches the upstream with it.
+    const beta = await client.beta.messages.countTokens({
+      ...params,
+      betas: [CONTEXT_MANAGEMENT_BETA],
+      context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+    });
+    expect(beta.input_tokens).toBe(fakeInputTokens(params, PROMPT_TOKENS));
+    expect(String(claudeFake.requests.at(-1)?.headers['anthropic-beta'])).toContain(CONTEXT_MANAGEMENT_BETA);
+
+    // Counting is free.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await usedQuota(u.userId)).toBe(0);
+  });
+
+  it('when the model is served by a non-Claude channel, then the relay estimates the count without calling it', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl, maxRetries: 0 });
+    const before = openaiFake.requests.length;
+
+    const short = await client.messages
+      .countTokens({ model, messages: [{ role: 'user', content: 'Hi' }] })
+      .withResponse();
+    const long = await client.messages.countTokens({
+      model,
+      messages: [{ role: 'user', content: 'Hi '.repeat(200) }],
+    });
+    expect(short.response.headers.get('x-aigw-estimated')).toBe('true');
+    // 3 per request, 3 per message, then the text (o200k: "Hi" is one token).
+    expect(short.data.input_tokens).toBe(7);
+    expect(long.input_tokens).toBeGreaterThan(200);
+    expect(openaiFake.requests.length).toBe(before);
+  });
+
+  it('when count_tokens is refused, then the error is in Claude’s shape', async () => {
+    const u = await userWithToken(s);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl, maxRetries: 0 });
+    const missing = modelName('claude-nowhere');
+    await expect(
+      client.messages.countTokens({ model: missing, messages: [{ role: 'user', content: 'x' }] }),
+    ).rejects.toMatchObject({ status: 503, error: { type: 'error', error: { type: 'api_error' } } });
+
+    const bad = await fetch(`${s.stack.gatewayUrl}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'x-api-key': u.key, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [] }),
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: 'model: Field required' },
+    });
+
+    const nokey = await fetch(`${s.stack.gatewayUrl}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: missing, messages: [] }),
+    });
+    expect(nokey.status).toBe(401);
+    expect(await nokey.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error' } });
+
+    const unknown = await fetch(`${s.stack.gatewayUrl}/v1/messages/batches`, {
+      method: 'POST',
+      headers: { 'x-api-key': u.key, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+  });
+});
+
+describe('Claude to Claude headers', () => {
+  it('when Claude Code sends context_management with its beta header, then the header and the API version reach the upstream and the request is served', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl, maxRetries: 0 });
+
+    const msg = await client.beta.messages.create({
+      model,
+      max_tokens: 100,
+      betas: [CONTEXT_MANAGEMENT_BETA],
+      context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(msg.content[0]).toMatchObject({ type: 'text', text: REPLY });
+    const sent = claudeFake.requests.at(-1);
+    expect(String(sent?.headers['anthropic-beta'])).toContain(CONTEXT_MANAGEMENT_BETA);
+    expect(sent?.body).toMatchObject({ context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] } });
+
+    const stream = client.beta.messages.stream({
+      model,
+      max_tokens: 100,
+      betas: [CONTEXT_MANAGEMENT_BETA],
+      context_management: { edits: [{ type: 'clear_tool_uses_20250919' }] },
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    const final = await stream.finalMessage();
+    expect(final.content[0]).toMatchObject({ type: 'text', text: REPLY });
+    expect(String(claudeFake.requests.at(-1)?.headers['anthropic-beta'])).toContain(CONTEXT_MANAGEMENT_BETA);
+
+    // The client's own API version wins over the relay's default.
+    const raw = await fetch(`${s.stack.gatewayUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': u.key, 'content-type': 'application/json', 'anthropic-version': '2023-01-01' },
+      body: JSON.stringify({ model, max_tokens: 50, messages: [{ role: 'user', content: 'Hello' }] }),
+    });
+    expect(raw.status).toBe(200);
+    expect(claudeFake.requests.at(-1)?.headers['anthropic-version']).toBe('2023-01-01');
+
+    // Without the beta header the fake refuses the field, as Anthropic does (the test can fail).
+    const refused = await fetch(`${s.stack.gatewayUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': u.key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model,
+        max_tokens: 50,
+        context_management: { edits: [] },
+        messages: [{ role: 'user', content: 'Hello' }],
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error' } });
+
+    const charged = await eventually(
+      () => usedQuota(u.userId),
+      (v) => v > 0,
+      10_000,
+    );
+    expect(charged).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,289 @@
+/**
+ * OpenAI's Responses API end to end with the official `openai` SDK (client.responses.*) through
+ * the gateway: passed through to an OpenAI channel (whole, streamed, retrieve, delete, owners
+ * only) and translated to chat for a Claude channel (text, tools, streamed typed events). Checks
+ * the answers, what the fakes received, the wallet charge and the log rows.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let openaiFake: FakeProvider;
+let claudeFake: FakeProvider;
+const REPLY = 'The quick brown fox jumps';
+const PROMPT_TOKENS = 12;
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  openaiFake = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: REPLY, promptTokens: PROMPT_TOKENS });
+  claudeFake = await startFakeProvider({
+    kind: 'anthropic',
+    key: 'up-claude',
+    reply: REPLY,
+    promptTokens: PROMPT_TOKENS,
+  });
+});
+afterAll(async () => {
+  await s?.stop();
+  await Promise.all([openaiFake?.close(), claudeFake?.close()]);
+});
+
+/** quota = (prompt + completion x completion ratio) x model ratio x group ratio (default group 1). */
+const quotaOf = (prompt: number, completion: number, modelRatio: number, completionRatio: number) =>
+  Math.max(1, Math.round((prompt + completion * completionRatio) * modelRatio));
+
+async function expectCharged(userId: number, expected: number): Promise<void> {
+  const used = await eventually(
+    async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
+    (v) => v >= expected,
+    10_000,
+  );
+  expect(used).toBe(expected);
+}
+
+async function logsOf(userId: number, model: string, count: number) {
+  const res = await eventually(
+    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 10 } }),
+    (r) => r.items.length >= count,
+    10_000,
+  );
+  expect(res.items).toHaveLength(count);
+  return res.items;
+}
+
+describe('the Responses API', () => {
+  it('when the OpenAI SDK creates responses on an OpenAI channel (whole and streamed), then they pass through, are billed from their usage, and can be retrieved and deleted by their owner only', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const other = await userWithToken(s);
+    const channelId = await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+
+    const whole = await client.responses.create({ model, instructions: 'Be brief', input: 'Say something' });
+    expect(whole.object).toBe('response');
+    expect(whole.output_text).toBe(REPLY);
+    expect(whole.usage).toMatchObject({ input_tokens: PROMPT_TOKENS, output_tokens: 5 });
+    const sent = openaiFake.requests.at(-1);
+    expect(sent?.path).toBe('/v1/responses');
+    expect(sent?.body).toMatchObject({ model, instructions: 'Be brief', input: 'Say something' });
+    // No chat-only field was added to a Responses request.
+    expect((sent?.body as Record<string, unknown>).stream_options).toBeUndefined();
+    const each = quotaOf(PROMPT_TOKENS, 5, 0.075, 4);
+    await expectCharged(u.userId, each);
+
+    const stream = await client.responses.create({ model, input: 'Say something', stream: true });
+    const types: string[] = [];
+    let text = '';
+    let completed: OpenAI.Responses.Response | undefined;
+    for await (const ev of stream) {
+      types.push(ev.type);
+      if (ev.type === 'response.output_text.delta') text += ev.delta;
+      if (ev.type === 'response.completed') completed = ev.response;
+    }
+    expect(text).toBe(REPLY);
+    expect(types[0]).toBe('response.created');
+    expect(types).toContain('response.output_item.added');
+    expect(types.at(-1)).toBe('response.completed');
+    expect(completed?.usage?.output_tokens).toBe(5);
+    await expectCharged(u.userId, 2 * each);
+
+    const logs = await logsOf(u.userId, model, 2);
+    for (const l of logs)
+      expect(l).toMatchObject({ channel: channelId, promptTokens: PROMPT_TOKENS, completionTokens: 5, quota: each });
+    expect(logs.filter((l) => l.isStream)).toHaveLength(1);
+
+    // Stored upstream: retrievable through the relay by its owner, not by another user.
+    const again = await client.responses.retrieve(whole.id);
+    expect(again.id).toBe(whole.id);
+    expect(again.output_text).toBe(REPLY);
+    const stranger = new OpenAI({ apiKey: other.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    await expect(stranger.responses.retrieve(whole.id)).rejects.toMatchObject({ status: 404 });
+    await expect(stranger.responses.delete(whole.id)).rejects.toMatchObject({ status: 404 });
+    const items = await client.responses.inputItems.list(whole.id);
+    expect(items.data.length).toBeGreaterThan(0);
+
+    await client.responses.delete(whole.id);
+    expect(openaiFake.requests.at(-1)).toMatchObject({ method: 'DELETE', path: `/v1/responses/${whole.id}` });
+    const gone = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    await expect(gone.responses.retrieve(whole.id)).rejects.toMatchObject({ status: 404 });
+    // Retrieve and delete are free.
+    await expectCharged(u.userId, 2 * each);
+  });
+
+  it('when the OpenAI SDK creates responses on a Claude channel, then they are translated both ways (text, tools, typed stream events) and billed', async () => {
+    const model = modelName('claude-3-5-sonnet');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+
+    const whole = await client.responses.create({
+      model,
+      instructions: 'Answer in English',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'Hello' }] }],
+      max_output_tokens: 200,
+    });
+    expect(whole.output_text).toBe(REPLY);
+    expect(whole.status).toBe('completed');
+    expect(whole.usage).toMatchObject({
+      input_tokens: PROMPT_TOKENS,
+      output_tokens: 5,
+      total_tokens: PROMPT_TOKENS + 5,
+    });
+    const sent = claudeFake.requests.at(-1);
+    expect(sent?.path).toBe('/v1/messages');
+    expect(sent?.body).toMatchObject({
+      model,
+      max_tokens: 200,
+      system: 'Answer in English',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+    });
+    const each = quotaOf(PROMPT_TOKENS, 5, 1.5, 5);
+    await expectCharged(u.userId, each);
+
+    // Streamed through the SDK's helper, which checks that every event fits the ones before it.
+    const stream = client.responses.stream({ model, input: 'Hello' });
+    let text = '';
+    stream.on('response.output_text.delta', (ev) => {
+      text += ev.delta;
+    });
+    const final = await stream.finalResponse();
+    expect(text).toBe(REPLY);
+    expect(final.output_text).toBe(REPLY);
+    expect(final.status).toBe('completed');
+    expect(final.usage?.output_tokens).toBe(5);
+    await expectCharged(u.userId, 2 * each);
+
+    // Tools: the call comes back as a function_call item; its output goes back as a tool result.
+    claudeFake.set({ toolCall: { name: 'get_weather', arguments: { city: 'Paris' } } });
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'get_weather',
+        description: 'Weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        strict: false,
+      },
+    ];
+    const call = await client.responses.create({ model, input: 'Weather in Paris?', tools });
+    const fc = call.output.find((o) => o.type === 'function_call');
+    expect(fc).toMatchObject({ type: 'function_call', name: 'get_weather', arguments: '{"city":"Paris"}' });
+    expect((claudeFake.requests.at(-1)?.body as { tools?: unknown[] }).tools).toEqual([
+      { name: 'get_weather', description: 'Weather of a city', input_schema: tools[0]?.parameters },
+    ]);
+
+    const streamedCall = client.responses.stream({ model, input: 'Weather in Paris?', tools });
+    let args = '';
+    streamedCall.on('response.function_call_arguments.delta', (ev) => {
+      args += ev.delta;
+    });
+    const finalCall = await streamedCall.finalResponse();
+    expect(args).toBe('{"city":"Paris"}');
+    expect(finalCall.output.find((o) => o.type === 'function_call')).toMatchObject({
+      name: 'get_weather',
+      arguments: '{"city":"Paris"}',
+    });
+    claudeFake.set({ toolCall: undefined });
+
+    if (fc?.type !== 'function_call') throw new Error('no function call');
+    const answer = await client.responses.create({
+      model,
+      tools,
+      input: [
+        { role: 'user', content: 'Weather in Paris?' },
+        { type: 'function_call', call_id: fc.call_id, name: fc.name, arguments: fc.arguments },
+        { type: 'function_call_output', call_id: fc.call_id, output: 'Sunny, 22 C' },
+      ],
+    });
+    expect(answer.output_text).toBe(REPLY);
+    const messages = (claudeFake.requests.at(-1)?.body as { messages: unknown[] }).messages;
+    expect(messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: fc.call_id, name: 'get_weather', input: { city: 'Paris' } }],
+      },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: fc.call_id, content: 'Sunny, 22 C' }] },
+    ]);
+
+    // Nothing is kept for a translated response: retrieving it is a 404 in OpenAI's shape.
+    await expect(client.responses.retrieve(whole.id)).rejects.toMatchObject({
+      status: 404,
+      error: { type: 'invalid_request_error' },
+    });
+    const logs = await logsOf(u.userId, model, 5);
+    expect(logs.filter((l) => l.isStream)).toHaveLength(2);
+  });
+
+  it('when a conversation continues with previous_response_id and several OpenAI channels serve the model, then each turn goes to the channel that holds it', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const second = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-openai',
+      reply: REPLY,
+      promptTokens: PROMPT_TOKENS,
+    });
+    try {
+      const a = await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+      const b = await createChannel(s, { type: 1, baseUrl: second.url, key: 'up-openai', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+
+      let previous = (await client.responses.create({ model, input: 'Turn 0' })).id;
+      for (let turn = 1; turn <= 6; turn++) {
+        const r = await client.responses.create({ model, input: `Turn ${turn}`, previous_response_id: previous });
+        expect(r.output_text).toBe(REPLY);
+        previous = r.id;
+      }
+      const logs = await logsOf(u.userId, model, 7);
+      const channels = new Set(logs.map((l) => l.channel));
+      expect(channels.size).toBe(1);
+      expect([a, b]).toContain([...channels][0]);
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('when the OpenAI SDK creates responses on a Gemini channel, then they are translated (whole and streamed) and billed', async () => {
+    const gemini = await startFakeProvider({
+      kind: 'gemini',
+      key: 'up-gemini',
+      reply: REPLY,
+      promptTokens: PROMPT_TOKENS,
+    });
+    try {
+      const model = modelName('gemini-2.5-pro');
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 24, baseUrl: gemini.url, key: 'up-gemini', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+
+      const whole = await client.responses.create({ model, instructions: 'Be brief', input: 'Hello' });
+      expect(whole.output_text).toBe(REPLY);
+      expect(whole.usage).toMatchObject({ input_tokens: PROMPT_TOKENS, output_tokens: 5 });
+      expect(gemini.requests.at(-1)?.body).toMatchObject({
+        systemInstruction: { parts: [{ text: 'Be brief' }] },
+        contents: [{ role: 'user', parts: [{ text: 'Hello' }] }],
+      });
+      const streamed = await client.responses.stream({ model, input: 'Hello' }).finalResponse();
+      expect(streamed.output_text).toBe(REPLY);
+      expect(gemini.requests.at(-1)?.path).toContain(':streamGenerateContent');
+      const each = quotaOf(PROMPT_TOKENS, 5, 0.625, 8);
+      await expectCharged(u.userId, 2 * each);
+    } finally {
+      await gemini.close();
+    }
+  });
+});
