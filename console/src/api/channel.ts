@@ -28,6 +28,10 @@ export interface Channel {
   test_time: number;
   balance_updated_time: number;
   tag: string;
+  /** '' one key; 'random' or 'polling' when the key holds one key per line. */
+  multi_key_mode?: string;
+  /** Multi-key channels: JSON {size, disabled: [{index, reason, time}]}. */
+  multi_key_status?: string;
 }
 
 /** What the form sends: the API's fields, models and groups as arrays or comma lists. */

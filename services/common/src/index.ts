@@ -6,6 +6,7 @@ export * from './grpc/index.ts';
 export * from './http.ts';
 export * from './kafka.ts';
 export * from './key-cipher.ts';
+export * from './key-fingerprint.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';

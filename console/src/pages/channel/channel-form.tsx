@@ -24,7 +24,15 @@ import {
   updateChannel,
 } from '../../api/channel.ts';
 import { tr } from '../../locale/translate.ts';
-import { CHANNEL_TYPE_OPTIONS, defaultOther, keyHint, otherLabel } from './channel-types.ts';
+import {
+  CHANNEL_TYPE_OPTIONS,
+  defaultOther,
+  joinKeyParts,
+  keyHint,
+  keyParts,
+  otherHint,
+  otherLabel,
+} from './channel-types.ts';
 import { loadTypeModels } from './type-models.ts';
 
 const MAPPING_EXAMPLE = JSON.stringify(
@@ -51,6 +59,9 @@ interface FormState {
   priority: number;
   weight: number;
   batch: boolean;
+  /** The values of a key made of parts (types 15, 18, 22, 23, 33). */
+  key_parts: string[];
+  multi_key_mode: '' | 'random' | 'polling';
 }
 
 const EMPTY: FormState = {
@@ -70,6 +81,8 @@ const EMPTY: FormState = {
   priority: 0,
   weight: 0,
   batch: false,
+  key_parts: [],
+  multi_key_mode: '',
 };
 
 const split = (s: string) => (s ? s.split(',').filter(Boolean) : []);
@@ -92,6 +105,8 @@ function fromChannel(c: Channel): FormState {
     priority: c.priority,
     weight: c.weight,
     batch: false,
+    key_parts: [],
+    multi_key_mode: c.multi_key_mode === 'random' || c.multi_key_mode === 'polling' ? c.multi_key_mode : '',
   };
 }
 
@@ -140,7 +155,21 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const options = useMemo(() => [...new Set([...form.models, ...allModels])], [form.models, allModels]);
 
   const changeType = (type: number) =>
-    setForm((f) => ({ ...f, type, other: f.other && f.other !== defaultOther(f.type) ? f.other : defaultOther(type) }));
+    setForm((f) => ({
+      ...f,
+      type,
+      other: f.other && f.other !== defaultOther(f.type) ? f.other : defaultOther(type),
+      key_parts: [],
+      key: keyParts(type) ? '' : f.key,
+    }));
+  // Types with a key of parts show one input per part unless several keys go in the text area.
+  const parts = !form.batch && !form.multi_key_mode ? keyParts(form.type) : undefined;
+  const setPart = (i: number, v: string) =>
+    setForm((f) => {
+      const values = [...f.key_parts];
+      values[i] = v;
+      return { ...f, key_parts: values, key: joinKeyParts(f.type, values) };
+    });
 
   const addCustom = () => {
     const names = custom
@@ -186,6 +215,10 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       Message.error(tr('channelForm.pleaseFillInTheChannel'));
       return;
     }
+    if (parts && form.key && parts.parts.some((_p, i) => !(form.key_parts[i] ?? '').trim())) {
+      Message.error(tr('channelKeys.partsIncomplete', { format: parts.parts.map((p) => p.label).join(parts.sep) }));
+      return;
+    }
     if (form.models.length === 0) {
       Message.error(tr('channelForm.pleaseSelectAtLeastOne'));
       return;
@@ -213,6 +246,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       auto_ban: form.auto_ban ? 1 : 0,
       priority: form.priority,
       weight: form.weight,
+      multi_key_mode: form.multi_key_mode,
     };
     if (form.key.trim()) body.key = form.key.trim();
     setSaving(true);
@@ -268,7 +302,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
         />
       </Form.Item>
       {otherLabel(form.type) && (
-        <Form.Item label={otherLabel(form.type)}>
+        <Form.Item label={otherLabel(form.type)} extra={otherHint(form.type) || undefined}>
           <Input
             name="other"
             value={form.other}
@@ -277,20 +311,68 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           />
         </Form.Item>
       )}
-      <Form.Item
-        label={tr('common.key')}
-        required={!editing}
-        extra={editing ? tr('channelForm.leaveEmptyToKeepThe') : undefined}
-      >
-        <Input.TextArea
-          name="key"
-          value={form.key}
-          onChange={(v) => set('key', v)}
-          placeholder={form.batch ? tr('channelForm.enterTheKeysOnePer') : keyHint(form.type)}
-          autoSize={{ minRows: form.batch || form.type === 41 ? 4 : 1, maxRows: 12 }}
-        />
-      </Form.Item>
-      {!editing && form.type !== 41 && (
+      {parts ? (
+        parts.parts.map((p, i) => (
+          <Form.Item
+            key={`${form.type}-${p.label}`}
+            label={p.label}
+            required={!editing}
+            extra={editing && i === 0 ? tr('channelKeys.partsEditHint') : undefined}
+          >
+            {p.secret ? (
+              <Input.Password
+                name={`key_part_${i}`}
+                value={form.key_parts[i] ?? ''}
+                onChange={(v) => setPart(i, v)}
+                placeholder={p.placeholder}
+                autoComplete="new-password"
+              />
+            ) : (
+              <Input
+                name={`key_part_${i}`}
+                value={form.key_parts[i] ?? ''}
+                onChange={(v) => setPart(i, v)}
+                placeholder={p.placeholder}
+              />
+            )}
+          </Form.Item>
+        ))
+      ) : (
+        <Form.Item
+          label={tr('common.key')}
+          required={!editing}
+          extra={
+            form.multi_key_mode
+              ? tr('channelKeys.multiKeyHint')
+              : editing
+                ? tr('channelForm.leaveEmptyToKeepThe')
+                : undefined
+          }
+        >
+          <Input.TextArea
+            name="key"
+            value={form.key}
+            onChange={(v) => set('key', v)}
+            placeholder={form.batch || form.multi_key_mode ? tr('channelForm.enterTheKeysOnePer') : keyHint(form.type)}
+            autoSize={{ minRows: form.batch || form.multi_key_mode || form.type === 41 ? 4 : 1, maxRows: 12 }}
+          />
+        </Form.Item>
+      )}
+      {form.type !== 41 && !form.batch && (
+        <Form.Item label={tr('channelKeys.multiKeyMode')}>
+          <Select
+            value={form.multi_key_mode}
+            onChange={(v: FormState['multi_key_mode']) =>
+              setForm((f) => ({ ...f, multi_key_mode: v, key_parts: [], key: '' }))
+            }
+          >
+            <Select.Option value="">{tr('channelKeys.multiKeyOff')}</Select.Option>
+            <Select.Option value="random">{tr('channelKeys.multiKeyRandom')}</Select.Option>
+            <Select.Option value="polling">{tr('channelKeys.multiKeyPolling')}</Select.Option>
+          </Select>
+        </Form.Item>
+      )}
+      {!editing && form.type !== 41 && !form.multi_key_mode && (
         <Form.Item>
           <Checkbox checked={form.batch} onChange={(v) => set('batch', v)}>
             {tr('channelForm.batchCreateOneKeyPer')}

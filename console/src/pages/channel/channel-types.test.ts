@@ -1,9 +1,51 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_TYPE_OPTIONS, defaultOther, keyHint, responseTimeBadge, statusReason } from './channel-types.ts';
+import {
+  CHANNEL_TYPE_OPTIONS,
+  defaultOther,
+  joinKeyParts,
+  keyHint,
+  keyParts,
+  multiKeyState,
+  responseTimeBadge,
+  statusReason,
+} from './channel-types.ts';
 
 describe('channel type helpers', () => {
-  it('when the options are listed, then all 30 types are there', () => {
-    expect(CHANNEL_TYPE_OPTIONS).toHaveLength(30);
+  it('when the options are listed, then the 30 types of the spec are there', () => {
+    const values = CHANNEL_TYPE_OPTIONS.map((o) => o.value);
+    expect(values).toEqual(
+      expect.arrayContaining([
+        1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+        42,
+      ]),
+    );
+    expect(new Set(values).size).toBe(values.length);
+  });
+
+  it("when the options are listed, then new-api's OpenAI-format types have their numbers", () => {
+    expect([20, 27, 43, 45, 48].map((t) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === t)?.label)).toEqual([
+      'OpenRouter',
+      'Perplexity',
+      'DeepSeek',
+      '字节火山方舟、豆包',
+      'xAI',
+    ]);
+  });
+
+  it('when a type has a key of parts, then the form gets one input per part and joins them in the spec format', () => {
+    expect(keyParts(33)?.parts.map((p) => p.label)).toEqual(['Access Key（Ak）', 'Secret Key（Sk）', '区域（Region）']);
+    expect(joinKeyParts(33, ['AKIA1', ' sk ', 'us-east-1'])).toBe('AKIA1|sk|us-east-1');
+    expect(joinKeyParts(22, ['fastgpt-abc', 'app1'])).toBe('fastgpt-abc-app1');
+    expect(joinKeyParts(23, ['', '', ''])).toBe('');
+    expect(keyParts(1)).toBeUndefined();
+  });
+
+  it('when a channel holds several keys, then its row state counts the disabled ones', () => {
+    expect(multiKeyState('polling', '{"size":3,"disabled":[{"index":2,"reason":"401","time":5}]}')).toEqual({
+      size: 3,
+      disabled: [{ index: 2, reason: '401', time: 5 }],
+    });
+    expect(multiKeyState('', '')).toBeUndefined();
   });
 
   it('when response times are shown, then the spec colours apply', () => {

@@ -1,5 +1,5 @@
 import { tr } from '../../locale/translate.ts';
-/** The 30 channel types (spec 01 section 3) as the console shows them, with key hints. */
+/** The channel types (spec 01 section 3, and new-api's OpenAI-format ones) as the console shows them, with key hints. */
 export interface ChannelTypeOption {
   value: number;
   label: string;
@@ -62,6 +62,13 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 42, label: 'Mistral AI', color: 'orange' },
   { value: 50, label: 'Kling', color: 'purple' },
   { value: 55, label: 'Sora', color: 'green' },
+  { value: 20, label: 'OpenRouter', color: 'gray' },
+  { value: 27, label: 'Perplexity', color: 'cyan' },
+  { value: 43, label: 'DeepSeek', color: 'blue' },
+  { value: 45, get label() {
+    return tr('channel.volcEngine');
+  }, color: 'arcoblue' },
+  { value: 48, label: 'xAI', color: 'gray' },
 ];
 
 export const channelTypeOf = (type: number) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === type);
@@ -86,12 +93,98 @@ export function keyHint(type: number): string {
   }
 }
 
+/** One input of a key made of parts (spec 01 section 5 key formats). */
+export interface KeyPart {
+  label: string;
+  placeholder: string;
+  secret?: boolean;
+}
+
+/** Types whose key is several values joined by `sep`: the form shows one input per value. */
+export function keyParts(type: number): { sep: string; parts: KeyPart[] } | undefined {
+  switch (type) {
+    case 15:
+      return {
+        sep: '|',
+        parts: [
+          { label: tr('channelKeys.apiKey'), placeholder: tr('channelKeys.baiduApiKeyHint') },
+          { label: tr('channelKeys.secretKeyPlain'), placeholder: tr('channelKeys.baiduSecretHint'), secret: true },
+        ],
+      };
+    case 18:
+      return {
+        sep: '|',
+        parts: [
+          { label: 'APPID', placeholder: tr('channelKeys.sparkAppIdHint') },
+          { label: 'APISecret', placeholder: 'APISecret', secret: true },
+          { label: 'APIKey', placeholder: 'APIKey' },
+        ],
+      };
+    case 22:
+      return {
+        sep: '-',
+        parts: [
+          { label: tr('channelKeys.apiKey'), placeholder: 'fastgpt-...', secret: true },
+          { label: tr('channelKeys.appId'), placeholder: tr('channelKeys.fastgptAppIdHint') },
+        ],
+      };
+    case 23:
+      return {
+        sep: '|',
+        parts: [
+          { label: tr('channelKeys.appId'), placeholder: tr('channelKeys.hunyuanAppIdHint') },
+          { label: tr('channelKeys.secretId'), placeholder: tr('channelKeys.hunyuanSecretIdHint') },
+          { label: tr('channelKeys.secretKeyPlain'), placeholder: tr('channelKeys.secretKeyPlain'), secret: true },
+        ],
+      };
+    case 33:
+      return {
+        sep: '|',
+        parts: [
+          { label: tr('channelKeys.accessKey'), placeholder: 'AKIA...' },
+          { label: tr('channelKeys.secretKey'), placeholder: tr('channelKeys.secretKey'), secret: true },
+          { label: tr('channelKeys.region'), placeholder: tr('channelKeys.awsRegionHint') },
+        ],
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** The key of its parts: '' when all are empty (an edit keeping the key). */
+export function joinKeyParts(type: number, values: string[]): string {
+  const def = keyParts(type);
+  if (!def || values.every((v) => !v.trim())) return '';
+  return def.parts.map((_p, i) => (values[i] ?? '').trim()).join(def.sep);
+}
+
+/** Multi-key state of a channel row (multi_key_status), undefined for single-key channels. */
+export function multiKeyState(
+  mode: string | undefined,
+  status: string | undefined,
+): { size: number; disabled: { index: number; reason: string; time: number }[] } | undefined {
+  if (!mode || !status) return undefined;
+  try {
+    const o = JSON.parse(status) as { size?: number; disabled?: { index: number; reason: string; time: number }[] };
+    return { size: o.size ?? 0, disabled: o.disabled ?? [] };
+  } catch {
+    return undefined;
+  }
+}
+
 /** What `other` means for a type (empty: the field is hidden). */
 export function otherLabel(type: number): string {
   if (type === 3) return tr('channel.defaultApiVersion');
   if (type === 18) return tr('channel.modelVersion');
   if (type === 41) return tr('channel.regionOrJsonModelRegion');
   if (type === 21) return tr('channel.knowledgeBaseId');
+  return '';
+}
+
+/** The hint under `other` for a type. */
+export function otherHint(type: number): string {
+  if (type === 41) return tr('channelKeys.vertexRegionHint');
+  if (type === 18) return tr('channelKeys.sparkVersionHint');
   return '';
 }
 

@@ -40,7 +40,7 @@ import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import ChannelForm from './channel-form.tsx';
-import { channelTypeOf, responseTimeBadge, statusReason } from './channel-types.ts';
+import { channelTypeOf, multiKeyState, responseTimeBadge, statusReason } from './channel-types.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
@@ -52,9 +52,35 @@ const storedPageSize = () => {
 };
 const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() : '');
 
+/** Multi-key channels: how many keys serve, the disabled ones (line, time, reason) in a tooltip. */
+function MultiKeyTag({ channel }: { channel: Channel }) {
+  const state = multiKeyState(channel.multi_key_mode, channel.multi_key_status);
+  if (!state) return null;
+  const enabled = state.size - state.disabled.length;
+  const tip =
+    state.disabled.length === 0
+      ? tr('channelKeys.allKeysEnabled')
+      : state.disabled
+          .map((d) => tr('channelKeys.disabledKeyLine', { index: d.index, reason: d.reason, time: timeText(d.time) }))
+          .join('\n');
+  return (
+    <Tooltip content={<div style={{ whiteSpace: 'pre-line' }}>{tip}</div>}>
+      <Tag className="aigw-multikey" color={state.disabled.length ? 'orange' : 'arcoblue'}>
+        {tr('channelKeys.multiKeyTag', { enabled, size: state.size })}
+      </Tag>
+    </Tooltip>
+  );
+}
+
 /** Status tag; auto-disabled channels explain why and when in a tooltip. */
 function StatusTag({ channel }: { channel: Channel }) {
-  if (channel.status === 1) return <Tag color="green">{tr('common.enabled')}</Tag>;
+  if (channel.status === 1)
+    return (
+      <Space size={4} wrap>
+        <Tag color="green">{tr('common.enabled')}</Tag>
+        <MultiKeyTag channel={channel} />
+      </Space>
+    );
   if (channel.status === 2) return <Tag color="red">{tr('common.disabled')}</Tag>;
   const why = statusReason(channel.other_info);
   const tag = <Tag color="orange">{tr('common.autoDisable')}</Tag>;
@@ -242,7 +268,7 @@ export default function ChannelPage() {
         return <Tag color={o?.color ?? 'gray'}>{o?.label ?? tr('channel.unknownType', { type })}</Tag>;
       },
     },
-    { title: tr('common.status'), dataIndex: 'status', width: 84, render: (_v, c) => <StatusTag channel={c} /> },
+    { title: tr('common.status'), dataIndex: 'status', width: 120, render: (_v, c) => <StatusTag channel={c} /> },
     {
       title: tr('channel.responseTime'),
       dataIndex: 'response_time',

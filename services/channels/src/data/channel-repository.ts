@@ -28,6 +28,20 @@ export interface ChannelDoc {
   test_time: number;
   balance_updated_time: number;
   tag: string;
+  /** '' one key; 'random' or 'polling': the key holds one key per line (absent on older rows). */
+  multi_key_mode?: string;
+  /** Multi-key channels: how many keys the key holds. */
+  key_count?: number;
+  /** Multi-key channels: the keys disabled on their own (the channel stays enabled while one is left). */
+  disabled_keys?: DisabledKey[];
+}
+
+/** One disabled key of a multi-key channel: its fingerprint, its 1-based line, why and when. */
+export interface DisabledKey {
+  hash: string;
+  index: number;
+  reason: string;
+  time: number;
 }
 
 export type ChannelFields = Omit<ChannelDoc, '_id'>;

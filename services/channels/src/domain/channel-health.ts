@@ -21,6 +21,8 @@ export interface HealthReport {
   shouldDisable: boolean;
   message: string;
   responseTimeMs: number;
+  /** Multi-key channels: the fingerprint of the key that failed. */
+  keyHash?: string;
 }
 
 export interface TestOutcome {
@@ -53,6 +55,15 @@ export function channelHealth(deps: {
     await channels.setStatus(id, CHANNEL_STATUS.autoDisabled, reason);
     channelsAutoDisabled.inc({ channel: String(id) });
     return true;
+  }
+
+  /** One key of a multi-key channel, under the same conditions as the channel itself. */
+  async function autoDisableKey(id: number, hash: string, reason: string): Promise<boolean> {
+    if (!options.bool('AutomaticDisableChannelEnabled')) return false;
+    const ch = await channels.existing(id);
+    if (ch.status !== CHANNEL_STATUS.enabled || ch.auto_ban !== 1) return false;
+    if (!ch.multi_key_mode) return autoDisable(id, reason);
+    return channels.disableKey(id, hash, reason);
   }
 
   async function autoEnable(id: number): Promise<boolean> {
@@ -161,7 +172,10 @@ export function channelHealth(deps: {
     async handle(report: HealthReport): Promise<void> {
       if (await deps.seen.has(report.eventId)) return;
       try {
-        if (report.kind === 'failure' && report.shouldDisable) await autoDisable(report.channelId, report.message);
+        if (report.kind === 'failure' && report.shouldDisable) {
+          if (report.keyHash) await autoDisableKey(report.channelId, report.keyHash, report.message);
+          else await autoDisable(report.channelId, report.message);
+        }
         if (report.kind === 'slow') {
           await autoDisable(report.channelId, `响应时间 ${(report.responseTimeMs / 1000).toFixed(2)}s 超过阈值`);
         }

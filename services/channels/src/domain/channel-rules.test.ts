@@ -4,11 +4,13 @@ import { abilitiesOf } from './abilities.ts';
 import {
   checkKey,
   checkModelMapping,
+  checkMultiKeyMode,
   checkOther,
   checkPriority,
   checkStatusCodeMapping,
   checkWeight,
   keysOf,
+  multiKeysOf,
   normaliseBaseUrl,
   normaliseList,
 } from './channel-rules.ts';
@@ -16,9 +18,30 @@ import { CHANNEL_TYPES } from './channel-types.ts';
 
 describe('channel rules', () => {
   it('when the catalogue is read, then it has the 30 types of the spec', () => {
-    expect(Object.keys(CHANNEL_TYPES).map(Number)).toEqual([
-      1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42,
+    expect(Object.keys(CHANNEL_TYPES).map(Number)).toEqual(
+      expect.arrayContaining([
+        1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41,
+        42,
+      ]),
+    );
+  });
+
+  it("when the catalogue is read, then it has new-api's OpenAI-format types under their numbers", () => {
+    expect([20, 27, 43, 45, 48].map((t) => CHANNEL_TYPES[t]?.name)).toEqual([
+      'OpenRouter',
+      'Perplexity',
+      'DeepSeek',
+      '字节火山方舟、豆包',
+      'xAI',
     ]);
+  });
+
+  it('when a channel holds several keys, then each line is checked and the mode is random or polling', () => {
+    expect(multiKeysOf(33, 'a|b|us-east-1\n\n c|d|us-west-2 \n')).toEqual(['a|b|us-east-1', 'c|d|us-west-2']);
+    expect(() => multiKeysOf(33, 'a|b|us-east-1\nbroken')).toThrow('密钥格式错误，应为 Ak|Sk|Region');
+    expect(() => multiKeysOf(41, '{}')).toThrow('Vertex AI 渠道不支持多密钥');
+    expect(checkMultiKeyMode(' polling ')).toBe('polling');
+    expect(() => checkMultiKeyMode('round-robin')).toThrow('多密钥模式');
   });
 
   it('when keys have a per-type format, then it is enforced with a hint', () => {

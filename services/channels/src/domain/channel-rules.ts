@@ -120,3 +120,26 @@ export function keysOf(type: number, key: string, batch: boolean): string[] {
   if (keys.length > 1000) throw invalid('一次最多批量添加 1000 个渠道');
   return keys.map((k) => checkKey(type, k));
 }
+
+/** A multi-key mode: '' (one key), 'random' or 'polling' (in turn). */
+export function checkMultiKeyMode(mode: string): '' | 'random' | 'polling' {
+  const m = mode.trim();
+  if (m !== '' && m !== 'random' && m !== 'polling') throw invalid('多密钥模式只能是 random（随机）或 polling（轮询）');
+  return m;
+}
+
+/** The keys of a multi-key channel, one per line, each checked; returned one per line. */
+export function multiKeysOf(type: number, text: string): string[] {
+  if (type === 41) throw invalid('Vertex AI 渠道不支持多密钥');
+  const keys = [
+    ...new Set(
+      text
+        .split('\n')
+        .map((k) => k.trim())
+        .filter(Boolean),
+    ),
+  ];
+  if (keys.length === 0) throw invalid('请填写渠道名称和渠道密钥！');
+  if (keys.length > 1000) throw invalid('一个渠道最多 1000 个密钥');
+  return keys.map((k) => checkKey(type, k));
+}

@@ -1,5 +1,5 @@
 /**
- * The 30 channel types of spec 01 section 3: display name, where the provider lives by default,
+ * The channel types of spec 01 section 3 (and new-api's OpenAI-format 20, 27, 43, 45, 48): display name, where the provider lives by default,
  * the key format, the models the platform knows for the type, and whether a balance endpoint
  * exists. Type numbers are part of the API (the console and stored channels use them).
  */
@@ -78,6 +78,11 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     defaultOther: 'v2.1',
     models: ['SparkDesk', 'SparkDesk-v1.1', 'SparkDesk-v2.1', 'SparkDesk-v3.1', 'SparkDesk-v3.5', 'SparkDesk-v4.0'],
   },
+  20: {
+    name: 'OpenRouter',
+    baseUrl: 'https://openrouter.ai/api',
+    models: ['openai/gpt-4o-mini', 'anthropic/claude-3.5-sonnet', 'google/gemini-2.5-pro', 'deepseek/deepseek-chat'],
+  },
   19: {
     name: '360 智脑',
     baseUrl: 'https://ai.360.cn',
@@ -103,6 +108,11 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     models: ['moonshot-v1-8k', 'moonshot-v1-32k', 'moonshot-v1-128k'],
   },
   26: { name: '智谱 GLM-4V', baseUrl: 'https://open.bigmodel.cn', models: ['glm-4', 'glm-4v', 'glm-3-turbo'] },
+  27: {
+    name: 'Perplexity',
+    baseUrl: 'https://api.perplexity.ai',
+    models: ['sonar', 'sonar-pro', 'sonar-reasoning', 'sonar-reasoning-pro'],
+  },
   31: {
     name: '零一万物',
     baseUrl: 'https://api.lingyiwanwu.com',
@@ -151,6 +161,13 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     models: ['kling-v1', 'kling-v1-6', 'kling-v2-master'],
   },
   55: { name: 'Sora', baseUrl: 'https://api.openai.com', models: ['sora-2', 'sora-2-pro'] },
+  43: { name: 'DeepSeek', baseUrl: 'https://api.deepseek.com', models: ['deepseek-chat', 'deepseek-reasoner'] },
+  45: {
+    name: '字节火山方舟、豆包',
+    baseUrl: 'https://ark.cn-beijing.volces.com',
+    models: ['doubao-1.5-pro-32k', 'doubao-1.5-lite-32k', 'doubao-seed-1.6', 'doubao-embedding'],
+  },
+  48: { name: 'xAI', baseUrl: 'https://api.x.ai', models: ['grok-3', 'grok-3-mini', 'grok-4', 'grok-2-image'] },
 };
 
 /** Whether a number is a known channel type. */

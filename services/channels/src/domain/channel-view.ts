@@ -1,3 +1,4 @@
+import { keyFingerprint, splitKeys } from '@aigw/common';
 import type { Channel, RelayChannel } from '@aigw/proto/channels/v1/channels';
 import type { ChannelDoc } from '../data/channel-repository.ts';
 
@@ -33,13 +34,29 @@ export const toChannelView = (d: ChannelDoc, key = ''): ChannelView => ({
   testTime: d.test_time,
   balanceUpdatedTime: d.balance_updated_time,
   tag: d.tag,
+  multiKeyMode: d.multi_key_mode ?? '',
+  multiKeyStatus: d.multi_key_mode
+    ? JSON.stringify({
+        size: d.key_count ?? 0,
+        disabled: (d.disabled_keys ?? []).map((k) => ({ index: k.index, reason: k.reason, time: k.time })),
+      })
+    : '',
 });
+
+/** The key the relay gets: for a multi-key channel, its enabled keys only. */
+export function relayKey(d: ChannelDoc, key: string): string {
+  if (!d.multi_key_mode || !d.disabled_keys?.length) return key;
+  const off = new Set(d.disabled_keys.map((k) => k.hash));
+  return splitKeys(key)
+    .filter((k) => !off.has(keyFingerprint(k)))
+    .join('\n');
+}
 
 export const toRelayChannel = (d: ChannelDoc, key: string): RelayChannelView => ({
   id: d._id,
   name: d.name,
   type: d.type,
-  key,
+  key: relayKey(d, key),
   baseUrl: d.base_url,
   other: d.other,
   modelMapping: d.model_mapping,
@@ -53,4 +70,5 @@ export const toRelayChannel = (d: ChannelDoc, key: string): RelayChannelView => 
   testModel: d.test_model,
   priority: d.priority,
   weight: d.weight,
+  multiKeyMode: d.multi_key_mode ?? '',
 });

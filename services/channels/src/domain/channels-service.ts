@@ -1,4 +1,4 @@
-import type { KeyCipher } from '@aigw/common';
+import { type KeyCipher, keyFingerprint, splitKeys } from '@aigw/common';
 import { invalid, notFound } from '@aigw/common/errors';
 import type { AbilityRepository } from '../data/ability-repository.ts';
 import type { ChannelDoc, ChannelFields, ChannelRepository } from '../data/channel-repository.ts';
@@ -7,6 +7,7 @@ import {
   CHANNEL_STATUS,
   checkKey,
   checkModelMapping,
+  checkMultiKeyMode,
   checkOther,
   checkPriority,
   checkStatus,
@@ -14,6 +15,7 @@ import {
   checkType,
   checkWeight,
   keysOf,
+  multiKeysOf,
   normaliseBaseUrl,
   normaliseList,
   splitList,
@@ -45,6 +47,7 @@ export interface ChannelInput {
   priority?: number | undefined;
   weight?: number | undefined;
   tag?: string | undefined;
+  multiKeyMode?: string | undefined;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -125,7 +128,25 @@ export function channelsService(deps: {
       priority: input.priority === undefined ? base.priority : checkPriority(input.priority),
       weight: input.weight === undefined ? base.weight : checkWeight(input.weight),
       tag: input.tag?.trim() ?? base.tag,
+      multi_key_mode:
+        input.multiKeyMode === undefined ? (base.multi_key_mode ?? '') : checkMultiKeyMode(input.multiKeyMode),
     };
+  }
+
+  /** Key fields of a key text: one encrypted key, or several (multi-key) with their count. */
+  function keyFields(fields: ChannelFields, text: string, previous?: ChannelDoc): Partial<ChannelFields> {
+    if (!fields.multi_key_mode) {
+      if (fields.type !== 41 && text.trim().includes('\n'))
+        throw invalid('单密钥渠道只能填写一个密钥；多个密钥请开启多密钥模式');
+      return { key_enc: cipher.encrypt(checkKey(fields.type, text)), key_count: 1, disabled_keys: [] };
+    }
+    const keys = multiKeysOf(fields.type, text);
+    // Keys kept across an edit stay disabled (at their new line).
+    const line = new Map(keys.map((k, i) => [keyFingerprint(k), i + 1]));
+    const kept = (previous?.disabled_keys ?? [])
+      .filter((d) => line.has(d.hash))
+      .map((d) => ({ ...d, index: line.get(d.hash) ?? d.index }));
+    return { key_enc: cipher.encrypt(keys.join('\n')), key_count: keys.length, disabled_keys: kept };
   }
 
   const blank: ChannelFields = {
@@ -153,6 +174,9 @@ export function channelsService(deps: {
     test_time: 0,
     balance_updated_time: 0,
     tag: '',
+    multi_key_mode: '',
+    key_count: 1,
+    disabled_keys: [],
   };
 
   return {
@@ -196,6 +220,12 @@ export function channelsService(deps: {
       if (!input.name?.trim() || !input.key?.trim()) throw invalid('请填写渠道名称和渠道密钥！');
       const type = checkType(input.type ?? 1);
       const fields = fieldsOf({ ...input, type, status: input.status || CHANNEL_STATUS.enabled }, blank);
+      if (fields.multi_key_mode) {
+        const doc = await channels.insert({ ...fields, ...keyFields(fields, input.key), created_time: nowSec() });
+        await reindex(doc);
+        await notify([doc._id], 'created');
+        return [doc._id];
+      }
       const keys = keysOf(type, input.key, batch && type !== 41);
       const ids: number[] = [];
       for (const key of keys) {
@@ -212,10 +242,16 @@ export function channelsService(deps: {
         const doc = await existing(id);
         const fields = fieldsOf(input, doc);
         const key = input.key?.trim();
-        if (key) fields.key_enc = cipher.encrypt(checkKey(fields.type, key));
+        if (key) Object.assign(fields, keyFields(fields, key, doc));
+        else if (fields.multi_key_mode !== (doc.multi_key_mode ?? '')) {
+          // The mode changed without a new key: the stored key must fit the new mode.
+          Object.assign(fields, keyFields(fields, reveal(doc), doc));
+        }
         if (input.status !== undefined && input.status !== doc.status) {
           fields.other_info = input.status === CHANNEL_STATUS.enabled ? '' : doc.other_info;
         }
+        // Enabling a channel enables all its keys.
+        if (input.status === CHANNEL_STATUS.enabled) fields.disabled_keys = [];
         const updated = (await channels.update(id, fields)) ?? doc;
         await reindex(updated);
         await notify([id], 'updated');
@@ -232,11 +268,44 @@ export function channelsService(deps: {
           status === CHANNEL_STATUS.enabled
             ? ''
             : JSON.stringify({ status_reason: reason.slice(0, 500), status_time: nowSec() });
-        const updated = await channels.update(id, { status, other_info: otherInfo });
+        const updated = await channels.update(id, {
+          status,
+          other_info: otherInfo,
+          ...(status === CHANNEL_STATUS.enabled ? { disabled_keys: [] } : {}),
+        });
         if (!updated) throw notFound('渠道未找到，请刷新页面后重试。');
         await reindex(updated);
         await notify([id], 'updated');
         return toChannelView(updated);
+      });
+    },
+
+    /**
+     * Disables one key of a multi-key channel (by fingerprint); when none is left the channel
+     * goes to status 3. False when the channel has no such enabled key.
+     */
+    async disableKey(id: number, hash: string, reason: string): Promise<boolean> {
+      return lock(String(id), async () => {
+        const doc = await existing(id);
+        if (!doc.multi_key_mode) return false;
+        const keys = splitKeys(reveal(doc));
+        const index = keys.findIndex((k) => keyFingerprint(k) === hash) + 1;
+        const disabled = doc.disabled_keys ?? [];
+        if (index === 0 || disabled.some((d) => d.hash === hash)) return false;
+        const now = nowSec();
+        const next = [...disabled, { hash, index, reason: reason.slice(0, 300), time: now }];
+        const set: Partial<ChannelFields> = { disabled_keys: next };
+        if (next.length >= keys.length) {
+          set.status = CHANNEL_STATUS.autoDisabled;
+          set.other_info = JSON.stringify({
+            status_reason: `所有密钥均已禁用：${reason}`.slice(0, 500),
+            status_time: now,
+          });
+        }
+        const updated = (await channels.update(id, set)) ?? doc;
+        if (set.status) await reindex(updated);
+        await notify([id], 'updated');
+        return true;
       });
     },
 

@@ -3,7 +3,10 @@
  * priority tiers of enabled channels (reference-behaviour step 3). Built once per snapshot so
  * that choosing a channel costs a map lookup and a weighted pick.
  */
+
+import { splitKeys } from '@aigw/common';
 import { type Adaptor, adaptorFor, type ChannelTarget } from './adaptors/index.ts';
+import { type KeyRing, keyRingOf } from './key-ring.ts';
 
 export interface SnapshotChannel {
   id: number;
@@ -17,6 +20,8 @@ export interface SnapshotChannel {
   autoBan: boolean;
   status: number;
   openaiOrganization: string;
+  /** "" one key; "random" or "polling": `key` holds the enabled keys, one per line. */
+  multiKeyMode?: string;
 }
 
 export interface SnapshotAbility {
@@ -36,7 +41,9 @@ export interface RoutedChannel {
   status: number;
   autoBan: boolean;
   adaptor: Adaptor;
+  /** The target's key is the first one; requests take theirs from `keys` (multi-key channels). */
   target: ChannelTarget;
+  keys: KeyRing | undefined;
   modelMapping: Record<string, string> | undefined;
   statusCodeMapping: Record<string, string> | undefined;
 }
@@ -82,6 +89,7 @@ function parseMap(text: string): Record<string, string> | undefined {
 export function routeChannel(c: SnapshotChannel): RoutedChannel | undefined {
   const adaptor = adaptorFor(c.type);
   if (!adaptor) return undefined;
+  const keys = keyRingOf(c.multiKeyMode, c.key);
   return {
     id: c.id,
     name: c.name,
@@ -89,7 +97,14 @@ export function routeChannel(c: SnapshotChannel): RoutedChannel | undefined {
     status: c.status,
     autoBan: c.autoBan,
     adaptor,
-    target: { type: c.type, key: c.key, baseUrl: c.baseUrl, other: c.other, organization: c.openaiOrganization },
+    target: {
+      type: c.type,
+      key: keys ? (splitKeys(c.key)[0] ?? '') : c.key,
+      baseUrl: c.baseUrl,
+      other: c.other,
+      organization: c.openaiOrganization,
+    },
+    keys,
     modelMapping: parseMap(c.modelMapping),
     statusCodeMapping: parseMap(c.statusCodeMapping),
   };

@@ -3,6 +3,7 @@
  * pre-consume (skipped when the balances are ample), channel choice with retries on other
  * channels, the upstream exchange, settle or refund, channel-health and usage events.
  */
+import { keyFingerprint } from '@aigw/common';
 import type { RelayMode } from './adaptors/index.ts';
 import type { TokenInfo, UserInfo } from './authorize.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
@@ -92,6 +93,8 @@ export interface HealthRecord {
   shouldDisable: boolean;
   model: string;
   responseTimeMs: number;
+  /** Multi-key channels: keyFingerprint of the key that failed ('' otherwise). */
+  keyHash: string;
 }
 
 export interface RelaySettings {
@@ -255,27 +258,43 @@ export async function relayRequest(
   let result: Awaited<ReturnType<typeof runAttempt>> | undefined;
   let served: RoutedChannel | undefined;
   let upstreamModel = req.model;
+  // Multi-key channels: keys that failed as unusable in this request, and the channel to try
+  // again with another of its keys (that retry costs no attempt).
+  const badKeys = new Set<string>();
+  let sameChannel: RoutedChannel | undefined;
   for (let attempt = 0; ; attempt++) {
+    const again = sameChannel;
+    sameChannel = undefined;
     const preferred =
-      attempt === 0 && caller.preferredChannelId && index.serves(caller.group, req.model, caller.preferredChannelId)
+      !again &&
+      attempt === 0 &&
+      caller.preferredChannelId &&
+      index.serves(caller.group, req.model, caller.preferredChannelId)
         ? index.byId(caller.preferredChannelId)
         : undefined;
-    const ch = pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
-    if (!ch || (pinned && attempt > 0)) break;
+    const ch = again ?? pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
+    if (!ch || (pinned && attempt > 0 && !again)) break;
+    const key = ch.keys?.next(badKeys);
+    if (ch.keys && key === undefined) {
+      tried.push(ch.id);
+      last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
+      if (pinned) break;
+      continue;
+    }
     if (!ch.adaptor.modes.has(req.mode)) {
       tried.push(ch.id);
       last = { failure: new UpstreamFailure(400, `渠道类型 ${ch.type} 不支持该接口`), channel: ch };
       if (pinned) break;
       continue;
     }
-    tried.push(ch.id);
+    if (!again) tried.push(ch.id);
     upstreamModel = ch.modelMapping?.[req.model] ?? req.model;
     const t0 = performance.now();
     try {
       result = await runAttempt({
         req,
         adaptor: ch.adaptor,
-        channel: ch.target,
+        channel: key === undefined ? ch.target : { ...ch.target, key },
         upstreamModel,
         canonical: canon,
         upstream: deps.upstream,
@@ -290,15 +309,27 @@ export async function relayRequest(
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
       last = { failure: err, channel: ch };
+      const disable = shouldDisable(err);
       deps.health({
         requestId: caller.requestId,
         channelId: ch.id,
         statusCode: err.status,
         message: err.message,
-        shouldDisable: shouldDisable(err),
+        shouldDisable: disable,
         model: upstreamModel,
         responseTimeMs: Math.round(performance.now() - t0),
+        keyHash: key === undefined ? '' : keyFingerprint(key),
       });
+      if (key !== undefined && disable && !err.committed && !sink.aborted) {
+        // One bad key of a multi-key channel: its siblings serve this request.
+        badKeys.add(key);
+        ch.keys?.markBad(key);
+        if ((ch.keys?.available(badKeys) ?? 0) > 0) {
+          sameChannel = ch;
+          attempt--;
+          continue;
+        }
+      }
       const budget = err.kind === 'first_token_timeout' ? Math.max(retryTimes, 1) : retryTimes;
       if (pinned || sink.aborted || !isRetryable(err) || attempt >= budget) break;
     }

@@ -71,6 +71,8 @@ export interface FakeOptions extends Partial<FakeBehaviour> {
   kind: FakeKind;
   /** When set, requests without this key get 401. */
   key?: string;
+  /** Several accepted keys (multi-key channels); any other gets 401. */
+  keys?: string[];
   /** Keep no request log (benchmarks). */
   record?: boolean;
   port?: number;
@@ -94,7 +96,8 @@ const sleep = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : 
 
 /** Starts a fake provider of one kind. */
 export async function startFakeProvider(opts: FakeOptions): Promise<FakeProvider> {
-  const { kind, key, record = true, port = 0, ...initial } = opts;
+  const { kind, key, keys, record = true, port = 0, ...initial } = opts;
+  const accepted = keys ?? (key ? [key] : undefined);
   let b: FakeBehaviour = { ...DEFAULTS, ...initial };
   const requests: RecordedRequest[] = [];
   const state = { aborted: 0 };
@@ -124,7 +127,7 @@ export async function startFakeProvider(opts: FakeOptions): Promise<FakeProvider
       res.on('close', () => {
         if (!res.writableFinished) state.aborted++;
       });
-      handle(kind, key, b, rec, url, res)
+      handle(kind, accepted, b, rec, url, res)
         .then(() => {
           if (b.failTimes > 0 && b.status) {
             b.failTimes -= 1;
@@ -206,14 +209,14 @@ function presentedKey(kind: FakeKind, rec: RecordedRequest, url: URL): string {
 
 async function handle(
   kind: FakeKind,
-  key: string | undefined,
+  accepted: string[] | undefined,
   b: FakeBehaviour,
   rec: RecordedRequest,
   url: URL,
   res: ServerResponse,
 ) {
   await sleep(b.delayMs);
-  if (key && presentedKey(kind, rec, url) !== key) {
+  if (accepted && !accepted.includes(presentedKey(kind, rec, url))) {
     json(res, 401, errorBody(kind, 401, 'Incorrect API key provided'));
     return;
   }

@@ -68,6 +68,7 @@ export function runHealthConsumer(opts: {
         shouldDisable: ev.shouldDisable,
         message: ev.errorMessage || `上游返回 ${ev.statusCode}`,
         responseTimeMs: ev.responseTimeMs,
+        keyHash: ev.keyHash,
       });
     },
   });

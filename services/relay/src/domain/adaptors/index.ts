@@ -1,12 +1,18 @@
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
+import { baidu } from './baidu.ts';
+import { bedrock } from './bedrock.ts';
 import { cloudflare } from './cloudflare.ts';
 import { cohere } from './cohere.ts';
+import { dify } from './dify.ts';
 import { gemini } from './gemini.ts';
+import { hunyuan } from './hunyuan.ts';
 import { jina } from './jina.ts';
 import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
+import { OPENAI_FAMILY } from './openai-family.ts';
 import type { Adaptor, RelayMode } from './types.ts';
+import { vertex } from './vertex.ts';
 
 export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from './types.ts';
 
@@ -15,8 +21,8 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
 /**
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
- * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 15, 18,
- * 21, 22, 23, 33, 35, 36 (Suno, tasks service), 37, 41.
+ * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 18,
+ * 21, 35, 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', undefined, { speaks: new Set(['responses']) }),
@@ -24,6 +30,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   4: ollama,
   8: openaiCompatible('Custom', ''),
   14: anthropic,
+  15: baidu,
   16: openaiCompatible('ChatGLM', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
   17: openaiCompatible('Qwen', 'https://dashscope.aliyuncs.com', '/compatible-mode/v1', chatOnly),
   19: openaiCompatible('360', 'https://ai.360.cn', '/v1', chatOnly),
@@ -42,10 +49,15 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
     new Set<RelayMode>(['chat', 'embeddings', 'moderations']),
     { noStreamOptions: true },
   ),
+  23: hunyuan,
+  33: bedrock,
+  37: dify,
+  41: vertex,
+  ...OPENAI_FAMILY,
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 11, 15, 18, 21, 22, 23, 33, 35, 36, 37, 41] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 35, 36] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

@@ -1,3 +1,5 @@
+import type { UpstreamFailure } from '../exchange/failure.ts';
+import type { UpstreamClient } from '../exchange/ports.ts';
 import type { Json, Usage } from '../protocols/openai.ts';
 import type { Protocol } from '../protocols/registry.ts';
 
@@ -30,6 +32,24 @@ export interface UpstreamTarget {
   headers: Record<string, string>;
 }
 
+/** An upstream call ready to send, as `Adaptor.prepare` receives and returns it. */
+export interface PreparedCall {
+  url: string;
+  headers: Record<string, string>;
+  body: string | Buffer | FormData;
+}
+
+/** What `Adaptor.prepare` knows of the call. */
+export interface PrepareContext {
+  channel: ChannelTarget;
+  mode: RelayMode;
+  /** The model sent upstream (after model_mapping). */
+  model: string;
+  stream: boolean;
+  /** For credential exchanges (Vertex AI's OAuth token). */
+  http: UpstreamClient;
+}
+
 /**
  * One kind of upstream provider. Chat goes through `protocol` (the pipeline translates between
  * it and the client's format); other modes go through `convert` when the provider's format is
@@ -50,6 +70,17 @@ export interface Adaptor {
   target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean, wire?: Protocol): UpstreamTarget;
   /** The upstream counts the input tokens of a request in its protocol (Claude's count_tokens). */
   countTarget?(ch: ChannelTarget, model: string): UpstreamTarget;
+  /** The protocol of one model, for providers serving several (Vertex AI: Claude and Gemini). */
+  protocolFor?(model: string): Protocol;
+  /**
+   * The last step before sending, for providers that sign requests (SigV4), exchange
+   * credentials for a token, or take the protocol's body with changes. Throws UpstreamFailure.
+   */
+  prepare?(call: PreparedCall, ctx: PrepareContext): Promise<PreparedCall>;
+  /** Told of a failed call after prepare() (drops a cached token the upstream refused). */
+  onFailure?(failure: UpstreamFailure, ctx: PrepareContext): void;
+  /** A stream framing of the provider's own (Bedrock's binary event-stream), yielding SSE events. */
+  streamParser?(): { push(chunk: Uint8Array): unknown[]; end(): unknown[] };
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */
   convert?: Partial<
     Record<

@@ -39,16 +39,34 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  const wire = upstreamProtocol(adaptor, req.format);
+  // Providers serving several protocols (Vertex AI) name the one of this model.
+  const wire = upstreamProtocol(
+    adaptor.protocolFor ? { protocol: adaptor.protocolFor(upstreamModel) } : adaptor,
+    req.format,
+  );
   const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
-  const body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
-  const headers =
+  let body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
+  let headers =
     body instanceof FormData
       ? target.headers
       : req.forward && wire === req.format
         ? { ...target.headers, ...JSON_HEADERS, ...req.forward }
         : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
+  let url = target.url;
+  const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
+  if (adaptor.prepare) {
+    try {
+      ({ url, headers, body } = await adaptor.prepare({ url, headers, body }, ctx));
+    } catch (err) {
+      if (err instanceof UpstreamFailure) throw err;
+      throw new UpstreamFailure(
+        0,
+        `上游请求准备失败: ${err instanceof Error ? err.message : String(err)}`,
+        'connection',
+      );
+    }
+  }
 
   // Streams get their own cancellation (the first-token timeout cancels too); whole answers
   // only follow the client.
@@ -57,7 +75,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     let res: UpstreamResponse;
     try {
-      res = await input.upstream.send({ url: target.url, method: 'POST', headers, body, cancel: cancel ?? sink });
+      res = await input.upstream.send({ url, method: 'POST', headers, body, cancel: cancel ?? sink });
     } catch (err) {
       if (sink.aborted) return abortedResult();
       throw new UpstreamFailure(0, `连接上游失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');
@@ -67,10 +85,16 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
       throw new UpstreamFailure(res.status, upstreamMessage(raw, res.status));
     }
     const contentType = String(res.headers['content-type'] ?? '');
+    const parser = cancel && adaptor.streamParser ? adaptor.streamParser() : undefined;
+    if (parser) return await relayStream({ ...input, parser }, wire, res, cancel as NonNullable<typeof cancel>);
     if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
       return await relayStream(input, wire, res, cancel);
     }
     return await relayWhole(input, wire, res, contentType);
+  } catch (err) {
+    // Adaptors holding credentials drop them when the upstream refused them.
+    if (adaptor.onFailure && err instanceof UpstreamFailure) adaptor.onFailure(err, ctx);
+    throw err;
   } finally {
     unlink?.();
   }

@@ -66,6 +66,9 @@ const DISABLE_PATTERNS = [
   /permission denied/i,
   /permission_denied/i,
   /does not have access/i,
+  // AWS (Bedrock): an unknown access key, a wrong secret.
+  /security token included in the request is invalid/i,
+  /signature we calculated does not match/i,
 ];
 
 /**

@@ -26,6 +26,8 @@ export interface StreamInput {
   /** 0 disables the first-token timeout. */
   firstTokenTimeoutMs: number;
   estimatePrompt: () => Promise<number>;
+  /** The provider's own framing (Adaptor.streamParser), else the protocol's SSE or NDJSON. */
+  parser?: { push(chunk: Uint8Array): unknown[]; end(): unknown[] } | undefined;
 }
 
 export async function relayStream(
@@ -45,7 +47,7 @@ export async function relayStream(
       ? client.passthroughStream(ctx, tally)
       : translated(up.streamDecoder(input.upstreamModel), client.chunkEncoder(ctx, tally), tally);
   const parser: { push(chunk: Uint8Array): unknown[]; end(): unknown[] } =
-    up.framing === 'ndjson' ? createNdjsonParser() : createSseParser();
+    input.parser ?? (up.framing === 'ndjson' ? createNdjsonParser() : createSseParser());
 
   let committed = false;
   let held = '';

@@ -5,9 +5,12 @@
  */
 
 import type { Adaptor } from '../adaptors/types.ts';
+import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
+import { difyProtocol } from './dify.ts';
 import { geminiProtocol } from './gemini.ts';
+import { hunyuanProtocol } from './hunyuan.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
 import { responsesProtocol } from './responses.ts';
@@ -20,6 +23,9 @@ const PROTOCOLS = {
   ollama: ollamaProtocol,
   cohere: cohereProtocol,
   responses: responsesProtocol,
+  hunyuan: hunyuanProtocol,
+  baidu: baiduProtocol,
+  dify: difyProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */

@@ -237,6 +237,8 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
             statusCode: err.status,
             message: err.message,
             shouldDisable: shouldDisable(err),
+            // The channel as a whole (realtime sessions do not pick among a multi-key channel's keys).
+            keyHash: '',
             model: upstreamModel,
             responseTimeMs: Math.round(performance.now() - t0),
           });

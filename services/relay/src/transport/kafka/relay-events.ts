@@ -225,7 +225,9 @@ export function relayEvents(
           healthTopic,
           ChannelHealthEventSchema,
           {
-            eventId: `${rec.requestId}:${rec.channelId}`,
+            eventId: rec.keyHash
+              ? `${rec.requestId}:${rec.channelId}:${rec.keyHash}`
+              : `${rec.requestId}:${rec.channelId}`,
             occurredAtMs: Date.now(),
             channelId: rec.channelId,
             kind: ChannelHealthEvent_Kind.FAILURE,
@@ -235,6 +237,7 @@ export function relayEvents(
             model: rec.model,
             responseTimeMs: rec.responseTimeMs,
             requestId: rec.requestId,
+            keyHash: rec.keyHash,
           },
           String(rec.channelId),
         )

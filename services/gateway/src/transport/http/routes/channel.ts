@@ -47,6 +47,7 @@ const fields = {
   priority: num,
   weight: num,
   tag: optText,
+  multi_key_mode: optText,
 };
 const channelBody = body(fields);
 type ChannelBody = z.output<typeof channelBody>;
@@ -70,6 +71,7 @@ function channelFields(b: ChannelBody) {
     priority: b.priority,
     weight: weightOf(b.weight),
     tag: b.tag,
+    multiKeyMode: b.multi_key_mode,
   });
 }
 

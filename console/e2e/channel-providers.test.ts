@@ -1,0 +1,79 @@
+/**
+ * The channel form's per-type fields and multi-key channels in a real browser: an AWS Claude
+ * channel entered as Access Key, Secret Key and Region is stored as the spec's `Ak|Sk|Region`; a
+ * channel with three keys in turn shows its key count in the list row.
+ */
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Harness, login, startHarness, toast } from './money-support.ts';
+
+describe('console channel providers (browser)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(['users', 'channels', 'billing', 'relay', 'gateway']);
+  });
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** The stored channel as root reads it through the API (root sees keys in full). */
+  async function storedKey(page: Page, name: string): Promise<{ key: string; multiKeyMode: string }> {
+    const headers = { 'New-Api-User': '1' };
+    const found = await page.request.get(`/api/channel/search?keyword=${name}`, { headers });
+    const items = ((await found.json()) as { data: { items: { id: number; name: string }[] } }).data.items;
+    const id = items.find((c) => c.name === name)?.id ?? 0;
+    const one = await page.request.get(`/api/channel/${id}`, { headers });
+    const c = ((await one.json()) as { data: { key: string; multi_key_mode: string } }).data;
+    return { key: c.key, multiKeyMode: c.multi_key_mode };
+  }
+
+  it('when an admin picks AWS Claude, then the form asks for Ak, Sk and Region and stores them as Ak|Sk|Region', async () => {
+    const { context, page } = await h.fresh();
+    await login(page, 'root', '123456');
+    await page.goto('/channel');
+    await page.getByRole('button', { name: '添加新的渠道' }).click();
+    const drawer = page.locator('.arco-drawer');
+    await drawer.locator('.arco-form-item', { hasText: '类型' }).first().locator('.arco-select').click();
+    await page.locator('.arco-select-option', { hasText: 'AWS Claude' }).click();
+    await drawer.locator('input[name="name"]').fill('e2e-bedrock');
+    await expect(drawer.locator('textarea[name="key"]').count()).resolves.toBe(0);
+    await expect(drawer.getByText('Access Key（Ak）').count()).resolves.toBe(1);
+    await expect(drawer.locator('input[name="key_part_2"]').getAttribute('placeholder')).resolves.toBe(
+      'Bedrock 所在区域，例如 us-east-1',
+    );
+    await drawer.locator('input[name="key_part_0"]').fill('AKIAE2E');
+    await drawer.locator('input[name="key_part_2"]').fill('us-west-2');
+    await drawer.getByPlaceholder('输入自定义模型名称（多个用英文逗号分隔）').fill('claude-3-5-sonnet-20241022');
+    await drawer.getByRole('button', { name: '填入', exact: true }).click();
+    // A part left empty: the spec's key format in the message.
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '密钥格式错误，应为').waitFor();
+    await drawer.locator('input[name="key_part_1"]').fill('e2e/secret');
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '渠道创建成功！').waitFor();
+    await page.locator('tr', { hasText: 'e2e-bedrock' }).waitFor();
+    expect(await storedKey(page, 'e2e-bedrock')).toEqual({ key: 'AKIAE2E|e2e/secret|us-west-2', multiKeyMode: '' });
+    await context.close();
+  });
+
+  it('when an admin adds a channel with three keys in turn, then the row shows 多密钥 3/3', async () => {
+    const { context, page } = await h.fresh();
+    await login(page, 'root', '123456');
+    await page.goto('/channel');
+    await page.getByRole('button', { name: '添加新的渠道' }).click();
+    const drawer = page.locator('.arco-drawer');
+    await drawer.locator('input[name="name"]').fill('e2e-multikey');
+    await drawer.locator('.arco-form-item', { hasText: '多密钥模式' }).locator('.arco-select').click();
+    await page.locator('.arco-select-option', { hasText: '轮询' }).click();
+    await drawer.locator('textarea[name="key"]').fill('sk-one\nsk-two\nsk-three');
+    await drawer.getByPlaceholder('输入自定义模型名称（多个用英文逗号分隔）').fill('gpt-4o-mini');
+    await drawer.getByRole('button', { name: '填入', exact: true }).click();
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '渠道创建成功！').waitFor();
+    const row = page.locator('tr', { hasText: 'e2e-multikey' });
+    await row.waitFor();
+    await expect(row.locator('.aigw-multikey').innerText()).resolves.toBe('多密钥 3/3');
+    expect(await storedKey(page, 'e2e-multikey')).toEqual({ key: 'sk-one\nsk-two\nsk-three', multiKeyMode: 'polling' });
+    await context.close();
+  });
+});

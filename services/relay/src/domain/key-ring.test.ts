@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { keyRingOf } from './key-ring.ts';
+
+describe('multi-key rings', () => {
+  it('a single-key channel has no ring', () => {
+    expect(keyRingOf('', 'sk-1')).toBeUndefined();
+  });
+
+  it('polling takes the keys in turn and skips a bad one without shifting the others', () => {
+    const ring = keyRingOf('polling', 'k1\n k2 \n\nk3\n');
+    expect(ring?.size).toBe(3);
+    expect([1, 2, 3, 4].map(() => ring?.next())).toEqual(['k1', 'k2', 'k3', 'k1']);
+    ring?.markBad('k3');
+    expect([1, 2, 3, 4].map(() => ring?.next())).toEqual(['k2', 'k1', 'k2', 'k1']);
+    expect(ring?.available(new Set(['k1']))).toBe(1);
+    expect(ring?.next()).toBe('k2');
+    expect(ring?.next(new Set(['k1', 'k2']))).toBeUndefined();
+  });
+
+  it('random picks among the usable keys', () => {
+    const ring = keyRingOf('random', 'a\nb\nc');
+    expect(ring?.next(undefined, () => 0.99)).toBe('c');
+    ring?.markBad('c');
+    expect(ring?.next(undefined, () => 0.99)).toBe('b');
+    expect(ring?.next(new Set(['b']), () => 0)).toBe('a');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Multi-key channels on the running stack: one channel holding three keys, used in turn; the
+ * provider rejects one key with 401. Every request still succeeds (the relay retries the same
+ * channel with a sibling key), the bad key alone is disabled by the channels service (the channel
+ * stays enabled and says which line), and later requests use only the two good keys.
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import {
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  setOption,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let fake: FakeProvider;
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  fake = await startFakeProvider({
+    kind: 'openai',
+    keys: ['key-good-1', 'key-good-2'],
+    promptTokens: 10,
+    reply: 'multi key works',
+  });
+  await setOption(s, 'AutomaticDisableChannelEnabled', 'true');
+  await setOption(s, 'RetryTimes', '0');
+});
+afterAll(async () => {
+  await s?.stop();
+  await fake?.close();
+});
+
+const keysSent = () =>
+  fake.requests.filter((r) => r.path === '/v1/chat/completions').map((r) => String(r.headers.authorization).slice(7));
+
+describe('multi-key channels', () => {
+  it('when one of three keys answers 401, then requests keep succeeding, that key alone is disabled and the others serve', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const { ids } = await s.channels.createChannels({
+      channel: {
+        name: 'three keys',
+        type: 1,
+        key: 'key-good-1\nkey-bad\nkey-good-2',
+        baseUrl: fake.url,
+        models: model,
+        group: 'default',
+        autoBan: 1,
+        status: 1,
+        multiKeyMode: 'polling',
+      },
+    });
+    const id = ids[0] ?? 0;
+    const created = await s.channels.getChannel({ id });
+    expect(created.channel?.multiKeyMode).toBe('polling');
+    expect(JSON.parse(created.channel?.multiKeyStatus ?? '{}')).toEqual({ size: 3, disabled: [] });
+    await routable(s.stack.relayUrl, u.key, model);
+
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    for (let i = 0; i < 6; i++) {
+      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: `hi ${i}` }] });
+      expect(res.choices[0]?.message.content).toBe('multi key works');
+    }
+    // In turn: good-1, bad (401, then good-2 serves the same request), ...
+    const early = keysSent();
+    expect(early.slice(0, 3)).toEqual(['key-good-1', 'key-bad', 'key-good-2']);
+    expect(early.filter((k) => k === 'key-bad').length).toBe(1);
+
+    const ch = await eventually(
+      () => s.channels.getChannel({ id }),
+      (r) => JSON.parse(r.channel?.multiKeyStatus || '{}').disabled?.length === 1,
+    );
+    expect(ch.channel?.status).toBe(1);
+    const status = JSON.parse(ch.channel?.multiKeyStatus ?? '{}');
+    expect(status.size).toBe(3);
+    expect(status.disabled[0].index).toBe(2);
+    expect(status.disabled[0].reason).toContain('Incorrect API key');
+
+    // Six successful requests were billed: six consumption logs, the wallet charged their sum.
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId, type: 2 }, page: { page: 1, pageSize: 20 } }),
+      (r) => r.items.length >= 6,
+    );
+    expect(logs.items.length).toBe(6);
+    expect(logs.items.every((l) => l.channel === id && l.promptTokens === 10 && l.completionTokens === 3)).toBe(true);
+    const charged = logs.items.reduce((sum, l) => sum + l.quota, 0);
+    expect(charged).toBeGreaterThan(0);
+    const wallet = await eventually(
+      () => s.wallet.getWallet({ userId: u.userId }),
+      (w) => (w.wallet?.usedQuota ?? 0) === charged,
+    );
+    expect(wallet.wallet?.usedQuota).toBe(charged);
+
+    // After the snapshot catches up, only the two good keys are used.
+    await new Promise((r) => setTimeout(r, 1500));
+    const before = keysSent().length;
+    for (let i = 0; i < 4; i++)
+      await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] });
+    const later = keysSent().slice(before);
+    expect(later.length).toBe(4);
+    expect(new Set(later)).toEqual(new Set(['key-good-1', 'key-good-2']));
+  });
+
+  it('when every key of a channel is rejected, then the channel is auto-disabled', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const { ids } = await s.channels.createChannels({
+      channel: {
+        name: 'two bad keys',
+        type: 1,
+        key: 'nope-1\nnope-2',
+        baseUrl: fake.url,
+        models: model,
+        group: 'default',
+        autoBan: 1,
+        status: 1,
+        multiKeyMode: 'random',
+      },
+    });
+    const id = ids[0] ?? 0;
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    const ch = await eventually(
+      () => s.channels.getChannel({ id }),
+      (r) => r.channel?.status === 3,
+    );
+    expect(ch.channel?.status).toBe(3);
+    expect(JSON.parse(ch.channel?.otherInfo ?? '{}').status_reason).toContain('所有密钥均已禁用');
+    expect(
+      JSON.parse(ch.channel?.multiKeyStatus ?? '{}')
+        .disabled.map((d: { index: number }) => d.index)
+        .sort(),
+    ).toEqual([1, 2]);
+  });
+});
