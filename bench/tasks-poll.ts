@@ -154,7 +154,16 @@ async function main() {
         const upstream = i % UPSTREAMS;
         const prompt = fail ? `fail-me ${i}` : `task ${i}`;
         const requestId = `kling:bench-${run}-${i}`;
-        await s.wallet.preConsume({ requestId, userId: u.userId, tokenId: u.tokenId, amount: PRICE });
+        // Idempotent by request id: a retry after a deadline reserves nothing twice.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await s.wallet.preConsume({ requestId, userId: u.userId, tokenId: u.tokenId, amount: PRICE });
+            break;
+          } catch (err) {
+            if (attempt >= 5) throw err;
+            await sleep(500);
+          }
+        }
         const taskId = (fakes[upstream] as FakeKling).create('text2video', {
           model_name: MODEL,
           prompt,

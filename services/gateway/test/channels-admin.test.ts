@@ -201,7 +201,7 @@ describe('channel administration through the gateway', () => {
 
   it('when model lists are asked, then types map to names and enabled abilities list their models', async () => {
     const byType = (await admin.get<Record<string, string[]>>('/models')).body.data ?? {};
-    expect(Object.keys(byType)).toHaveLength(30);
+    expect(Object.keys(byType)).toHaveLength(32);
     expect(byType['14']).toContain('claude-3-5-sonnet-20241022');
     await create({ name: 'listed', models: 'listed-model' });
     expect((await admin.get<string[]>('/channel/models')).body.data).toContain('listed-model');
