@@ -24,7 +24,8 @@ let channelId: number;
 
 beforeAll(async () => {
   s = await startTasksStack('mj_imagine');
-  kling = await startFakeKling({ accessKey: 'ak-test', secretKey: 'sk-secret-test', stepMs: 300, steps: 3 });
+  // Processing lasts about two seconds: several polls (300 ms) see it even on a busy machine.
+  kling = await startFakeKling({ accessKey: 'ak-test', secretKey: 'sk-secret-test', stepMs: 600, steps: 4 });
   channelId = await createChannel(s, {
     type: 50,
     baseUrl: kling.url,

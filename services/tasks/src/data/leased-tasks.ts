@@ -104,16 +104,27 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
     },
 
     /**
-     * Applies a poll that changed nothing to many tasks of one round at once (one statement
-     * instead of one per task): lease given back, next poll time, poll counted. Only the tasks
-     * still leased to `token` and unfinished change; returns how many did.
+     * Applies the same non-final poll result (`fields`, often none) to many tasks of one round at
+     * once (one statement instead of one per task): fields set, lease given back, next poll time,
+     * poll counted. Only the tasks still leased to `token` and unfinished change; returns how many did.
      */
-    async applyQuiet(ids: number[], token: string, next: { nextPollAt: number; poller: string }): Promise<number> {
+    async applyMany(
+      ids: number[],
+      token: string,
+      fields: Partial<T>,
+      next: { nextPollAt: number; poller: string },
+    ): Promise<number> {
       if (ids.length === 0) return 0;
       const r = await c.updateMany(
         { _id: { $in: ids }, lease_owner: token, final: false },
         {
-          $set: { lease_until: 0, lease_owner: '', next_poll_at: next.nextPollAt, updated_at: Date.now() },
+          $set: {
+            ...(fields as Record<string, unknown>),
+            lease_until: 0,
+            lease_owner: '',
+            next_poll_at: next.nextPollAt,
+            updated_at: Date.now(),
+          },
           $inc: { polls: 1 },
           $addToSet: { pollers: next.poller },
         },

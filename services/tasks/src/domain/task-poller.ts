@@ -58,16 +58,16 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
   };
 
   /**
-   * Applies a poll answer to a task. A poll that changes nothing (no new field, not final, no
-   * hold renewed) is only collected in `quiet` when given: the caller applies those in one
-   * statement (applyQuiet).
+   * Applies a poll answer to a task. With `batch` given, a result that does not finish the task
+   * (on a platform without change hooks) is only collected there, by its fields: the caller
+   * applies each distinct result to all its tasks in one statement (applyMany).
    */
   const apply = async (
     t: T,
     p: Partial<T>,
     now: number,
     nextPollAt = now + s.intervalMs,
-    quiet?: number[],
+    batch?: Map<string, { fields: Partial<T>; ids: number[] }>,
   ): Promise<void> => {
     const token = t.lease_owner;
     let finish = finishOf(p.status);
@@ -78,8 +78,12 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     if (finish) p = { ...platform.finished(now), ...p };
     else Object.assign(p, await renewal(t, now));
     const didChange = changed(t, p);
-    if (quiet && !finish && !didChange) {
-      quiet.push(t.id);
+    if (batch && !finish && (!didChange || !platform.changed)) {
+      const fields: Partial<T> = didChange ? p : {};
+      const key = JSON.stringify(fields);
+      const group = batch.get(key) ?? { fields, ids: [] as number[] };
+      group.ids.push(t.id);
+      batch.set(key, group);
       return;
     }
     const ok = await ops.applyPoll(t.id, token, p, {
@@ -113,13 +117,16 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     backoff.delete(channelId);
     // The next poll counts from the answer, not from the claim (claims of a big batch take time).
     const answeredAt = Date.now();
-    const quiet: number[] = [];
+    const batch = new Map<string, { fields: Partial<T>; ids: number[] }>();
     for (const t of tasks) {
-      await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, quiet);
+      await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, batch);
     }
     // Every task of a round carries the round's lease token.
     const token = tasks[0]?.lease_owner;
-    if (token) await ops.applyQuiet(quiet, token, { nextPollAt: answeredAt + s.intervalMs, poller: s.owner });
+    if (!token) return;
+    for (const { fields, ids } of batch.values()) {
+      await ops.applyMany(ids, token, fields, { nextPollAt: answeredAt + s.intervalMs, poller: s.owner });
+    }
   };
 
   let ticks = 0;

@@ -20,6 +20,8 @@ export interface FakeKling {
   queries: number;
   /** With `log: true`: when each task was queried (ms). */
   queryLog: Map<string, number[]>;
+  /** Creates a task as a submit would (the benchmark seeds thousands without HTTP); its id. */
+  create(kind: string, body: Record<string, unknown>): string;
   /** From this time on (ms) every unfinished task ends (succeed, or failed for "fail-me"); set by the benchmark. */
   finishAt: number;
   close(): Promise<void>;
@@ -81,6 +83,11 @@ export async function startFakeKling(opts: {
     queries: 0,
     queryLog: new Map(),
     finishAt: Number.POSITIVE_INFINITY,
+    create(kind, body) {
+      const id = `${Date.now()}${randomBytes(6).toString('hex')}`;
+      tasks.set(id, { kind, body, at: Date.now() });
+      return id;
+    },
     close: async () => undefined,
   };
   const rid = () => randomBytes(8).toString('hex');
@@ -133,8 +140,7 @@ export async function startFakeKling(opts: {
           return send(400, { code: 1201, message: 'image is required', request_id: rid() });
         if (String(body.prompt ?? '').includes('reject-me'))
           return send(400, { code: 1301, message: 'prompt triggered content risk control', request_id: rid() });
-        const id = `${Date.now()}${randomBytes(6).toString('hex')}`;
-        tasks.set(id, { kind, body, at: Date.now() });
+        const id = state.create(kind, body);
         return send(200, { code: 0, message: 'SUCCEED', request_id: rid(), data: view(id) });
       }
       const one = /^\/v1\/videos\/(text2video|image2video)\/([^/]+)$/.exec(url.pathname);
