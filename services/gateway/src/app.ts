@@ -13,6 +13,7 @@ import {
   pingRedis,
   stopStack,
   topicName,
+  trustedProxies,
 } from '@aigw/common';
 import {
   PricingService,
@@ -26,6 +27,7 @@ import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { proxyUpgrades } from './transport/http/proxy.ts';
 import { createServer } from './transport/http/server.ts';
 import { auditSink } from './transport/kafka/audit.ts';
 
@@ -76,6 +78,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       });
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;
+      // WebSocket upgrades (/v1/realtime) pass to the relay like its HTTP routes.
+      if (config.RELAY_HTTP_URL)
+        proxyUpgrades(
+          server.server,
+          config.RELAY_HTTP_URL,
+          trustedProxies(config.TRUSTED_PROXIES || config.TRUST_PROXY || ''),
+        );
       stack.add(() => server.close());
       // Readiness and liveness (the options consumer) on the ops port only.
       const consumers = consumerRegistry();
