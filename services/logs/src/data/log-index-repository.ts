@@ -159,6 +159,8 @@ export function logIndexRepository(conn: Connection) {
       const groups = groupsOf(logs);
       const writes: Promise<unknown>[] = [];
       const dirWrites: Promise<void>[] = [];
+      // Block and name updates need no answer: one bulk write (one command, not hundreds).
+      const bulk: mongo.AnyBulkWriteOperation<IndexDoc>[] = [];
       for (const [scope, hours] of groups) {
         const perDay = new Map<number, [number, Indexable[]][]>();
         for (const [hour, list] of hours) {
@@ -188,13 +190,13 @@ export function logIndexRepository(conn: Connection) {
                   perBlock.set(k, set);
                 });
                 for (const [k, set] of perBlock) {
-                  writes.push(
-                    ix.updateOne(
-                      { _id: blockId(scope, hour, k) },
-                      { $set: set, $setOnInsert: { hour } } as mongo.UpdateFilter<IndexDoc>,
-                      { upsert: true },
-                    ),
-                  );
+                  bulk.push({
+                    updateOne: {
+                      filter: { _id: blockId(scope, hour, k) },
+                      update: { $set: set, $setOnInsert: { hour } } as mongo.UpdateFilter<IndexDoc>,
+                      upsert: true,
+                    },
+                  });
                 }
               }
             })(),
@@ -205,11 +207,7 @@ export function logIndexRepository(conn: Connection) {
       for (const l of logs)
         if (l.username && !knownNames.has(`${l.username}|${l.user_id}`)) names.set(l.username, l.user_id);
       for (const [name, id] of names) {
-        writes.push(
-          ix
-            .updateOne({ _id: `n|${name}` }, { $addToSet: { ids: id } }, { upsert: true })
-            .then(() => knownNames.add(`${name}|${id}`)),
-        );
+        bulk.push({ updateOne: { filter: { _id: `n|${name}` }, update: { $addToSet: { ids: id } }, upsert: true } });
       }
       const first = Math.min(...logs.map((l) => dayOf(l.created_at)));
       if (first < knownFirst) {
@@ -222,6 +220,8 @@ export function logIndexRepository(conn: Connection) {
         );
       }
       await Promise.all(dirWrites);
+      if (bulk.length) await ix.bulkWrite(bulk, { ordered: false });
+      for (const [name, id] of names) knownNames.add(`${name}|${id}`);
       await Promise.all(writes);
     },
 
@@ -351,7 +351,7 @@ export function logIndexRepository(conn: Connection) {
                   tpm += x.e[E.tokens];
                 }
               }
-              if (list.every((x) => x.e[E.createdAt] < since - 60)) break scan;
+              if (list.length > 0 && list.every((x) => x.e[E.createdAt] < since - 60)) break scan;
             }
           }
         }
