@@ -8,6 +8,8 @@ interface PricingJson {
   model_ratio: number;
   model_price: number;
   completion_ratio: number;
+  audio_ratio: number;
+  audio_completion_ratio: number;
   enable_groups: string[];
 }
 type PricingAnswer = { success: boolean; data: PricingJson[]; group_ratio: Record<string, number> };
@@ -60,5 +62,24 @@ describe('pricing through the gateway', () => {
     expect((await root.post('/option/rest_model_ratio')).body.success).toBe(true);
     const reset = await eventually(pricing, (p) => p.data.find((m) => m.model_name === 'gpt-4o')?.model_ratio === 1.25);
     expect(reset.data.find((m) => m.model_name === 'claude-3-5-sonnet-20241022')?.model_ratio).toBe(1.5);
+  });
+
+  it('when an audio model is offered, then its audio input and output ratios are priced; an AudioRatio option adds one', async () => {
+    const res = await admin.post('/channel/', {
+      name: 'c',
+      type: 1,
+      key: 'k',
+      models: 'gpt-4o-audio-preview',
+      group: 'default',
+    });
+    expect(res.body.success).toBe(true);
+    const p = await eventually(pricing, (r) => r.data.some((m) => m.model_name === 'gpt-4o-audio-preview'));
+    const audio = p.data.find((m) => m.model_name === 'gpt-4o-audio-preview');
+    expect(audio).toMatchObject({ quota_type: 0, audio_ratio: 16, audio_completion_ratio: 2 });
+    expect(p.data.find((m) => m.model_name === 'gpt-4o')).toMatchObject({ audio_ratio: 0, audio_completion_ratio: 0 });
+    expect(p.data.find((m) => m.model_name === 'dall-e-3')).toMatchObject({ audio_ratio: 0 });
+    await setOptions(stack, { AudioRatio: '{"gpt-4o":7}' });
+    const set = await eventually(pricing, (r) => r.data.find((m) => m.model_name === 'gpt-4o')?.audio_ratio === 7);
+    expect(set.data.find((m) => m.model_name === 'gpt-4o')?.audio_completion_ratio).toBe(1);
   });
 });

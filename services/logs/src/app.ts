@@ -72,6 +72,12 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         .then((n) => n > 0 && logger.info({ logs: n }, 'older pending logs folded into buckets'))
         .catch((err) => logger.warn({ err }, 'folding older pending logs failed'));
 
+      // Logs stored before the lists: listed once, in the background (queries scan until then).
+      void repo
+        .buildLists()
+        .then((n) => n > 0 && logger.info({ logs: n }, 'older logs added to the lists'))
+        .catch((err) => logger.warn({ err }, 'listing older logs failed'));
+
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
         services: [service(LogsService, logsHandlers(logsService(repo)))],

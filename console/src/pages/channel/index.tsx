@@ -36,6 +36,7 @@ import {
   updateChannel,
   updateChannelBalance,
 } from '../../api/channel.ts';
+import { useIsMobile } from '../../layout/use-mobile.ts';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
@@ -94,6 +95,7 @@ function StatusTag({ channel }: { channel: Channel }) {
 
 /** 管理渠道: search, paged table with inline priority/weight, row actions, bulk actions, drawer. */
 export default function ChannelPage() {
+  const mobile = useIsMobile();
   const t = useT();
   const { status } = useStatus();
   const [rows, setRows] = useState<Channel[]>([]);
@@ -338,9 +340,10 @@ export default function ChannelPage() {
     },
     {
       title: tr('common.actions'),
-      // With the columns before it, 1144 px: the table fits a 1440 px screen without scrolling.
+      // With the columns before it, 1144 px: the table fits a 1440 px screen without scrolling. On
+      // a phone it scrolls with the row (fixed, it left the name and the values 40 px).
       width: 240,
-      fixed: 'right',
+      ...(mobile ? {} : { fixed: 'right' as const }),
       render: (_v, c) => (
         <Space wrap size={4}>
           <Dropdown.Button
@@ -499,7 +502,7 @@ export default function ChannelPage() {
         rowClassName={(c) => (c.status === 1 ? '' : 'aigw-row-disabled')}
         rowSelection={{
           type: 'checkbox',
-          fixed: true,
+          fixed: !mobile,
           selectedRowKeys: selected,
           onChange: (keys) => setSelected(keys as number[]),
         }}

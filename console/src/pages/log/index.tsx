@@ -131,21 +131,29 @@ export default function LogPage() {
     {
       title: tr('log.time'),
       dataIndex: 'created_at',
-      width: 170,
-      render: (v: number) => <span className="aigw-nowrap">{timeText(v)}</span>,
+      // Date over time: two short lines leave the width to the details.
+      width: mobile ? 170 : 100,
+      render: (v: number) => {
+        const [date, time] = timeText(v).split(' ');
+        return (
+          <span className="aigw-log-time">
+            <span>{date}</span> <span>{time}</span>
+          </span>
+        );
+      },
     },
     ...(admin
       ? [
           {
             title: tr('common.channel'),
             dataIndex: 'channel',
-            width: 80,
+            width: 60,
             render: (v: number, r: LogEntry) => (r.type === 2 || r.type === 5 ? <Tag color="arcoblue">{v}</Tag> : null),
           },
           {
             title: tr('log.user'),
             dataIndex: 'username',
-            width: 110,
+            width: 88,
             render: (v: string, r: LogEntry) =>
               v ? (
                 <Typography.Text className="aigw-log-user" onClick={() => void openSummary(r.user_id)}>
@@ -158,26 +166,26 @@ export default function LogPage() {
     {
       title: tr('log.token'),
       dataIndex: 'token_name',
-      width: 120,
+      width: 84,
       render: (v: string) => (v ? <CutTag text={v} color="gray" /> : null),
     },
-    { title: tr('common.type'), dataIndex: 'type', width: 80, render: (v: number) => logTypeTag(v) },
+    { title: tr('common.type'), dataIndex: 'type', width: 64, render: (v: number) => logTypeTag(v) },
     {
       title: tr('common.model'),
       dataIndex: 'model_name',
-      width: 170,
+      width: 124,
       render: (v: string) => (v ? <CutTag text={v} color="arcoblue" /> : null),
     },
     {
       title: tr('log.timeFirstToken'),
       dataIndex: 'use_time',
-      width: 170,
+      width: mobile ? 170 : 100,
       render: (v: number, r: LogEntry) => {
         if (r.type !== 2 && r.type !== 5) return null;
         const other = parseOther(r.other);
         const frt = (other.frt ?? 0) / 1000;
         return (
-          <Space size={4} wrap={false}>
+          <Space size={4} wrap={!mobile} className="aigw-log-times">
             <Tag color={timeColor(v)}>{v} s</Tag>
             {r.is_stream && frt > 0 ? <Tag color={frtColor(frt)}>{frt.toFixed(1)} s</Tag> : null}
             <Tag color={r.is_stream ? 'blue' : 'purple'}>{r.is_stream ? tr('log.stream') : tr('log.nonStream')}</Tag>
@@ -188,19 +196,19 @@ export default function LogPage() {
     {
       title: tr('log.prompt'),
       dataIndex: 'prompt_tokens',
-      width: 80,
+      width: 60,
       render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
     },
     {
       title: tr('log.completion'),
       dataIndex: 'completion_tokens',
-      width: 80,
+      width: 60,
       render: (v: number, r: LogEntry) => (r.type === 2 ? v : null),
     },
     {
       title: tr('log.cost'),
       dataIndex: 'quota',
-      width: 120,
+      width: 92,
       render: (v: number, r: LogEntry) =>
         r.type === 2 || r.type === 1 || r.type === 3 ? (
           <span className="aigw-nowrap aigw-log-cost">{renderQuota(v, status, 6)}</span>
@@ -212,7 +220,7 @@ export default function LogPage() {
             title: tr('log.retries'),
             dataIndex: 'other',
             key: 'retry',
-            width: 140,
+            width: mobile ? 140 : 72,
             render: (v: string, r: LogEntry) => {
               const used = parseOther(v).admin_info?.use_channel ?? [];
               return (r.type === 2 || r.type === 5) && used.length > 1
@@ -225,8 +233,9 @@ export default function LogPage() {
     {
       title: tr('log.details'),
       dataIndex: 'content',
-      // Holds the rest of the row, never less than about twenty characters.
-      width: 280,
+      // Holds the rest of the row (at 1440 px about twenty characters and more); on a phone the
+      // table scrolls sideways.
+      ...(mobile ? { width: 280 } : {}),
       className: 'aigw-log-content',
       render: (v: string) => (
         <Typography.Ellipsis rows={2} showTooltip>
@@ -318,7 +327,10 @@ export default function LogPage() {
         loading={loading}
         columns={columns}
         data={rows}
-        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 48) }}
+        className="aigw-log-table"
+        // The fixed widths plus 200 px of details: at 1440 px the whole row fits, cost and details
+        // included; narrower screens scroll sideways.
+        scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 40 + (mobile ? 0 : 200)) }}
         expandedRowRender={(r) => <LogDetails log={r} admin={admin} />}
         pagination={{
           current: page,

@@ -23,6 +23,9 @@ export interface PricingEntryView {
   modelRatio: number;
   modelPrice: number;
   completionRatio: number;
+  /** 0: no audio price of its own. */
+  audioRatio: number;
+  audioCompletionRatio: number;
   enableGroups: string[];
 }
 
@@ -113,17 +116,25 @@ export function pricingService(deps: {
     async pricing(): Promise<{ items: PricingEntryView[]; groupRatio: Record<string, number> }> {
       const { modelRatio, modelPrice, groupRatio } = ratios();
       const explicitCompletion = map('CompletionRatio');
+      const explicitAudio = map('AudioRatio');
+      const explicitAudioCompletion = map('AudioCompletionRatio');
       const offered = await deps.modelGroups();
       const items = offered
         .map(({ model, groups }) => {
           const price = modelPrice[model];
           const perCall = typeof price === 'number';
+          // Audio tokens have a price of their own where a ratio exists (option or family rule);
+          // audio output without its own ratio costs as much as audio input (the relay's 1).
+          const audio = perCall ? undefined : audioRatioOf(model, explicitAudio);
           return {
             modelName: model,
             quotaType: perCall ? 1 : 0,
             modelRatio: perCall ? 0 : (modelRatio[model] ?? 0),
             modelPrice: perCall ? price : 0,
             completionRatio: perCall ? 0 : completionRatioOf(model, explicitCompletion),
+            audioRatio: audio ?? 0,
+            audioCompletionRatio:
+              audio === undefined ? 0 : (audioCompletionRatioOf(model, explicitAudioCompletion) ?? 1),
             enableGroups: [...groups].sort(),
           };
         })

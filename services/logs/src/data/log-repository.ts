@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { nextSequence } from '@aigw/common';
 import type { Connection } from 'mongoose';
+import type { Indexable } from '../domain/log-index.ts';
 import {
   type Bucket,
   bucketDeltas,
@@ -15,6 +16,7 @@ import {
   type NewLog,
   type OffsetLog,
 } from '../domain/log-record.ts';
+import { logIndexRepository } from './log-index-repository.ts';
 
 export interface LogQuery {
   type?: number;
@@ -37,7 +39,14 @@ interface BucketDoc extends Omit<Bucket, 'key'> {
 }
 
 /** A stored log: new ones are keyed by their event id (an `_id` lookup is all FerretDB indexes). */
-type StoredLog = LogDoc & { _id: string };
+type StoredLog = LogDoc & { _id: string; ix?: number };
+
+/** A stored log to add to the lists, with the offset it was read at (`fresh`: stored just now). */
+export interface ToIndex {
+  log: Indexable & { hidden?: boolean };
+  offset: number;
+  fresh: boolean;
+}
 
 function toFilter(q: LogQuery): Record<string, unknown> {
   const f: Record<string, unknown> = { hidden: { $ne: true } };
@@ -57,11 +66,20 @@ function toFilter(q: LogQuery): Record<string, unknown> {
   return f;
 }
 
-export function logRepository(conn: Connection) {
+/** `lists: false` answers queries by scanning the collection, as before the lists (tests compare). */
+export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) {
   const logs = conn.collection<StoredLog>('logs');
   const buckets = conn.collection<BucketDoc>('quota_data');
   /** Per bucket and partition: the offset the bucket holds (this process's last read or write). */
   const watermarks = new Map<string, number>();
+  const index = logIndexRepository(conn);
+  /** Whether the lists hold every log (checked until they do; then for good). */
+  let listsBuilt = false;
+  const useLists = async () => {
+    if (opts.lists === false) return false;
+    if (!listsBuilt) listsBuilt = await index.built();
+    return listsBuilt;
+  };
 
   return {
     async ensureIndexes(): Promise<void> {
@@ -80,14 +98,19 @@ export function logRepository(conn: Connection) {
      * (`src`): a redelivery, whose aggregation may not have finished. A second publish of an
      * event (another offset) is neither: it was logged and summed once already.
      */
-    async insertBatch(docs: (NewLog & { src: string })[]): Promise<{ inserted: Set<string>; replayed: Set<string> }> {
+    async insertBatch(
+      docs: (NewLog & { src: string })[],
+    ): Promise<{ inserted: Set<string>; replayed: Set<string>; ids: Map<string, number> }> {
       const firstOf = new Set<string>();
       const unique = docs.filter((d) => !firstOf.has(d.event_id) && firstOf.add(d.event_id));
       const inserted = new Set<string>();
       const replayed = new Set<string>();
-      if (unique.length === 0) return { inserted, replayed };
+      const ids = new Map<string, number>();
+      if (unique.length === 0) return { inserted, replayed, ids };
       const last = await nextSequence(conn, 'logs', unique.length);
-      const rows = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i }));
+      // ix: listed by the consumer (logs without it predate the lists and are backfilled).
+      const rows = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i, ix: 1 }));
+      for (const r of rows) ids.set(r.event_id, r.id);
       const dups: (NewLog & { src: string })[] = [];
       try {
         await logs.insertMany(rows, { ordered: false });
@@ -106,10 +129,77 @@ export function logRepository(conn: Connection) {
       for (const d of unique) if (!dupIds.has(d.event_id)) inserted.add(d.event_id);
       // Only redeliveries get here: a lookup per duplicate, by _id.
       const seen = await Promise.all(
-        dups.map((d) => logs.findOne({ _id: d.event_id }, { projection: { src: 1 } }).then((r) => [d, r] as const)),
+        dups.map((d) =>
+          logs.findOne({ _id: d.event_id }, { projection: { src: 1, id: 1 } }).then((r) => [d, r] as const),
+        ),
       );
-      for (const [d, r] of seen) if (r?.src === d.src) replayed.add(d.event_id);
-      return { inserted, replayed };
+      for (const [d, r] of seen) {
+        if (r?.src !== d.src) continue;
+        replayed.add(d.event_id);
+        ids.set(d.event_id, r.id);
+      }
+      return { inserted, replayed, ids };
+    },
+
+    /**
+     * Adds a partition's stored logs to the lists: those stored now, and redelivered ones above
+     * the offset the lists hold for the partition (`key`: topic and partition). Hidden logs are not
+     * listed.
+     */
+    async indexBatch(key: string, rows: ToIndex[], lastOffset: number): Promise<void> {
+      const wm = rows.some((r) => !r.fresh) ? await index.watermark(key) : -1;
+      await index.add(rows.filter((r) => !r.log.hidden && (r.fresh || r.offset > wm)).map((r) => r.log));
+      await index.raiseWatermark(key, lastOffset);
+    },
+
+    /**
+     * Lists the logs stored before the lists existed (once; resumes after a restart by id), then
+     * lets queries use the lists. One pass over the collection.
+     */
+    async buildLists(): Promise<number> {
+      const m = await index.meta();
+      if (m.built) return 0;
+      const cursor = logs
+        .find(
+          { ix: { $exists: false }, hidden: { $ne: true }, id: { $gt: m.backfilled ?? 0 } },
+          {
+            projection: {
+              id: 1,
+              event_id: 1,
+              created_at: 1,
+              type: 1,
+              quota: 1,
+              tokens: 1,
+              prompt_tokens: 1,
+              completion_tokens: 1,
+              user_id: 1,
+              username: 1,
+              token_name: 1,
+              model_name: 1,
+              channel: 1,
+              group: 1,
+            },
+          },
+        )
+        .sort({ id: 1 })
+        .batchSize(2_000);
+      let chunk: Indexable[] = [];
+      let n = 0;
+      const flush = async () => {
+        if (chunk.length === 0) return;
+        await index.add(chunk);
+        await index.markBuilt(chunk[chunk.length - 1]?.id ?? 0);
+        n += chunk.length;
+        chunk = [];
+      };
+      for await (const l of cursor) {
+        chunk.push({ ...l, tokens: l.tokens ?? (l.prompt_tokens ?? 0) + (l.completion_tokens ?? 0) });
+        if (chunk.length >= 2_000) await flush();
+      }
+      await flush();
+      await index.markBuilt(null);
+      listsBuilt = true;
+      return n;
     },
 
     /**
@@ -170,6 +260,13 @@ export function logRepository(conn: Connection) {
     },
 
     async find(q: LogQuery, page: number, pageSize: number): Promise<{ items: LogDoc[]; total: number }> {
+      if (await useLists()) {
+        const { eventIds, total } = await index.page(q, page, pageSize);
+        if (eventIds.length === 0) return { items: [], total };
+        const found = await logs.find({ _id: { $in: eventIds } }).toArray();
+        const byId = new Map(found.map(({ _id, ix: _ix, ...l }) => [_id, l as LogDoc]));
+        return { items: eventIds.map((id) => byId.get(id)).filter((l): l is LogDoc => l !== undefined), total };
+      }
       const filter = toFilter(q);
       const [items, total] = await Promise.all([
         logs
@@ -185,6 +282,7 @@ export function logRepository(conn: Connection) {
 
     /** Quota over the filter; requests and tokens over the last 60 seconds. */
     async stat(q: LogQuery, now = Math.floor(Date.now() / 1000)): Promise<{ quota: number; rpm: number; tpm: number }> {
+      if (await useLists()) return index.stat(q, now);
       const filter = toFilter({ ...q, type: 2 });
       const recentFilter = toFilter({ ...q, type: 2, start: now - 60, end: undefined });
       const sum = async (f: Record<string, unknown>) => {
@@ -209,6 +307,7 @@ export function logRepository(conn: Connection) {
 
     async deleteBefore(ts: number): Promise<number> {
       const res = await logs.deleteMany({ created_at: { $lt: ts } });
+      await index.cut(ts);
       return res.deletedCount;
     },
 

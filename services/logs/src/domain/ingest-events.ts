@@ -4,8 +4,8 @@
  * partition offset it recorded (a replay, or a batch cut differently after a crash, adds nothing).
  */
 import type { AuditEvent, UsageEvent } from '@aigw/proto/events/v1/events';
-import type { LogRepository } from '../data/log-repository.ts';
-import { logFromAudit, logFromUsage, type OffsetLog } from './log-record.ts';
+import type { LogRepository, ToIndex } from '../data/log-repository.ts';
+import { logFromAudit, logFromUsage, type NewLog, type OffsetLog } from './log-record.ts';
 
 /** An event with where it was read (one partition per batch, in offset order). */
 export interface ReadEvent<E> {
@@ -14,7 +14,28 @@ export interface ReadEvent<E> {
   offset: string;
 }
 
-export type IngestRepo = Pick<LogRepository, 'insertBatch' | 'applyBuckets'>;
+export type IngestRepo = Pick<LogRepository, 'insertBatch' | 'applyBuckets' | 'indexBatch'>;
+
+/** The batch's stored logs (first copy of an event id) for the lists, with their ids. */
+function listed<E>(
+  docs: NewLog[],
+  batch: ReadEvent<E>[],
+  r: { inserted: Set<string>; replayed: Set<string>; ids: Map<string, number> },
+): ToIndex[] {
+  const out: ToIndex[] = [];
+  const taken = new Set<string>();
+  docs.forEach((d, i) => {
+    const b = batch[i];
+    const id = r.ids.get(d.event_id);
+    if (!b || id === undefined || taken.has(d.event_id)) return;
+    if (!r.inserted.has(d.event_id) && !r.replayed.has(d.event_id)) return;
+    taken.add(d.event_id);
+    out.push({ log: { ...d, id }, offset: Number(b.offset), fresh: r.inserted.has(d.event_id) });
+  });
+  return out;
+}
+
+const lastOffset = <E>(batch: ReadEvent<E>[]) => Math.max(...batch.map((b) => Number(b.offset)));
 
 /** Logs a batch of usage events and sums its consumption logs into their buckets. */
 export async function ingestUsage(
@@ -25,7 +46,9 @@ export async function ingestUsage(
   const first = batch[0];
   if (!first) return { inserted: 0, summed: 0 };
   const docs = batch.map((b) => ({ ...logFromUsage(b.event, flags), src: `${b.partition}:${b.offset}` }));
-  const { inserted, replayed } = await repo.insertBatch(docs);
+  const stored = await repo.insertBatch(docs);
+  const { inserted, replayed } = stored;
+  await repo.indexBatch(`usage|p${first.partition}`, listed(docs, batch, stored), lastOffset(batch));
   const rows: OffsetLog[] = [];
   // One event id twice in a batch: the first copy is the one stored, and the one summed.
   const taken = new Set<string>();
@@ -42,7 +65,10 @@ export async function ingestUsage(
 
 /** Logs a batch of audit events (top-up, admin, system). */
 export async function ingestAudit(repo: IngestRepo, batch: ReadEvent<AuditEvent>[]): Promise<{ inserted: number }> {
+  const first = batch[0];
+  if (!first) return { inserted: 0 };
   const docs = batch.map((b) => ({ ...logFromAudit(b.event), src: `${b.partition}:${b.offset}` }));
-  const { inserted } = await repo.insertBatch(docs);
-  return { inserted: inserted.size };
+  const stored = await repo.insertBatch(docs);
+  await repo.indexBatch(`audit|p${first.partition}`, listed(docs, batch, stored), lastOffset(batch));
+  return { inserted: stored.inserted.size };
 }

@@ -1,0 +1,360 @@
+/**
+ * What the route table's pages show (issue 14, item 7), as an anonymous visitor, as a newly
+ * registered user and as root, at 1440 px and at 390 px: on each page the values the test stored
+ * or caused are on the screen, compared with what the API answers (the wallet balance, a token's
+ * name and quota, a log's model, token and cost, the dashboard's requests and tokens, a channel,
+ * a redemption code, a user, the audio prices of the pricing page, the About text).
+ *
+ * Screenshots: the pages without changing data (login, register, about and pricing as a visitor)
+ * are compared pixel by pixel with the baselines in console/e2e/baselines (pixelmatch, at most
+ * 0.2 % of the pixels differing). E2E_UPDATE_BASELINES=1 writes them anew; every screenshot of
+ * the walk is also written to E2E_SCREENSHOTS when set.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import pixelmatch from 'pixelmatch';
+import type { Page } from 'playwright-core';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProvider, startFakeProvider } from '../../services/relay/test/fakes/fake-provider.ts';
+import {
+  clientsFor,
+  createChannel,
+  eventually,
+  type RelayStack,
+  routable,
+  setOption,
+} from '../../services/relay/test/relay-harness.ts';
+import { type Harness, login, startHarness, toast } from './money-support.ts';
+
+const BASELINES = resolve(import.meta.dirname, 'baselines');
+/** Share of pixels that may differ from a baseline (antialiasing of text on another run). */
+const MAX_DIFF = 0.002;
+const WIDTHS = [
+  { name: '1440', width: 1440, height: 900 },
+  { name: '390', width: 390, height: 844 },
+] as const;
+
+const MODEL = 'walk-model';
+const AUDIO_MODEL = 'gpt-4o-audio-preview';
+const ABOUT = 'Walk about text: the gateway of the walk.';
+
+interface Json {
+  success: boolean;
+  message?: string;
+  data?: unknown;
+}
+
+/** The console's API from inside the page (its session cookie and user header). */
+function api<T>(page: Page, method: string, path: string, body?: unknown): Promise<T & Json> {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const id = JSON.parse(localStorage.getItem('user') ?? '{}').id ?? 0;
+      const res = await fetch(path, {
+        method,
+        headers: { 'Content-Type': 'application/json', 'New-Api-User': String(id) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return res.json();
+    },
+    { method, path, body },
+  ) as Promise<T & Json>;
+}
+
+async function open(page: Page, route: string): Promise<void> {
+  await page.goto(route);
+  await page.waitForLoadState('networkidle').catch(() => undefined);
+  // Arco's transitions finish within 300 ms.
+  await page.waitForTimeout(350);
+}
+
+/**
+ * A text on the screen: scrolled to (the table scrolls sideways on a phone), inside the viewport,
+ * and at its centre the element itself, not something covering it (a fixed column, a drawer).
+ */
+async function shows(page: Page, text: string, where = 'body'): Promise<void> {
+  const el = page.locator(where).getByText(text, { exact: false }).first();
+  await el.waitFor({ state: 'visible', timeout: 15_000 });
+  await el.scrollIntoViewIfNeeded();
+  const seen = await el.evaluate((node) => {
+    const r = node.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x > window.innerWidth || y > window.innerHeight) return `outside the viewport at ${x},${y}`;
+    const hit = document.elementFromPoint(x, y);
+    // The element, a part of it, or the box it sits in (an inline text's centre can fall between
+    // its lines); anything else (a fixed column, a drawer) covers it.
+    if (!hit || !(hit === node || node.contains(hit) || hit.contains(node)))
+      return `covered by ${hit?.className ?? 'nothing'}`;
+    return 'shown';
+  });
+  expect(seen, `"${text}" in ${where}`).toBe('shown');
+}
+
+async function shot(page: Page, name: string): Promise<Buffer> {
+  const png = await page.screenshot({ animations: 'disabled', caret: 'hide' });
+  const dir = process.env.E2E_SCREENSHOTS;
+  if (dir) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, `${name}.png`), png);
+  }
+  return png;
+}
+
+/** Share of differing pixels between a screenshot and its baseline (1 when the sizes differ). */
+function diffShare(a: Buffer, b: Buffer): number {
+  const x = PNG.sync.read(a);
+  const y = PNG.sync.read(b);
+  if (x.width !== y.width || x.height !== y.height) return 1;
+  const differing = pixelmatch(x.data, y.data, null, x.width, x.height, { threshold: 0.1 });
+  return differing / (x.width * x.height);
+}
+
+/** Compares with the stored baseline (or stores it when asked to). */
+function againstBaseline(name: string, png: Buffer): number {
+  const file = join(BASELINES, `${name}.png`);
+  if (process.env.E2E_UPDATE_BASELINES === '1') {
+    mkdirSync(BASELINES, { recursive: true });
+    writeFileSync(file, png);
+    return 0;
+  }
+  if (!existsSync(file)) throw new Error(`no baseline ${file} (E2E_UPDATE_BASELINES=1 writes it)`);
+  return diffShare(png, readFileSync(file));
+}
+
+describe('screen walk (browser)', () => {
+  let h: Harness;
+  let s: RelayStack;
+  let fake: FakeProvider;
+  let quotaPerUnit = 500_000;
+  /** Dollars as the console shows them. */
+  const dollars = (quota: number, digits: number) => `$${(quota / quotaPerUnit).toFixed(digits)}`;
+
+  beforeAll(async () => {
+    h = await startHarness(['users', 'channels', 'billing', 'logs', 'relay', 'gateway']);
+    s = clientsFor(h.stack);
+    fake = await startFakeProvider({ kind: 'openai', key: 'k', reply: 'one two three four', promptTokens: 12 });
+    await setOption(s, 'ModelRatio', JSON.stringify({ [MODEL]: 2.5, [AUDIO_MODEL]: 1.25 }));
+    await setOption(s, 'About', ABOUT);
+    await createChannel(s, {
+      type: 1,
+      baseUrl: fake.url,
+      key: 'k',
+      models: `${MODEL},${AUDIO_MODEL}`,
+      name: 'walk-channel',
+    });
+    const status = (await (await fetch(`${h.stack.gatewayUrl}/api/status`)).json()) as {
+      data: { quota_per_unit?: number };
+    };
+    quotaPerUnit = status.data.quota_per_unit || 500_000;
+  });
+  afterAll(async () => {
+    await fake?.close();
+    await h?.close();
+  });
+
+  it('when a visitor looks around, then the pages show the About text, the models with their audio prices, and the account forms; the still pages match their baselines', async () => {
+    const pricing = (await (await fetch(`${h.stack.gatewayUrl}/api/pricing`)).json()) as {
+      data: { model_name: string; model_ratio: number; audio_ratio: number; audio_completion_ratio: number }[];
+    };
+    await eventually(
+      async () => (await (await fetch(`${h.stack.gatewayUrl}/api/pricing`)).json()) as typeof pricing,
+      (p) => p.data.some((m) => m.model_name === AUDIO_MODEL),
+    );
+    const audio = ((await (await fetch(`${h.stack.gatewayUrl}/api/pricing`)).json()) as typeof pricing).data.find(
+      (m) => m.model_name === AUDIO_MODEL,
+    );
+    expect(audio?.audio_ratio).toBeGreaterThan(0);
+    const audioIn = (audio?.model_ratio ?? 0) * 2 * (audio?.audio_ratio ?? 0);
+    const audioOut = audioIn * (audio?.audio_completion_ratio ?? 0);
+
+    const { context, page } = await h.fresh();
+    await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
+    const diffs: Record<string, number> = {};
+    for (const w of WIDTHS) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      await open(page, '/about');
+      await shows(page, ABOUT);
+      diffs[`visitor-about-${w.name}`] = againstBaseline(
+        `visitor-about-${w.name}`,
+        await shot(page, `visitor-about-${w.name}`),
+      );
+
+      // The picture first: looking for a text scrolls the table on a phone.
+      await open(page, '/pricing');
+      await page.getByText(MODEL).first().waitFor({ state: 'visible' });
+      diffs[`visitor-pricing-${w.name}`] = againstBaseline(
+        `visitor-pricing-${w.name}`,
+        await shot(page, `visitor-pricing-${w.name}`),
+      );
+      await shows(page, MODEL);
+      await shows(page, `音频提示 $${audioIn.toFixed(4)} / 1M tokens`);
+      await shows(page, `音频补全 $${audioOut.toFixed(4)} / 1M tokens`);
+
+      await open(page, '/login');
+      await page.locator('input[name="username"]').waitFor({ state: 'visible' });
+      await page.locator('input[name="password"]').waitFor({ state: 'visible' });
+      diffs[`visitor-login-${w.name}`] = againstBaseline(
+        `visitor-login-${w.name}`,
+        await shot(page, `visitor-login-${w.name}`),
+      );
+
+      await open(page, '/register');
+      await page.locator('input[name="password2"]').waitFor({ state: 'visible' });
+      diffs[`visitor-register-${w.name}`] = againstBaseline(
+        `visitor-register-${w.name}`,
+        await shot(page, `visitor-register-${w.name}`),
+      );
+
+      // A login-guarded page sends the visitor to the login page.
+      await open(page, '/token');
+      await page.waitForURL('**/login**');
+    }
+    // The same page twice in a row is the same picture (the comparison itself is stable).
+    await open(page, '/login');
+    expect(diffShare(await shot(page, 'again-1'), await shot(page, 'again-2'))).toBe(0);
+    await context.close();
+    expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
+  });
+
+  it('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px', async () => {
+    const username = `walk${Date.now().toString(36).slice(-6)}`;
+    const root = await h.fresh();
+    await login(root.page, 'root', '123456');
+    const codes = await api<{ data: string[] }>(root.page, 'POST', '/api/redemption/', {
+      name: 'walk-code',
+      quota: 400_000,
+      count: 1,
+    });
+    expect(codes.success).toBe(true);
+
+    // Registration through the page.
+    const { context, page } = await h.fresh();
+    await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('/register');
+    await page.locator('input[name="username"]').fill(username);
+    await page.locator('input[name="password"]').fill('password123');
+    await page.locator('input[name="password2"]').fill('password123');
+    await page.locator('main form button[type="submit"]').click();
+    await page.waitForURL('**/login');
+    await login(page, username, 'password123');
+
+    // A token through the drawer; its key from the copy button.
+    await page.getByRole('button', { name: '添加令牌' }).click();
+    const drawer = page.locator('.arco-drawer');
+    await drawer.locator('input[name="token-name"]').fill('walk-token');
+    await drawer.getByRole('button', { name: '10$' }).click();
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '1 个令牌创建成功').waitFor();
+    const row = page.locator('tr', { hasText: 'walk-token' });
+    await row.getByRole('button', { name: '复制' }).click();
+    const key = await page.evaluate(() => navigator.clipboard.readText());
+    expect(key).toMatch(/^sk-/);
+
+    const redeemed = await api(page, 'POST', '/api/user/topup', { key: codes.data[0] });
+    expect(redeemed.success).toBe(true);
+    await routable(h.stack.relayUrl, key, MODEL);
+    const reply = await fetch(`${h.stack.relayUrl}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: MODEL, messages: [{ role: 'user', content: 'walk' }] }),
+    });
+    expect(reply.status).toBe(200);
+    await reply.text();
+
+    // What the API says, to compare with the screen.
+    type Log = {
+      model_name: string;
+      token_name: string;
+      quota: number;
+      prompt_tokens: number;
+      completion_tokens: number;
+    };
+    const logs = await eventually(
+      () => api<{ data: { items: Log[] } }>(page, 'GET', '/api/log/self/?p=1&page_size=10&type=2'),
+      (r) => (r.data?.items.length ?? 0) === 1,
+    );
+    const log = logs.data.items[0] as Log;
+    expect(log).toMatchObject({ model_name: MODEL, token_name: 'walk-token' });
+    expect(log.quota).toBeGreaterThan(0);
+    const self = await eventually(
+      () => api<{ data: { quota: number } }>(page, 'GET', '/api/user/self'),
+      (r) => r.data.quota === 400_000 - log.quota,
+    );
+    const tokens = await api<{ data: { items: { name: string; remain_quota: number }[] } }>(
+      page,
+      'GET',
+      '/api/token/?p=1&size=10',
+    );
+    const token = tokens.data.items.find((t) => t.name === 'walk-token');
+    expect(token).toBeDefined();
+
+    for (const w of WIDTHS) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      await open(page, '/token');
+      const tokenRow = page.locator('tr', { hasText: 'walk-token' });
+      await tokenRow.waitFor({ state: 'visible' });
+      await shows(page, dollars(token?.remain_quota ?? 0, 2), 'tr:has-text("walk-token")');
+      await shot(page, `user-token-${w.name}`);
+
+      await open(page, '/topup');
+      await shows(page, dollars(self.data.quota, 6), '.aigw-wallet-balance');
+      await shot(page, `user-topup-${w.name}`);
+
+      await open(page, '/log');
+      const logRow = page.locator('.arco-table-tr', { hasText: 'walk-token' }).first();
+      await logRow.waitFor({ state: 'visible' });
+      await shows(page, MODEL, '.arco-table-tr:has-text("walk-token")');
+      await shows(page, dollars(log.quota, 6), '.arco-table-tr:has-text("walk-token")');
+      await shows(page, String(log.prompt_tokens), '.arco-table-tr:has-text("walk-token")');
+      if (w.name === '1440') {
+        // The whole row is on the screen: model, cost and details need no sideways scrolling.
+        const inside = await logRow.evaluate((el) => {
+          const table = el.closest('.arco-table-content-inner, .arco-table-body') ?? el.parentElement;
+          return (table?.scrollWidth ?? 0) <= (table?.clientWidth ?? 0) + 1;
+        });
+        expect(inside, 'log table needs no sideways scroll at 1440 px').toBe(true);
+      }
+      await shot(page, `user-log-${w.name}`);
+
+      await open(page, '/detail');
+      await shows(page, String(log.prompt_tokens + log.completion_tokens), '.aigw-detail-totals');
+      await shows(page, dollars(log.quota, 2), '.aigw-detail-totals');
+      await shot(page, `user-detail-${w.name}`);
+
+      await open(page, '/setting');
+      await shows(page, username, '[data-card="profile"]');
+      await shot(page, `user-setting-${w.name}`);
+
+      await open(page, '/pricing');
+      await shows(page, MODEL);
+    }
+    await context.close();
+
+    // Root sees the user, the log with its user, the channel and the code.
+    for (const w of WIDTHS) {
+      await root.page.setViewportSize({ width: w.width, height: w.height });
+      await open(root.page, '/user');
+      await shows(root.page, username);
+      await shot(root.page, `root-user-${w.name}`);
+
+      await open(root.page, `/log`);
+      const adminRow = root.page.locator('.arco-table-tr', { hasText: username }).first();
+      await adminRow.waitFor({ state: 'visible' });
+      await shows(root.page, MODEL, `.arco-table-tr:has-text("${username}")`);
+      await shows(root.page, dollars(log.quota, 6), `.arco-table-tr:has-text("${username}")`);
+      await shot(root.page, `root-log-${w.name}`);
+
+      await open(root.page, '/channel');
+      await shows(root.page, 'walk-channel');
+      await shows(root.page, '已启用', 'tr:has-text("walk-channel")');
+      await shot(root.page, `root-channel-${w.name}`);
+
+      await open(root.page, '/redemption');
+      await shows(root.page, 'walk-code');
+      await shot(root.page, `root-redemption-${w.name}`);
+    }
+    await root.context.close();
+  });
+});
