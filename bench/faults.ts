@@ -976,7 +976,7 @@ function scenarioLines(x: {
     const served = reqs.filter((r) => r.ok && during(r.sentAt)).length;
     const lastSkip = skipped.reduce((m, r) => Math.max(m, r.sentAt), 0);
     lines.push(
-      `- During the stall: ${served} requests served; ${skipped.length} of them without a pre-consume (${skipped.length * PRICE} quota not reserved, all large-balance users; the last sent ${t(lastSkip)}), against the overspend bound of balance / RELAY_TRUST_FACTOR = ${f(RICH_QUOTA / 100, 0)} per user and replica.`,
+      `- Sent during the stall and served: ${served}; ${skipped.length} of them without a pre-consume (${skipped.length * PRICE} quota not reserved, all large-balance users; the last sent ${t(lastSkip)}; a backlogged relay decides later than the client sent), against the overspend bound of balance / RELAY_TRUST_FACTOR = ${f(RICH_QUOTA / 100, 0)} per user and replica.`,
     );
   }
   if (sc.kind === 'infra' || sc.kind === 'stall') {
