@@ -17,6 +17,12 @@ export interface LedgerOp {
   refusedBy?: string[];
   /** Decides the change from the state; throws an AppError to refuse (nothing is recorded). */
   decide(state: LedgerState): Change;
+  /**
+   * The caller's interest (a gRPC call's signal): an operation still queued when it is aborted
+   * (the caller's deadline passed) is dropped unrecorded, so a saturated ledger spends its rounds
+   * on callers still waiting (a relay that gave up on a pre-consume refunds it anyway).
+   */
+  signal?: AbortSignal;
 }
 
 /** The answer of a ledger operation; `replayed` when its id had been recorded before. */
@@ -230,7 +236,12 @@ export function walletLedger(
   async function pump(): Promise<void> {
     try {
       while (pending.length > 0) {
-        const batch = pending.splice(0, ROUND_LIMIT);
+        const batch = pending.splice(0, ROUND_LIMIT).filter((p) => {
+          if (!p.op.signal?.aborted) return true;
+          p.reject(new AppError('DEADLINE_EXCEEDED', '账户繁忙，请稍后重试'));
+          return false;
+        });
+        if (batch.length === 0) continue;
         await round(batch).catch((err) => {
           for (const p of batch) p.reject(err);
         });

@@ -101,7 +101,10 @@ export function walletService(deps: {
       return Promise.all(userIds.map(async (id) => walletView(id, await ledger.state(id, { fresh: false }))));
     },
 
-    async preConsume(req: { requestId: string; userId: number; tokenId: number; amount: number }) {
+    async preConsume(
+      req: { requestId: string; userId: number; tokenId: number; amount: number },
+      opts: { signal?: AbortSignal } = {},
+    ) {
       const rid = checkRequestId(req.requestId);
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
       let tokenLimited = false;
@@ -113,6 +116,7 @@ export function walletService(deps: {
       const { op } = await ledger.submit(req.userId, {
         id: `hold:${rid}`,
         refusedBy: [`close:${rid}`],
+        ...(opts.signal ? { signal: opts.signal } : {}),
         decide: (s) => {
           const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now: Date.now() });
           const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;

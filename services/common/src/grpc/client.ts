@@ -37,7 +37,8 @@ interface SharedChannel {
  */
 const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   'grpc.initial_reconnect_backoff_ms': 250,
-  'grpc.max_reconnect_backoff_ms': 5_000,
+  // A restarted peer is used within 2 s of listening again (docs/reliability.md, scenario 2).
+  'grpc.max_reconnect_backoff_ms': 2_000,
   'grpc.keepalive_time_ms': 30_000,
 };
 

@@ -12,8 +12,9 @@ export function walletHandlers(wallet: WalletService): ServiceImpl<typeof Wallet
     async getWallets(req) {
       return { wallets: await wallet.getMany(req.userIds) };
     },
-    async preConsume(req) {
-      return wallet.preConsume(req);
+    async preConsume(req, ctx) {
+      // A pre-consume whose caller gave up (deadline) is not applied if it is still queued.
+      return wallet.preConsume(req, { signal: ctx.signal });
     },
     async settle(req) {
       return wallet.settle(req);

@@ -166,8 +166,8 @@ export function relayEvents(
     }
   };
 
-  // One sender at a time keeps per-user order (same key, same partition); after an outage it
-  // sends the backlog back to back in batches of maxBatch.
+  // One sender at a time keeps per-user order (same key, same partition). Full batches (a
+  // backlog after an outage) go back to back; what is left of a batch waits for its linger.
   const kick = (): Promise<void> => {
     if (timer) {
       clearTimeout(timer);
@@ -188,9 +188,11 @@ export function relayEvents(
             queue = [];
             return;
           }
+          if (queue.length < maxBatch) break;
         }
       } finally {
         running = false;
+        if (queue.length > 0 && !timer) timer = setTimeout(() => void kick(), lingerMs);
         if (wasFull && buffered() < maxBuffered) {
           wasFull = false;
           logger.warn({ buffered: buffered() }, 'usage buffer has room again: serving');
