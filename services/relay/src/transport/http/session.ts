@@ -6,6 +6,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Redis } from '@aigw/common';
+import { RelayError } from '../../domain/relay-error.ts';
 
 export interface SessionUser {
   id: number;
@@ -41,7 +42,14 @@ export function sessionReader(redis: Redis, secret: string) {
     const mac = Buffer.from(raw.slice(dot + 1));
     const want = Buffer.from(createHmac('sha256', secret).update(sid).digest('base64url'));
     if (mac.length !== want.length || !timingSafeEqual(mac, want)) return undefined;
-    const json = await redis.get(`sess:${sid}`);
+    let json: string | null;
+    try {
+      json = await redis.get(`sess:${sid}`);
+    } catch {
+      // Sessions live in Redis only: without it the console's playground cannot be served (fail
+      // closed), but say so instead of an internal error. API keys keep working.
+      throw new RelayError(503, '会话服务暂不可用，请稍后重试', 'session_unavailable');
+    }
     if (!json) return undefined;
     let user: SessionUser;
     try {
