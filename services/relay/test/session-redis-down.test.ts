@@ -6,7 +6,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError } from '../src/domain/relay-error.ts';
@@ -25,20 +25,26 @@ function freePort(): Promise<number> {
   });
 }
 
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
 beforeAll(async () => {
   const port = await freePort();
   server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
     stdio: 'ignore',
   });
-  for (let i = 0; i < 100; i++) {
-    try {
-      redis = await connectRedis(`redis://127.0.0.1:${port}`);
-      redis.on('error', () => undefined); // reconnect attempts after the kill, expected
-      break;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  // Wait until it accepts connections, then connect once.
+  for (let i = 0; i < 100 && !(await accepts(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  redis = await connectRedis(`redis://127.0.0.1:${port}`);
+  redis.on('error', () => undefined); // reconnect attempts after the kill, expected
 });
 afterAll(() => {
   redis?.disconnect();
