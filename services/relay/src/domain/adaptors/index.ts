@@ -8,6 +8,7 @@ import { dify } from './dify.ts';
 import { gemini } from './gemini.ts';
 import { hunyuan } from './hunyuan.ts';
 import { jina } from './jina.ts';
+import { minimax } from './minimax.ts';
 import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
@@ -22,7 +23,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
  * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 18,
- * 21, 35, 36 (Suno, tasks service).
+ * 21, 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', undefined, { speaks: new Set(['responses']) }),
@@ -51,13 +52,14 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   ),
   23: hunyuan,
   33: bedrock,
+  35: minimax,
   37: dify,
   41: vertex,
   ...OPENAI_FAMILY,
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 35, 36] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 36] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

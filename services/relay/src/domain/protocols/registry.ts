@@ -11,6 +11,7 @@ import { cohereProtocol } from './cohere.ts';
 import { difyProtocol } from './dify.ts';
 import { geminiProtocol } from './gemini.ts';
 import { hunyuanProtocol } from './hunyuan.ts';
+import { minimaxProtocol } from './minimax.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
 import { responsesProtocol } from './responses.ts';
@@ -26,6 +27,7 @@ const PROTOCOLS = {
   hunyuan: hunyuanProtocol,
   baidu: baiduProtocol,
   dify: difyProtocol,
+  minimax: minimaxProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */

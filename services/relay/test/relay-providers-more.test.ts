@@ -1,0 +1,164 @@
+/**
+ * More providers end to end on the running stack, each against a fake speaking its wire format:
+ * MiniMax (35, chat completion v2 with `base_resp` errors inside HTTP 200).
+ * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
+ */
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
+import {
+  createChannel,
+  eventually,
+  modelName,
+  type RelayStack,
+  routable,
+  setOption,
+  startRelayStack,
+  userWithToken,
+} from './relay-harness.ts';
+
+let s: RelayStack;
+let minimax: FakeMinimax;
+
+beforeAll(async () => {
+  s = await startRelayStack();
+  minimax = await startFakeMinimax({ apiKey: 'mm-api-key' });
+  await setOption(s, 'RetryTimes', '0');
+});
+afterAll(async () => {
+  await s?.stop();
+  await minimax?.close();
+});
+
+async function billed(userId: number, model: string, count: number) {
+  const res = await eventually(
+    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 20 } }),
+    (r) => r.items.length >= count,
+  );
+  expect(res.items).toHaveLength(count);
+  let sum = 0;
+  for (const log of res.items) {
+    const o = JSON.parse(log.other) as { model_ratio: number; completion_ratio: number; group_ratio: number };
+    expect(log.quota).toBe(
+      Math.max(
+        1,
+        Math.round((log.promptTokens + log.completionTokens * o.completion_ratio) * o.model_ratio * o.group_ratio),
+      ),
+    );
+    sum += log.quota;
+  }
+  const used = await eventually(
+    async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
+    (v) => v >= sum,
+  );
+  expect(used).toBe(sum);
+  return res.items;
+}
+
+async function channelFor(type: number, key: string, upstream: string, baseUrl: string, other = '') {
+  const model = modelName('gpt-4o-mini');
+  const u = await userWithToken(s);
+  await createChannel(s, {
+    type,
+    baseUrl,
+    key,
+    models: model,
+    autoBan: 0,
+    other,
+    modelMapping: JSON.stringify({ [model]: upstream }),
+  });
+  await routable(s.stack.relayUrl, u.key, model);
+  return { model, u, client: new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 }) };
+}
+
+async function streamed(client: OpenAI, model: string, content: string) {
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content }],
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let text = '';
+  let usage: OpenAI.CompletionUsage | null | undefined;
+  let finish: string | null | undefined;
+  for await (const c of stream) {
+    text += c.choices[0]?.delta?.content ?? '';
+    finish = c.choices[0]?.finish_reason ?? finish;
+    if (c.usage) usage = c.usage;
+  }
+  return { text, usage, finish };
+}
+
+async function unbilled(userId: number) {
+  expect((await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0).toBe(0);
+}
+
+describe('MiniMax (chat completion v2)', () => {
+  it('when a client chats (whole and streamed), then the answers come in OpenAI format, the text once, and are billed', async () => {
+    const { model, u, client } = await channelFor(35, 'mm-api-key', 'abab6.5s-chat', minimax.url);
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: '你好' },
+      ],
+    });
+    expect(whole.choices[0]?.message.content).toBe('你好，我是 MiniMax');
+    expect(whole.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 6 });
+    const st = await streamed(client, model, '你好');
+    // The closing chunk repeats the whole text as `message`: the client must not get it twice.
+    expect(st.text).toBe('你好，我是 MiniMax');
+    expect(st.finish).toBe('stop');
+    expect(st.usage).toMatchObject({ prompt_tokens: 11, completion_tokens: 6 });
+    const sent = minimax.requests.slice(-2);
+    expect(sent.map((r) => [r.path, r.body.model, r.body.stream])).toEqual([
+      ['/v1/text/chatcompletion_v2', 'abab6.5s-chat', undefined],
+      ['/v1/text/chatcompletion_v2', 'abab6.5s-chat', true],
+    ]);
+    expect(sent[0]?.body.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: '你好' },
+    ]);
+    expect(sent[1]?.body.stream_options).toBeUndefined();
+    const logs = await billed(u.userId, model, 2);
+    expect(logs.map((l) => [l.promptTokens, l.completionTokens])).toEqual([
+      [11, 6],
+      [11, 6],
+    ]);
+  });
+
+  it('when the key is wrong, then MiniMax answers 1004 inside HTTP 200 and the client gets 401, unbilled', async () => {
+    const { model, u, client } = await channelFor(35, 'wrong-key', 'abab6.5s-chat', minimax.url);
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('1004: login fail');
+    const streamErr = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e) => e);
+    expect(streamErr.status).toBe(401);
+    await unbilled(u.userId);
+  });
+
+  it('when MiniMax answers 1002 (rate limit) or 1008 (balance), then the client gets 429 or 402', async () => {
+    const { model, u, client } = await channelFor(35, 'mm-api-key', 'abab6.5s-chat', minimax.url);
+    try {
+      minimax.set({ errorCode: 1002, errorMessage: 'rate limit exceeded(RPM)' });
+      const err = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+        .catch((e) => e);
+      expect(err.status).toBe(429);
+      expect(err.message).toContain('rate limit exceeded(RPM)');
+      minimax.set({ errorCode: 1008, errorMessage: 'insufficient balance' });
+      const err2 = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(err2.status).toBe(402);
+      expect(err2.message).toContain('insufficient balance');
+    } finally {
+      minimax.set({ errorCode: 0 });
+    }
+    await unbilled(u.userId);
+  });
+});
