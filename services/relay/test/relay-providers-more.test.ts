@@ -1,11 +1,15 @@
 /**
  * More providers end to end on the running stack, each against a fake speaking its wire format:
- * MiniMax (35, chat completion v2 with `base_resp` errors inside HTTP 200).
+ * MiniMax (35, chat completion v2 with `base_resp` errors inside HTTP 200), the AI Proxy
+ * knowledge base (21, `/api/library/ask` with the library id from `other`) and PaLM 2 (11,
+ * generateMessage with the key as a query parameter; no streaming upstream, no token counts).
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
 import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
+import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
 import {
   createChannel,
   eventually,
@@ -19,15 +23,21 @@ import {
 
 let s: RelayStack;
 let minimax: FakeMinimax;
+let aiproxy: FakeAiproxy;
+let palm: FakePalm;
 
 beforeAll(async () => {
   s = await startRelayStack();
   minimax = await startFakeMinimax({ apiKey: 'mm-api-key' });
+  aiproxy = await startFakeAiproxy({ apiKey: 'ap-key', libraryId: 'lib-42' });
+  palm = await startFakePalm({ apiKey: 'AIza-palm-key' });
   await setOption(s, 'RetryTimes', '0');
 });
 afterAll(async () => {
   await s?.stop();
   await minimax?.close();
+  await aiproxy?.close();
+  await palm?.close();
 });
 
 async function billed(userId: number, model: string, count: number) {
@@ -160,5 +170,133 @@ describe('MiniMax (chat completion v2)', () => {
       minimax.set({ errorCode: 0 });
     }
     await unbilled(u.userId);
+  });
+});
+
+describe('AI Proxy knowledge base (type 21)', () => {
+  const answer = '根据知识库，答案是 42\n\n参考文档：\n- [手册](https://kb.example/manual)';
+
+  it('when a client chats (whole and streamed), then the library answers with its documents and the estimated usage is billed', async () => {
+    const { model, u, client } = await channelFor(21, 'ap-key', 'gpt-3.5-turbo', aiproxy.url, 'lib-42');
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [
+        { role: 'user', content: '第一问' },
+        { role: 'assistant', content: '第一答' },
+        { role: 'user', content: '生命的意义是什么？' },
+      ],
+    });
+    expect(whole.choices[0]?.message.content).toBe(answer);
+    expect(whole.usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
+    const st = await streamed(client, model, '生命的意义是什么？');
+    expect(st.text).toBe(answer);
+    expect(st.finish).toBe('stop');
+    expect(st.usage?.completion_tokens).toBeGreaterThan(0);
+    const sent = aiproxy.requests.slice(-2);
+    expect(sent.map((r) => r.body)).toEqual([
+      { model: 'gpt-3.5-turbo', query: '生命的意义是什么？', libraryId: 'lib-42', stream: false },
+      { model: 'gpt-3.5-turbo', query: '生命的意义是什么？', libraryId: 'lib-42', stream: true },
+    ]);
+    const logs = await billed(u.userId, model, 2);
+    for (const l of logs) expect(l.completionTokens).toBeGreaterThan(0);
+  });
+
+  it('when the key is wrong, then AI Proxy answers success:false inside HTTP 200 and the client gets 401, unbilled', async () => {
+    const { model, u, client } = await channelFor(21, 'bad-key', 'gpt-3.5-turbo', aiproxy.url, 'lib-42');
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('Invalid Api-Key');
+    const streamErr = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e) => e);
+    expect(streamErr.status).toBe(401);
+    await unbilled(u.userId);
+  });
+
+  it('when the channel has no library id, then nothing is sent upstream and the client gets a clear error', async () => {
+    const { model, u, client } = await channelFor(21, 'ap-key', 'gpt-3.5-turbo', aiproxy.url, '');
+    const before = aiproxy.requests.length;
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(500);
+    expect(err.message).toContain('未填写知识库 ID');
+    expect(aiproxy.requests.length).toBe(before);
+    await unbilled(u.userId);
+  });
+});
+
+describe('PaLM 2 (type 11)', () => {
+  it('when a client chats (whole and streamed), then generateMessage answers in OpenAI format and the estimated usage is billed', async () => {
+    const { model, u, client } = await channelFor(11, 'AIza-palm-key', 'chat-bison-001', palm.url);
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+        { role: 'user', content: 'how are you?' },
+      ],
+    });
+    expect(whole.choices[0]?.message.content).toBe('PaLM says hello');
+    expect(whole.usage?.prompt_tokens).toBeGreaterThan(0);
+    expect(whole.usage?.completion_tokens).toBeGreaterThan(0);
+    // PaLM cannot stream: the client still gets an SSE stream, with the whole answer in it.
+    const st = await streamed(client, model, 'hello');
+    expect(st.text).toBe('PaLM says hello');
+    expect(st.finish).toBe('stop');
+    expect(st.usage?.completion_tokens).toBeGreaterThan(0);
+    const sent = palm.requests.slice(-2);
+    expect(sent.map((r) => [r.model, r.query.key])).toEqual([
+      ['chat-bison-001', 'AIza-palm-key'],
+      ['chat-bison-001', 'AIza-palm-key'],
+    ]);
+    expect(sent[0]?.body.prompt).toEqual({
+      context: 'be brief',
+      messages: [
+        { author: '0', content: 'hello' },
+        { author: '1', content: 'hi' },
+        { author: '0', content: 'how are you?' },
+      ],
+    });
+    const logs = await billed(u.userId, model, 2);
+    for (const l of logs) expect(l.completionTokens).toBeGreaterThan(0);
+  });
+
+  it("when the key is invalid or the quota exhausted, then the client gets Google's status and message, unbilled", async () => {
+    const { model, u, client } = await channelFor(11, 'AIza-wrong', 'chat-bison-001', palm.url);
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(400);
+    expect(err.message).toContain('API key not valid');
+    const ok = await channelFor(11, 'AIza-palm-key', 'chat-bison-001', palm.url);
+    try {
+      palm.set({ errorStatus: 429 });
+      const e2 = await ok.client.chat.completions
+        .create({ model: ok.model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+        .catch((e) => e);
+      expect(e2.status).toBe(429);
+      expect(e2.message).toContain('Resource has been exhausted');
+    } finally {
+      palm.set({ errorStatus: 0 });
+    }
+    await unbilled(u.userId);
+    await unbilled(ok.u.userId);
+  });
+
+  it('when the safety filter blocks the prompt, then the answer is empty with finish_reason content_filter', async () => {
+    const { model, client } = await channelFor(11, 'AIza-palm-key', 'chat-bison-001', palm.url);
+    try {
+      palm.set({ blocked: true });
+      const whole = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] });
+      expect(whole.choices[0]?.message.content).toBe('');
+      expect(whole.choices[0]?.finish_reason).toBe('content_filter');
+    } finally {
+      palm.set({ blocked: false });
+    }
   });
 });

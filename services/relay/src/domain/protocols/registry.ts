@@ -5,6 +5,7 @@
  */
 
 import type { Adaptor } from '../adaptors/types.ts';
+import { aiproxyProtocol } from './aiproxy.ts';
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
@@ -14,6 +15,7 @@ import { hunyuanProtocol } from './hunyuan.ts';
 import { minimaxProtocol } from './minimax.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
+import { palmProtocol } from './palm.ts';
 import { responsesProtocol } from './responses.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
 
@@ -28,6 +30,8 @@ const PROTOCOLS = {
   baidu: baiduProtocol,
   dify: difyProtocol,
   minimax: minimaxProtocol,
+  aiproxy: aiproxyProtocol,
+  palm: palmProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
