@@ -2,7 +2,8 @@
  * More providers end to end on the running stack, each against a fake speaking its wire format:
  * MiniMax (35, chat completion v2 with `base_resp` errors inside HTTP 200), the AI Proxy
  * knowledge base (21, `/api/library/ask` with the library id from `other`) and PaLM 2 (11,
- * generateMessage with the key as a query parameter; no streaming upstream, no token counts).
+ * generateMessage with the key as a query parameter; no streaming upstream, no token counts) and
+ * iFlytek Spark (18, a WebSocket per call to an HMAC-SHA256-signed URL, frames turned into SSE).
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
 import OpenAI from 'openai';
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
 import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
 import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
+import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
 import {
   createChannel,
   eventually,
@@ -25,12 +27,14 @@ let s: RelayStack;
 let minimax: FakeMinimax;
 let aiproxy: FakeAiproxy;
 let palm: FakePalm;
+let spark: FakeSpark;
 
 beforeAll(async () => {
   s = await startRelayStack();
   minimax = await startFakeMinimax({ apiKey: 'mm-api-key' });
   aiproxy = await startFakeAiproxy({ apiKey: 'ap-key', libraryId: 'lib-42' });
   palm = await startFakePalm({ apiKey: 'AIza-palm-key' });
+  spark = await startFakeSpark({ credentials: { 'spark-api-key': { appId: 'a1b2c3', secret: 'spark-secret' } } });
   await setOption(s, 'RetryTimes', '0');
 });
 afterAll(async () => {
@@ -38,6 +42,7 @@ afterAll(async () => {
   await minimax?.close();
   await aiproxy?.close();
   await palm?.close();
+  await spark?.close();
 });
 
 async function billed(userId: number, model: string, count: number) {
@@ -298,5 +303,96 @@ describe('PaLM 2 (type 11)', () => {
     } finally {
       palm.set({ blocked: false });
     }
+  });
+});
+
+describe('iFlytek Spark (type 18, WebSocket)', () => {
+  it('when a client chats (whole and streamed), then the signed WebSocket calls are answered in OpenAI format and billed', async () => {
+    const { model, u, client } = await channelFor(
+      18,
+      'a1b2c3|spark-secret|spark-api-key',
+      'SparkDesk-v3.5',
+      spark.url,
+      'v2.1',
+    );
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [
+        { role: 'system', content: '简短回答' },
+        { role: 'user', content: '你是谁' },
+      ],
+      max_tokens: 100,
+    });
+    expect(whole.choices[0]?.message.content).toBe('你好，我是讯飞星火');
+    expect(whole.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 7 });
+    const st = await streamed(client, model, '你是谁');
+    expect(st.text).toBe('你好，我是讯飞星火');
+    expect(st.finish).toBe('stop');
+    expect(st.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 7 });
+    const sent = spark.requests.slice(-2);
+    // The model names its version (v3.5), ahead of the channel's v2.1.
+    expect(sent.map((r) => r.path)).toEqual(['/v3.5/chat', '/v3.5/chat']);
+    expect(sent[0]?.frame).toMatchObject({
+      header: { app_id: 'a1b2c3' },
+      parameter: { chat: { domain: 'generalv3.5', max_tokens: 100 } },
+      payload: {
+        message: {
+          text: [
+            { role: 'system', content: '简短回答' },
+            { role: 'user', content: '你是谁' },
+          ],
+        },
+      },
+    });
+    const logs = await billed(u.userId, model, 2);
+    expect(logs.map((l) => [l.promptTokens, l.completionTokens])).toEqual([
+      [9, 7],
+      [9, 7],
+    ]);
+  });
+
+  it("when the model names no version, then the channel's version picks the path and domain", async () => {
+    const { model, client } = await channelFor(18, 'a1b2c3|spark-secret|spark-api-key', 'spark-any', spark.url, 'v4.0');
+    const whole = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+    expect(whole.choices[0]?.message.content).toBe('你好，我是讯飞星火');
+    expect(spark.requests.at(-1)?.path).toBe('/v4.0/chat');
+    expect(spark.requests.at(-1)?.frame).toMatchObject({ parameter: { chat: { domain: '4.0Ultra' } } });
+  });
+
+  it('when the APISecret is wrong, then the handshake is refused and the client gets 401, unbilled', async () => {
+    const { model, u, client } = await channelFor(18, 'a1b2c3|wrong-secret|spark-api-key', 'SparkDesk-v3.5', spark.url);
+    const before = spark.refused.length;
+    const err = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(err.status).toBe(401);
+    expect(err.message).toContain('HMAC signature cannot be verified');
+    const streamErr = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e) => e);
+    expect(streamErr.status).toBe(401);
+    expect(spark.refused.length - before).toBe(2);
+    await unbilled(u.userId);
+  });
+
+  it('when Spark answers an error frame (11202 QPS, 10013 content review), then the client gets 429 or 400, unbilled', async () => {
+    const { model, u, client } = await channelFor(18, 'a1b2c3|spark-secret|spark-api-key', 'SparkDesk-v3.5', spark.url);
+    try {
+      spark.set({ errorCode: 11202, errorMessage: 'licc failed: QPS over limit' });
+      const err = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true })
+        .catch((e) => e);
+      expect(err.status).toBe(429);
+      expect(err.message).toContain('11202: licc failed');
+      spark.set({ errorCode: 10013, errorMessage: '输入内容审核不通过' });
+      const err2 = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(err2.status).toBe(400);
+      expect(err2.message).toContain('输入内容审核不通过');
+    } finally {
+      spark.set({ errorCode: 0 });
+    }
+    await unbilled(u.userId);
   });
 });

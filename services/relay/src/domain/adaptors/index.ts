@@ -14,6 +14,7 @@ import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
 import { palm } from './palm.ts';
+import { spark } from './spark.ts';
 import type { Adaptor, RelayMode } from './types.ts';
 import { vertex } from './vertex.ts';
 
@@ -24,7 +25,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
 /**
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
- * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 18,
+ * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service),
  * 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
@@ -37,6 +38,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   15: baidu,
   16: openaiCompatible('ChatGLM', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
   17: openaiCompatible('Qwen', 'https://dashscope.aliyuncs.com', '/compatible-mode/v1', chatOnly),
+  18: spark,
   19: openaiCompatible('360', 'https://ai.360.cn', '/v1', chatOnly),
   21: aiproxy,
   24: gemini,
@@ -63,7 +65,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 18, 36] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 36] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

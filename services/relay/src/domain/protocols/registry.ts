@@ -17,6 +17,7 @@ import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
 import { palmProtocol } from './palm.ts';
 import { responsesProtocol } from './responses.ts';
+import { sparkProtocol } from './spark.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
 
 const PROTOCOLS = {
@@ -32,6 +33,7 @@ const PROTOCOLS = {
   minimax: minimaxProtocol,
   aiproxy: aiproxyProtocol,
   palm: palmProtocol,
+  spark: sparkProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
