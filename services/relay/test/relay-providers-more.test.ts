@@ -359,6 +359,34 @@ describe('iFlytek Spark (type 18, WebSocket)', () => {
     expect(spark.requests.at(-1)?.frame).toMatchObject({ parameter: { chat: { domain: '4.0Ultra' } } });
   });
 
+  it('when a Claude-format client streams, then the WebSocket frames reach it as Claude events with the usage', async () => {
+    const { model, u } = await channelFor(18, 'a1b2c3|spark-secret|spark-api-key', 'SparkDesk-v3.5', spark.url);
+    const res = await fetch(`${s.stack.relayUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': u.key, 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model, max_tokens: 50, stream: true, messages: [{ role: 'user', content: '你是谁' }] }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const events = (await res.text())
+      .split('\n')
+      .filter((l) => l.startsWith('data: '))
+      .map(
+        (l) =>
+          JSON.parse(l.slice(6)) as { type: string; delta?: { text?: string }; usage?: { output_tokens?: number } },
+      );
+    expect(
+      events
+        .filter((e) => e.type === 'content_block_delta')
+        .map((e) => e.delta?.text)
+        .join(''),
+    ).toBe('你好，我是讯飞星火');
+    expect(events.find((e) => e.type === 'message_delta')?.usage?.output_tokens).toBe(7);
+    expect(events.at(-1)?.type).toBe('message_stop');
+    const logs = await billed(u.userId, model, 1);
+    expect([logs[0]?.promptTokens, logs[0]?.completionTokens]).toEqual([9, 7]);
+  });
+
   it('when the APISecret is wrong, then the handshake is refused and the client gets 401, unbilled', async () => {
     const { model, u, client } = await channelFor(18, 'a1b2c3|wrong-secret|spark-api-key', 'SparkDesk-v3.5', spark.url);
     const before = spark.refused.length;
