@@ -1,3 +1,4 @@
+import { aiproxy } from './aiproxy.ts';
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { baidu } from './baidu.ts';
@@ -8,9 +9,12 @@ import { dify } from './dify.ts';
 import { gemini } from './gemini.ts';
 import { hunyuan } from './hunyuan.ts';
 import { jina } from './jina.ts';
+import { minimax } from './minimax.ts';
 import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
+import { palm } from './palm.ts';
+import { spark } from './spark.ts';
 import type { Adaptor, RelayMode } from './types.ts';
 import { vertex } from './vertex.ts';
 
@@ -21,19 +25,22 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
 /**
  * Channel type -> adaptor (spec 01 section 3): one file per provider in this folder, its wire
  * protocol found through protocols/registry.ts. Types not listed here are not relayed yet
- * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service), 11, 18,
- * 21, 35, 36 (Suno, tasks service).
+ * (see services/relay/README.md): 2, 5 (Midjourney, served by the tasks service),
+ * 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', undefined, { speaks: new Set(['responses']) }),
   3: azure,
   4: ollama,
   8: openaiCompatible('Custom', ''),
+  11: palm,
   14: anthropic,
   15: baidu,
   16: openaiCompatible('ChatGLM', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
   17: openaiCompatible('Qwen', 'https://dashscope.aliyuncs.com', '/compatible-mode/v1', chatOnly),
+  18: spark,
   19: openaiCompatible('360', 'https://ai.360.cn', '/v1', chatOnly),
+  21: aiproxy,
   24: gemini,
   25: openaiCompatible('Moonshot', 'https://api.moonshot.cn', '/v1', chatOnly),
   26: openaiCompatible('GLM-4V', 'https://open.bigmodel.cn', '/api/paas/v4', chatOnly),
@@ -51,13 +58,14 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   ),
   23: hunyuan,
   33: bedrock,
+  35: minimax,
   37: dify,
   41: vertex,
   ...OPENAI_FAMILY,
 };
 
 /** Channel types the relay cannot serve yet. */
-export const UNSUPPORTED_TYPES = [2, 5, 11, 18, 21, 35, 36] as const;
+export const UNSUPPORTED_TYPES = [2, 5, 36] as const;
 
 export function adaptorFor(type: number): Adaptor | undefined {
   return ADAPTORS[type];

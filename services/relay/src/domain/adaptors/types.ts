@@ -1,5 +1,5 @@
 import type { UpstreamFailure } from '../exchange/failure.ts';
-import type { UpstreamClient } from '../exchange/ports.ts';
+import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../exchange/ports.ts';
 import type { Json, Usage } from '../protocols/openai.ts';
 import type { Protocol } from '../protocols/registry.ts';
 
@@ -79,6 +79,11 @@ export interface Adaptor {
   prepare?(call: PreparedCall, ctx: PrepareContext): Promise<PreparedCall>;
   /** Told of a failed call after prepare() (drops a cached token the upstream refused). */
   onFailure?(failure: UpstreamFailure, ctx: PrepareContext): void;
+  /**
+   * The provider's own transport in place of HTTP (Spark's WebSocket), given the prepared call;
+   * answers like an HTTP response (streams as SSE) and rejects on connection failures.
+   */
+  send?(req: UpstreamRequest): Promise<UpstreamResponse>;
   /** A stream framing of the provider's own (Bedrock's binary event-stream), yielding SSE events. */
   streamParser?(): { push(chunk: Uint8Array): unknown[]; end(): unknown[] };
   /** Non-chat request and response conversion, for providers whose format is not OpenAI's. */

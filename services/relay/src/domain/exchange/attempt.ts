@@ -75,7 +75,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     let res: UpstreamResponse;
     try {
-      res = await input.upstream.send({ url, method: 'POST', headers, body, cancel: cancel ?? sink });
+      const call = { url, method: 'POST' as const, headers, body, cancel: cancel ?? sink };
+      // Providers with a transport of their own (Spark's WebSocket) send the call themselves.
+      res = await (adaptor.send ? adaptor.send(call) : input.upstream.send(call));
     } catch (err) {
       if (sink.aborted) return abortedResult();
       throw new UpstreamFailure(0, `连接上游失败: ${err instanceof Error ? err.message : String(err)}`, 'connection');

@@ -5,15 +5,19 @@
  */
 
 import type { Adaptor } from '../adaptors/types.ts';
+import { aiproxyProtocol } from './aiproxy.ts';
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
 import { difyProtocol } from './dify.ts';
 import { geminiProtocol } from './gemini.ts';
 import { hunyuanProtocol } from './hunyuan.ts';
+import { minimaxProtocol } from './minimax.ts';
 import { ollamaProtocol } from './ollama.ts';
 import { type Json, openaiProtocol } from './openai.ts';
+import { palmProtocol } from './palm.ts';
 import { responsesProtocol } from './responses.ts';
+import { sparkProtocol } from './spark.ts';
 import type { ClientCodec, ClientProtocol, WireProtocol } from './wire.ts';
 
 const PROTOCOLS = {
@@ -26,6 +30,10 @@ const PROTOCOLS = {
   hunyuan: hunyuanProtocol,
   baidu: baiduProtocol,
   dify: difyProtocol,
+  minimax: minimaxProtocol,
+  aiproxy: aiproxyProtocol,
+  palm: palmProtocol,
+  spark: sparkProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */
