@@ -153,7 +153,8 @@ async function main() {
         const u = users[i % USERS] as (typeof users)[number];
         const fail = i % 10 === 0;
         const upstream = i % UPSTREAMS;
-        const prompt = fail ? `fail-me ${i}` : `task ${i}`;
+        // "never": processing until the window ends (finishAt), then succeed or fail.
+        const prompt = fail ? `never fail-me ${i}` : `never task ${i}`;
         const requestId = `kling:bench-${run}-${i}`;
         // Idempotent by request id: a retry after a deadline reserves nothing twice.
         for (let attempt = 1; ; attempt++) {
