@@ -28,8 +28,8 @@ import { join, resolve } from 'node:path';
 import { freePort } from '../deploy/local/stack/in-process.ts';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
 import { connectMongo, connectRedis } from '../services/common/src/index.ts';
-import { dueSchedules } from '../services/tasks/src/data/due-schedule.ts';
 import { clientsFor, createChannel, setOption, userWithToken } from '../services/relay/test/relay-harness.ts';
+import { dueSchedules } from '../services/tasks/src/data/due-schedule.ts';
 import { type FakeKling, startFakeKling } from '../services/tasks/test/fakes/fake-kling.ts';
 import { cpuMs, type Platform, sleep, startPlatform, waitReady } from './platform.ts';
 
