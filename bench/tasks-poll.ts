@@ -27,8 +27,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '../deploy/local/stack/in-process.ts';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
-import { connectMongo } from '../services/common/src/index.ts';
+import { connectMongo, connectRedis } from '../services/common/src/index.ts';
 import { clientsFor, createChannel, setOption, userWithToken } from '../services/relay/test/relay-harness.ts';
+import { dueSchedules } from '../services/tasks/src/data/due-schedule.ts';
 import { type FakeKling, startFakeKling } from '../services/tasks/test/fakes/fake-kling.ts';
 import { cpuMs, type Platform, sleep, startPlatform, waitReady } from './platform.ts';
 
@@ -152,7 +153,8 @@ async function main() {
         const u = users[i % USERS] as (typeof users)[number];
         const fail = i % 10 === 0;
         const upstream = i % UPSTREAMS;
-        const prompt = fail ? `fail-me ${i}` : `task ${i}`;
+        // "never": processing until the window ends (finishAt), then succeed or fail.
+        const prompt = fail ? `never fail-me ${i}` : `never task ${i}`;
         const requestId = `kling:bench-${run}-${i}`;
         // Idempotent by request id: a retry after a deadline reserves nothing twice.
         for (let attempt = 1; ; attempt++) {
@@ -215,6 +217,11 @@ async function main() {
     const reserved = Date.now();
     const col = tasksDb.collection('tasks');
     for (let k = 0; k < docs.length; k += 1_000) await col.insertMany(docs.slice(k, k + 1_000) as never[]);
+    // And scheduled the way a submit schedules it (the Redis poll schedule, due-schedule.ts).
+    const redis = await connectRedis(pf.stack.env.REDIS_URL as string);
+    const kling = dueSchedules(redis, pf.database('tasks'))('kling');
+    for (const d of docs) await kling.schedule([d._id as number], d.next_poll_at as number);
+    await redis.quit();
     const submitted = Date.now();
     console.log(
       `Seeded ${docs.length} tasks: reserved in ${((reserved - t0) / 1000).toFixed(1)} s, stored in ${((submitted - reserved) / 1000).toFixed(1)} s.`,

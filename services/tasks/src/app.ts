@@ -6,6 +6,7 @@ import {
   BadRequest,
   clientError,
   connectMongo,
+  connectRedis,
   createClient,
   createKafka,
   createOpsApp,
@@ -28,6 +29,7 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { asyncTaskRepository } from './data/async-task-repository.ts';
+import { dueSchedules } from './data/due-schedule.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
@@ -69,9 +71,15 @@ export async function createApp(
     async start() {
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
-      const mj = mjTaskRepository(conn);
+      // The poll schedules (which tasks are due) live in Redis; Mongo stays the record of tasks.
+      const redis = await connectRedis(config.REDIS_URL);
+      stack.add(async () => {
+        await redis.quit();
+      });
+      const schedules = dueSchedules(redis, config.MONGO_DB);
+      const mj = mjTaskRepository(conn, schedules('midjourney'));
       await mj.init();
-      const asyncTasks = asyncTaskRepository(conn);
+      const asyncTasks = asyncTaskRepository(conn, schedules);
       await asyncTasks.init();
       const kafka = createKafka(config.KAFKA_BROKERS, 'tasks', logger);
       await ensureTopics(kafka, [topicName(TOPICS.usage), topicName(TOPICS.optionChanged)]);
@@ -168,6 +176,7 @@ export async function createApp(
         timeoutMs: config.TASKS_TIMEOUT_MS,
         backoffMaxMs: config.TASKS_BACKOFF_MAX_MS,
         holdTtlMs: config.TASKS_HOLD_TTL_MS,
+        rebuildMs: config.TASKS_SCHEDULE_REBUILD_MS,
       };
       const pollers = [
         taskPoller(

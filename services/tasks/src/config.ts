@@ -33,6 +33,16 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
     .int()
     .min(1_000)
     .default(60 * 60 * 1000),
+  /**
+   * How often one replica rebuilds the Redis poll schedules from Mongo (a scan of unfinished
+   * tasks): a wiped Redis is noticed at the next tick, drift (a submit that could not reach
+   * Redis) within this time.
+   */
+  TASKS_SCHEDULE_REBUILD_MS: z.coerce
+    .number()
+    .int()
+    .min(1_000)
+    .default(10 * 60 * 1000),
   /** Upper bound of the per-upstream backoff after failed polls. */
   TASKS_BACKOFF_MAX_MS: int(60_000),
   /** notifyHook calls: attempts per change and the timeout of each. */

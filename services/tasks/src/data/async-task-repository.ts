@@ -1,6 +1,7 @@
 /** Async tasks (`tasks`: Suno music and lyrics): the spec's fields plus the shared lease and billing state. */
 import { nextSequence } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
+import type { DueSchedule } from './due-schedule.ts';
 import { type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
 
 export interface AsyncTaskDoc extends LeasedTask {
@@ -33,12 +34,13 @@ export interface AsyncListQuery {
   end?: number;
 }
 
-export function asyncTaskRepository(conn: Connection) {
+/** `schedules` (due-schedule.ts): each platform's poll schedule in Redis; without it pollers scan. */
+export function asyncTaskRepository(conn: Connection, schedules?: (platform: string) => DueSchedule) {
   const col = conn.collection('tasks') as unknown as Collection<AsyncTaskDoc>;
   return {
     ...leaseOps(col),
     /** Lease operations over one platform's tasks (each platform has its own poller). */
-    forPlatform: (platform: string) => leaseOps(col, { platform }),
+    forPlatform: (platform: string) => leaseOps(col, { platform }, schedules?.(platform)),
     async init(): Promise<void> {
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ task_id: 1, user_id: 1 });
@@ -56,6 +58,11 @@ export function asyncTaskRepository(conn: Connection) {
         updated_at: Date.now(),
       };
       await col.insertOne(doc);
+      // A lost schedule entry (Redis down) is found again by the next rebuild.
+      if (!doc.final)
+        await schedules?.(doc.platform)
+          .schedule([id], doc.next_poll_at)
+          .catch(() => undefined);
       return doc;
     },
     byTaskIds: (ids: string[], userId: number) =>

@@ -5,6 +5,7 @@
  * result or a final transition (ADR 0001: no transactions).
  */
 import type { Collection } from 'mongoose';
+import type { DueSchedule } from './due-schedule.ts';
 
 /** What billing still has to do for a task: nothing, settle the hold, or give it back. */
 export type BillingState = 'held' | 'settle' | 'settled' | 'refund' | 'refunded';
@@ -51,19 +52,87 @@ export interface LeasedTask {
 
 export type LeaseFields = 'lease_until' | 'lease_owner' | 'polls' | 'pollers' | 'updated_at';
 
-/** `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection). */
-export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record<string, unknown> = {}) {
+/**
+ * `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection).
+ * With a `schedule` (due-schedule.ts) due tasks come from Redis and are read by `_id` (no scan);
+ * without one, or while Redis fails, due() scans the collection.
+ */
+export function leaseOps<T extends LeasedTask>(
+  col: Collection<T>,
+  scope: Record<string, unknown> = {},
+  schedule?: DueSchedule,
+) {
   // The driver's filter types do not follow a generic document; the filters below only name
   // LeasedTask fields.
   const c = col as unknown as Collection<LeasedTask>;
+  const scan = (now: number, limit: number) =>
+    col
+      .find({ ...scope, final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
+      .sort({ next_poll_at: 1 })
+      .limit(limit)
+      .toArray() as Promise<T[]>;
+  /** Redis errors never stop polling or billing: the rebuild repairs the schedule. */
+  const quiet = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
   return {
-    /** Unfinished tasks due for a poll whose lease is free (candidates; claimMany() decides). */
-    due: (now: number, limit: number) =>
-      col
-        .find({ ...scope, final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
-        .sort({ next_poll_at: 1 })
-        .limit(limit)
-        .toArray() as Promise<T[]>,
+    schedule,
+    /**
+     * Unfinished tasks due for a poll whose lease is free (candidates; claimMany() decides). With
+     * a schedule, the claimed members are read by `_id`; those not due in Mongo (final, leased
+     * elsewhere, moved) go back to their Mongo time or leave the schedule.
+     */
+    async due(now: number, limit: number, leaseMs = 30_000): Promise<T[]> {
+      if (!schedule) return scan(now, limit);
+      let ids: number[];
+      try {
+        ids = await schedule.claim(now, limit, leaseMs);
+      } catch {
+        return scan(now, limit);
+      }
+      if (ids.length === 0) return [];
+      const docs = (await c.find({ _id: { $in: ids } }).toArray()) as T[];
+      const found = new Set(docs.map((d) => d._id));
+      const gone = ids.filter((id) => !found.has(id));
+      const ready: T[] = [];
+      const later = new Map<number, number[]>();
+      for (const d of docs) {
+        if (d.final) gone.push(d._id);
+        else if (d.next_poll_at <= now && d.lease_until <= now) ready.push(d);
+        else {
+          const at = Math.max(d.next_poll_at, d.lease_until);
+          later.set(at, [...(later.get(at) ?? []), d._id]);
+        }
+      }
+      await quiet(schedule.remove(gone));
+      for (const [at, list] of later) await quiet(schedule.schedule(list, at));
+      return ready;
+    },
+
+    /** Moves tasks' next poll in the schedule only (a channel in backoff). */
+    async defer(ids: number[], at: number): Promise<void> {
+      await quiet(schedule?.schedule(ids, at));
+    },
+
+    /**
+     * Rebuilds the schedule from Mongo when its marker is missing (first start, expired every
+     * `rebuildMs`, Redis wiped): one scan of unfinished tasks and of open billing. True when it ran.
+     */
+    async rebuild(rebuildMs: number): Promise<boolean> {
+      if (!schedule || !(await schedule.takeRebuild(rebuildMs))) return false;
+      try {
+        const open = (await c
+          .find({ ...scope, final: false }, { projection: { _id: 1, next_poll_at: 1, lease_until: 1 } })
+          .toArray()) as LeasedTask[];
+        await schedule.restore(open.map((t) => ({ id: t._id, at: Math.max(t.next_poll_at, t.lease_until) })));
+        const billing = await c
+          .find({ ...scope, final: true, billing: { $in: ['settle', 'refund'] } }, { projection: { _id: 1 } })
+          .toArray();
+        await schedule.billingOpen(billing.map((t) => t._id));
+        return true;
+      } catch (err) {
+        await quiet(schedule.dropRebuild());
+        throw err;
+      }
+    },
 
     /**
      * Takes the poll lease of those tasks that are still due and free, in two statements: one
@@ -100,7 +169,13 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
         { _id: id, lease_owner: token, final: false },
         { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: next.poller } },
       );
-      return r.modifiedCount === 1;
+      if (r.modifiedCount !== 1) return false;
+      if (next.finish) {
+        // Billing first: a task that left the schedule is still found by repair.
+        await quiet(schedule?.billingOpen([id]));
+        await quiet(schedule?.remove([id]));
+      } else await quiet(schedule?.schedule([id], next.nextPollAt));
+      return true;
     },
 
     /**
@@ -129,6 +204,7 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
           $addToSet: { pollers: next.poller },
         },
       );
+      await quiet(schedule?.schedule(ids, next.nextPollAt));
       return r.modifiedCount;
     },
 
@@ -138,20 +214,34 @@ export function leaseOps<T extends LeasedTask>(col: Collection<T>, scope: Record
         { _id: id, lease_owner: token },
         { $set: { lease_until: 0, lease_owner: '', next_poll_at: nextPollAt } },
       );
+      await quiet(schedule?.schedule([id], nextPollAt));
     },
 
     /** Marks billing done (from 'settle' or 'refund'); false when someone else did it. */
     async billed(id: number, from: BillingState, to: BillingState): Promise<boolean> {
       const r = await c.updateOne({ _id: id, billing: from }, { $set: { billing: to } });
+      await quiet(schedule?.billingDone([id]));
       return r.modifiedCount === 1;
     },
 
-    /** Final tasks whose settle or refund did not finish (a crash, billing down). */
-    billingPending: (limit: number) =>
-      c
-        .find({ ...scope, final: true, billing: { $in: ['settle', 'refund'] } })
-        .limit(limit)
-        .toArray() as Promise<T[]>,
+    /**
+     * Final tasks whose settle or refund did not finish (a crash, billing down). With a schedule
+     * they come from its billing set (read by `_id`); the rebuild refills that set from Mongo.
+     */
+    async billingPending(limit: number): Promise<T[]> {
+      const pending = { final: true, billing: { $in: ['settle', 'refund'] as BillingState[] } };
+      if (!schedule)
+        return (await c
+          .find({ ...scope, ...pending })
+          .limit(limit)
+          .toArray()) as T[];
+      const ids = await schedule.billingPending(limit).catch(() => [] as number[]);
+      if (ids.length === 0) return [];
+      const docs = (await c.find({ _id: { $in: ids }, ...pending }).toArray()) as T[];
+      const open = new Set(docs.map((d) => d._id));
+      await quiet(schedule.billingDone(ids.filter((id) => !open.has(id))));
+      return docs;
+    },
   };
 }
 

@@ -1,6 +1,7 @@
 /** Drawing tasks (`mj_tasks`): the midjourney-proxy fields plus the shared lease and billing state. */
 import { nextSequence } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
+import type { DueSchedule } from './due-schedule.ts';
 import { type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
 
 export type { BillingState } from './leased-tasks.ts';
@@ -39,11 +40,12 @@ export interface MjListQuery {
   end?: number;
 }
 
-export function mjTaskRepository(conn: Connection) {
+/** `schedule` (due-schedule.ts): the poll schedule in Redis; without it the poller scans. */
+export function mjTaskRepository(conn: Connection, schedule?: DueSchedule) {
   const col = conn.collection('mj_tasks') as unknown as Collection<MjTaskDoc>;
 
   return {
-    ...leaseOps(col),
+    ...leaseOps(col, {}, schedule),
     async init(): Promise<void> {
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ mj_id: 1, user_id: 1 });
@@ -54,6 +56,8 @@ export function mjTaskRepository(conn: Connection) {
       const id = await nextSequence(conn, 'mj_tasks');
       const doc: MjTaskDoc = { ...t, _id: id, id, lease_until: 0, lease_owner: '', polls: 0, updated_at: Date.now() };
       await col.insertOne(doc);
+      // A lost schedule entry (Redis down) is found again by the next rebuild.
+      if (!doc.final) await schedule?.schedule([id], doc.next_poll_at).catch(() => undefined);
       return doc;
     },
 

@@ -17,6 +17,8 @@ export interface PollerSettings {
   batch: number;
   timeoutMs: number;
   backoffMaxMs: number;
+  /** How often the Redis poll schedule is rebuilt from Mongo (due-schedule.ts). */
+  rebuildMs?: number;
   /** How long billing keeps a reservation (an hour); holds are renewed a margin before it. */
   holdTtlMs: number;
 }
@@ -131,12 +133,29 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
 
   let ticks = 0;
   let round = 0;
+  let rebuilding: Promise<unknown> | undefined;
   return {
     /** One round: claim what is due, poll it, apply the answers. */
     async tick(): Promise<void> {
+      // The schedule's rebuild scans the collection: it runs beside the polls, not before them.
+      if (ops.schedule && !rebuilding) {
+        rebuilding = ops
+          .rebuild(s.rebuildMs ?? 10 * 60_000)
+          .catch((err) => d.onError(err, `${platform.name} schedule rebuild failed; next tick retries`))
+          .finally(() => {
+            rebuilding = undefined;
+          });
+      }
       const now = Date.now();
-      const due = await ops.due(now, s.batch);
-      const wanted = due.filter((c) => (backoff.get(c.channel_id)?.until ?? 0) <= now).map((c) => c.id);
+      const due = await ops.due(now, s.batch, s.leaseMs);
+      const wanted: number[] = [];
+      const held = new Map<number, number[]>();
+      for (const c of due) {
+        const until = backoff.get(c.channel_id)?.until ?? 0;
+        if (until <= now) wanted.push(c.id);
+        else held.set(until, [...(held.get(until) ?? []), c.id]);
+      }
+      for (const [until, ids] of held) await ops.defer(ids, until);
       // A lease token per round: the tasks this round won are the ones carrying it.
       const token = `${s.owner}#${platform.name}#${++round}`;
       const claimed = new Map<number, T[]>();
@@ -149,6 +168,8 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
       if (++ticks % 10 === 0) await this.repair();
     },
     /** Finishes settles and refunds that a crash or an unreachable billing left open. */
+    /** Resolves when a running schedule rebuild is done (tests). */
+    settled: () => rebuilding ?? Promise.resolve(),
     async repair(): Promise<void> {
       for (const t of await ops.billingPending(100)) {
         await finishBilling(d, platform, t).catch((err) => d.onError(err, `${platform.name} billing repair failed`));

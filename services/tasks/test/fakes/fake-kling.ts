@@ -6,7 +6,7 @@
  * data: {task_id, task_status: "submitted", created_at, updated_at}}`; `GET
  * /v1/videos/{kind}/{task_id}` moves the task through processing to succeed with
  * `task_result.videos[{id, url, duration}]`. Prompts with "fail-me" fail (task_status_msg),
- * "never" stay processing (until `finishAt`), "reject-me" is refused at submit (400, code 1301).
+ * "never" stay processing (until `finishAt`; "never fail-me" then fails), "reject-me" is refused at submit (400, code 1301).
  * The video URLs serve MP4 bytes.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -100,9 +100,11 @@ export async function startFakeKling(opts: {
     const base = { task_id: id, task_status: 'submitted', created_at: t.at, updated_at: t.at + step * stepMs };
     const ended = Date.now() >= state.finishAt;
     if (step < 1 && !ended) return base;
-    if (prompt.includes('fail-me'))
+    const running = !ended && (step < steps || prompt.includes('never'));
+    // "never fail-me" runs until finishAt and then fails; "fail-me" alone fails at once.
+    if (prompt.includes('fail-me') && !(running && prompt.includes('never')))
       return { ...base, task_status: 'failed', task_status_msg: 'content risk check failed' };
-    if (!ended && (step < steps || prompt.includes('never'))) return { ...base, task_status: 'processing' };
+    if (running) return { ...base, task_status: 'processing' };
     return {
       ...base,
       task_status: 'succeed',
