@@ -40,17 +40,46 @@ const load =
     return { readConfig: config.readConfig, createApp: app.createApp };
   };
 
-/** A free TCP port on 127.0.0.1 (bound, read, released). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Binds a port on 127.0.0.1 (0: any), reads it and releases it; undefined when it is taken. */
+function probe(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
+    srv.once('error', () => resolve(undefined));
+    srv.listen(port, '127.0.0.1', () => {
       const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
+      const got = typeof addr === 'object' && addr ? addr.port : undefined;
+      srv.close(() => resolve(got));
     });
   });
+}
+
+/**
+ * Ports handed out by freePort inside a Vitest worker: a block of 1,000 per pool slot from 20,000,
+ * below Linux's ephemeral range (32768-60999). A port picked from the ephemeral range and bound
+ * later could be taken in between by any outgoing connection (to Kafka, FerretDB, a fake) or by
+ * the other worker's stack: a stack then failed to start ("No address added out of total 1
+ * resolved", EADDRINUSE) about once per full run. Here no outgoing connection takes these ports
+ * and each concurrent worker (VITEST_POOL_ID) has its own block.
+ */
+const PORT_BLOCK = 1_000;
+const PORT_FIRST = 20_000;
+let nextPort = -1;
+
+/** A free TCP port on 127.0.0.1 (bound, read, released) for a server to listen on shortly. */
+export async function freePort(): Promise<number> {
+  const pool = Number(process.env.VITEST_POOL_ID);
+  if (Number.isInteger(pool) && pool >= 0 && pool < 12) {
+    const base = PORT_FIRST + pool * PORT_BLOCK;
+    // A random start: the files a slot runs one after another do not reuse each other's ports.
+    if (nextPort < 0) nextPort = Math.floor(Math.random() * PORT_BLOCK);
+    for (let tries = 0; tries < PORT_BLOCK; tries++) {
+      const port = base + (nextPort++ % PORT_BLOCK);
+      if ((await probe(port)) === port) return port;
+    }
+  }
+  const port = await probe(0);
+  if (port === undefined) throw new Error('no free TCP port on 127.0.0.1');
+  return port;
 }
 
 export interface StackOptions {

@@ -6,8 +6,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
+import { freePort } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError } from '../src/domain/relay-error.ts';
 import { sessionReader } from '../src/transport/http/session.ts';
@@ -15,15 +16,6 @@ import { sessionReader } from '../src/transport/http/session.ts';
 const SECRET = 'test-session-secret';
 let server: ChildProcess;
 let redis: Redis;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
