@@ -53,7 +53,11 @@ describe('pricing through the gateway', () => {
 
   it('when an admin changes ratios and root resets them, then pricing follows; only root may reset', async () => {
     await setOptions(stack, { ModelRatio: '{"gpt-4o":3}', GroupRatio: '{"default":1,"vip":2}' });
-    const changed = await eventually(pricing, (p) => p.data.find((m) => m.model_name === 'gpt-4o')?.model_ratio === 3);
+    // Each option travels on its own: wait for both.
+    const changed = await eventually(
+      pricing,
+      (p) => p.data.find((m) => m.model_name === 'gpt-4o')?.model_ratio === 3 && p.group_ratio.vip === 2,
+    );
     expect(changed.group_ratio).toEqual({ default: 1, vip: 2 });
     expect(changed.data.find((m) => m.model_name === 'claude-3-5-sonnet-20241022')?.model_ratio).toBe(0);
 
