@@ -72,3 +72,33 @@ export async function logCharge(
     })
     .catch((err) => onError(err, 'charge usage event not published'));
 }
+
+/**
+ * The fields a charged async task (music, video) starts with: who submitted it on which channel,
+ * the reserved charge (held until the task ends), times and an immediate first poll.
+ */
+export function heldTaskFields(auth: Authorized, channelId: number, c: Charge, now: number) {
+  return {
+    user_id: auth.caller.user.id,
+    username: auth.caller.user.username,
+    token_id: auth.caller.token.id,
+    token_name: auth.caller.token.name,
+    group: auth.group,
+    channel_id: channelId,
+    fail_reason: '',
+    created_at: Math.floor(now / 1000),
+    submit_time: Math.floor(now / 1000),
+    start_time: 0,
+    finish_time: 0,
+    submitted_ms: now,
+    quota: c.quota,
+    model: c.model,
+    model_price: c.modelPrice,
+    group_ratio: c.groupRatio,
+    request_id: c.requestId,
+    billing: 'held' as const,
+    final: false,
+    notify_hook: '',
+    next_poll_at: now,
+  };
+}

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
-import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
+import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { SunoDeps } from './suno.ts';
 import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
@@ -149,34 +149,14 @@ export async function submitKling(
     const now = Date.now();
     const first = klingProgress(up.data ?? {});
     const task = await d.repo.insert({
+      ...heldTaskFields(auth, channel.id, charge, now),
       status: first.status ?? 'SUBMITTED',
       progress: first.progress ?? '10%',
       data: first.data ?? '',
-      user_id: auth.caller.user.id,
-      username: auth.caller.user.username,
-      token_id: auth.caller.token.id,
-      token_name: auth.caller.token.name,
-      group: auth.group,
-      channel_id: channel.id,
       platform: 'kling',
       action: 'VIDEO',
       task_id: id,
-      fail_reason: '',
-      created_at: Math.floor(now / 1000),
-      submit_time: Math.floor(now / 1000),
-      start_time: 0,
-      finish_time: 0,
-      submitted_ms: now,
       properties: JSON.stringify({ kind: input.kind, model, duration, mode: str(rest.mode), prompt }),
-      quota: charge.quota,
-      model,
-      model_price: charge.modelPrice,
-      group_ratio: charge.groupRatio,
-      request_id: charge.requestId,
-      billing: 'held',
-      final: false,
-      notify_hook: '',
-      next_poll_at: now,
     });
     await logCharge(
       d.usage,

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc, AsyncTaskRepository } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
-import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
+import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { Peers, TaskOptions, UpstreamPort, UsagePort } from './ports.ts';
 import type { TaskPlatform } from './task-platform.ts';
@@ -106,34 +106,14 @@ export async function submitSuno(
     }
     const now = Date.now();
     const task = await d.repo.insert({
-      user_id: auth.caller.user.id,
-      username: auth.caller.user.username,
-      token_id: auth.caller.token.id,
-      token_name: auth.caller.token.name,
-      group: auth.group,
-      channel_id: channel.id,
+      ...heldTaskFields(auth, channel.id, charge, now),
       platform: 'suno',
       action,
       task_id: taskId,
       status: 'SUBMITTED',
       progress: '0%',
-      fail_reason: '',
-      created_at: Math.floor(now / 1000),
-      submit_time: Math.floor(now / 1000),
-      start_time: 0,
-      finish_time: 0,
-      submitted_ms: now,
       data: '',
       properties: JSON.stringify(upBody),
-      quota: charge.quota,
-      model,
-      model_price: charge.modelPrice,
-      group_ratio: charge.groupRatio,
-      request_id: charge.requestId,
-      billing: 'held',
-      final: false,
-      notify_hook: '',
-      next_poll_at: now,
     });
     await logCharge(
       d.usage,
