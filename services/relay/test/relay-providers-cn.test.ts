@@ -12,7 +12,7 @@ import { type FakeDify, startFakeDify } from './fakes/fake-dify.ts';
 import { type FakeHunyuan, startFakeHunyuan } from './fakes/fake-hunyuan.ts';
 import {
   createChannel,
-  eventually,
+  expectBilled,
   modelName,
   type RelayStack,
   routable,
@@ -39,31 +39,6 @@ afterAll(async () => {
   await baidu?.close();
   await dify?.close();
 });
-
-async function billed(userId: number, model: string, count: number) {
-  const res = await eventually(
-    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 20 } }),
-    (r) => r.items.length >= count,
-  );
-  expect(res.items).toHaveLength(count);
-  let sum = 0;
-  for (const log of res.items) {
-    const o = JSON.parse(log.other) as { model_ratio: number; completion_ratio: number; group_ratio: number };
-    expect(log.quota).toBe(
-      Math.max(
-        1,
-        Math.round((log.promptTokens + log.completionTokens * o.completion_ratio) * o.model_ratio * o.group_ratio),
-      ),
-    );
-    sum += log.quota;
-  }
-  const used = await eventually(
-    async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
-    (v) => v >= sum,
-  );
-  expect(used).toBe(sum);
-  return res.items;
-}
 
 async function channelFor(type: number, key: string, upstream: string, baseUrl: string) {
   const model = modelName('gpt-4o-mini');
@@ -109,7 +84,7 @@ describe('Tencent Hunyuan (TC3-HMAC-SHA256)', () => {
     expect(sent.map((r) => r.signatureError)).toEqual([undefined, undefined]);
     expect(sent.map((r) => r.body.Model)).toEqual(['hunyuan-lite', 'hunyuan-lite']);
     expect(sent[1]?.body.Messages).toEqual([{ Role: 'user', Content: '你好' }]);
-    await billed(u.userId, model, 2);
+    await expectBilled(s, u.userId, model, 2);
   });
 
   it('when the SecretKey is wrong, then Tencent refuses the signature and the client gets 401, unbilled', async () => {
@@ -181,7 +156,7 @@ describe('Baidu ERNIE (access token)', () => {
     ]);
     expect(sent[0]?.body.system).toBe('be brief');
     expect(baidu.tokensIssued - before).toBe(1);
-    await billed(u.userId, model, 2);
+    await expectBilled(s, u.userId, model, 2);
   });
 
   it('when the token is revoked, then that call fails with 401 and the next one gets a new token', async () => {
@@ -258,7 +233,7 @@ describe('Dify (chat-messages)', () => {
     expect(streamed).toBe(conversation);
     expect(dify.conversations.get(conversation)).toEqual(['first question', 'second question']);
     expect(dify.requests.at(-1)).toMatchObject({ response_mode: 'streaming', conversation_id: conversation });
-    await billed(u.userId, model, 2);
+    await expectBilled(s, u.userId, model, 2);
   });
 
   it('when Dify refuses (wrong key 401, unknown conversation 404, an error event in the stream), then the client gets that status, unbilled', async () => {

@@ -14,7 +14,7 @@ import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
 import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
 import {
   createChannel,
-  eventually,
+  expectBilled,
   modelName,
   type RelayStack,
   routable,
@@ -44,31 +44,6 @@ afterAll(async () => {
   await palm?.close();
   await spark?.close();
 });
-
-async function billed(userId: number, model: string, count: number) {
-  const res = await eventually(
-    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 20 } }),
-    (r) => r.items.length >= count,
-  );
-  expect(res.items).toHaveLength(count);
-  let sum = 0;
-  for (const log of res.items) {
-    const o = JSON.parse(log.other) as { model_ratio: number; completion_ratio: number; group_ratio: number };
-    expect(log.quota).toBe(
-      Math.max(
-        1,
-        Math.round((log.promptTokens + log.completionTokens * o.completion_ratio) * o.model_ratio * o.group_ratio),
-      ),
-    );
-    sum += log.quota;
-  }
-  const used = await eventually(
-    async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
-    (v) => v >= sum,
-  );
-  expect(used).toBe(sum);
-  return res.items;
-}
 
 async function channelFor(type: number, key: string, upstream: string, baseUrl: string, other = '') {
   const model = modelName('gpt-4o-mini');
@@ -135,7 +110,7 @@ describe('MiniMax (chat completion v2)', () => {
       { role: 'user', content: '你好' },
     ]);
     expect(sent[1]?.body.stream_options).toBeUndefined();
-    const logs = await billed(u.userId, model, 2);
+    const logs = await expectBilled(s, u.userId, model, 2);
     expect(logs.map((l) => [l.promptTokens, l.completionTokens])).toEqual([
       [11, 6],
       [11, 6],
@@ -203,7 +178,7 @@ describe('AI Proxy knowledge base (type 21)', () => {
       { model: 'gpt-3.5-turbo', query: '生命的意义是什么？', libraryId: 'lib-42', stream: false },
       { model: 'gpt-3.5-turbo', query: '生命的意义是什么？', libraryId: 'lib-42', stream: true },
     ]);
-    const logs = await billed(u.userId, model, 2);
+    const logs = await expectBilled(s, u.userId, model, 2);
     for (const l of logs) expect(l.completionTokens).toBeGreaterThan(0);
   });
 
@@ -267,7 +242,7 @@ describe('PaLM 2 (type 11)', () => {
         { author: '0', content: 'how are you?' },
       ],
     });
-    const logs = await billed(u.userId, model, 2);
+    const logs = await expectBilled(s, u.userId, model, 2);
     for (const l of logs) expect(l.completionTokens).toBeGreaterThan(0);
   });
 
@@ -344,7 +319,7 @@ describe('iFlytek Spark (type 18, WebSocket)', () => {
         },
       },
     });
-    const logs = await billed(u.userId, model, 2);
+    const logs = await expectBilled(s, u.userId, model, 2);
     expect(logs.map((l) => [l.promptTokens, l.completionTokens])).toEqual([
       [9, 7],
       [9, 7],
@@ -383,7 +358,7 @@ describe('iFlytek Spark (type 18, WebSocket)', () => {
     ).toBe('你好，我是讯飞星火');
     expect(events.find((e) => e.type === 'message_delta')?.usage?.output_tokens).toBe(7);
     expect(events.at(-1)?.type).toBe('message_stop');
-    const logs = await billed(u.userId, model, 1);
+    const logs = await expectBilled(s, u.userId, model, 1);
     expect([logs[0]?.promptTokens, logs[0]?.completionTokens]).toEqual([9, 7]);
   });
 

@@ -12,7 +12,7 @@ import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import { type FakeVertex, startFakeVertex } from './fakes/fake-vertex.ts';
 import {
   createChannel,
-  eventually,
+  expectBilled,
   modelName,
   type RelayStack,
   routable,
@@ -50,31 +50,6 @@ afterAll(async () => {
   await s?.stop();
   await Promise.all([openaiFake?.close(), bedrock?.close(), vertex?.close()]);
 });
-
-/** Waits for `count` consumption logs of a model and checks each against the billing formula. */
-async function billed(userId: number, model: string, count: number) {
-  const res = await eventually(
-    () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 20 } }),
-    (r) => r.items.length >= count,
-  );
-  expect(res.items).toHaveLength(count);
-  let sum = 0;
-  for (const log of res.items) {
-    const o = JSON.parse(log.other) as { model_ratio: number; completion_ratio: number; group_ratio: number };
-    const expected = Math.max(
-      1,
-      Math.round((log.promptTokens + log.completionTokens * o.completion_ratio) * o.model_ratio * o.group_ratio),
-    );
-    expect(log.quota).toBe(expected);
-    sum += log.quota;
-  }
-  const used = await eventually(
-    async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
-    (v) => v >= sum,
-  );
-  expect(used).toBe(sum);
-  return res.items;
-}
 
 async function chatBoth(key: string, model: string) {
   const client = new OpenAI({ apiKey: key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
@@ -121,7 +96,7 @@ describe("new-api's OpenAI-format types", () => {
       const sent = openaiFake.requests.slice(-2);
       expect(sent.map((q) => q.path)).toEqual([path, path]);
       expect(sent.map((q) => (q.body as { model: string }).model)).toEqual([upstream, upstream]);
-      const logs = await billed(u.userId, model, 2);
+      const logs = await expectBilled(s, u.userId, model, 2);
       expect(logs.every((l) => l.promptTokens === 11 && l.completionTokens === 4)).toBe(true);
     });
   }
@@ -150,7 +125,7 @@ describe("new-api's OpenAI-format types", () => {
         '/api/openapi/v1/chat/completions',
         '/api/openapi/v1/chat/completions',
       ]);
-      await billed(u.userId, model, 2);
+      await expectBilled(s, u.userId, model, 2);
     } finally {
       await fastgpt.close();
     }
@@ -211,7 +186,7 @@ describe('AWS Claude (Bedrock)', () => {
       '/model/anthropic.claude-3-5-sonnet-20241022-v2%3A0/invoke-with-response-stream',
     ]);
     expect(calls.every((c) => !('model' in c.body) && c.body.anthropic_version === 'bedrock-2023-05-31')).toBe(true);
-    const logs = await billed(u.userId, model, 3);
+    const logs = await expectBilled(s, u.userId, model, 3);
     expect(logs.every((l) => l.promptTokens === 21 && l.completionTokens === 4)).toBe(true);
   });
 
@@ -288,7 +263,7 @@ describe('Vertex AI', () => {
       '/v1/projects/relay-proj/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet%4020250219:rawPredict',
       '/v1/projects/relay-proj/locations/us-east5/publishers/anthropic/models/claude-3-7-sonnet%4020250219:streamRawPredict',
     ]);
-    await billed(c.u.userId, c.model, 2);
+    await expectBilled(s, c.u.userId, c.model, 2);
 
     const g = await setup('gemini-2.5-pro', 'gemini-2.5-pro');
     const rg = await chatBoth(g.u.key, g.model);
@@ -306,7 +281,7 @@ describe('Vertex AI', () => {
     expect(vertex.requests.at(-1)?.path).toBe(
       '/v1/projects/relay-proj/locations/us-east5/publishers/google/models/gemini-2.5-pro:generateContent',
     );
-    const logs = await billed(g.u.userId, g.model, 3);
+    const logs = await expectBilled(s, g.u.userId, g.model, 3);
     expect(logs.every((l) => l.promptTokens === 17 && l.completionTokens === 4)).toBe(true);
     expect(vertex.tokensIssued - before).toBe(1);
   });
