@@ -7,12 +7,12 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 import { type FakeBaidu, startFakeBaidu } from './fakes/fake-baidu.ts';
 import { type FakeDify, startFakeDify } from './fakes/fake-dify.ts';
 import { type FakeHunyuan, startFakeHunyuan } from './fakes/fake-hunyuan.ts';
 import {
   createChannel,
-  expectBilled,
   modelName,
   type RelayStack,
   routable,

@@ -8,13 +8,13 @@
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
 import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
 import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
 import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
 import {
   createChannel,
-  expectBilled,
   modelName,
   type RelayStack,
   routable,

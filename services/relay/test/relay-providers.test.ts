@@ -7,12 +7,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 import { type FakeBedrock, startFakeBedrock } from './fakes/fake-bedrock.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import { type FakeVertex, startFakeVertex } from './fakes/fake-vertex.ts';
 import {
   createChannel,
-  expectBilled,
   modelName,
   type RelayStack,
   routable,
