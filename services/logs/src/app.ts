@@ -72,10 +72,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         .then((n) => n > 0 && logger.info({ logs: n }, 'older pending logs folded into buckets'))
         .catch((err) => logger.warn({ err }, 'folding older pending logs failed'));
 
-      // Logs stored before the lists: listed once, in the background (queries scan until then).
+      // Logs stored before the lists: listed once, in the background (queries scan until then);
+      // then those stored before the dimensions (filtered queries walk wider scopes until then).
       void repo
         .buildLists()
         .then((n) => n > 0 && logger.info({ logs: n }, 'older logs added to the lists'))
+        .then(() => repo.buildDimensions())
+        .then((n) => n > 0 && logger.info({ logs: n }, 'older logs added to the model, channel, group and token lists'))
         .catch((err) => logger.warn({ err }, 'listing older logs failed'));
 
       const grpc = await startGrpcServer({

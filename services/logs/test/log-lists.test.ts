@@ -89,6 +89,13 @@ const QUERIES: [string, LogQuery][] = [
   ['a model', { model_name: 'gpt-4o-mini' }],
   ['a token of a user', { user_id: 4, token_name: 'ci' }],
   ['a channel and a group', { channel: 2, group: 'vip' }],
+  ['a model of one user', { user_id: 2, model_name: 'claude-3-5-sonnet' }],
+  ['a token name across users', { token_name: 'default', type: 2 }],
+  ['a username and a model', { username: 'user5', model_name: 'gpt-4o' }],
+  [
+    'a group, consumption, over a cut range',
+    { group: 'default', type: 2, start: T0 + 86_400 + 999, end: T0 + 86_400 + 9_000 },
+  ],
   ['a range cut mid-hour', { start: T0 + 86_400 + 1_234, end: T0 + 86_400 + 2 * 3600 + 77 }],
   ['a user over a cut range', { user_id: 1, type: 2, start: T0 + 86_400 + 3_599, end: T0 + 86_400 + 7_300 }],
   ['today to an hour ahead', { start: T0 + 86_400, end: T0 + 86_400 + 5 * 3600 }],
@@ -141,6 +148,14 @@ describe('log lists', () => {
   beforeAll(async () => {
     lists = logRepository(conn);
     expect(await lists.buildLists()).toBe(300);
+    // Before the dimensions are built, filtered queries walk the wider scopes, and still agree.
+    for (const q of [{ model_name: 'gpt-4o' }, { token_name: 'ci', channel: 1 }]) {
+      const r = await both(q, 1, 20, lists);
+      expect(r.listed).toEqual(r.scan);
+    }
+    // The 300 older logs; the consumer listed its own in the dimensions as it stored them.
+    expect(await lists.buildDimensions()).toBe(300);
+    expect(await lists.buildDimensions()).toBe(0);
   }, 240_000);
 
   it.each(QUERIES)(

@@ -30,7 +30,12 @@ import {
   type Indexable,
   matches,
   posKey,
+  type ScopeSet,
   scopeAll,
+  scopeChannel,
+  scopeGroup,
+  scopeModel,
+  scopeToken,
   scopeUser,
   slotOf,
 } from '../domain/log-index.ts';
@@ -48,11 +53,13 @@ interface IndexDoc {
   /** Blocks: `x<position>` -> an entry. */
   /** Names: the user ids logged under a username. */
   ids?: number[];
-  /** Meta: the first day logged, the cleanup cut, backfill progress. */
+  /** Meta: the first day logged, the cleanup cut, backfill progress (base scopes, dimensions). */
   first?: number;
   cut?: number;
   built?: boolean;
   backfilled?: number;
+  dims?: boolean;
+  dimsBackfilled?: number;
   /** Watermarks: the last offset indexed. */
   o?: number;
 }
@@ -61,6 +68,12 @@ export interface IndexQuery extends EntryFilter {
   user_id?: number;
   start?: number;
   end?: number;
+}
+
+/** The scopes a query reads and the filters left to apply to their entries. */
+interface Plan {
+  scopes: string[];
+  f: EntryFilter;
 }
 
 /** An entry as read: with its hour and position (the order of a scope's list). */
@@ -76,6 +89,8 @@ export function logIndexRepository(conn: Connection) {
   const ix: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
   const knownNames = new Set<string>();
   let knownFirst = Number.POSITIVE_INFINITY;
+  /** Whether the dimensions hold every listed log (checked until they do; then for good). */
+  let dimsReady = false;
 
   async function byIds(ids: string[]): Promise<IndexDoc[]> {
     const out: IndexDoc[] = [];
@@ -110,14 +125,49 @@ export function logIndexRepository(conn: Connection) {
       .filter((h): h is { hour: number; whole: boolean; slot: HourSlot } => (h.slot?.n ?? 0) > 0);
   }
 
-  /** The scopes a query reads and what is left to apply to entries (none: no user by that name). */
-  async function scopesOf(q: IndexQuery): Promise<string[]> {
-    if (q.user_id) return [scopeUser(q.user_id)];
-    if (q.username) {
+  /**
+   * The scopes a query reads and the filters left for their entries (no scopes: no user by that
+   * name). Everyone's logs, one user's or a username's; once the dimensions are built, also the
+   * model's, channel's, group's or token name's, whichever holds the fewest logs in the range.
+   */
+  async function planOf(q: IndexQuery, lo: number, hi: number): Promise<Plan> {
+    const rest: EntryFilter = {
+      type: q.type,
+      username: q.username,
+      token_name: q.token_name,
+      model_name: q.model_name,
+      channel: q.channel,
+      group: q.group,
+    };
+    let base: Plan;
+    if (q.user_id) base = { scopes: [scopeUser(q.user_id)], f: rest };
+    else if (q.username) {
       const names = await ix.findOne({ _id: `n|${q.username}` });
-      return (names?.ids ?? []).map(scopeUser);
+      base = { scopes: (names?.ids ?? []).map(scopeUser), f: rest };
+    } else base = { scopes: [scopeAll], f: rest };
+    if (base.scopes.length === 0) return base;
+    const dims: Plan[] = [];
+    const all: EntryFilter = { ...rest, user_id: q.user_id };
+    if (q.model_name) dims.push({ scopes: [scopeModel(q.model_name)], f: { ...all, model_name: undefined } });
+    if (q.channel) dims.push({ scopes: [scopeChannel(q.channel)], f: { ...all, channel: undefined } });
+    if (q.group) dims.push({ scopes: [scopeGroup(q.group)], f: { ...all, group: undefined } });
+    if (q.token_name) dims.push({ scopes: [scopeToken(q.token_name)], f: { ...all, token_name: undefined } });
+    if (dims.length === 0) return base;
+    if (!dimsReady) dimsReady = (await meta()).dims === true;
+    if (!dimsReady) return base;
+    // Everyone's logs hold at least any dimension's; otherwise count (one directory read each).
+    const candidates = base.scopes[0] === scopeAll ? dims : [base, ...dims];
+    let best: Plan | undefined;
+    let fewest = Number.POSITIVE_INFINITY;
+    for (const plan of candidates) {
+      let n = 0;
+      for (const scope of plan.scopes) for (const h of await hoursIn(scope, lo, hi)) n += h.slot.n;
+      if (n < fewest) {
+        fewest = n;
+        best = plan;
+      }
     }
-    return [scopeAll];
+    return best ?? base;
   }
 
   /** The range a query covers after cleanup, or null when nothing is logged in it. */
@@ -156,9 +206,9 @@ export function logIndexRepository(conn: Connection) {
 
   return {
     /** Adds stored logs to the lists (in id order within a batch). */
-    async add(logs: Indexable[]): Promise<void> {
+    async add(logs: Indexable[], set: ScopeSet = 'all'): Promise<void> {
       if (logs.length === 0) return;
-      const groups = groupsOf(logs);
+      const groups = groupsOf(logs, set);
       const writes: Promise<unknown>[] = [];
       const dirWrites: Promise<void>[] = [];
       // Block and name updates need no answer: one bulk write (one command, not hundreds).
@@ -207,12 +257,13 @@ export function logIndexRepository(conn: Connection) {
       }
       const names = new Map<string, number>();
       for (const l of logs)
-        if (l.username && !knownNames.has(`${l.username}|${l.user_id}`)) names.set(l.username, l.user_id);
+        if (set !== 'dims' && l.username && !knownNames.has(`${l.username}|${l.user_id}`))
+          names.set(l.username, l.user_id);
       for (const [name, id] of names) {
         bulk.push({ updateOne: { filter: { _id: `n|${name}` }, update: { $addToSet: { ids: id } }, upsert: true } });
       }
       const first = Math.min(...logs.map((l) => dayOf(l.created_at)));
-      if (first < knownFirst) {
+      if (set !== 'dims' && first < knownFirst) {
         writes.push(
           ix
             .findOneAndUpdate({ _id: 'meta' }, { $min: { first } }, { upsert: true, returnDocument: 'after' })
@@ -247,6 +298,14 @@ export function logIndexRepository(conn: Connection) {
         { upsert: true },
       );
     },
+    /** Backfill progress of the dimensions (null: done, queries may read them). */
+    async markDims(lastId: number | null): Promise<void> {
+      await ix.updateOne(
+        { _id: 'meta' },
+        lastId === null ? { $set: { dims: true } } : { $max: { dimsBackfilled: lastId } },
+        { upsert: true },
+      );
+    },
 
     /**
      * One page, newest first, and the number of matches: the event ids to read, in order. With
@@ -255,10 +314,10 @@ export function logIndexRepository(conn: Connection) {
     async page(q: IndexQuery, page: number, size: number, now = Math.floor(Date.now() / 1000)) {
       const none = { eventIds: [] as string[], total: 0 };
       const range = await rangeOf(q, now);
-      const scopes = await scopesOf(q);
-      if (!range || scopes.length === 0) return none;
+      if (!range) return none;
       const [lo, hi] = range;
-      const f: EntryFilter = { ...q };
+      const { scopes, f } = await planOf(q, lo, hi);
+      if (scopes.length === 0) return none;
       const skip = (page - 1) * size;
       const [scope] = scopes;
       if (scopes.length > 1 || !scope || !countable(f)) {
@@ -317,11 +376,12 @@ export function logIndexRepository(conn: Connection) {
     /** Consumption quota over the query's range; requests and tokens since `now - 60`. */
     async stat(q: IndexQuery, now = Math.floor(Date.now() / 1000)) {
       const zero = { quota: 0, rpm: 0, tpm: 0 };
-      const scopes = await scopesOf(q);
-      const f: EntryFilter = { ...q, type: 2 };
+      const range = await rangeOf(q, now);
+      // The range's plan also serves the last minute (which lies in it or after it).
+      const { scopes, f: rest } = await planOf(q, range?.[0] ?? now - 60, range?.[1] ?? now);
+      const f: EntryFilter = { ...rest, type: 2 };
       if (scopes.length === 0) return zero;
       let quota = 0;
-      const range = await rangeOf(q, now);
       const [scope] = scopes;
       if (range) {
         const [lo, hi] = range;

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { nextSequence } from '@aigw/common';
 import type { Connection } from 'mongoose';
-import type { Indexable } from '../domain/log-index.ts';
+import type { Indexable, ScopeSet } from '../domain/log-index.ts';
 import {
   type Bucket,
   bucketDeltas,
@@ -81,6 +81,57 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
     return listsBuilt;
   };
 
+  /**
+   * One pass over the visible logs a filter selects, in id order, added to a set of scopes in
+   * chunks; `mark` records each chunk's last id, then null when done.
+   */
+  async function backfill(
+    filter: Record<string, unknown>,
+    set: ScopeSet,
+    mark: (lastId: number | null) => Promise<void>,
+  ): Promise<number> {
+    const cursor = logs
+      .find(
+        { ...filter, hidden: { $ne: true } },
+        {
+          projection: {
+            id: 1,
+            event_id: 1,
+            created_at: 1,
+            type: 1,
+            quota: 1,
+            tokens: 1,
+            prompt_tokens: 1,
+            completion_tokens: 1,
+            user_id: 1,
+            username: 1,
+            token_name: 1,
+            model_name: 1,
+            channel: 1,
+            group: 1,
+          },
+        },
+      )
+      .sort({ id: 1 })
+      .batchSize(2_000);
+    let chunk: Indexable[] = [];
+    let n = 0;
+    const flush = async () => {
+      if (chunk.length === 0) return;
+      await index.add(chunk, set);
+      await mark(chunk[chunk.length - 1]?.id ?? 0);
+      n += chunk.length;
+      chunk = [];
+    };
+    for await (const l of cursor) {
+      chunk.push({ ...l, tokens: l.tokens ?? (l.prompt_tokens ?? 0) + (l.completion_tokens ?? 0) });
+      if (chunk.length >= 2_000) await flush();
+    }
+    await flush();
+    await mark(null);
+    return n;
+  }
+
   return {
     async ensureIndexes(): Promise<void> {
       await logs.createIndex({ event_id: 1 }, { unique: true });
@@ -108,8 +159,9 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       const ids = new Map<string, number>();
       if (unique.length === 0) return { inserted, replayed, ids };
       const last = await nextSequence(conn, 'logs', unique.length);
-      // ix: listed by the consumer (logs without it predate the lists and are backfilled).
-      const rows = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i, ix: 1 }));
+      // ix: listed by the consumer, 2 with the dimensions (logs without it predate the lists, with
+      // 1 the dimensions; both are backfilled).
+      const rows = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i, ix: 2 }));
       for (const r of rows) ids.set(r.event_id, r.id);
       const dups: (NewLog & { src: string })[] = [];
       try {
@@ -159,47 +211,22 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
     async buildLists(): Promise<number> {
       const m = await index.meta();
       if (m.built) return 0;
-      const cursor = logs
-        .find(
-          { ix: { $exists: false }, hidden: { $ne: true }, id: { $gt: m.backfilled ?? 0 } },
-          {
-            projection: {
-              id: 1,
-              event_id: 1,
-              created_at: 1,
-              type: 1,
-              quota: 1,
-              tokens: 1,
-              prompt_tokens: 1,
-              completion_tokens: 1,
-              user_id: 1,
-              username: 1,
-              token_name: 1,
-              model_name: 1,
-              channel: 1,
-              group: 1,
-            },
-          },
-        )
-        .sort({ id: 1 })
-        .batchSize(2_000);
-      let chunk: Indexable[] = [];
-      let n = 0;
-      const flush = async () => {
-        if (chunk.length === 0) return;
-        await index.add(chunk);
-        await index.markBuilt(chunk[chunk.length - 1]?.id ?? 0);
-        n += chunk.length;
-        chunk = [];
-      };
-      for await (const l of cursor) {
-        chunk.push({ ...l, tokens: l.tokens ?? (l.prompt_tokens ?? 0) + (l.completion_tokens ?? 0) });
-        if (chunk.length >= 2_000) await flush();
-      }
-      await flush();
-      await index.markBuilt(null);
+      const n = await backfill({ ix: { $exists: false }, id: { $gt: m.backfilled ?? 0 } }, 'base', (id) =>
+        index.markBuilt(id),
+      );
       listsBuilt = true;
       return n;
+    },
+
+    /**
+     * Lists the logs that predate the dimensions (model, channel, group and token name scopes) in
+     * them, once, resuming after a restart by id; queries read the dimensions after that. Logs
+     * stored since (`ix: 2`) were listed there by the consumer.
+     */
+    async buildDimensions(): Promise<number> {
+      const m = await index.meta();
+      if (m.dims) return 0;
+      return backfill({ ix: { $ne: 2 }, id: { $gt: m.dimsBackfilled ?? 0 } }, 'dims', (id) => index.markDims(id));
     },
 
     /**

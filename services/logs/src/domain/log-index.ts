@@ -3,16 +3,18 @@
  * collection for any filter but `_id` (31 s per page at 100,000 rows), so the list is served from
  * documents whose `_id`s a query can compute:
  *
- * - a scope is everyone's logs (`a`) or one user's (`u<id>`);
+ * - a scope is everyone's logs (`a`), one user's (`u<id>`), or those of one model, channel, group
+ *   or token name (`m<name>`, `c<id>`, `g<name>`, `k<name>`: the dimensions);
  * - per scope and UTC day a directory (`<scope>|d<day>`) counts the logs of each hour, per type,
  *   with the consumption quota and tokens of the hour (the stat);
  * - per scope and hour the logs are entries in blocks of BLOCK (`<scope>|<hour>|<k>`), at dense
  *   positions taken from the hour's count when they are written (arrival order).
  *
  * A page is newest hour first, newest position first: whole hours are skipped by their counts, and
- * only the blocks the page falls in are read (by `_id`), then the page's logs (by `_id`). Filters
- * the counts do not know (token, model, channel, group, a username) are applied to the entries
- * (which hold those fields), reading the blocks of the range.
+ * only the blocks the page falls in are read (by `_id`), then the page's logs (by `_id`). A query
+ * reads the scope of its filters with the fewest logs in the range (a model's, one user's, ...);
+ * the filters left (a user within a model, a token within a user) are applied to the entries
+ * (which hold those fields), reading that scope's blocks of the range.
  */
 import type { LogDoc } from './log-record.ts';
 
@@ -27,9 +29,10 @@ const DAY = 86_400;
 
 /**
  * An index entry: id, event id (the log's `_id`), created_at, type, quota, tokens, username,
- * token name, model, channel, group.
+ * token name, model, channel, group, user id (entries written before the dimensions lack it;
+ * only the dimensions' entries are filtered by it).
  */
-export type Entry = [number, string, number, number, number, number, string, string, string, number, string];
+export type Entry = [number, string, number, number, number, number, string, string, string, number, string, number?];
 
 export type Indexable = Pick<
   LogDoc,
@@ -59,6 +62,7 @@ export const entryOf = (l: Indexable): Entry => [
   l.model_name,
   l.channel,
   l.group,
+  l.user_id,
 ];
 
 export const E = {
@@ -73,6 +77,7 @@ export const E = {
   model: 8,
   channel: 9,
   group: 10,
+  userId: 11,
 } as const;
 
 /** The counts of one hour of one scope (types as `t<type>`; q and k: consumption quota and tokens). */
@@ -85,6 +90,23 @@ export interface HourSlot {
 
 export const scopeAll = 'a';
 export const scopeUser = (userId: number) => `u${userId}`;
+export const scopeModel = (name: string) => `m${encodeURIComponent(name)}`;
+export const scopeChannel = (id: number) => `c${id}`;
+export const scopeGroup = (name: string) => `g${encodeURIComponent(name)}`;
+export const scopeToken = (name: string) => `k${encodeURIComponent(name)}`;
+
+/** The dimension scopes a log is listed in (none for a field it does not have). */
+export function dimensionScopes(l: Pick<Indexable, 'model_name' | 'channel' | 'group' | 'token_name'>): string[] {
+  const out: string[] = [];
+  if (l.model_name) out.push(scopeModel(l.model_name));
+  if (l.channel) out.push(scopeChannel(l.channel));
+  if (l.group) out.push(scopeGroup(l.group));
+  if (l.token_name) out.push(scopeToken(l.token_name));
+  return out;
+}
+
+/** Which scopes a write fills: everyone's and the users' (`base`), the dimensions, or all. */
+export type ScopeSet = 'base' | 'dims' | 'all';
 export const hourOf = (sec: number) => Math.floor(sec / HOUR);
 export const dayOf = (sec: number) => Math.floor(sec / DAY);
 export const dirId = (scope: string, day: number) => `${scope}|d${day}`;
@@ -95,6 +117,7 @@ export const posKey = (pos: number) => `x${pos}`;
 /** What the counts cannot answer: applied to entries. */
 export interface EntryFilter {
   type?: number;
+  user_id?: number;
   username?: string;
   token_name?: string;
   model_name?: string;
@@ -103,10 +126,12 @@ export interface EntryFilter {
 }
 
 /** True when the hour counts alone give the number of matches (no filter, or a type). */
-export const countable = (f: EntryFilter) => !f.username && !f.token_name && !f.model_name && !f.channel && !f.group;
+export const countable = (f: EntryFilter) =>
+  !f.user_id && !f.username && !f.token_name && !f.model_name && !f.channel && !f.group;
 
 export function matches(e: Entry, f: EntryFilter): boolean {
   if (f.type && e[E.type] !== f.type) return false;
+  if (f.user_id && e[E.userId] !== f.user_id) return false;
   if (f.username && e[E.username] !== f.username) return false;
   if (f.token_name && e[E.tokenName] !== f.token_name) return false;
   if (f.model_name && e[E.model] !== f.model_name) return false;
@@ -139,7 +164,7 @@ export function daysOf(lo: number, hi: number): number[] {
  * Where a batch's entries go: per scope and hour, the entries (in id order) and the counts to add.
  * Hidden logs (LogConsumeEnabled off) are not listed, so not indexed.
  */
-export function groupsOf(logs: Indexable[]): Map<string, Map<number, Indexable[]>> {
+export function groupsOf(logs: Indexable[], set: ScopeSet = 'all'): Map<string, Map<number, Indexable[]>> {
   const out = new Map<string, Map<number, Indexable[]>>();
   const add = (scope: string, l: Indexable) => {
     let hours = out.get(scope);
@@ -153,8 +178,11 @@ export function groupsOf(logs: Indexable[]): Map<string, Map<number, Indexable[]
     else hours.set(hour, [l]);
   };
   for (const l of [...logs].sort((a, b) => a.id - b.id)) {
-    add(scopeAll, l);
-    if (l.user_id) add(scopeUser(l.user_id), l);
+    if (set !== 'dims') {
+      add(scopeAll, l);
+      if (l.user_id) add(scopeUser(l.user_id), l);
+    }
+    if (set !== 'base') for (const scope of dimensionScopes(l)) add(scope, l);
   }
   return out;
 }

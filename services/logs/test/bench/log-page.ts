@@ -115,6 +115,7 @@ await lists.ensureIndexes();
 try {
   // As at a service's first start on an empty database: nothing older to list.
   await lists.buildLists();
+  await lists.buildDimensions();
   const writeS = await write(lists, ROWS);
   console.log(
     `${ROWS} logs written through the consumer path in ${writeS.toFixed(1)} s (${Math.round(ROWS / writeS)} logs/s)`,
@@ -129,7 +130,12 @@ try {
     ['self: one user, today', { user_id: 7, start: today, end: now + 3600 }, 1],
     ['self: one user, consumption, page 3', { user_id: 7, type: 2, start: today, end: now + 3600 }, 3],
     ['admin: a username (entries filtered)', { username: 'user9', start: today, end: now + 3600 }, 1],
-    ['admin: a model (entries filtered)', { model_name: 'gpt-4o', start: today, end: now + 3600 }, 1],
+    ['admin: a model (its scope)', { model_name: 'gpt-4o', start: today, end: now + 3600 }, 1],
+    ['admin: a channel (its scope)', { channel: 3, start: today, end: now + 3600 }, 1],
+    ['admin: a token name (its scope)', { token_name: 'token-1', start: today, end: now + 3600 }, 1],
+    ['admin: a group, all time (its scope)', { group: 'default' }, 1],
+    ['admin: a model and a channel (model scope, channel filtered)', { model_name: 'gpt-4o', channel: 1 }, 1],
+    ['self: one user, a model (user scope, model filtered)', { user_id: 7, model_name: 'gpt-4o' }, 1],
   ];
   const time = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
     const t = performance.now();
