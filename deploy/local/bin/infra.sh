@@ -200,12 +200,17 @@ cmd_up() {
   ensure_installed
   for svc in "$@"; do
     if answers "$svc"; then
-      if pid="$(our_pid "$svc")"; then
+      if pid="$(our_pid "$svc")" && [[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" == *" (deleted)" ]]; then
+        # setup.sh rebuilt the binary (a new FerretDB patch): run the new one on the same data.
+        log "$svc: pid $pid runs a binary that setup.sh has since replaced; restarting it"
+        cmd_down "$svc"
+      elif pid="$(our_pid "$svc")"; then
         log "$svc: already running (pid $pid, started by infra.sh)"
+        continue
       else
         log "$svc: a server already answers on $HOST:$(port_of "$svc"); leaving it alone"
+        continue
       fi
-      continue
     fi
     if pid="$(our_pid "$svc")"; then
       log "$svc: pid $pid is ours but does not answer yet; waiting for it"

@@ -170,8 +170,9 @@ fi
 # docs/adr/0001-mongodb-compatible-server.md): serialize-writes.patch (FerretDB v1 runs
 # update/findAndModify/delete as read-modify-write, so concurrent conditional $inc lost updates;
 # writes of one database run one at a time), id-index.patch (lookups by _id use the _id index
-# instead of scanning the table) and group-accumulators.patch (in a $group, only the first
-# accumulator saw any document).
+# instead of scanning the table), group-accumulators.patch (in a $group, only the first
+# accumulator saw any document) and update-close-iterators.patch (an update command with 100 or
+# more matching statements waited forever for a SQLite connection).
 FERRETDB_BIN="$LOCAL/bin/ferretdb"
 # Bump FERRETDB_RECIPE when the build steps below change, to force a rebuild.
 FERRETDB_RECIPE=2

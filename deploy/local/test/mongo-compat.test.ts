@@ -224,6 +224,20 @@ describe('works', () => {
     await User.deleteMany({ email: { $in: ['new@x', 'e@x'] } });
   });
 
+  it('one bulk update of 250 existing documents by _id (update-close-iterators.patch)', async () => {
+    // Unpatched FerretDB v1 kept each statement's query open until the command ended: at 100
+    // matching statements its SQLite pool was used up and the command waited forever.
+    const c = coll<{ _id: string; v?: number; w?: number }>('bulk_existing');
+    const ops = (field: 'v' | 'w') =>
+      Array.from({ length: 250 }, (_, i) => ({
+        updateOne: { filter: { _id: `b${i}` }, update: { $set: { [field]: i } }, upsert: true },
+      }));
+    expect((await c.bulkWrite(ops('v'), { ordered: false })).upsertedCount).toBe(250);
+    const again = await c.bulkWrite(ops('w'), { ordered: false });
+    expect([again.matchedCount, again.modifiedCount, again.upsertedCount]).toEqual([250, 250, 0]);
+    expect(await c.countDocuments({ w: { $gte: 0 } })).toBe(250);
+  }, 30_000);
+
   it('upsert with updateOne and findOneAndUpdate', async () => {
     const r = await User.updateOne(
       { email: 'u@x' },
