@@ -64,8 +64,9 @@ export async function publishUsage(publisher: Publisher, events: TestUsage[]): P
         requestId: e.eventId,
         username: `user${e.userId}`,
         tokenId: 1,
-        tokenName: 'default',
-        channelId: 1,
+        // Token names and channels as a deployment has them (the lists keep a scope per value).
+        tokenName: e.userId % 3 ? 'default' : `t${e.userId}`,
+        channelId: 1 + (e.userId % 4),
         type: 2,
         group: 'default',
         useTimeMs: 1200,
