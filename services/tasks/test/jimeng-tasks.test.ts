@@ -201,6 +201,31 @@ describe('Jimeng (type 51) through the gateway', () => {
     ]);
   });
 
+  it('when a task never finishes, then it fails by the (shortened) timeout and is refunded once', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await submit(u.key, { req_key: T2V, prompt: 'never ending river' });
+    expect(sub.body.code).toBe(10000);
+    const { answer, seen } = await followJimeng(u.key, T2V, String(sub.body.data.task_id), ended);
+    expect(seen).toContain('generating');
+    // TASKS_TIMEOUT_MS is 4 s in the harness; the upstream still says generating.
+    expect(answer).toMatchObject({ code: 50500, message: '任务超时', data: null });
+    expect(
+      await eventually(
+        () => walletOf(s, u.userId),
+        (x) => x.quota === 1_000_000,
+      ),
+    ).toEqual({ quota: 1_000_000, used: 0 });
+    await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.some((x) => x.type === 6),
+    );
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort()).toEqual([
+      [2, FIVE],
+      [6, FIVE],
+    ]);
+  });
+
   it('when the channel holds a wrong secret key, then VolcEngine refuses the signature and the submit is given back', async () => {
     const wrong = await startFakeJimeng({ accessKey: 'AKLTother', secretKey: 'right-secret' });
     await createChannel(s, { type: 51, baseUrl: wrong.url, key: 'AKLTother|wrong-secret', models: 'jimeng_t2v_v30' });
