@@ -1,7 +1,8 @@
 /**
  * The channel form's per-type fields and multi-key channels in a real browser: an AWS Claude
- * channel entered as Access Key, Secret Key and Region is stored as the spec's `Ak|Sk|Region`; a
- * channel with three keys in turn shows its key count in the list row.
+ * channel entered as Access Key, Secret Key and Region is stored as the spec's `Ak|Sk|Region`, a
+ * Jimeng channel (51) as `AccessKey|SecretKey`; a channel with three keys in turn shows its key
+ * count in the list row.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,6 +54,43 @@ describe('console channel providers (browser)', () => {
     await toast(page, '渠道创建成功！').waitFor();
     await page.locator('tr', { hasText: 'e2e-bedrock' }).waitFor();
     expect(await storedKey(page, 'e2e-bedrock')).toEqual({ key: 'AKIAE2E|e2e/secret|us-west-2', multiKeyMode: '' });
+    await context.close();
+  });
+
+  it('when an admin picks Jimeng (51), then the form asks for AccessKey and SecretKey, stores AccessKey|SecretKey, and the batch box says the format', async () => {
+    const { context, page } = await h.fresh();
+    await login(page, 'root', '123456');
+    await page.goto('/channel');
+    await page.getByRole('button', { name: '添加新的渠道' }).click();
+    const drawer = page.locator('.arco-drawer');
+    await drawer.locator('.arco-form-item', { hasText: '类型' }).first().locator('.arco-select').click();
+    await page.locator('.arco-select-option', { hasText: '即梦' }).click();
+    await drawer.locator('input[name="name"]').fill('e2e-jimeng');
+    await expect(drawer.locator('textarea[name="key"]').count()).resolves.toBe(0);
+    await expect(drawer.locator('input[name="key_part_0"]').getAttribute('placeholder')).resolves.toBe(
+      '火山引擎访问控制中的 AccessKeyId',
+    );
+    await expect(drawer.locator('input[name="key_part_1"]').getAttribute('type')).resolves.toBe('password');
+    await drawer.locator('input[name="key_part_0"]').fill('AKLTe2e');
+    await drawer.getByPlaceholder('输入自定义模型名称（多个用英文逗号分隔）').fill('jimeng_vgfm_t2v_l20');
+    await drawer.getByRole('button', { name: '填入', exact: true }).click();
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '密钥格式错误，应为 AccessKey|SecretKey').waitFor();
+    await drawer.locator('input[name="key_part_1"]').fill('e2e-volc-secret');
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '渠道创建成功！').waitFor();
+    await page.locator('tr', { hasText: 'e2e-jimeng' }).waitFor();
+    expect(await storedKey(page, 'e2e-jimeng')).toEqual({ key: 'AKLTe2e|e2e-volc-secret', multiKeyMode: '' });
+
+    // Several Jimeng keys at once go in one text area: the hint under it gives each line's format.
+    await page.getByRole('button', { name: '添加新的渠道' }).click();
+    await drawer.locator('.arco-form-item', { hasText: '类型' }).first().locator('.arco-select').click();
+    await page.locator('.arco-select-option', { hasText: '即梦' }).click();
+    await drawer.getByText('批量创建（一行一个密钥，每个密钥创建一个渠道）').click();
+    await drawer.locator('textarea[name="key"]').waitFor();
+    await expect(
+      drawer.locator('.arco-form-item', { has: page.locator('textarea[name="key"]') }).innerText(),
+    ).resolves.toContain('按照如下格式输入：AccessKey|SecretKey');
     await context.close();
   });
 

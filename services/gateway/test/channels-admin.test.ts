@@ -201,9 +201,9 @@ describe('channel administration through the gateway', () => {
 
   it('when model lists are asked, then types map to names and enabled abilities list their models', async () => {
     const byType = (await admin.get<Record<string, string[]>>('/models')).body.data ?? {};
-    // The spec's 30 types, new-api's OpenAI-format ones (20, 27, 43, 45, 48) and the video ones (50, 55).
+    // The spec's 30 types, new-api's OpenAI-format ones (20, 27, 43, 45, 48) and the video ones (50, 51, 55).
     const spec = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37];
-    const more = [38, 39, 40, 41, 42, 20, 27, 43, 45, 48, 50, 55];
+    const more = [38, 39, 40, 41, 42, 20, 27, 43, 45, 48, 50, 51, 55];
     expect(Object.keys(byType)).toEqual([...spec, ...more].sort((x, y) => x - y).map(String));
     expect(byType['14']).toContain('claude-3-5-sonnet-20241022');
     await create({ name: 'listed', models: 'listed-model' });

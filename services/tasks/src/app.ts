@@ -33,6 +33,8 @@ import { dueSchedules } from './data/due-schedule.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
+import { volcUpstream } from './data/volc-upstream.ts';
+import { type JimengDeps, jimengPlatform } from './domain/jimeng.ts';
 import { klingPlatform } from './domain/kling.ts';
 import { mjPlatform } from './domain/mj-platform.ts';
 import { forwardBase } from './domain/mj-queries.ts';
@@ -42,6 +44,7 @@ import { taskPoller } from './domain/task-poller.ts';
 import { videoPlatform } from './domain/video.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { withJsonErrors } from './transport/http/errors.ts';
+import { jimengRoutes } from './transport/http/jimeng-routes.ts';
 import { klingRoutes } from './transport/http/kling-routes.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
@@ -113,6 +116,7 @@ export async function createApp(
       };
 
       const suno: SunoDeps = { ...deps, repo: asyncTasks };
+      const jimeng: JimengDeps = { ...suno, volc: volcUpstream(config.TASKS_UPSTREAM_TIMEOUT_MS) };
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
@@ -129,10 +133,17 @@ export async function createApp(
       const sunoHttp = sunoRoutes(suno, { trustProxy: true });
       const videoHttp = videoRoutes(suno, { trustProxy: true });
       const klingHttp = klingRoutes(suno, { trustProxy: true });
+      const jimengHttp = jimengRoutes(jimeng, { trustProxy: true });
       const http = createServer((req, res) => {
         mjHttp(req, res)
           .then(async (handled) => {
-            if (handled || (await sunoHttp(req, res)) || (await videoHttp(req, res)) || (await klingHttp(req, res))) {
+            if (
+              handled ||
+              (await sunoHttp(req, res)) ||
+              (await videoHttp(req, res)) ||
+              (await klingHttp(req, res)) ||
+              (await jimengHttp(req, res))
+            ) {
               return;
             }
             publicApp(req, res);
@@ -187,6 +198,7 @@ export async function createApp(
         taskPoller(deps, sunoPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, videoPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, klingPlatform({ repo: asyncTasks, upstream }), settings),
+        taskPoller(deps, jimengPlatform(jimeng), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

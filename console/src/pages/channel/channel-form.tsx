@@ -342,11 +342,17 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           label={tr('common.key')}
           required={!editing}
           extra={
-            form.multi_key_mode
-              ? tr('channelKeys.multiKeyHint')
-              : editing
-                ? tr('channelForm.leaveEmptyToKeepThe')
-                : undefined
+            [
+              form.multi_key_mode
+                ? tr('channelKeys.multiKeyHint')
+                : editing
+                  ? tr('channelForm.leaveEmptyToKeepThe')
+                  : undefined,
+              // Several keys of parts in one text area: each line in the type's format.
+              keyParts(form.type) ? keyHint(form.type) : undefined,
+            ]
+              .filter(Boolean)
+              .join(' ') || undefined
           }
         >
           <Input.TextArea

@@ -40,6 +40,20 @@ describe('channel type helpers', () => {
     expect(keyParts(1)).toBeUndefined();
   });
 
+  it('when a video type is picked, then Kling and Jimeng ask for AccessKey|SecretKey and Sora for an API key', () => {
+    expect(CHANNEL_TYPE_OPTIONS.find((o) => o.value === 51)?.label).toBe('即梦');
+    expect(keyHint(50)).toBe('按照如下格式输入：AccessKey|SecretKey');
+    expect(keyHint(51)).toBe('按照如下格式输入：AccessKey|SecretKey');
+    expect(keyHint(55)).toBe('请输入 OpenAI 视频接口（Sora）的 API Key');
+    expect(keyParts(51)?.parts.map((p) => [p.label, p.placeholder, !!p.secret])).toEqual([
+      ['AccessKey', '火山引擎访问控制中的 AccessKeyId', false],
+      ['SecretKey', '火山引擎访问控制中的 SecretAccessKey', true],
+    ]);
+    expect(joinKeyParts(51, [' AKLT1 ', 'c2VjcmV0']).split('|')).toEqual(['AKLT1', 'c2VjcmV0']);
+    expect(keyParts(50)?.parts.map((p) => p.label).join(keyParts(50)?.sep)).toBe('AccessKey|SecretKey');
+    expect(keyParts(55)).toBeUndefined();
+  });
+
   it('when a channel holds several keys, then its row state counts the disabled ones', () => {
     expect(multiKeyState('polling', '{"size":3,"disabled":[{"index":2,"reason":"401","time":5}]}')).toEqual({
       size: 3,

@@ -61,6 +61,9 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 41, label: 'Vertex AI', color: 'blue' },
   { value: 42, label: 'Mistral AI', color: 'orange' },
   { value: 50, label: 'Kling', color: 'purple' },
+  { value: 51, get label() {
+    return tr('channel.jimeng');
+  }, color: 'arcoblue' },
   { value: 55, label: 'Sora', color: 'green' },
   { value: 20, label: 'OpenRouter', color: 'gray' },
   { value: 27, label: 'Perplexity', color: 'cyan' },
@@ -73,7 +76,7 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
 
 export const channelTypeOf = (type: number) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === type);
 
-/** Key format hints of spec 01 section 5. */
+/** Key format hints of spec 01 section 5 (and of the video types: 50 Kling, 51 Jimeng, 55 Sora). */
 export function keyHint(type: number): string {
   switch (type) {
     case 15:
@@ -88,6 +91,11 @@ export function keyHint(type: number): string {
       return tr('channel.enterInThisFormatAk');
     case 41:
       return tr('channel.enterTheServiceAccountJson');
+    case 50:
+    case 51:
+      return tr('channel.enterInThisFormatAccesskey');
+    case 55:
+      return tr('channel.enterTheOpenaiVideoApiKey');
     default:
       return tr('channel.enterTheChannelSAuthentication');
   }
@@ -144,6 +152,22 @@ export function keyParts(type: number): { sep: string; parts: KeyPart[] } | unde
           { label: tr('channelKeys.accessKey'), placeholder: 'AKIA...' },
           { label: tr('channelKeys.secretKey'), placeholder: tr('channelKeys.secretKey'), secret: true },
           { label: tr('channelKeys.region'), placeholder: tr('channelKeys.awsRegionHint') },
+        ],
+      };
+    case 50:
+      return {
+        sep: '|',
+        parts: [
+          { label: 'AccessKey', placeholder: tr('channelKeys.klingAccessKeyHint') },
+          { label: 'SecretKey', placeholder: tr('channelKeys.klingSecretKeyHint'), secret: true },
+        ],
+      };
+    case 51:
+      return {
+        sep: '|',
+        parts: [
+          { label: 'AccessKey', placeholder: tr('channelKeys.jimengAccessKeyHint') },
+          { label: 'SecretKey', placeholder: tr('channelKeys.jimengSecretKeyHint'), secret: true },
         ],
       };
     default:

@@ -160,6 +160,12 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     keyParts: { sep: '|', names: ['AccessKey', 'SecretKey'] },
     models: ['kling-v1', 'kling-v1-6', 'kling-v2-master'],
   },
+  51: {
+    name: '即梦 Jimeng',
+    baseUrl: 'https://visual.volcengineapi.com',
+    keyParts: { sep: '|', names: ['AccessKey', 'SecretKey'] },
+    models: ['jimeng_vgfm_t2v_l20', 'jimeng_vgfm_i2v_l20', 'jimeng_t2v_v30', 'jimeng_i2v_first_v30'],
+  },
   55: { name: 'Sora', baseUrl: 'https://api.openai.com', models: ['sora-2', 'sora-2-pro'] },
   43: { name: 'DeepSeek', baseUrl: 'https://api.deepseek.com', models: ['deepseek-chat', 'deepseek-reasoner'] },
   45: {

@@ -35,7 +35,7 @@ function utf8Only(_req: unknown, _res: unknown, buf: Buffer, encoding: string): 
 }
 
 /** What the local stack proxies to the tasks service (the chart's Ingress routes the same paths). */
-export const TASKS_PREFIXES = ['/mj', '/fast/mj', '/relax/mj', '/turbo/mj', '/suno', '/v1/videos', '/kling'];
+export const TASKS_PREFIXES = ['/mj', '/fast/mj', '/relax/mj', '/turbo/mj', '/suno', '/v1/videos', '/kling', '/jimeng'];
 
 /** The largest /api JSON body; beyond it 413. */
 export const API_BODY_LIMIT = '1mb';
