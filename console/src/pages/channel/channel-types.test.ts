@@ -50,7 +50,11 @@ describe('channel type helpers', () => {
       ['SecretKey', '火山引擎访问控制中的 SecretAccessKey', true],
     ]);
     expect(joinKeyParts(51, [' AKLT1 ', 'c2VjcmV0']).split('|')).toEqual(['AKLT1', 'c2VjcmV0']);
-    expect(keyParts(50)?.parts.map((p) => p.label).join(keyParts(50)?.sep)).toBe('AccessKey|SecretKey');
+    expect(
+      keyParts(50)
+        ?.parts.map((p) => p.label)
+        .join(keyParts(50)?.sep),
+    ).toBe('AccessKey|SecretKey');
     expect(keyParts(55)).toBeUndefined();
   });
 
