@@ -24,8 +24,9 @@ public final class Main {
     MongoServer server = new MongoServer(backend);
     try {
       server.bind("127.0.0.1", port);
-    } catch (RuntimeException e) {
-      // Netty's threads would keep the JVM alive after a failed bind (port taken).
+    } catch (Exception e) {
+      // A taken port (netty rethrows the BindException unchecked); netty's threads would keep the
+      // JVM alive.
       System.err.println("cannot listen on 127.0.0.1:" + port + ": " + e);
       server.shutdownNow();
       System.exit(1);
