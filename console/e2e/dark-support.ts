@@ -126,9 +126,11 @@ export function darkness(min: number): Darkness {
 /** Dates and times as the console writes them, each replaced by one fixed value of the same form. */
 const DATES: [RegExp, string][] = [
   [/\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}/g, '2000-01-01 00:00:00'],
-  [/\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2} [AP]M/g, '1/1/2000, 12:00:00 AM'],
+  [/\d{1,2}\/\d{1,2}\/\d{4}, \d{1,2}:\d{2}:\d{2} [AP]M/g, '1/1/2000, 00:00:00 AM'],
   [/\d{4}-\d{2}-\d{2}/g, '2000-01-01'],
   [/\d{2}-\d{2} \d{2}:\d{2}/g, '01-01 00:00'],
+  // A log's time is written as a date over a time (two lines).
+  [/\b\d{2}:\d{2}:\d{2}\b/g, '00:00:00'],
 ];
 
 /**
