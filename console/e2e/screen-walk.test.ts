@@ -421,5 +421,5 @@ describe('screen walk (browser)', () => {
     await root.context.close();
     expect(themes).toEqual({});
     expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
-  });
+  }, 180_000); // Four walks of ten pages each: about 70 s on a busy machine.
 });
