@@ -1,14 +1,20 @@
 /**
  * What the route table's pages show (issue 14, item 7), as an anonymous visitor, as a newly
- * registered user and as root, at 1440 px and at 390 px: on each page the values the test stored
- * or caused are on the screen, compared with what the API answers (the wallet balance, a token's
- * name and quota, a log's model, token and cost, the dashboard's requests and tokens, a channel,
- * a redemption code, a user, the audio prices of the pricing page, the About text).
+ * registered user and as root, at 1440 px and at 390 px, each in the light and the dark theme: on
+ * each page the values the test stored or caused are on the screen, compared with what the API
+ * answers (the wallet balance, a token's name and quota, a log's model, token and cost, the
+ * dashboard's requests and tokens, a channel, a redemption code, a user, the audio prices of the
+ * pricing page, the About text). In dark mode every page is also checked in the DOM: body carries
+ * Arco's dark palette, the page is dark and its text light, and no visible text is below a WCAG
+ * contrast of 3:1 against what is behind it (dark-support.ts).
  *
- * Screenshots: the pages without changing data (login, register, about and pricing as a visitor)
- * are compared pixel by pixel with the baselines in console/e2e/baselines (pixelmatch, at most
- * 0.2 % of the pixels differing). E2E_UPDATE_BASELINES=1 writes them anew; every screenshot of
- * the walk is also written to E2E_SCREENSHOTS when set.
+ * Screenshots are compared pixel by pixel with the baselines in console/e2e/baselines
+ * (pixelmatch, at most 0.2 % of the pixels differing): the visitor's pages (login, register,
+ * about, pricing) in both themes, and every logged-in page in the dark theme, after the dates and
+ * the made-up user name are replaced by fixed stand-ins and boxes whose content changes (date
+ * pickers, RPM and TPM, the invitation link) are painted over. E2E_UPDATE_BASELINES=1 writes them
+ * anew (with the Chinese font of deploy/local/bin/setup.sh, fonts-wqy-microhei, installed); every
+ * screenshot of the walk is also written to E2E_SCREENSHOTS when set.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -25,15 +31,19 @@ import {
   routable,
   setOption,
 } from '../../services/relay/test/relay-harness.ts';
+import { chooseTheme, type Darkness, darkness, freeze, MIN_CONTRAST } from './dark-support.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';
 
 const BASELINES = resolve(import.meta.dirname, 'baselines');
 /** Share of pixels that may differ from a baseline (antialiasing of text on another run). */
 const MAX_DIFF = 0.002;
 const WIDTHS = [
-  { name: '1440', width: 1440, height: 900 },
-  { name: '390', width: 390, height: 844 },
+  { name: '1440', width: 1440, height: 900, dark: false },
+  { name: '390', width: 390, height: 844, dark: false },
+  { name: 'dark-1440', width: 1440, height: 900, dark: true },
+  { name: 'dark-390', width: 390, height: 844, dark: true },
 ] as const;
+type Mode = (typeof WIDTHS)[number];
 
 const MODEL = 'walk-model';
 const AUDIO_MODEL = 'gpt-4o-audio-preview';
@@ -91,8 +101,14 @@ async function shows(page: Page, text: string, where = 'body'): Promise<void> {
   expect(seen, `"${text}" in ${where}`).toBe('shown');
 }
 
-async function shot(page: Page, name: string): Promise<Buffer> {
-  const png = await page.screenshot({ animations: 'disabled', caret: 'hide' });
+/** A screenshot; `masks` are boxes painted over (inputs holding today's date, say). */
+async function shot(page: Page, name: string, masks: string[] = []): Promise<Buffer> {
+  const png = await page.screenshot({
+    animations: 'disabled',
+    caret: 'hide',
+    mask: masks.map((m) => page.locator(m)),
+    maskColor: '#808080',
+  });
   const dir = process.env.E2E_SCREENSHOTS;
   if (dir) {
     mkdirSync(dir, { recursive: true });
@@ -120,6 +136,27 @@ function againstBaseline(name: string, png: Buffer): number {
   }
   if (!existsSync(file)) throw new Error(`no baseline ${file} (E2E_UPDATE_BASELINES=1 writes it)`);
   return diffShare(png, readFileSync(file));
+}
+
+/**
+ * In dark mode: body carries the dark palette, the page behind the content is dark, its texts are
+ * light, and no text is below the contrast minimum against what is behind it (found[where] lists
+ * what is wrong). In light mode only that the page is light (the check tells the two apart).
+ */
+async function themeChecked(page: Page, dark: boolean, where: string, found: Record<string, string[]>): Promise<void> {
+  const d: Darkness = await page.evaluate(darkness, MIN_CONTRAST);
+  const problems: string[] = [];
+  if (d.attribute !== dark) problems.push(`arco-theme="dark" on body: ${d.attribute}`);
+  if (dark ? d.background > 0.05 : d.background < 0.5) problems.push(`background luminance ${d.background.toFixed(3)}`);
+  if (d.checked < 5 || (dark ? d.text < 0.3 : d.text > 0.3))
+    problems.push(`median text luminance ${d.text.toFixed(3)} over ${d.checked} texts`);
+  if (dark) problems.push(...d.low);
+  if (problems.length) found[where] = problems;
+}
+
+/** Where the mouse rests before a screenshot (a hovered row or button would change the picture). */
+async function restMouse(page: Page, w: Mode): Promise<void> {
+  await page.mouse.move(w.width - 2, w.height - 2);
 }
 
 describe('screen walk (browser)', () => {
@@ -171,10 +208,13 @@ describe('screen walk (browser)', () => {
     const { context, page } = await h.fresh();
     await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
     const diffs: Record<string, number> = {};
+    const themes: Record<string, string[]> = {};
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w.width, height: w.height });
+      if (page.url().startsWith('http')) await chooseTheme(page, w.dark);
       await open(page, '/about');
       await shows(page, ABOUT);
+      await themeChecked(page, w.dark, `visitor-about-${w.name}`, themes);
       diffs[`visitor-about-${w.name}`] = againstBaseline(
         `visitor-about-${w.name}`,
         await shot(page, `visitor-about-${w.name}`),
@@ -190,10 +230,12 @@ describe('screen walk (browser)', () => {
       await shows(page, MODEL);
       await shows(page, `音频提示 $${audioIn.toFixed(4)} / 1M tokens`);
       await shows(page, `音频补全 $${audioOut.toFixed(4)} / 1M tokens`);
+      if (w.dark) await themeChecked(page, true, `visitor-pricing-${w.name}`, themes);
 
       await open(page, '/login');
       await page.locator('input[name="username"]').waitFor({ state: 'visible' });
       await page.locator('input[name="password"]').waitFor({ state: 'visible' });
+      if (w.dark) await themeChecked(page, true, `visitor-login-${w.name}`, themes);
       diffs[`visitor-login-${w.name}`] = againstBaseline(
         `visitor-login-${w.name}`,
         await shot(page, `visitor-login-${w.name}`),
@@ -201,6 +243,7 @@ describe('screen walk (browser)', () => {
 
       await open(page, '/register');
       await page.locator('input[name="password2"]').waitFor({ state: 'visible' });
+      if (w.dark) await themeChecked(page, true, `visitor-register-${w.name}`, themes);
       diffs[`visitor-register-${w.name}`] = againstBaseline(
         `visitor-register-${w.name}`,
         await shot(page, `visitor-register-${w.name}`),
@@ -214,10 +257,11 @@ describe('screen walk (browser)', () => {
     await open(page, '/login');
     expect(diffShare(await shot(page, 'again-1'), await shot(page, 'again-2'))).toBe(0);
     await context.close();
+    expect(themes).toEqual({});
     expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
   });
 
-  it('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px', async () => {
+  it('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px, light and dark; the dark pages match their baselines', async () => {
     const username = `walk${Date.now().toString(36).slice(-6)}`;
     const root = await h.fresh();
     await login(root.page, 'root', '123456');
@@ -290,17 +334,33 @@ describe('screen walk (browser)', () => {
     const token = tokens.data.items.find((t) => t.name === 'walk-token');
     expect(token).toBeDefined();
 
+    // Light pages are only written to E2E_SCREENSHOTS; dark ones are checked for their theme and
+    // compared with baselines once dates and the made-up user name are frozen.
+    const diffs: Record<string, number> = {};
+    const themes: Record<string, string[]> = {};
+    const frozen: [string, string][] = [[username, 'walk000000']];
+    const still = async (p: Page, w: Mode, name: string, masks: string[] = []) => {
+      if (!w.dark) {
+        await shot(p, `${name}-${w.name}`);
+        return;
+      }
+      await themeChecked(p, true, `${name}-${w.name}`, themes);
+      await freeze(p, frozen);
+      await restMouse(p, w);
+      diffs[`${name}-${w.name}`] = againstBaseline(`${name}-${w.name}`, await shot(p, `${name}-${w.name}`, masks));
+    };
     for (const w of WIDTHS) {
       await page.setViewportSize({ width: w.width, height: w.height });
+      await chooseTheme(page, w.dark);
       await open(page, '/token');
       const tokenRow = page.locator('tr', { hasText: 'walk-token' });
       await tokenRow.waitFor({ state: 'visible' });
       await shows(page, dollars(token?.remain_quota ?? 0, 2), 'tr:has-text("walk-token")');
-      await shot(page, `user-token-${w.name}`);
+      await still(page, w, 'user-token');
 
       await open(page, '/topup');
       await shows(page, dollars(self.data.quota, 6), '.aigw-wallet-balance');
-      await shot(page, `user-topup-${w.name}`);
+      await still(page, w, 'user-topup');
 
       await open(page, '/log');
       const logRow = page.locator('.arco-table-tr', { hasText: 'walk-token' }).first();
@@ -316,16 +376,18 @@ describe('screen walk (browser)', () => {
         });
         expect(inside, 'log table needs no sideways scroll at 1440 px').toBe(true);
       }
-      await shot(page, `user-log-${w.name}`);
+      // RPM and TPM count the last minute; the range picker holds today's date.
+      await still(page, w, 'user-log', ['.aigw-log-stat b', '.arco-picker']);
 
       await open(page, '/detail');
       await shows(page, String(log.prompt_tokens + log.completion_tokens), '.aigw-detail-totals');
       await shows(page, dollars(log.quota, 2), '.aigw-detail-totals');
-      await shot(page, `user-detail-${w.name}`);
+      await still(page, w, 'user-detail', ['.arco-picker']);
 
       await open(page, '/setting');
       await shows(page, username, '[data-card="profile"]');
-      await shot(page, `user-setting-${w.name}`);
+      // The invitation link holds the stack's port and a random code.
+      await still(page, w, 'user-setting', ['input']);
 
       await open(page, '/pricing');
       await shows(page, MODEL);
@@ -335,26 +397,29 @@ describe('screen walk (browser)', () => {
     // Root sees the user, the log with its user, the channel and the code.
     for (const w of WIDTHS) {
       await root.page.setViewportSize({ width: w.width, height: w.height });
+      await chooseTheme(root.page, w.dark);
       await open(root.page, '/user');
       await shows(root.page, username);
-      await shot(root.page, `root-user-${w.name}`);
+      await still(root.page, w, 'root-user');
 
       await open(root.page, `/log`);
       const adminRow = root.page.locator('.arco-table-tr', { hasText: username }).first();
       await adminRow.waitFor({ state: 'visible' });
       await shows(root.page, MODEL, `.arco-table-tr:has-text("${username}")`);
       await shows(root.page, dollars(log.quota, 6), `.arco-table-tr:has-text("${username}")`);
-      await shot(root.page, `root-log-${w.name}`);
+      await still(root.page, w, 'root-log', ['.aigw-log-stat b', '.arco-picker']);
 
       await open(root.page, '/channel');
       await shows(root.page, 'walk-channel');
       await shows(root.page, '已启用', 'tr:has-text("walk-channel")');
-      await shot(root.page, `root-channel-${w.name}`);
+      await still(root.page, w, 'root-channel');
 
       await open(root.page, '/redemption');
       await shows(root.page, 'walk-code');
-      await shot(root.page, `root-redemption-${w.name}`);
+      await still(root.page, w, 'root-redemption');
     }
     await root.context.close();
-  });
+    expect(themes).toEqual({});
+    expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
+  }, 180_000); // Four walks of ten pages each: about 70 s on a busy machine.
 });
