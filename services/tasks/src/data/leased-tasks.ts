@@ -1,8 +1,15 @@
 /**
  * What every polled task (drawing, music, video) shares: owner and price, billing state, and the
- * poll lease. Every change is a single-document update whose filter carries the lease
- * (`lease_until`, `lease_owner`) or the `final` flag, so two replicas never both apply a poll
- * result or a final transition (ADR 0001: no transactions).
+ * poll lease. Only a poll that changes a task writes it, and every such write is one
+ * single-document update conditional on the version the poller read (`polls`) and on
+ * `final: false`, so two replicas never both apply a poll result or a final transition (ADR 0001:
+ * no transactions); the winner of a final transition alone settles or refunds.
+ *
+ * Who polls a task: normally the Redis schedule (due-schedule.ts), whose claim hides a task from
+ * every other replica for the lease time, so an unchanged poll costs no Mongo write at all. When
+ * Redis fails, the replica falls back to the Mongo lease of before (a scan for due tasks, then a
+ * conditional update of `lease_until`/`lease_owner`): slower, but tasks are still polled, time
+ * out and are billed; the version check keeps both kinds of replica apart if they overlap.
  */
 import type { Collection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
@@ -43,8 +50,12 @@ export interface LeasedTask {
   notify_hook: string;
   lease_until: number;
   lease_owner: string;
+  /** Written with each change (and by the Mongo lease path); the Redis schedule holds the live time. */
   next_poll_at: number;
-  /** Poll results applied and the replicas that applied them (tests read both). */
+  /**
+   * Changed poll results written, which is the document's version: every poll write is
+   * conditional on the value read and increments it. The replicas that wrote them (tests read both).
+   */
   polls: number;
   pollers?: string[];
   updated_at: number;
@@ -53,9 +64,23 @@ export interface LeasedTask {
 export type LeaseFields = 'lease_until' | 'lease_owner' | 'polls' | 'pollers' | 'updated_at';
 
 /**
+ * How a round holds its tasks: the Redis claim (until `until`; the members' score is the proof),
+ * or, with Redis failing, the Mongo lease stamped with `token`.
+ */
+export type Lease = { redis: true; until: number } | { redis: false; token: string };
+
+/** One changed poll result to write: the task as read, its new fields, what comes next. */
+export interface PollWrite<T> {
+  task: T;
+  fields: Partial<T>;
+  nextPollAt: number;
+  finish?: BillingState;
+}
+
+/**
  * `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection).
  * With a `schedule` (due-schedule.ts) due tasks come from Redis and are read by `_id` (no scan);
- * without one, or while Redis fails, due() scans the collection.
+ * without one, or while Redis fails, due() scans the collection and the Mongo lease decides.
  */
 export function leaseOps<T extends LeasedTask>(
   col: Collection<T>,
@@ -73,22 +98,50 @@ export function leaseOps<T extends LeasedTask>(
       .toArray() as Promise<T[]>;
   /** Redis errors never stop polling or billing: the rebuild repairs the schedule. */
   const quiet = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
+
+  /** The conditional update of one changed poll (the version read, and the Mongo lease if any). */
+  const writeOf = (w: PollWrite<T>, lease: Lease, poller: string, now: number) => {
+    const set: Record<string, unknown> = { ...w.fields, updated_at: now };
+    if (w.finish) {
+      set.final = true;
+      set.billing = w.finish;
+    } else set.next_poll_at = w.nextPollAt;
+    const filter: Record<string, unknown> = { _id: w.task._id, final: false, polls: w.task.polls };
+    if (!lease.redis) {
+      filter.lease_owner = lease.token;
+      set.lease_until = 0;
+      set.lease_owner = '';
+    }
+    return { filter, update: { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } } };
+  };
+
+  /** Moves polled tasks to their next poll: under a Redis lease only if this round still holds it. */
+  const reschedule = async (ids: number[], lease: Lease, at: number) => {
+    if (!schedule || ids.length === 0) return;
+    if (lease.redis) await quiet(schedule.release(ids, lease.until, at));
+    else await quiet(schedule.schedule(ids, at));
+  };
+
   return {
     schedule,
     /**
-     * Unfinished tasks due for a poll whose lease is free (candidates; claimMany() decides). With
-     * a schedule, the claimed members are read by `_id`; those not due in Mongo (final, leased
-     * elsewhere, moved) go back to their Mongo time or leave the schedule.
+     * Unfinished tasks due for a poll, with how this round holds them. With a schedule, the
+     * claimed members are this round's (the claim is the lease) and are read by `_id`; those not
+     * due in Mongo (final, under a fallback replica's Mongo lease, moved) go back to their Mongo
+     * time or leave the schedule. Without a schedule, or when Redis fails, they are scan
+     * candidates whose Mongo lease claimMany() still has to take.
      */
-    async due(now: number, limit: number, leaseMs = 30_000): Promise<T[]> {
-      if (!schedule) return scan(now, limit);
+    async due(now: number, limit: number, leaseMs: number, token: string): Promise<{ tasks: T[]; lease: Lease }> {
+      const fallback = async () => ({ tasks: await scan(now, limit), lease: { redis: false, token } as Lease });
+      if (!schedule) return fallback();
       let ids: number[];
       try {
         ids = await schedule.claim(now, limit, leaseMs);
       } catch {
-        return scan(now, limit);
+        return fallback();
       }
-      if (ids.length === 0) return [];
+      const lease: Lease = { redis: true, until: now + leaseMs };
+      if (ids.length === 0) return { tasks: [], lease };
       const docs = (await c.find({ _id: { $in: ids } }).toArray()) as T[];
       const found = new Set(docs.map((d) => d._id));
       const gone = ids.filter((id) => !found.has(id));
@@ -104,7 +157,7 @@ export function leaseOps<T extends LeasedTask>(
       }
       await quiet(schedule.remove(gone));
       for (const [at, list] of later) await quiet(schedule.schedule(list, at));
-      return ready;
+      return { tasks: ready, lease };
     },
 
     /** Moves tasks' next poll in the schedule only (a channel in backoff). */
@@ -135,9 +188,10 @@ export function leaseOps<T extends LeasedTask>(
     },
 
     /**
-     * Takes the poll lease of those tasks that are still due and free, in two statements: one
-     * conditional updateMany stamps this round's lease token, one find reads back what it got
-     * (each document's update is atomic with its filter, so two replicas never both win one).
+     * The Mongo lease (fallback when Redis fails): takes the lease of those tasks that are still
+     * due and free, in two statements: one conditional updateMany stamps this round's token, one
+     * find reads back what it got (each document's update is atomic with its filter, so two
+     * replicas never both win one).
      */
     async claimMany(ids: number[], token: string, now: number, leaseMs: number): Promise<T[]> {
       if (ids.length === 0) return [];
@@ -151,70 +205,56 @@ export function leaseOps<T extends LeasedTask>(
     },
 
     /**
-     * Applies a poll result under the lease; `finish` also makes the task final and names what
-     * billing must do. False when the lease was lost (another replica polls it now).
+     * Writes one changed poll result (one conditional updateOne); `finish` also makes the task
+     * final and names what billing must do. False when another replica changed the task since it
+     * was read (or took its Mongo lease): nothing was written, and the caller must not bill.
      */
-    async applyPoll(
-      id: number,
-      token: string,
-      fields: Partial<T>,
-      next: { nextPollAt: number; finish?: BillingState; poller: string },
-    ): Promise<boolean> {
-      const set: Record<string, unknown> = { ...fields, lease_until: 0, lease_owner: '', updated_at: Date.now() };
-      if (next.finish) {
-        set.final = true;
-        set.billing = next.finish;
-      } else set.next_poll_at = next.nextPollAt;
-      const r = await c.updateOne(
-        { _id: id, lease_owner: token, final: false },
-        { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: next.poller } },
-      );
-      if (r.modifiedCount !== 1) return false;
-      if (next.finish) {
+    async applyPoll(w: PollWrite<T>, lease: Lease, poller: string): Promise<boolean> {
+      const { filter, update } = writeOf(w, lease, poller, Date.now());
+      const r = await c.updateOne(filter as never, update as never);
+      if (r.modifiedCount !== 1) {
+        // Changed elsewhere meanwhile: the next poll reads it again (a lost final is someone else's).
+        if (!w.finish) await reschedule([w.task._id], lease, w.nextPollAt);
+        return false;
+      }
+      if (w.finish) {
         // Billing first: a task that left the schedule is still found by repair.
-        await quiet(schedule?.billingOpen([id]));
-        await quiet(schedule?.remove([id]));
-      } else await quiet(schedule?.schedule([id], next.nextPollAt));
+        await quiet(schedule?.billingOpen([w.task._id]));
+        await quiet(schedule?.remove([w.task._id]));
+      } else await reschedule([w.task._id], lease, w.nextPollAt);
       return true;
     },
 
     /**
-     * Applies the same non-final poll result (`fields`, often none) to many tasks of one round at
-     * once (one statement instead of one per task): fields set, lease given back, next poll time,
-     * poll counted. Only the tasks still leased to `token` and unfinished change; returns how many did.
+     * Writes many changed, non-final poll results of a round in one bulk statement (each still its
+     * own conditional update). Returns how many were written.
      */
-    async applyMany(
-      ids: number[],
-      token: string,
-      fields: Partial<T>,
-      next: { nextPollAt: number; poller: string },
-    ): Promise<number> {
-      if (ids.length === 0) return 0;
-      const r = await c.updateMany(
-        { _id: { $in: ids }, lease_owner: token, final: false },
-        {
-          $set: {
-            ...(fields as Record<string, unknown>),
-            lease_until: 0,
-            lease_owner: '',
-            next_poll_at: next.nextPollAt,
-            updated_at: Date.now(),
-          },
-          $inc: { polls: 1 },
-          $addToSet: { pollers: next.poller },
-        },
-      );
-      await quiet(schedule?.schedule(ids, next.nextPollAt));
+    async applyMany(writes: PollWrite<T>[], lease: Lease, poller: string): Promise<number> {
+      if (writes.length === 0) return 0;
+      const now = Date.now();
+      const r = await c.bulkWrite(writes.map((w) => ({ updateOne: writeOf(w, lease, poller, now) })) as never, {
+        ordered: false,
+      });
+      const byAt = new Map<number, number[]>();
+      for (const w of writes) byAt.set(w.nextPollAt, [...(byAt.get(w.nextPollAt) ?? []), w.task._id]);
+      for (const [at, ids] of byAt) await reschedule(ids, lease, at);
       return r.modifiedCount;
     },
 
-    /** Gives a lease back without a result (upstream unreachable), with the next poll time. */
-    async release(id: number, token: string, nextPollAt: number): Promise<void> {
-      await c.updateOne(
-        { _id: id, lease_owner: token },
-        { $set: { lease_until: 0, lease_owner: '', next_poll_at: nextPollAt } },
-      );
-      await quiet(schedule?.schedule([id], nextPollAt));
+    /**
+     * Polls that changed nothing (or an upstream that did not answer): under the Redis lease only
+     * the schedule moves (no Mongo write); under the Mongo lease the lease is given back with the
+     * next poll time.
+     */
+    async keep(ids: number[], lease: Lease, nextPollAt: number): Promise<void> {
+      if (ids.length === 0) return;
+      if (!lease.redis) {
+        await c.updateMany(
+          { _id: { $in: ids }, lease_owner: lease.token },
+          { $set: { lease_until: 0, lease_owner: '', next_poll_at: nextPollAt } },
+        );
+      }
+      await reschedule(ids, lease, nextPollAt);
     },
 
     /** Marks billing done (from 'settle' or 'refund'); false when someone else did it. */
