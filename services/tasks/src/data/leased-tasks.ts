@@ -1,15 +1,20 @@
 /**
  * What every polled task (drawing, music, video) shares: owner and price, billing state, and the
- * poll lease. Only a poll that changes a task writes it, and every such write is one
- * single-document update conditional on the version the poller read (`polls`) and on
- * `final: false`, so two replicas never both apply a poll result or a final transition (ADR 0001:
- * no transactions); the winner of a final transition alone settles or refunds.
+ * poll lease. Only a poll that changes a task writes it (ADR 0001: no transactions):
  *
- * Who polls a task: normally the Redis schedule (due-schedule.ts), whose claim hides a task from
- * every other replica for the lease time, so an unchanged poll costs no Mongo write at all. When
- * Redis fails, the replica falls back to the Mongo lease of before (a scan for due tasks, then a
- * conditional update of `lease_until`/`lease_owner`): slower, but tasks are still polled, time
- * out and are billed; the version check keeps both kinds of replica apart if they overlap.
+ * - Who polls: normally the Redis schedule (due-schedule.ts), whose claim hides a task from every
+ *   other replica for the lease time: an unchanged poll costs no Mongo write at all, a change one
+ *   update by bare `_id`, sent only while the claim still has half its time left. (On FerretDB
+ *   only a filter on `_id` alone uses the index: `{_id, anything else}` reads the whole
+ *   collection, 0.1 to 0.8 s per write at 10,000 tasks, so the claim, not a filter, guards these.)
+ * - A final transition (SUCCESS, FAILURE, the timeout) is decided in Mongo, once: the replica
+ *   whose insert of the task's `_id` into `<collection>_finals` succeeds (unique `_id`, one index
+ *   lookup) made the task final and alone settles or refunds at once; the record carries the final
+ *   fields, so a replica that loses (or finds a finisher crashed before writing the task) writes the
+ *   same fields and leaves billing to repair, which is idempotent by request id.
+ * - When Redis fails, the replica falls back to the Mongo lease of before (a scan for due tasks,
+ *   a conditional update of `lease_until`/`lease_owner`, writes filtered on the lease): slow on
+ *   FerretDB, but tasks are still polled, time out and are billed once.
  */
 import type { Collection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
@@ -52,10 +57,7 @@ export interface LeasedTask {
   lease_owner: string;
   /** Written with each change (and by the Mongo lease path); the Redis schedule holds the live time. */
   next_poll_at: number;
-  /**
-   * Changed poll results written, which is the document's version: every poll write is
-   * conditional on the value read and increments it. The replicas that wrote them (tests read both).
-   */
+  /** Changed poll results written to the task, and the replicas that wrote them (tests read both). */
   polls: number;
   pollers?: string[];
   updated_at: number;
@@ -69,7 +71,18 @@ export type LeaseFields = 'lease_until' | 'lease_owner' | 'polls' | 'pollers' | 
  */
 export type Lease = { redis: true; until: number } | { redis: false; token: string };
 
-/** One changed poll result to write: the task as read, its new fields, what comes next. */
+/** A final transition, recorded once per task (its `_id` is the task's). */
+export interface FinalRecord {
+  _id: number;
+  /** The fields that made the task final (status, fail reason, final, billing, ...). */
+  set: Record<string, unknown>;
+  by: string;
+  at: number;
+}
+
+const DUPLICATE_KEY = 11000;
+
+/** One changed poll result to write: the task as read, its new fields, what comes next (or how it ends). */
 export interface PollWrite<T> {
   task: T;
   fields: Partial<T>;
@@ -84,6 +97,7 @@ export interface PollWrite<T> {
  */
 export function leaseOps<T extends LeasedTask>(
   col: Collection<T>,
+  finals: Collection<FinalRecord>,
   scope: Record<string, unknown> = {},
   schedule?: DueSchedule,
 ) {
@@ -99,21 +113,19 @@ export function leaseOps<T extends LeasedTask>(
   /** Redis errors never stop polling or billing: the rebuild repairs the schedule. */
   const quiet = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
 
-  /** The conditional update of one changed poll (the version read, and the Mongo lease if any). */
+  /** The update of one changed, non-final poll (by bare `_id` under the Redis claim). */
   const writeOf = (w: PollWrite<T>, lease: Lease, poller: string, now: number) => {
-    const set: Record<string, unknown> = { ...w.fields, updated_at: now };
-    if (w.finish) {
-      set.final = true;
-      set.billing = w.finish;
-    } else set.next_poll_at = w.nextPollAt;
-    const filter: Record<string, unknown> = { _id: w.task._id, final: false, polls: w.task.polls };
+    const set: Record<string, unknown> = { ...w.fields, updated_at: now, next_poll_at: w.nextPollAt };
+    const filter: Record<string, unknown> = { _id: w.task._id };
     if (!lease.redis) {
-      filter.lease_owner = lease.token;
-      set.lease_until = 0;
-      set.lease_owner = '';
+      Object.assign(filter, { lease_owner: lease.token, final: false });
+      Object.assign(set, { lease_until: 0, lease_owner: '' });
     }
     return { filter, update: { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } } };
   };
+
+  /** Whether a round may still write under its lease (a Redis claim with half its time left). */
+  const mayWrite = (lease: Lease, leaseMs: number) => !lease.redis || Date.now() < lease.until - leaseMs / 2;
 
   /** Moves polled tasks to their next poll: under a Redis lease only if this round still holds it. */
   const reschedule = async (ids: number[], lease: Lease, at: number) => {
@@ -205,40 +217,68 @@ export function leaseOps<T extends LeasedTask>(
     },
 
     /**
-     * Writes one changed poll result (one conditional updateOne); `finish` also makes the task
-     * final and names what billing must do. False when another replica changed the task since it
-     * was read (or took its Mongo lease): nothing was written, and the caller must not bill.
+     * Makes a task final, once across replicas: true when this call's record won (the caller
+     * settles or refunds); false when another replica's did (its fields are written to the task
+     * if they are not there yet, and billing is left to repair).
      */
-    async applyPoll(w: PollWrite<T>, lease: Lease, poller: string): Promise<boolean> {
-      const { filter, update } = writeOf(w, lease, poller, Date.now());
-      const r = await c.updateOne(filter as never, update as never);
-      if (r.modifiedCount !== 1) {
-        // Changed elsewhere meanwhile: the next poll reads it again (a lost final is someone else's).
-        if (!w.finish) await reschedule([w.task._id], lease, w.nextPollAt);
-        return false;
+    async finish(w: PollWrite<T>, poller: string): Promise<boolean> {
+      const id = w.task._id;
+      const now = Date.now();
+      let set: Record<string, unknown> = {
+        ...w.fields,
+        final: true,
+        billing: w.finish,
+        updated_at: now,
+        lease_until: 0,
+        lease_owner: '',
+      };
+      let won = true;
+      try {
+        await finals.insertOne({ _id: id, set, by: poller, at: now });
+      } catch (err) {
+        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+        won = false;
+        const first = await finals.findOne({ _id: id });
+        if (!first) throw err;
+        set = first.set;
       }
-      if (w.finish) {
-        // Billing first: a task that left the schedule is still found by repair.
-        await quiet(schedule?.billingOpen([w.task._id]));
-        await quiet(schedule?.remove([w.task._id]));
-      } else await reschedule([w.task._id], lease, w.nextPollAt);
-      return true;
+      if (won || !w.task.final) {
+        await c.updateOne({ _id: id }, { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } });
+      }
+      // Billing first: a task that left the schedule is still found by repair.
+      await quiet(schedule?.billingOpen([id]));
+      await quiet(schedule?.remove([id]));
+      return won;
     },
 
     /**
-     * Writes many changed, non-final poll results of a round in one bulk statement (each still its
-     * own conditional update). Returns how many were written.
+     * Writes one changed, non-final poll result (one update). False when the round's lease is too
+     * old to write (the next poll reads the task again) or the Mongo lease was lost.
      */
-    async applyMany(writes: PollWrite<T>[], lease: Lease, poller: string): Promise<number> {
-      if (writes.length === 0) return 0;
-      const now = Date.now();
-      const r = await c.bulkWrite(writes.map((w) => ({ updateOne: writeOf(w, lease, poller, now) })) as never, {
-        ordered: false,
-      });
-      const byAt = new Map<number, number[]>();
-      for (const w of writes) byAt.set(w.nextPollAt, [...(byAt.get(w.nextPollAt) ?? []), w.task._id]);
-      for (const [at, ids] of byAt) await reschedule(ids, lease, at);
-      return r.modifiedCount;
+    async applyPoll(w: PollWrite<T>, lease: Lease, poller: string, leaseMs: number): Promise<boolean> {
+      if (!mayWrite(lease, leaseMs)) return false;
+      const { filter, update } = writeOf(w, lease, poller, Date.now());
+      const r = await c.updateOne(filter as never, update as never);
+      await reschedule([w.task._id], lease, w.nextPollAt);
+      return r.modifiedCount === 1;
+    },
+
+    /** Writes many changed, non-final poll results of a round in bulk statements (100 each). */
+    async applyMany(writes: PollWrite<T>[], lease: Lease, poller: string, leaseMs: number): Promise<number> {
+      let n = 0;
+      for (let i = 0; i < writes.length; i += 100) {
+        if (!mayWrite(lease, leaseMs)) break;
+        const part = writes.slice(i, i + 100);
+        const now = Date.now();
+        const r = await c.bulkWrite(part.map((w) => ({ updateOne: writeOf(w, lease, poller, now) })) as never, {
+          ordered: false,
+        });
+        n += r.modifiedCount;
+        const byAt = new Map<number, number[]>();
+        for (const w of part) byAt.set(w.nextPollAt, [...(byAt.get(w.nextPollAt) ?? []), w.task._id]);
+        for (const [at, ids] of byAt) await reschedule(ids, lease, at);
+      }
+      return n;
     },
 
     /**
@@ -257,11 +297,13 @@ export function leaseOps<T extends LeasedTask>(
       await reschedule(ids, lease, nextPollAt);
     },
 
-    /** Marks billing done (from 'settle' or 'refund'); false when someone else did it. */
-    async billed(id: number, from: BillingState, to: BillingState): Promise<boolean> {
-      const r = await c.updateOne({ _id: id, billing: from }, { $set: { billing: to } });
+    /**
+     * Marks billing done ('settle' -> 'settled', 'refund' -> 'refunded'). By bare `_id`: a final
+     * task's billing only ever moves to its done state, and settle and refund are idempotent.
+     */
+    async billed(id: number, _from: BillingState, to: BillingState): Promise<void> {
+      await c.updateOne({ _id: id }, { $set: { billing: to } });
       await quiet(schedule?.billingDone([id]));
-      return r.modifiedCount === 1;
     },
 
     /**

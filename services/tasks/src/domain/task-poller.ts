@@ -2,9 +2,8 @@
  * Follows unfinished tasks of one platform. Each tick a replica claims due tasks from the Redis
  * schedule (the claim is the lease: one replica per task until it expires; with Redis failing, a
  * Mongo lease instead, leased-tasks.ts), asks each upstream for its tasks, and writes only the
- * answers that change a task, each conditional on the version it read; an unchanged poll only
- * moves the task in the schedule. Final states settle or refund (task-billing.ts), by the replica
- * whose write made the task final; tasks older than the timeout fail and are refunded. An
+ * answers that change a task; an unchanged poll only moves the task in the schedule. Final states
+ * settle or refund (task-billing.ts), by the one replica whose final record made the task final; tasks older than the timeout fail and are refunded. An
  * upstream that fails is left alone for a growing backoff.
  */
 import type { Lease, LeasedTask, PollWrite } from '../data/leased-tasks.ts';
@@ -95,13 +94,14 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
       out.writes.push(w);
       return;
     }
-    if (!(await ops.applyPoll(w, lease, s.owner))) return;
     const next: T = { ...t, ...p, polls: t.polls + 1, ...(finish ? { final: true, billing: finish } : {}) };
     if (finish) {
+      // Only the replica whose record made the task final bills it (and tells the client).
+      if (!(await ops.finish(w, s.owner))) return;
       await finishBilling(d, platform, next).catch((err) =>
         d.onError(err, `${platform.name} billing failed; repair retries`),
       );
-    }
+    } else if (!(await ops.applyPoll(w, lease, s.owner, s.leaseMs))) return;
     platform.changed?.(next);
   };
 
@@ -137,7 +137,7 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
         apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, lease, out),
       );
     }
-    await ops.applyMany(out.writes, lease, s.owner);
+    await ops.applyMany(out.writes, lease, s.owner, s.leaseMs);
     for (const [at, ids] of out.kept) await ops.keep(ids, lease, at);
   };
 
