@@ -8,8 +8,8 @@
  *   claim is the poll lease. No other replica sees them until it expires, so the replica polls them
  *   without any Mongo write; release() moves them to their next poll only while their score is still
  *   this claim's (a round that overran its lease does not move a task another replica now holds).
- *   Mongo is written only when a poll changes a task, conditionally on its version
- *   (leased-tasks.ts); when Redis fails, pollers fall back to the Mongo lease.
+ *   Mongo is written only when a poll changes a task, and a final transition once through its
+ *   final record (leased-tasks.ts); when Redis fails, pollers fall back to the Mongo lease.
  * - `billing` is a set of final tasks whose settle or refund is not done yet (repair reads it).
  * - Recovery: Redis is a cache of Mongo. `built` is a marker that expires every `rebuildMs`; a
  *   replica that finds it missing (expired, or Redis was wiped or replaced) takes it and re-adds
