@@ -165,7 +165,7 @@ describe('midjourney through the gateway', () => {
     ]);
   });
 
-  it('when two tasks-service replicas poll the same tasks, then each poll is applied once and each refund happens once', async () => {
+  it('when two tasks-service replicas poll the same tasks, then each change is written once and each refund happens once', async () => {
     // The stack's replica polls on its timer; two more poll whenever the test says, both at once.
     const r2 = await startTasksReplica(s, { poller: false });
     const r3 = await startTasksReplica(s, { poller: false });
@@ -207,8 +207,12 @@ describe('midjourney through the gateway', () => {
       expect(docs).toHaveLength(8);
       const owners = new Set<string>();
       for (const d of docs) {
-        // Every upstream answer fetched was applied exactly once: no replica polled under another's lease.
-        expect(d.polls).toBe(s.fake.fetches.get(d.mj_id as string));
+        // Only changes are written, each once: a failing task changes at most twice (the first
+        // answer's details, FAILURE), a succeeding one at most five times (details, 25, 50, 75 %,
+        // SUCCESS); a result applied twice would exceed it.
+        expect(d.polls).toBeGreaterThanOrEqual(1);
+        expect(d.polls).toBeLessThanOrEqual(d.status === 'SUCCESS' ? 5 : 2);
+        expect(d.polls).toBeLessThanOrEqual(s.fake.fetches.get(d.mj_id as string) as number);
         expect(d.billing).toBe(d.status === 'SUCCESS' ? 'settled' : 'refunded');
         for (const o of (d.pollers as string[]) ?? []) owners.add(o);
       }

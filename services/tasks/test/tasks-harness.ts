@@ -75,9 +75,10 @@ export async function startTasksStack(models: string, env: Record<string, string
 
 /**
  * Another tasks-service replica on the same database and topics. `poller: false` leaves polling
- * to the test (pollOnce), so that replicas can be made to poll at the very same moment.
+ * to the test (pollOnce), so that replicas can be made to poll at the very same moment; `env`
+ * overrides its settings (e.g. its own REDIS_URL, SERVICE_NAME).
  */
-export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean } = {}) {
+export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean; env?: Record<string, string> } = {}) {
   const env = {
     ...s.stack.env,
     HTTP_PORT: '0',
@@ -85,6 +86,7 @@ export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean 
     GRPC_PORT: '0',
     MONGO_DB: `aigw_tasks_${s.stack.id}`,
     TASKS_POLLER: opts.poller === false ? 'false' : 'true',
+    ...opts.env,
   };
   const app = await createApp(readConfig(env), createLogger('tasks-2', s.stack.env.LOG_LEVEL));
   await app.start();

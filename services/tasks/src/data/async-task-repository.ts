@@ -2,7 +2,7 @@
 import { nextSequence } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
-import { type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
+import { type FinalRecord, type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
 
 export interface AsyncTaskDoc extends LeasedTask {
   /** "suno". */
@@ -37,10 +37,11 @@ export interface AsyncListQuery {
 /** `schedules` (due-schedule.ts): each platform's poll schedule in Redis; without it pollers scan. */
 export function asyncTaskRepository(conn: Connection, schedules?: (platform: string) => DueSchedule) {
   const col = conn.collection('tasks') as unknown as Collection<AsyncTaskDoc>;
+  const finals = conn.collection('task_finals') as unknown as Collection<FinalRecord>;
   return {
-    ...leaseOps(col),
+    ...leaseOps(col, finals),
     /** Lease operations over one platform's tasks (each platform has its own poller). */
-    forPlatform: (platform: string) => leaseOps(col, { platform }, schedules?.(platform)),
+    forPlatform: (platform: string) => leaseOps(col, finals, { platform }, schedules?.(platform)),
     async init(): Promise<void> {
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ task_id: 1, user_id: 1 });

@@ -2,7 +2,7 @@
 import { nextSequence } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
-import { type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
+import { type FinalRecord, type LeasedTask, type LeaseFields, leaseOps } from './leased-tasks.ts';
 
 export type { BillingState } from './leased-tasks.ts';
 
@@ -43,9 +43,10 @@ export interface MjListQuery {
 /** `schedule` (due-schedule.ts): the poll schedule in Redis; without it the poller scans. */
 export function mjTaskRepository(conn: Connection, schedule?: DueSchedule) {
   const col = conn.collection('mj_tasks') as unknown as Collection<MjTaskDoc>;
+  const finals = conn.collection('mj_task_finals') as unknown as Collection<FinalRecord>;
 
   return {
-    ...leaseOps(col, {}, schedule),
+    ...leaseOps(col, finals, {}, schedule),
     async init(): Promise<void> {
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ mj_id: 1, user_id: 1 });

@@ -1,11 +1,12 @@
 /**
- * Follows unfinished tasks of one platform. Each tick a replica picks due tasks, takes a lease on
- * each (a conditional update of `lease_until`: one replica per task at a time), asks each
- * upstream for its tasks in one call, and applies the answers under the lease. Final states
- * settle or refund (task-billing.ts); tasks older than the timeout fail and are refunded. An
+ * Follows unfinished tasks of one platform. Each tick a replica claims due tasks from the Redis
+ * schedule (the claim is the lease: one replica per task until it expires; with Redis failing, a
+ * Mongo lease instead, leased-tasks.ts), asks each upstream for its tasks, and writes only the
+ * answers that change a task; an unchanged poll only moves the task in the schedule. Final states
+ * settle or refund (task-billing.ts), by the one replica whose final record made the task final; tasks older than the timeout fail and are refunded. An
  * upstream that fails is left alone for a growing backoff.
  */
-import type { LeasedTask } from '../data/leased-tasks.ts';
+import type { Lease, LeasedTask, PollWrite } from '../data/leased-tasks.ts';
 import type { Peers, UsagePort } from './ports.ts';
 import { finishBilling, holdOf, renewHold } from './task-billing.ts';
 import { finishOf, type TaskPlatform } from './task-platform.ts';
@@ -28,6 +29,9 @@ export interface PollerDeps {
   usage: UsagePort;
   onError(err: unknown, what: string): void;
 }
+
+/** Final writes (and their settle or refund) in flight per channel and round. */
+const APPLY_CONCURRENCY = 8;
 
 function changed<T extends LeasedTask>(t: T, p: Partial<T>): boolean {
   return (Object.keys(p) as (keyof T)[]).some((k) => p[k] !== undefined && p[k] !== t[k]);
@@ -59,19 +63,21 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     }
   };
 
+  /** What a round does with its tasks besides the writes done one by one. */
+  interface RoundOut {
+    /** Changed, non-final results on a platform without change hooks: one bulk write. */
+    writes: PollWrite<T>[];
+    /** Unchanged polls: no Mongo write, only the schedule moves (by next poll time). */
+    kept: Map<number, number[]>;
+  }
+
   /**
-   * Applies a poll answer to a task. With `batch` given, a result that does not finish the task
-   * (on a platform without change hooks) is only collected there, by its fields: the caller
-   * applies each distinct result to all its tasks in one statement (applyMany).
+   * Applies a poll answer to a task. A final result (or the timeout) and a change on a platform
+   * with change hooks are written at once (one conditional updateOne; only the replica that wrote
+   * a final result bills it); other changes are collected for one bulk write; an unchanged poll
+   * writes nothing to Mongo.
    */
-  const apply = async (
-    t: T,
-    p: Partial<T>,
-    now: number,
-    nextPollAt = now + s.intervalMs,
-    batch?: Map<string, { fields: Partial<T>; ids: number[] }>,
-  ): Promise<void> => {
-    const token = t.lease_owner;
+  const apply = async (t: T, p: Partial<T>, now: number, nextPollAt: number, lease: Lease, out: RoundOut) => {
     let finish = finishOf(p.status);
     if (!finish && now - t.submitted_ms > s.timeoutMs) {
       Object.assign(p, platform.timedOut(now));
@@ -79,56 +85,60 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
     }
     if (finish) p = { ...platform.finished(now), ...p };
     else Object.assign(p, await renewal(t, now));
-    const didChange = changed(t, p);
-    if (batch && !finish && (!didChange || !platform.changed)) {
-      const fields: Partial<T> = didChange ? p : {};
-      const key = JSON.stringify(fields);
-      const group = batch.get(key) ?? { fields, ids: [] as number[] };
-      group.ids.push(t.id);
-      batch.set(key, group);
+    if (!finish && !changed(t, p)) {
+      out.kept.set(nextPollAt, [...(out.kept.get(nextPollAt) ?? []), t.id]);
       return;
     }
-    const ok = await ops.applyPoll(t.id, token, p, {
-      nextPollAt,
-      poller: s.owner,
-      ...(finish ? { finish } : {}),
-    });
-    if (!ok) return;
-    const next: T = { ...t, ...p, ...(finish ? { final: true, billing: finish } : {}) };
+    const w: PollWrite<T> = { task: t, fields: p, nextPollAt, ...(finish ? { finish } : {}) };
+    if (!finish && !platform.changed) {
+      out.writes.push(w);
+      return;
+    }
+    const next: T = { ...t, ...p, polls: t.polls + 1, ...(finish ? { final: true, billing: finish } : {}) };
     if (finish) {
+      // Only the replica whose record made the task final bills it (and tells the client).
+      if (!(await ops.finish(w, s.owner))) return;
       await finishBilling(d, platform, next).catch((err) =>
         d.onError(err, `${platform.name} billing failed; repair retries`),
       );
-    }
-    if (didChange) platform.changed?.(next);
+    } else if (!(await ops.applyPoll(w, lease, s.owner, s.leaseMs))) return;
+    platform.changed?.(next);
   };
 
-  const pollChannel = async (channelId: number, tasks: T[]): Promise<void> => {
+  /** Applies `fn` to each task with a few in flight (final writes and their billing wait on peers). */
+  const each = async (tasks: T[], fn: (t: T) => Promise<void>) => {
+    let i = 0;
+    const worker = async () => {
+      while (i < tasks.length) await fn(tasks[i++] as T);
+    };
+    await Promise.all(Array.from({ length: Math.min(APPLY_CONCURRENCY, tasks.length) }, worker));
+  };
+
+  const pollChannel = async (channelId: number, tasks: T[], lease: Lease): Promise<void> => {
     const now = Date.now();
     const channel = await d.peers.channel(channelId).catch(() => undefined);
     const answers = channel ? await platform.fetch(channel, tasks).catch(() => undefined) : undefined;
+    const out: RoundOut = { writes: [], kept: new Map() };
     if (!answers) {
       const until = fail(channelId);
-      for (const t of tasks) {
-        // Timeouts and hold renewals hold even when the upstream is gone.
-        if (now - t.submitted_ms > s.timeoutMs || now - holdOf(t).at >= renewAt) await apply(t, {}, now, until);
-        else await ops.release(t.id, t.lease_owner, until);
-      }
-      return;
+      const left: number[] = [];
+      // Timeouts and hold renewals hold even when the upstream is gone.
+      await each(tasks, async (t) => {
+        if (now - t.submitted_ms > s.timeoutMs || now - holdOf(t).at >= renewAt)
+          await apply(t, {}, now, until, lease, out);
+        else left.push(t.id);
+      });
+      out.kept.set(until, [...(out.kept.get(until) ?? []), ...left]);
+    } else {
+      backoff.delete(channelId);
+      // The next poll counts from the answer, not from the claim (claims of a big batch take time).
+      const answeredAt = Date.now();
+      await each(tasks, (t) =>
+        apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, lease, out),
+      );
     }
-    backoff.delete(channelId);
-    // The next poll counts from the answer, not from the claim (claims of a big batch take time).
-    const answeredAt = Date.now();
-    const batch = new Map<string, { fields: Partial<T>; ids: number[] }>();
-    for (const t of tasks) {
-      await apply(t, answers.get(platform.upstreamId(t)) ?? {}, answeredAt, answeredAt + s.intervalMs, batch);
-    }
-    // Every task of a round carries the round's lease token.
-    const token = tasks[0]?.lease_owner;
-    if (!token) return;
-    for (const { fields, ids } of batch.values()) {
-      await ops.applyMany(ids, token, fields, { nextPollAt: answeredAt + s.intervalMs, poller: s.owner });
-    }
+    await ops.applyMany(out.writes, lease, s.owner, s.leaseMs);
+    for (const [at, ids] of out.kept) await ops.keep(ids, lease, at);
   };
 
   let ticks = 0;
@@ -147,24 +157,32 @@ export function taskPoller<T extends LeasedTask>(d: PollerDeps, platform: TaskPl
           });
       }
       const now = Date.now();
-      const due = await ops.due(now, s.batch, s.leaseMs);
-      const wanted: number[] = [];
+      // A token per round: under the Mongo lease (Redis failing) the tasks it won carry it.
+      const token = `${s.owner}#${platform.name}#${++round}`;
+      const { tasks: due, lease } = await ops.due(now, s.batch, s.leaseMs, token);
+      const wanted: T[] = [];
       const held = new Map<number, number[]>();
       for (const c of due) {
         const until = backoff.get(c.channel_id)?.until ?? 0;
-        if (until <= now) wanted.push(c.id);
+        if (until <= now) wanted.push(c);
         else held.set(until, [...(held.get(until) ?? []), c.id]);
       }
       for (const [until, ids] of held) await ops.defer(ids, until);
-      // A lease token per round: the tasks this round won are the ones carrying it.
-      const token = `${s.owner}#${platform.name}#${++round}`;
+      const mine = lease.redis
+        ? wanted
+        : await ops.claimMany(
+            wanted.map((t) => t.id),
+            token,
+            now,
+            s.leaseMs,
+          );
       const claimed = new Map<number, T[]>();
-      for (const t of await ops.claimMany(wanted, token, now, s.leaseMs)) {
+      for (const t of mine) {
         const list = claimed.get(t.channel_id) ?? [];
         list.push(t);
         claimed.set(t.channel_id, list);
       }
-      await Promise.all([...claimed].map(([ch, list]) => pollChannel(ch, list)));
+      await Promise.all([...claimed].map(([ch, list]) => pollChannel(ch, list, lease)));
       if (++ticks % 10 === 0) await this.repair();
     },
     /** Finishes settles and refunds that a crash or an unreachable billing left open. */
