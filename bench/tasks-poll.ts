@@ -371,14 +371,21 @@ async function main() {
     }
     check(exact === USERS, `${exact} of ${USERS} wallets = start - succeeded x price, used = succeeded x price`);
     let holdsLeft = 0;
+    // By `_id` only (the wallet head, then entries after it: the head may lag, never leads). A
+    // filter on user_id sorted by seq scans every entry, each carrying its holds (hung for minutes).
+    type Entry = { _id: string; state?: { holds?: object } };
+    const entries = billingDb.collection<Entry>('ledger_entries');
     for (const u of users) {
-      const [head] = await billingDb
-        .collection('ledger_entries')
-        .find({ user_id: u.userId })
-        .sort({ seq: -1 })
-        .limit(1)
-        .toArray();
-      holdsLeft += Object.keys((head?.state?.holds as object) ?? {}).length;
+      const head = await billingDb.collection<{ _id: number; seq: number }>('wallets').findOne({ _id: u.userId });
+      let seq = head?.seq ?? 0;
+      let last: Entry | null = await entries.findOne({ _id: `${u.userId}:${seq}` });
+      for (;;) {
+        const next = await entries.findOne({ _id: `${u.userId}:${seq + 1}` });
+        if (!next) break;
+        last = next;
+        seq += 1;
+      }
+      holdsLeft += Object.keys(last?.state?.holds ?? {}).length;
     }
     check(holdsLeft === 0, `no reservation left in billing (${holdsLeft})`);
   } finally {
