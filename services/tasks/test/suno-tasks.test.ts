@@ -4,6 +4,7 @@ import { createChannel } from '../../relay/test/relay-harness.ts';
 import { type FakeSuno, startFakeSuno } from './fakes/fake-suno.ts';
 import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
 import {
+  afterRefund,
   eventually,
   type Json,
   logsOf,
@@ -118,18 +119,7 @@ describe('suno through the gateway', () => {
     const sub = await mj(s, u.key, '/suno/submit/music', { prompt: 'fail-me' });
     const { task } = await followSuno(u.key, String(sub.body.data), (t) => t?.status === 'FAILURE');
     expect(task.fail_reason).toBe('audio generation failed');
-    expect(
-      await eventually(
-        () => walletOf(s, u.userId),
-        (x) => x.quota === 1_000_000,
-      ),
-    ).toEqual({ quota: 1_000_000, used: 0 });
-    await eventually(
-      () => logsOf(s, u.userId),
-      (l) => l.some((x) => x.type === 6),
-    );
-    await new Promise((r) => setTimeout(r, 1_000));
-    expect((await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort()).toEqual([
+    expect((await afterRefund(s, u.userId)).map((l) => [l.type, l.quota]).sort()).toEqual([
       [2, MUSIC],
       [6, MUSIC],
     ]);

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createLogger } from '@aigw/common';
 import { startStack } from '@aigw/local-stack/stack';
 import mongoose from 'mongoose';
+import { expect } from 'vitest';
 import {
   clientsFor,
   createChannel,
@@ -120,6 +121,26 @@ export async function walletOf(s: TasksStack, userId: number) {
 export async function logsOf(s: TasksStack, userId: number) {
   const r = await s.logs.queryLogs({ filter: { userId }, page: { page: 1, pageSize: 100 } });
   return r.items;
+}
+
+/**
+ * For a refunded task: waits until the user's wallet is back at `start` with nothing used and the
+ * refund (type 6) is logged, then a second more (a double refund would log late) and returns the
+ * user's logs.
+ */
+export async function afterRefund(s: TasksStack, userId: number, start = 1_000_000) {
+  expect(
+    await eventually(
+      () => walletOf(s, userId),
+      (x) => x.quota === start,
+    ),
+  ).toEqual({ quota: start, used: 0 });
+  await eventually(
+    () => logsOf(s, userId),
+    (l) => l.some((x) => x.type === 6),
+  );
+  await new Promise((r) => setTimeout(r, 1_000));
+  return logsOf(s, userId);
 }
 
 /** Fetches a task through the gateway until `done` holds; returns every status seen. */
