@@ -73,9 +73,12 @@ describe('online top-up through the gateway', () => {
       EpayKey: EPAY_KEY,
       ServerAddress: 'https://gw.example.test',
     });
+    // Each option reaches the gateway on its own: wait for the last one (ServerAddress) too.
     const order = await eventually(
       () => user.api.post<Record<string, string>>('/user/pay', { amount: 2, payment_method: 'zfb' }),
-      (r) => r.body.success,
+      (r) =>
+        r.body.success &&
+        (r.body.data as Record<string, string>).notify_url?.startsWith('https://gw.example.test/') === true,
     );
     expect(order.body.url).toBe('https://pay.example.test/submit.php');
     const form = order.body.data as Record<string, string>;
