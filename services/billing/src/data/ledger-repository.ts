@@ -64,7 +64,12 @@ export interface RecordedOp extends OpRecord {
 /** The head pointer is rewritten every HEAD_EVERY entries. */
 const HEAD_EVERY = 8;
 
-export type AppendOutcome = 'ok' | 'conflict' | 'duplicate';
+/**
+ * An append that did not happen: the seq was taken (`occupant`: the entry there, written by another
+ * replica, or by this one in a round whose reply was lost when the database went away), or, with
+ * no occupant, the first operation's id was recorded in another entry (`op_id` is unique).
+ */
+export type AppendOutcome = 'ok' | { occupant: LedgerEntry | null };
 
 /** The operations of an entry (one for entries written before group commit). */
 export const opsOf = (e: LedgerEntry): OpRecord[] =>
@@ -147,9 +152,9 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
           outcomes.push('ok');
           continue;
         }
-        // Either seq was taken (another writer won the race) or op_id was recorded before.
-        const occupant = await byId(entry.user_id, entry.seq);
-        outcomes.push(occupant && occupant.op_id !== entry.op_id ? 'conflict' : 'duplicate');
+        // Either seq was taken (another writer won the race, or our own write landed and its reply
+        // was lost) or op_id was recorded before.
+        outcomes.push({ occupant: await byId(entry.user_id, entry.seq) });
       }
       const moved = list.filter((e, i) => !failed.has(i) && e.seq % HEAD_EVERY === 1);
       if (moved.length > 0) {

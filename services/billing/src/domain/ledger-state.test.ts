@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   adjust,
   credit,
+  draftOf,
   emptyState,
   expireHolds,
   HOLD_TTL_MS,
   hold,
+  type LedgerState,
   refund,
+  sealDraft,
   setTokenRemain,
   settle,
 } from './ledger-state.ts';
@@ -84,5 +87,46 @@ describe('ledger state', () => {
     expect(adjust(funded(100), 'set', 5).quota).toBe(5);
     expect(() => adjust(funded(1), 'add', 1.5)).toThrow('额度必须为整数');
     expect(() => credit(funded(1), 0)).toThrow('额度必须为正整数');
+  });
+});
+
+describe('a round draft', () => {
+  const ops = (s: LedgerState, n: number, tag: string) => {
+    // Holds, settles of some of them, a refund, a credit and an adjust: every kind that touches holds.
+    let x = s;
+    for (let i = 0; i < n; i++)
+      x = hold(x, { rid: `${tag}${i}`, amount: 10, tokenId: i % 2 ? 7 : 0, tokenLimited: true, now: 1 });
+    for (let i = 0; i < n; i += 2)
+      x = settle(x, { rid: `${tag}${i}`, actual: 8, tokenId: 0, tokenLimited: false }).state;
+    x = refund(x, `${tag}1`).state;
+    x = credit(x, 5);
+    return adjust(x, 'add', -3);
+  };
+  const start = (): LedgerState => {
+    let s = setTokenRemain({ ...emptyState(), quota: 10_000 }, 7, 1_000);
+    for (let i = 0; i < 50; i++) s = hold(s, { rid: `old${i}`, amount: 1, tokenId: 0, tokenLimited: false, now: 1 });
+    return s;
+  };
+
+  it('when a round works on a draft, then it ends in the same state as copying per operation, and its start is untouched', () => {
+    const copied = ops(start(), 40, 'r');
+    const base = start();
+    const before = JSON.stringify(base);
+    const draft = draftOf(base);
+    const drafted = ops(draft, 40, 'r');
+    sealDraft(draft);
+    expect(drafted).toEqual(copied);
+    expect(JSON.stringify(base)).toBe(before);
+    // The state of each step keeps its own scalars and token balances (an adjust's delta compares them).
+    const d2 = draftOf(base);
+    const a = hold(d2, { rid: 'x', amount: 10, tokenId: 7, tokenLimited: true, now: 1 });
+    const b = settle(a, { rid: 'x', actual: 4, tokenId: 0, tokenLimited: false }).state;
+    expect([d2.quota, a.quota, b.quota]).toEqual([9_950, 9_940, 9_946]);
+    expect([d2.tokens['7']?.r, a.tokens['7']?.r, b.tokens['7']?.r]).toEqual([1_000, 990, 996]);
+    sealDraft(d2);
+    // Sealed: the final state is an ordinary one again, copied by the next change.
+    const c = hold(b, { rid: 'y', amount: 1, tokenId: 0, tokenLimited: false, now: 1 });
+    expect(b.holds.y).toBeUndefined();
+    expect(c.holds.y).toBeDefined();
   });
 });

@@ -38,11 +38,37 @@ export const HOLD_TTL_MS = 60 * 60 * 1000;
 
 export const emptyState = (): LedgerState => ({ quota: 0, used_quota: 0, request_count: 0, tokens: {}, holds: {} });
 
+/**
+ * Holds maps that a ledger round owns (see `draft`): states derived from them share the map instead
+ * of copying it, so a round of k operations on a user with H holds in flight costs O(k + H)
+ * instead of O(k x H) (one user, 500 holds + 500 settles with 1,000 holds in flight: 244 ms of
+ * copying before).
+ */
+const drafts = new WeakSet<Record<string, Hold>>();
+
 const clone = (s: LedgerState): LedgerState => ({
   ...s,
   tokens: Object.fromEntries(Object.entries(s.tokens).map(([k, v]) => [k, { ...v }])),
-  holds: { ...s.holds },
+  holds: drafts.has(s.holds) ? s.holds : { ...s.holds },
 });
+
+/**
+ * A working copy for one round of operations (wallet-ledger.ts): every state derived from it
+ * shares its holds map, changed in place, while the scalars and token balances are still copied
+ * per operation (so before/after comparisons hold). The state passed in is never changed. Holds
+ * of the intermediate states read as those of the newest one, so only the round reads them; call
+ * `sealDraft` before the final state leaves the round (it is then an ordinary state again).
+ */
+export function draftOf(state: LedgerState): LedgerState {
+  const d = { ...clone(state), holds: { ...state.holds } };
+  drafts.add(d.holds);
+  return d;
+}
+
+/** Ends a round's draft: its holds map is copied again by the next operation on it. */
+export function sealDraft(state: LedgerState): void {
+  drafts.delete(state.holds);
+}
 
 /**
  * Gives back holds older than HOLD_TTL_MS, and those `lapsed` names (their relay process is known

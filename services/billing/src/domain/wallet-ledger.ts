@@ -1,6 +1,6 @@
 import { AppError, precondition } from '@aigw/common/errors';
 import type { LedgerEntry, LedgerRepository, OpRecord, RecordedOp } from '../data/ledger-repository.ts';
-import { emptyState, expireHolds, type LedgerState } from './ledger-state.ts';
+import { draftOf, emptyState, expireHolds, type LedgerState, sealDraft } from './ledger-state.ts';
 
 /** What an operation decides from the current state. */
 export interface Change {
@@ -110,7 +110,9 @@ export function walletLedger(
   function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
     const now = clock();
     const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now, opts.lapsed);
-    let state = start;
+    // One copy of the holds for the round (not one per operation); `start` stays as it was.
+    const draft = draftOf(start);
+    let state = draft;
     const ops: OpRecord[] = [];
     const answers: Plan['answers'] = [];
     const seen = new Map<string, Applied | AppError>();
@@ -141,6 +143,7 @@ export function walletLedger(
       seen.set(op.id, outcome);
       answers.push({ p, outcome });
     }
+    sealDraft(draft);
     if (ops.length === 0) return { userId, entry: null, answers, unproven: refused && !fresh };
     const first = ops[0] as OpRecord;
     const seq = (head.entry?.seq ?? 0) + 1;
@@ -218,10 +221,20 @@ export function walletLedger(
         }
         for (const w of ok) answer(w);
         for (const [i, w] of writes.entries()) {
-          if (outcomes[i] === 'ok') continue;
-          // A duplicate op_id: an entry written before group commit whose marker is missing; finding
-          // it by op_id rewrites its marker, so the next lookup answers it as a replay.
-          if (outcomes[i] === 'duplicate') await repo.findOp((w.entry as LedgerEntry).op_id, true);
+          const outcome = outcomes[i];
+          if (outcome === 'ok' || outcome === undefined) continue;
+          if (outcome.occupant) {
+            // The seq is taken: decide again on top of the entry there (probing forward from it).
+            // It is newer than anything this replica marked, so the next attempt writes its markers
+            // first and its operations answer as replays: after a lost reply (the database went
+            // away mid-round) the same operations are not applied twice, and no scan is needed.
+            remember(w.userId, { entry: outcome.occupant, marked: false, checkedAt: clock() });
+          } else {
+            // A duplicate op_id below the head: an entry written before group commit whose marker
+            // is missing; finding it by op_id (a scan) rewrites its marker, so the next lookup
+            // answers it as a replay.
+            await repo.findOp((w.entry as LedgerEntry).op_id, true);
+          }
           fresh.add(w.userId);
           retry.push(w.userId);
         }
