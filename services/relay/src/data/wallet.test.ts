@@ -95,4 +95,62 @@ describe('skipping pre-consume', () => {
     expect(view.ample(1, enough, 100)).toBe(false);
     expect(view.ample(1, undefined, 100)).toBe(true);
   });
+
+  it('when many skips of several users and tokens start, finish and age out in any order, then the running sums equal a recount', () => {
+    const { view, now, advance } = setup({ quota: 1_000_000 });
+    // A reference: every skip with its state, summed from scratch.
+    interface Ref {
+      userId: number;
+      tokenId: number;
+      amount: number;
+      doneAt: number;
+      gone: boolean;
+      ticket: object;
+    }
+    const ref: Ref[] = [];
+    const recount = (userId: number, tokenId = 0) =>
+      ref
+        .filter((r) => !r.gone && r.userId === userId && (!tokenId || r.tokenId === tokenId))
+        .reduce((a, r) => a + r.amount, 0);
+    let seed = 7;
+    const rnd = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (let i = 0; i < 20_000; i++) {
+      const userId = 1 + rnd(3);
+      const pick = rnd(10);
+      if (pick < 5) {
+        const tokenId = rnd(3);
+        const token = tokenId
+          ? ({ id: tokenId, unlimitedQuota: false, remainQuota: 1e12 } as Parameters<typeof view.ample>[1])
+          : undefined;
+        const amount = 1 + rnd(500);
+        ref.push({ userId, tokenId, amount, doneAt: 0, gone: false, ticket: view.hold(userId, amount, token) });
+      } else if (pick < 9) {
+        const open = ref.filter((r) => r.doneAt === 0 && !r.gone);
+        const r = open[rnd(Math.max(1, open.length))];
+        if (!r) continue;
+        const charged = rnd(4) === 0 ? 0 : rnd(r.amount + 1);
+        view.release(r.ticket, charged);
+        r.amount = charged;
+        r.doneAt = now();
+        if (charged === 0) r.gone = true;
+      } else {
+        view.observe(userId, 1_000_000, now());
+        for (const r of ref) if (r.userId === userId && r.doneAt && r.doneAt + 13_000 < now()) r.gone = true;
+      }
+      advance(rnd(40));
+      if (i % 500 === 0) {
+        for (const u of [1, 2, 3]) {
+          for (const t of [0, 1, 2]) expect(view.unsettled(u, t), `user ${u} token ${t} at ${i}`).toBe(recount(u, t));
+        }
+      }
+    }
+    // Everything finished and read long after: nothing counts any more.
+    for (const r of ref.filter((x) => x.doneAt === 0 && !x.gone)) view.release(r.ticket, 10);
+    advance(20_000);
+    for (const u of [1, 2, 3]) view.observe(u, 1_000_000, now());
+    for (const u of [1, 2, 3]) expect(view.unsettled(u)).toBe(0);
+  });
 });

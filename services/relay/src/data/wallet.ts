@@ -53,6 +53,22 @@ interface Skip extends SkipTicket {
 }
 
 /**
+ * One user's skips, summed as they change: a hot user's request costs O(1) whatever its rate (a
+ * walk over every skip of the horizon took 39 % of the relay's CPU at 6,000 req/s of one user).
+ */
+interface UserSkips {
+  /** Sum of the amounts of the skips that count (in flight, or finished and not yet let go). */
+  total: number;
+  /** The same per limited token. */
+  byToken: Map<number, number>;
+  inFlight: number;
+  /** Finished skips that still count, in the order they finished (`doneAt` ascending). */
+  done: Skip[];
+  /** Index of the oldest entry of `done` that still counts. */
+  head: number;
+}
+
+/**
  * Balances as last seen (pre-consume answers, or GetWallet), and what this replica spent without
  * a pre-consume that billing may not have settled yet. `ample` holds only when settles keep up
  * (`settleBehind` is false), the seen balance is at most `ttlMs` old, and this replica's unsettled
@@ -72,7 +88,7 @@ export function balanceView(opts: {
 }): BalancePort & { drop(userId: number): void; unsettled(userId: number, tokenId?: number): number } {
   const clock = opts.clock ?? Date.now;
   const seen = new Map<number, { quota: number; at: number }>();
-  const skips = new Map<number, Set<Skip>>();
+  const skips = new Map<number, UserSkips>();
   const loading = new Set<number>();
   const refresh = (userId: number) => {
     if (loading.has(userId)) return;
@@ -87,19 +103,41 @@ export function balanceView(opts: {
       .catch(() => undefined)
       .finally(() => loading.delete(userId));
   };
+  const add = (u: UserSkips, tokenId: number, amount: number) => {
+    u.total += amount;
+    if (tokenId) {
+      const left = (u.byToken.get(tokenId) ?? 0) + amount;
+      if (left === 0) u.byToken.delete(tokenId);
+      else u.byToken.set(tokenId, left);
+    }
+  };
+  const forgetIfEmpty = (userId: number, u: UserSkips) => {
+    if (u.inFlight === 0 && u.head === u.done.length) skips.delete(userId);
+  };
   function observe(userId: number, quota: number, at: number) {
     const prev = seen.get(userId);
     if (prev && prev.at > at) return;
     seen.set(userId, { quota, at });
-    const set = skips.get(userId);
-    if (!set) return;
-    for (const s of set) if (s.doneAt && s.doneAt + opts.horizonMs < at) set.delete(s);
-    if (set.size === 0) skips.delete(userId);
+    const u = skips.get(userId);
+    if (!u) return;
+    // Finished in order, so the ones to let go are at the front (a clock stepping back only keeps
+    // some counting a little longer: the safe side).
+    while (u.head < u.done.length) {
+      const s = u.done[u.head] as Skip;
+      if (s.doneAt + opts.horizonMs >= at) break;
+      add(u, s.tokenId, -s.amount);
+      u.head++;
+    }
+    if (u.head > 1_024 && u.head * 2 > u.done.length) {
+      u.done = u.done.slice(u.head);
+      u.head = 0;
+    }
+    forgetIfEmpty(userId, u);
   }
   const unsettled = (userId: number, tokenId = 0) => {
-    let sum = 0;
-    for (const s of skips.get(userId) ?? []) if (!tokenId || s.tokenId === tokenId) sum += s.amount;
-    return sum;
+    const u = skips.get(userId);
+    if (!u) return 0;
+    return tokenId ? (u.byToken.get(tokenId) ?? 0) : u.total;
   };
   return {
     ample(userId, token: TokenInfo | undefined, need) {
@@ -115,16 +153,25 @@ export function balanceView(opts: {
     },
     hold(userId, amount, token) {
       const skip: Skip = { userId, tokenId: token && !token.unlimitedQuota ? token.id : 0, amount, doneAt: 0 };
-      const set = skips.get(userId) ?? new Set<Skip>();
-      set.add(skip);
-      skips.set(userId, set);
+      let u = skips.get(userId);
+      if (!u) {
+        u = { total: 0, byToken: new Map(), inFlight: 0, done: [], head: 0 };
+        skips.set(userId, u);
+      }
+      u.inFlight++;
+      add(u, skip.tokenId, amount);
       return skip;
     },
     release(ticket, charged) {
       const skip = ticket as Skip;
+      const u = skips.get(skip.userId);
+      if (!u || skip.doneAt) return;
+      u.inFlight--;
+      add(u, skip.tokenId, charged - skip.amount);
       skip.amount = charged;
       skip.doneAt = clock();
-      if (charged === 0) skips.get(skip.userId)?.delete(skip);
+      if (charged !== 0) u.done.push(skip);
+      forgetIfEmpty(skip.userId, u);
     },
     observe: (userId, userQuota, at) => observe(userId, userQuota, at),
     spent(token, quota) {
