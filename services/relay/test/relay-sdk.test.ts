@@ -7,7 +7,7 @@
 import { createKafka, createLogger } from '@aigw/common';
 import Anthropic from '@anthropic-ai/sdk';
 import { GoogleGenAI } from '@google/genai';
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
@@ -16,6 +16,7 @@ import {
   modelName,
   type RelayStack,
   routable,
+  setOption,
   startRelayStack,
   userWithToken,
 } from './relay-harness.ts';
@@ -261,7 +262,88 @@ describe('relay with the official SDKs', () => {
     }
   });
 
-  it('when the Anthropic SDK calls an OpenAI channel, then the relay translates both ways', async () => {
+  it('when the OpenAI SDK edits two images with gpt-image-1 (multipart), then both files reach the upstream byte for byte, n images come back, and usage is charged once', async () => {
+    const fake = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-edit',
+      imageUsage: { textTokens: 30, imageTokens: 500, outputTokens: 2080 },
+    });
+    try {
+      const model = modelName('gpt-image-1');
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-edit', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+      // Binary content (a PNG signature, bytes above 0x7f) must arrive unchanged.
+      const first = Buffer.from('89504e470d0a1a0a00000001ff00', 'hex');
+      const second = Buffer.from('89504e470d0a1a0a00000002fe01', 'hex');
+      const res = await client.images.edit({
+        model,
+        prompt: 'put both in one basket',
+        n: 2,
+        image: [
+          await toFile(first, 'a.png', { type: 'image/png' }),
+          await toFile(second, 'b.png', { type: 'image/png' }),
+        ],
+      });
+      expect(res.data).toHaveLength(2);
+      expect(res.data?.[0]?.b64_json).toBe(Buffer.from('fake-png').toString('base64'));
+      const sent = fake.requests.filter((r) => r.path === '/v1/images/edits');
+      expect(sent).toHaveLength(1);
+      const form = await new Response(sent[0]?.bytes, {
+        headers: { 'content-type': String(sent[0]?.headers['content-type']) },
+      }).formData();
+      expect([form.get('model'), form.get('prompt'), form.get('n')]).toEqual([model, 'put both in one basket', '2']);
+      const files = form.getAll('image[]') as File[];
+      expect(files.map((f) => f.name)).toEqual(['a.png', 'b.png']);
+      expect(Buffer.from(await (files[0] as File).arrayBuffer())).toEqual(first);
+      expect(Buffer.from(await (files[1] as File).arrayBuffer())).toEqual(second);
+      // (30 text + 500 image x 2 + 2,080 output x 8) x 2.5 (gpt-image-1's defaults).
+      const quota = Math.round((30 + 500 * 2 + 2080 * 8) * 2.5);
+      await expectCharged(u.userId, quota);
+      await expectLogs(u.userId, model, 1, { promptTokens: 530, completionTokens: 2080, quota });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('when the OpenAI SDK asks for variations of an image (multipart), then the file reaches the upstream and a per-call price is charged per image made', async () => {
+    const fake = await startFakeProvider({ kind: 'openai', key: 'up-var' });
+    try {
+      const model = modelName('dall-e-2');
+      // 0.02 $ per image x 500,000.
+      await setOption(s, 'ModelPrice', JSON.stringify({ [model]: 0.02 }));
+      const u = await userWithToken(s);
+      await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-var', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1` });
+      const png = Buffer.from('89504e470d0a1a0a000000ff80', 'hex');
+      // Until the relay has the new price the model is refused as unpriced (nothing sent upstream).
+      const res = await eventually(
+        async () =>
+          client.images
+            .createVariation({ model, n: 3, image: await toFile(png, 'cat.png', { type: 'image/png' }) })
+            .catch((err: Error) => err),
+        (r) => !(r instanceof Error && r.message.includes('倍率或价格未配置')),
+      );
+      if (res instanceof Error) throw res;
+      expect(res.data).toHaveLength(3);
+      const sent = fake.requests.filter((r) => r.path === '/v1/images/variations');
+      expect(sent).toHaveLength(1);
+      const form = await new Response(sent[0]?.bytes, {
+        headers: { 'content-type': String(sent[0]?.headers['content-type']) },
+      }).formData();
+      expect([form.get('model'), form.get('n')]).toEqual([model, '3']);
+      expect(Buffer.from(await (form.get('image') as File).arrayBuffer())).toEqual(png);
+      await expectCharged(u.userId, 3 * 10_000);
+      await expectLogs(u.userId, model, 1, { quota: 3 * 10_000 });
+    } finally {
+      await setOption(s, 'ModelPrice', '{}');
+      await fake.close();
+    }
+  });
+
+  it('when the Anthropic SDK calls an OpenAI channel, then the relay translates both ways, and lists the models in its shape', async () => {
     const model = modelName('gpt-4o-mini');
     const u = await userWithToken(s);
     await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
@@ -280,6 +362,68 @@ describe('relay with the official SDKs', () => {
     });
     await stream.finalMessage();
     expect(text).toBe(REPLY);
+
+    // The key's models in Anthropic's list shape (x-api-key and anthropic-version, as the SDK sends).
+    const listed: string[] = [];
+    for await (const m of client.models.list()) {
+      expect(m).toMatchObject({ type: 'model', display_name: m.id });
+      listed.push(m.id);
+    }
+    expect(listed).toContain(model);
+    expect(await client.models.retrieve(model)).toMatchObject({ type: 'model', id: model });
+    const missing = await client.models.retrieve(modelName('not-mine')).catch((err: unknown) => err);
+    expect(missing).toBeInstanceOf(Anthropic.NotFoundError);
+    // The same key's OpenAI-style list holds the same models.
+    const openaiList = (await (
+      await fetch(`${s.stack.gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${u.key}` } })
+    ).json()) as { object: string; data: { id: string }[] };
+    expect(openaiList.object).toBe('list');
+    expect(openaiList.data.map((m) => m.id).sort()).toEqual([...listed].sort());
+  });
+
+  it("when the Google GenAI SDK counts tokens and lists models, then a Gemini channel counts them itself, another channel's model is estimated, nothing is billed, and the key's models are listed", async () => {
+    const model = modelName('gemini-2.5-flash');
+    const other = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 24, baseUrl: geminiFake.url, key: 'up-gemini', models: model });
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: other });
+    await routable(s.stack.relayUrl, u.key, model);
+    await routable(s.stack.relayUrl, u.key, other);
+    const ai = new GoogleGenAI({ apiKey: u.key, httpOptions: { baseUrl: s.stack.gatewayUrl } });
+    const openaiBefore = openaiFake.requests.length;
+
+    const native = await ai.models.countTokens({ model, contents: 'How many tokens is this?' });
+    expect(native.totalTokens).toBe(PROMPT_TOKENS);
+    const sent = geminiFake.requests.at(-1);
+    expect(sent?.path).toBe(`/v1beta/models/${model}:countTokens`);
+    expect(sent?.body).toMatchObject({ contents: [{ parts: [{ text: 'How many tokens is this?' }] }] });
+
+    // No Gemini channel for this model: the relay's tokenizer counts, the upstream is not asked.
+    const estimated = await ai.models.countTokens({ model: other, contents: 'How many tokens is this?' });
+    expect(estimated.totalTokens).toBeGreaterThan(3);
+    expect(estimated.totalTokens).toBeLessThan(30);
+    expect(openaiFake.requests.length).toBe(openaiBefore);
+
+    // The key's models as Gemini lists them (the SDK pages through them), one by name.
+    const listed: string[] = [];
+    for await (const m of await ai.models.list({ config: { pageSize: 1 } })) listed.push(String(m.name));
+    expect(listed).toEqual(expect.arrayContaining([`models/${other}`, `models/${model}`]));
+    // Page by page (one model each) the same set as the OpenAI-style list of the key.
+    const openaiList = (await (
+      await fetch(`${s.stack.gatewayUrl}/v1/models`, { headers: { authorization: `Bearer ${u.key}` } })
+    ).json()) as { data: { id: string }[] };
+    expect(listed.sort()).toEqual(openaiList.data.map((m) => `models/${m.id}`).sort());
+    expect(await ai.models.get({ model })).toMatchObject({ name: `models/${model}`, displayName: model });
+    const missing = await ai.models.get({ model: modelName('not-mine') }).catch((err: unknown) => err);
+    expect(String((missing as Error).message)).toContain('is not found');
+
+    const none = await ai.models
+      .countTokens({ model: modelName('no-channel'), contents: 'x' })
+      .catch((err: unknown) => err);
+    expect(String((none as Error).message)).toContain('无可用渠道');
+    // Counting is free.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await usedQuota(u.userId)).toBe(0);
   });
 
   it('when the Google GenAI SDK generates content (whole and streamed) on a Gemini channel, then it gets Gemini answers and is charged', async () => {

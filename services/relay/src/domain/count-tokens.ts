@@ -1,7 +1,8 @@
 /**
- * Counting a request's input tokens without running it (Claude's /v1/messages/count_tokens):
- * asked of the upstream when the channel counts natively in the client's protocol, estimated by
- * the relay's tokenizer otherwise. Free: nothing is reserved or billed.
+ * Counting a request's input tokens without running it (Claude's /v1/messages/count_tokens,
+ * Gemini's models/{model}:countTokens): asked of the upstream when the channel counts natively in
+ * the client's protocol, estimated by the relay's tokenizer otherwise. Free: nothing is reserved
+ * or billed.
  */
 import type { ClientRequest } from './exchange/build-request.ts';
 import { upstreamMessage } from './exchange/failure.ts';
@@ -33,8 +34,13 @@ export async function countTokens(
 
   if (ch.adaptor.countTarget && ch.adaptor.protocol === req.format) {
     const target = ch.adaptor.countTarget(ch.target, upstreamModel);
+    // Gemini names the model in the URL; Claude in the body.
     const payload =
-      req.raw && upstreamModel === req.model ? req.raw : JSON.stringify({ ...body, model: upstreamModel });
+      req.format === 'gemini'
+        ? (req.raw ?? JSON.stringify(body))
+        : req.raw && upstreamModel === req.model
+          ? req.raw
+          : JSON.stringify({ ...body, model: upstreamModel });
     let status: number;
     let bytes: Buffer;
     try {
@@ -60,7 +66,9 @@ export async function countTokens(
     };
   }
 
-  const { texts, fixed } = chatPromptParts(client.canonical(body, req.model, false));
+  // A Gemini count may wrap the request it counts.
+  const counted = req.format === 'gemini' && body.generateContentRequest ? (body.generateContentRequest as Json) : body;
+  const { texts, fixed } = chatPromptParts(client.canonical(counted, req.model, false));
   const n = fixed + (await deps.tokenizer.count(texts, req.model));
-  return { status: 200, body: { input_tokens: n }, estimated: true };
+  return { status: 200, body: req.format === 'gemini' ? { totalTokens: n } : { input_tokens: n }, estimated: true };
 }

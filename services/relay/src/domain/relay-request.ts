@@ -157,9 +157,15 @@ function maxTokensOf(req: ClientRequest): number {
   return typeof v === 'number' && v > 0 ? v : 0;
 }
 
+/** Whether a mode's answer is priced per image made (`data.length`, `n` asked). */
+export const imageMode = (mode: RelayMode) =>
+  mode === 'images' || mode === 'image_edits' || mode === 'image_variations';
+
 function unitsOf(req: ClientRequest): number {
-  if (req.mode !== 'images' || req.body instanceof FormData) return 1;
-  const n = Number((req.body as Json).n ?? 1);
+  if (!imageMode(req.mode)) return 1;
+  // An edit or a variation comes as multipart: its n is a text field.
+  const raw = req.body instanceof FormData ? req.body.get('n') : (req.body as Json).n;
+  const n = Number(typeof raw === 'string' || typeof raw === 'number' ? raw : 1);
   return Number.isInteger(n) && n > 0 ? n : 1;
 }
 
@@ -390,7 +396,7 @@ export async function relayRequest(
     groupRatio,
     quotaPerUnit,
     result.usage,
-    req.mode === 'images' ? result.units || units : 1,
+    imageMode(req.mode) ? result.units || units : 1,
   );
   if (skip) deps.balances.release(skip, quota);
   deps.balances.spent(caller.token, quota);

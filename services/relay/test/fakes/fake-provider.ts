@@ -53,6 +53,8 @@ export interface RecordedRequest {
   body: unknown;
   /** Raw body text (multipart bodies stay raw). */
   raw: string;
+  /** The body's bytes as they came (multipart files are binary). */
+  bytes: Buffer;
 }
 
 export interface FakeProvider {
@@ -106,7 +108,8 @@ export async function startFakeProvider(opts: FakeOptions): Promise<FakeProvider
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString('utf8');
       let body: unknown = raw;
       if ((req.headers['content-type'] ?? '').includes('json') && raw) {
         try {
@@ -122,6 +125,7 @@ export async function startFakeProvider(opts: FakeOptions): Promise<FakeProvider
         headers: req.headers,
         body,
         raw,
+        bytes,
       };
       if (record) requests.push(rec);
       res.on('close', () => {
@@ -413,6 +417,25 @@ async function openai(
         : {}),
     });
   }
+  if (path.endsWith('/images/edits') || path.endsWith('/images/variations')) {
+    // gpt-image-1's edit (image or image[] files, prompt, n) and DALL-E 2's variation (image, n):
+    // multipart in, base64 images out.
+    const n = Number(/name="n"\r\n\r\n(\d+)/.exec(rec.raw)?.[1] ?? 1);
+    return json(res, 200, {
+      created,
+      data: Array.from({ length: n }, () => ({ b64_json: Buffer.from('fake-png').toString('base64') })),
+      ...(b.imageUsage
+        ? {
+            usage: {
+              total_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens + b.imageUsage.outputTokens,
+              input_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens,
+              output_tokens: b.imageUsage.outputTokens,
+              input_tokens_details: { text_tokens: b.imageUsage.textTokens, image_tokens: b.imageUsage.imageTokens },
+            },
+          }
+        : {}),
+    });
+  }
   if (path.endsWith('/audio/speech')) {
     const audio = Buffer.from('ID3fake-mp3-bytes');
     res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': audio.length });
@@ -542,6 +565,12 @@ async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: str
   const m = /\/models\/([^:]+):(\w+)/.exec(path);
   if (!m) return json(res, 404, errorBody('gemini', 404, `no route ${path}`));
   const model = decodeURIComponent(m[1] ?? '');
+  if (m[2] === 'countTokens') {
+    // Gemini's count: contents, or a whole generateContentRequest; the prompt's size as configured.
+    const counted = (body.generateContentRequest as Record<string, unknown> | undefined) ?? body;
+    if (!Array.isArray(counted.contents)) return json(res, 400, errorBody('gemini', 400, 'contents is required'));
+    return json(res, 200, { totalTokens: b.promptTokens });
+  }
   const w = words(b.reply);
   const usage = {
     promptTokenCount: b.promptTokens,

@@ -12,6 +12,8 @@ export const azure: Adaptor = {
     'completions',
     'embeddings',
     'images',
+    'image_edits',
+    'image_variations',
     'speech',
     'transcriptions',
     'translations',

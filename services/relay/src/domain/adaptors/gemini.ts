@@ -14,4 +14,8 @@ export const gemini: Adaptor = {
       headers: { 'x-goog-api-key': ch.key },
     };
   },
+  countTarget: (ch, model) => ({
+    url: `${baseOf(ch, gemini)}/${ch.other || 'v1beta'}/models/${encodeURIComponent(model)}:countTokens`,
+    headers: { 'x-goog-api-key': ch.key },
+  }),
 };

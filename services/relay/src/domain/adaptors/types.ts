@@ -11,6 +11,8 @@ export type RelayMode =
   | 'completions'
   | 'embeddings'
   | 'images'
+  | 'image_edits'
+  | 'image_variations'
   | 'speech'
   | 'transcriptions'
   | 'translations'
@@ -103,6 +105,8 @@ export const OPENAI_PATHS: Record<RelayMode, string> = {
   completions: '/completions',
   embeddings: '/embeddings',
   images: '/images/generations',
+  image_edits: '/images/edits',
+  image_variations: '/images/variations',
   speech: '/audio/speech',
   transcriptions: '/audio/transcriptions',
   translations: '/audio/translations',

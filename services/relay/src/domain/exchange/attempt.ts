@@ -177,7 +177,9 @@ async function relayWhole(
   }
   if (isJson) {
     const json = parse();
-    if (req.mode === 'images') result.units = Array.isArray(json.data) ? json.data.length : 1;
+    if (req.mode === 'images' || req.mode === 'image_edits' || req.mode === 'image_variations') {
+      result.units = Array.isArray(json.data) ? json.data.length : 1;
+    }
     const usage = usageFromOpenAI(json.usage);
     const text = req.mode === 'transcriptions' || req.mode === 'translations' ? String(json.text ?? '') : '';
     if (usage) result.usage = usage;

@@ -18,6 +18,8 @@ const OPERATIONS: Record<RelayMode, string> = {
   completions: 'text_completion',
   embeddings: 'embeddings',
   images: 'generate_content',
+  image_edits: 'generate_content',
+  image_variations: 'generate_content',
   speech: 'generate_content',
   transcriptions: 'generate_content',
   translations: 'generate_content',

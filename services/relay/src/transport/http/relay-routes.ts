@@ -66,6 +66,8 @@ const MODES: Record<string, RelayMode> = {
   '/v1/completions': 'completions',
   '/v1/embeddings': 'embeddings',
   '/v1/images/generations': 'images',
+  '/v1/images/edits': 'image_edits',
+  '/v1/images/variations': 'image_variations',
   '/v1/audio/speech': 'speech',
   '/v1/audio/transcriptions': 'transcriptions',
   '/v1/audio/translations': 'translations',
@@ -268,19 +270,36 @@ export function relayRoutes(deps: RouteDeps) {
     return out;
   }
 
-  /** POST /v1/messages/count_tokens: counted by a Claude channel, estimated on the others; free. */
-  async function handleCount(req: IncomingMessage, res: ServerResponse, url: string) {
+  /**
+   * Token counts without running the request, free: Claude's POST /v1/messages/count_tokens and
+   * Gemini's POST /{v1beta,v1}/models/{model}:countTokens. Counted by a channel of the same
+   * protocol, estimated on the others.
+   */
+  async function handleCount(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    format: 'claude' | 'gemini',
+    route: string,
+    gemini?: { model: string },
+  ) {
     const requestId = newRequestId();
     const began = performance.now();
     try {
-      const who = identify(req, 'claude', url);
-      const [id, creq] =
-        who instanceof Promise
-          ? await Promise.all([who, parse(req, 'chat', 'claude')])
-          : [who, await parse(req, 'chat', 'claude')];
+      const who = identify(req, format, url);
+      const parsing = parse(req, 'chat', format, gemini ? { model: gemini.model, stream: false } : undefined);
+      const [id, creq] = who instanceof Promise ? await Promise.all([who, parsing]) : [who, await parsing];
       if (!creq.model) throw new RelayError(400, 'model: Field required', 'invalid_request');
-      if (!Array.isArray((creq.body as Json).messages))
+      const body = creq.body as Json;
+      if (format === 'claude' && !Array.isArray(body.messages))
         throw new RelayError(400, 'messages: Field required', 'invalid_request');
+      // Gemini counts `contents`, or the contents of a whole `generateContentRequest`.
+      if (
+        format === 'gemini' &&
+        !Array.isArray(body.contents) &&
+        !Array.isArray((body.generateContentRequest as Json | undefined)?.contents)
+      )
+        throw new RelayError(400, 'contents is required', 'invalid_request');
       checkModel(id.token, creq.model);
       const caller: RelayCaller = {
         requestId,
@@ -301,11 +320,7 @@ export function relayRoutes(deps: RouteDeps) {
       });
       res.end(text);
     } catch (err) {
-      fail(res, 'claude', err, requestId, 'chat', {
-        route: '/v1/messages/count_tokens',
-        model: 'other',
-        startedAt: began,
-      });
+      fail(res, format, err, requestId, 'chat', { route, model: 'other', startedAt: began });
     }
   }
 
@@ -429,32 +444,102 @@ export function relayRoutes(deps: RouteDeps) {
     sendError(res, format, 500, '服务器内部错误', 'internal_error', requestId);
   }
 
+  /**
+   * GET /v1/models and /v1/models/{model}: the models the key may use. In OpenAI's shape, or in
+   * Anthropic's when the caller speaks it (an `anthropic-version` header, or only `x-api-key`), as
+   * the Anthropic SDK's models.list() and models.retrieve() read it.
+   */
   async function handleModels(req: IncomingMessage, res: ServerResponse, url: string, one?: string) {
+    const claude =
+      req.headers['anthropic-version'] !== undefined ||
+      (req.headers['x-api-key'] !== undefined && req.headers.authorization === undefined);
+    const format: ClientFormat = claude ? 'claude' : 'openai';
     const at: Labels = {
       route: one === undefined ? '/v1/models' : '/v1/models/{model}',
       model: 'none',
       startedAt: performance.now(),
     };
     try {
-      const id = await identify(req, 'openai', url);
+      const id = await identify(req, format, url);
       const g = group(id.token.group, id.user);
       let models = deps.pipeline.channels().models(g);
       if (id.token.modelLimits) models = models.filter((m) => id.token.modelLimits?.has(m));
       const created = 1_626_777_600;
-      const data = models.map((m) => ({ id: m, object: 'model', created, owned_by: 'aigw' }));
+      const view = (m: string) =>
+        claude
+          ? { type: 'model', id: m, display_name: m, created_at: new Date(created * 1000).toISOString() }
+          : { id: m, object: 'model', created, owned_by: 'aigw' };
+      const done = (status: number) =>
+        metrics.request(at.route, at.model, 'none', status, (performance.now() - at.startedAt) / 1000);
       if (one !== undefined) {
-        const m = data.find((d) => d.id === one);
-        if (!m) {
-          metrics.request(at.route, at.model, 'none', 404, (performance.now() - at.startedAt) / 1000);
-          return sendError(res, 'openai', 404, `The model '${one}' does not exist`, 'model_not_found');
+        if (!models.includes(one)) {
+          done(404);
+          return sendError(res, format, 404, `The model '${one}' does not exist`, 'model_not_found');
         }
-        metrics.request(at.route, at.model, 'none', 200, (performance.now() - at.startedAt) / 1000);
-        return sendJson(res, 200, m);
+        done(200);
+        return sendJson(res, 200, view(one));
       }
-      metrics.request(at.route, at.model, 'none', 200, (performance.now() - at.startedAt) / 1000);
-      sendJson(res, 200, { object: 'list', data });
+      done(200);
+      const data = models.map(view);
+      if (claude) {
+        sendJson(res, 200, { data, has_more: false, first_id: models[0] ?? null, last_id: models.at(-1) ?? null });
+      } else sendJson(res, 200, { object: 'list', data });
     } catch (err) {
-      fail(res, 'openai', err, newRequestId(), 'chat', at);
+      fail(res, format, err, newRequestId(), 'chat', at);
+    }
+  }
+
+  /**
+   * Gemini's model list (`GET /v1beta/models`, pages by `pageSize` and `pageToken`) and one model
+   * (`GET /v1beta/models/{model}`): the models the key may use, in Gemini's shape, as the google
+   * genai SDK's models.list() and models.get() read them.
+   */
+  async function handleGeminiModels(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: string,
+    version: string,
+    one?: string,
+  ) {
+    const at: Labels = {
+      route: one === undefined ? `/${version}/models` : `/${version}/models/{model}`,
+      model: 'none',
+      startedAt: performance.now(),
+    };
+    try {
+      const id = await identify(req, 'gemini', url);
+      const g = group(id.token.group, id.user);
+      let models = deps.pipeline.channels().models(g);
+      if (id.token.modelLimits) models = models.filter((m) => id.token.modelLimits?.has(m));
+      const view = (m: string) => ({
+        name: `models/${m}`,
+        baseModelId: m,
+        version: '001',
+        displayName: m,
+        supportedGenerationMethods: ['generateContent', 'streamGenerateContent', 'countTokens'],
+      });
+      const done = (status: number) =>
+        metrics.request(at.route, at.model, 'none', status, (performance.now() - at.startedAt) / 1000);
+      if (one !== undefined) {
+        const name = one.startsWith('models/') ? one.slice('models/'.length) : one;
+        if (!models.includes(name)) {
+          done(404);
+          return sendError(res, 'gemini', 404, `models/${name} is not found for API version ${version}`, 'not_found');
+        }
+        done(200);
+        return sendJson(res, 200, view(name));
+      }
+      const q = new URLSearchParams(url);
+      const size = Math.min(1000, Math.max(1, Number(q.get('pageSize')) || 50));
+      const from = Math.max(0, Number(q.get('pageToken')) || 0);
+      const page = models.slice(from, from + size);
+      done(200);
+      sendJson(res, 200, {
+        models: page.map(view),
+        ...(from + size < models.length ? { nextPageToken: String(from + size) } : {}),
+      });
+    } catch (err) {
+      fail(res, 'gemini', err, newRequestId(), 'chat', at);
     }
   }
 
@@ -541,13 +626,16 @@ export function relayRoutes(deps: RouteDeps) {
       const mode = MODES[path];
       if (mode) return track(handleApi(req, res, url, 'openai', mode, path));
       if (path === '/v1/messages') return track(handleApi(req, res, url, 'claude', 'chat', path));
-      if (path === '/v1/messages/count_tokens') return track(handleCount(req, res, url));
+      if (path === '/v1/messages/count_tokens')
+        return track(handleCount(req, res, url, 'claude', '/v1/messages/count_tokens'));
       if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat', path));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
-      const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent)$/.exec(path);
+      const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
       if (g) {
         const model = safeDecode(g[2] ?? '');
         if (model === undefined) return badPath(res, 'gemini');
+        if (g[3] === 'countTokens')
+          return track(handleCount(req, res, url, 'gemini', `/${g[1]}/models/{model}:countTokens`, { model }));
         return track(
           handleApi(req, res, url, 'gemini', 'chat', `/${g[1]}/models/{model}:${g[3]}`, {
             model,
@@ -557,6 +645,12 @@ export function relayRoutes(deps: RouteDeps) {
       }
     } else if (method === 'GET') {
       if (path === '/v1/models') return track(handleModels(req, res, url));
+      const gm = /^\/(v1beta)\/models(?:\/(.+))?$/.exec(path);
+      if (gm) {
+        const one = gm[2] === undefined ? undefined : safeDecode(gm[2]);
+        if (gm[2] !== undefined && one === undefined) return badPath(res, 'gemini');
+        return track(handleGeminiModels(req, res, url, gm[1] as string, one));
+      }
       if (path.startsWith('/v1/models/')) {
         const one = safeDecode(path.slice('/v1/models/'.length));
         if (one === undefined) return badPath(res, 'openai');
