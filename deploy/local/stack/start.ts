@@ -91,8 +91,9 @@ for (const [i, svc] of SERVICES.entries()) {
     HTTP_PORT: String(svc.httpPort),
     ...(svc.grpcPort ? { GRPC_PORT: String(svc.grpcPort) } : {}),
     ...(svc.metricsPort ? { METRICS_PORT: String(svc.metricsPort) } : {}),
-    // The gateway proxies /v1 to the relay from loopback: the relay believes its X-Forwarded-For.
-    ...(svc.name === 'relay' ? { TRUSTED_PROXIES: 'loopback' } : {}),
+    // The gateway proxies /v1 to the relay and the task routes to tasks from loopback: both believe
+    // its X-Forwarded-For.
+    ...(svc.name === 'relay' || svc.name === 'tasks' ? { TRUSTED_PROXIES: 'loopback' } : {}),
     LOCAL_STACK: 'true',
     GRPC_AUTH_DIR: grpcAuthDir,
   };

@@ -264,13 +264,23 @@ describe.skipIf(skip)('Helm chart, plain manifests and image builds, offline', (
     const ingress = find(objects, 'Ingress', 'aigw') as K8sObject;
     expect(ingress.spec.rules.map((r: K8sObject) => r.host)).toEqual(['aigw.example.com', 'api.aigw.example.com']);
     const backends = ingress.spec.rules.flatMap((r: K8sObject) => r.http.paths);
-    expect(backends.length).toBe(28);
+    expect(backends.length).toBe(30);
     // The task APIs go to the tasks service (Prefix: /v1/videos is longer than the relay's /v1).
     const tasksPaths = backends
       .filter((p: K8sObject) => p.backend.service.name === 'aigw-tasks')
       .map((p: K8sObject) => p.path);
     expect(new Set(tasksPaths)).toEqual(
-      new Set(['/mj', '/fast/mj', '/relax/mj', '/turbo/mj', '/suno', '/kling', '/jimeng', '/v1/videos']),
+      new Set([
+        '/mj',
+        '/fast/mj',
+        '/relax/mj',
+        '/turbo/mj',
+        '/suno',
+        '/kling',
+        '/jimeng',
+        '/v1/videos',
+        '/v1/video/generations',
+      ]),
     );
     for (const p of backends) {
       expect(p.path).not.toMatch(/metrics|readyz|healthz/);

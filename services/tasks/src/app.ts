@@ -21,6 +21,7 @@ import {
   startGrpcServer,
   stopStack,
   topicName,
+  trustedProxies,
 } from '@aigw/common';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
@@ -49,6 +50,7 @@ import { klingRoutes } from './transport/http/kling-routes.ts';
 import { mjRoutes, send } from './transport/http/mj-routes.ts';
 import { notifier } from './transport/http/notify.ts';
 import { sunoRoutes } from './transport/http/suno-routes.ts';
+import { videoGenerationRoutes } from './transport/http/video-generation-routes.ts';
 import { videoRoutes } from './transport/http/video-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
 
@@ -129,11 +131,13 @@ export async function createApp(
       // The public port serves the task routes and /healthz; /metrics and /readyz are on the
       // metrics port only (docs/security.md).
       const publicApp = withJsonErrors(createPublicApp(), logger);
-      const mjHttp = mjRoutes(deps, { trustProxy: true, image: upstream.image });
-      const sunoHttp = sunoRoutes(suno, { trustProxy: true });
-      const videoHttp = videoRoutes(suno, { trustProxy: true });
-      const klingHttp = klingRoutes(suno, { trustProxy: true });
-      const jimengHttp = jimengRoutes(jimeng, { trustProxy: true });
+      const trusted = trustedProxies(config.TRUSTED_PROXIES);
+      const mjHttp = mjRoutes(deps, { trusted, image: upstream.image });
+      const sunoHttp = sunoRoutes(suno, { trusted });
+      const videoHttp = videoRoutes(suno, { trusted });
+      const klingHttp = klingRoutes(suno, { trusted });
+      const jimengHttp = jimengRoutes(jimeng, { trusted });
+      const generationsHttp = videoGenerationRoutes(jimeng, { trusted });
       const http = createServer((req, res) => {
         mjHttp(req, res)
           .then(async (handled) => {
@@ -142,7 +146,8 @@ export async function createApp(
               (await sunoHttp(req, res)) ||
               (await videoHttp(req, res)) ||
               (await klingHttp(req, res)) ||
-              (await jimengHttp(req, res))
+              (await jimengHttp(req, res)) ||
+              (await generationsHttp(req, res))
             ) {
               return;
             }
@@ -177,6 +182,7 @@ export async function createApp(
       const notify = notifier({
         attempts: config.TASKS_NOTIFY_ATTEMPTS,
         timeoutMs: config.TASKS_NOTIFY_TIMEOUT_MS,
+        allowPrivate: config.TASKS_NOTIFY_PRIVATE === 'true',
         onGiveUp: (url, err) => logger.warn({ err, url }, 'notifyHook gave up'),
       });
       const settings = {

@@ -1,4 +1,4 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults } from '@aigw/common';
+import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
 import { z } from 'zod';
 
 const int = (d: number) => z.coerce.number().int().min(0).default(d);
@@ -13,6 +13,11 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
+  /**
+   * Peers whose X-Forwarded-For names the client (the gateway's proxy, the ingress): addresses,
+   * CIDRs, loopback, linklocal, uniquelocal. Default none: the client is the socket's peer.
+   */
+  TRUSTED_PROXIES: proxyList,
   /** How often an unfinished task is fetched from its upstream. */
   TASKS_POLL_INTERVAL_MS: int(5_000),
   /** How often a replica looks for tasks due for a poll. */
@@ -48,6 +53,11 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   /** notifyHook calls: attempts per change and the timeout of each. */
   TASKS_NOTIFY_ATTEMPTS: int(3),
   TASKS_NOTIFY_TIMEOUT_MS: int(5_000),
+  /**
+   * Let notifyHook URLs reach loopback, private and link-local addresses. Off by default: a hook
+   * is the client's URL, and this service sits inside the cluster (transport/http/notify.ts).
+   */
+  TASKS_NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
   /** Upstream request timeout (submits, fetches, image proxy). */
   TASKS_UPSTREAM_TIMEOUT_MS: int(60_000),
   /** Token and user cache lifetime. */

@@ -110,7 +110,11 @@ describe('a task timeout beyond the hold expiry', () => {
     expect(seenHolds[1]?.size).toBeGreaterThanOrEqual(3);
 
     for (const [i, u] of [rich, tight].entries()) {
-      const doc = await taskDoc(ids[i] as string);
+      // Final first, then refunded: the task's billing state moves once billing has answered.
+      const doc = await eventually(
+        () => taskDoc(ids[i] as string),
+        (d) => d.billing !== 'refund',
+      );
       expect(doc).toMatchObject({ status: 'FAILURE', fail_reason: '任务超时', billing: 'refunded' });
       expect(doc.holds_renewed).toBeGreaterThanOrEqual(2);
       const start = i === 0 ? 1_000_000 : FIVE;

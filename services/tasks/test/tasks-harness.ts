@@ -33,6 +33,8 @@ export const TASK_ENV = {
   TASKS_TIMEOUT_MS: '4000',
   TASKS_BACKOFF_MAX_MS: '1000',
   TASKS_CACHE_TTL_MS: '500',
+  // The tests' notifyHook receivers listen on loopback.
+  TASKS_NOTIFY_PRIVATE: 'true',
   RATE_LIMIT_API: '1000000',
   RATE_LIMIT_CRITICAL: '100000',
   RATE_LIMIT_WEB: '100000',

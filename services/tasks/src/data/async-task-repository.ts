@@ -20,6 +20,8 @@ export interface AsyncTaskDoc extends LeasedTask {
   data: string;
   /** JSON text of the submitted body (without hooks). */
   properties: string;
+  /** Deleted by its owner (OpenAI's video delete): kept for the records, gone from the API. */
+  deleted?: boolean;
 }
 
 export type NewAsyncTask = Omit<AsyncTaskDoc, '_id' | 'id' | LeaseFields>;
@@ -46,6 +48,7 @@ export function asyncTaskRepository(conn: Connection, schedules?: (platform: str
       await col.createIndex({ request_id: 1 }, { unique: true });
       await col.createIndex({ task_id: 1, user_id: 1 });
       await col.createIndex({ final: 1, next_poll_at: 1 });
+      await col.createIndex({ user_id: 1, platform: 1, _id: -1 });
     },
     async insert(t: NewAsyncTask): Promise<AsyncTaskDoc> {
       const id = await nextSequence(conn, 'tasks');
@@ -71,6 +74,28 @@ export function asyncTaskRepository(conn: Connection, schedules?: (platform: str
         .find({ task_id: { $in: ids }, user_id: userId })
         .sort({ _id: -1 })
         .toArray(),
+    /**
+     * One page of a user's tasks of a platform, newest first (or oldest first), after the task
+     * with internal id `afterId`; deleted ones left out. Asks `limit` + 1 to tell whether more follow.
+     */
+    async cursorPage(q: { userId: number; platform: string; afterId?: number; asc: boolean; limit: number }) {
+      const f: Record<string, unknown> = { user_id: q.userId, platform: q.platform, deleted: { $ne: true } };
+      if (q.afterId !== undefined) f._id = q.asc ? { $gt: q.afterId } : { $lt: q.afterId };
+      const rows = await col
+        .find(f)
+        .sort({ _id: q.asc ? 1 : -1 })
+        .limit(q.limit + 1)
+        .toArray();
+      return { items: rows.slice(0, q.limit), more: rows.length > q.limit };
+    },
+    /** Marks a user's task deleted; false when there was none. */
+    async markDeleted(userId: number, taskId: string, platform: string): Promise<boolean> {
+      const r = await col.updateOne(
+        { task_id: taskId, user_id: userId, platform, deleted: { $ne: true } },
+        { $set: { deleted: true, updated_at: Date.now() } },
+      );
+      return r.matchedCount > 0;
+    },
     async list(q: AsyncListQuery, page: number, pageSize: number) {
       const f: Record<string, unknown> = {};
       if (q.userId) f.user_id = q.userId;

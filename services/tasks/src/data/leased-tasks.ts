@@ -4,9 +4,9 @@
  *
  * - Who polls: normally the Redis schedule (due-schedule.ts), whose claim hides a task from every
  *   other replica for the lease time: an unchanged poll costs no Mongo write at all, a change one
- *   update by bare `_id`, sent only while the claim still has half its time left. (On FerretDB
- *   only a filter on `_id` alone uses the index: `{_id, anything else}` reads the whole
- *   collection, 0.1 to 0.8 s per write at 10,000 tasks, so the claim, not a filter, guards these.)
+ *   update by `_id` and `final: false`, sent only while the claim still has half its time left
+ *   (the filter keeps a late write from undoing a final transition; on FerretDB it stays an index
+ *   lookup since id-index.patch pushes `_id` down beside other keys, ADR 0001).
  * - A final transition (SUCCESS, FAILURE, the timeout) is decided in Mongo, once: the replica
  *   whose insert of the task's `_id` into `<collection>_finals` succeeds (unique `_id`, one index
  *   lookup) made the task final and alone settles or refunds at once; the record carries the final
@@ -113,12 +113,16 @@ export function leaseOps<T extends LeasedTask>(
   /** Redis errors never stop polling or billing: the rebuild repairs the schedule. */
   const quiet = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
 
-  /** The update of one changed, non-final poll (by bare `_id` under the Redis claim). */
+  /**
+   * The update of one changed, non-final poll: under the Redis claim by `_id` and `final: false`
+   * (a round whose write lands after another replica made the task final must not put a running
+   * status back; the local server's patched `_id` pushdown keeps such a filter an index lookup).
+   */
   const writeOf = (w: PollWrite<T>, lease: Lease, poller: string, now: number) => {
     const set: Record<string, unknown> = { ...w.fields, updated_at: now, next_poll_at: w.nextPollAt };
-    const filter: Record<string, unknown> = { _id: w.task._id };
+    const filter: Record<string, unknown> = { _id: w.task._id, final: false };
     if (!lease.redis) {
-      Object.assign(filter, { lease_owner: lease.token, final: false });
+      Object.assign(filter, { lease_owner: lease.token });
       Object.assign(set, { lease_until: 0, lease_owner: '' });
     }
     return { filter, update: { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } } };

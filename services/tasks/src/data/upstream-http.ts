@@ -1,5 +1,5 @@
 /**
- * HTTP to task upstreams: JSON in and out, a timeout on every call, the channel key in
+ * HTTP to task upstreams: JSON in and out (multipart out for a video's reference image), a timeout on every call, the channel key in
  * `mj-api-secret` for midjourney-proxy (types 2 and 5), a JWT signed with the key for Kling
  * (type 50) and as a bearer token otherwise (Suno, OpenAI videos).
  */
@@ -41,7 +41,11 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
     const base = (channel.baseUrl || '').replace(/\/+$/, '');
     return fetch(`${base}${path}`, {
       ...init,
-      headers: { 'content-type': 'application/json', ...authHeaders(channel) },
+      // A FormData body sets its own multipart content type (with the boundary).
+      headers:
+        init.body instanceof FormData
+          ? authHeaders(channel)
+          : { 'content-type': 'application/json', ...authHeaders(channel) },
       signal: AbortSignal.timeout(timeoutMs),
     });
   };
@@ -58,7 +62,9 @@ export function upstreamHttp(timeoutMs: number): UpstreamPort & { image(url: str
   };
   return {
     post: (channel, path, body) => call(channel, path, { method: 'POST', body: JSON.stringify(body) }),
+    postForm: (channel, path, form) => call(channel, path, { method: 'POST', body: form }),
     get: (channel, path) => call(channel, path, { method: 'GET' }),
+    del: (channel, path) => call(channel, path, { method: 'DELETE' }),
     raw: (channel, path) => raw(channel, path),
     image: (url) => fetch(url, { signal: AbortSignal.timeout(timeoutMs) }),
   };

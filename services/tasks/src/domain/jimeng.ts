@@ -179,7 +179,7 @@ function secondsOf(frames: unknown): { frames: number; seconds: number } {
 
 export async function submitJimeng(
   d: JimengDeps,
-  input: { body: Record<string, unknown>; key: string | undefined; ip: string },
+  input: { body: Record<string, unknown>; key: string | undefined; ip: string; channel?: ChannelRef },
 ): Promise<{ status: number; body: unknown }> {
   const started = Date.now();
   try {
@@ -195,7 +195,8 @@ export async function submitJimeng(
     if (kind === 't2v' && !prompt.trim()) throw new JimengError(400, 'prompt 不能为空', JIMENG_SUBMIT);
     if (prompt.length > 800) throw new JimengError(400, 'prompt 不能超过 800 个字符', JIMENG_SUBMIT);
     const { frames, seconds } = secondsOf(input.body.frames);
-    const channel = await d.peers.selectChannel(auth.group, model);
+    // A caller that already chose the channel (the unified video API) pins it.
+    const channel = input.channel ?? (await d.peers.selectChannel(auth.group, model));
     if (!channel || channel.type !== JIMENG_CHANNEL_TYPE) {
       throw new JimengError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`, JIMENG_SUBMIT);
     }

@@ -13,6 +13,7 @@ import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
+import type { ChannelRef } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
 import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
 
@@ -108,7 +109,7 @@ const ok = (data: unknown) => ({ status: 200, body: { code: 0, message: 'SUCCEED
 
 export async function submitKling(
   d: SunoDeps,
-  input: { kind: KlingKind; body: Record<string, unknown>; key: string | undefined; ip: string },
+  input: { kind: KlingKind; body: Record<string, unknown>; key: string | undefined; ip: string; channel?: ChannelRef },
 ): Promise<{ status: number; body: unknown }> {
   try {
     const auth = await authorize(d.peers, input.key, input.ip);
@@ -119,7 +120,8 @@ export async function submitKling(
     if (prompt.length > 2500) throw new KlingError(400, 'prompt 不能超过 2500 个字符');
     const duration = str(input.body.duration ?? '5');
     if (duration !== '5' && duration !== '10') throw new KlingError(400, 'duration 只能是 5 或 10');
-    const channel = await d.peers.selectChannel(auth.group, model);
+    // A caller that already chose the channel (the unified video API) pins it.
+    const channel = input.channel ?? (await d.peers.selectChannel(auth.group, model));
     if (!channel || channel.type !== KLING_CHANNEL_TYPE) {
       throw new KlingError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }

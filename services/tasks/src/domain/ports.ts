@@ -81,7 +81,10 @@ export interface UpstreamAnswer {
 
 export interface UpstreamPort {
   post(channel: ChannelRef, path: string, body: unknown): Promise<UpstreamAnswer>;
+  /** A multipart/form-data POST (OpenAI videos with a reference image). */
+  postForm(channel: ChannelRef, path: string, form: FormData): Promise<UpstreamAnswer>;
   get(channel: ChannelRef, path: string): Promise<UpstreamAnswer>;
+  del(channel: ChannelRef, path: string): Promise<UpstreamAnswer>;
   /** A GET whose body is streamed to the client as it is (video content). */
   raw(channel: ChannelRef, path: string): Promise<Response>;
 }

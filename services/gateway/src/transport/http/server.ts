@@ -35,7 +35,17 @@ function utf8Only(_req: unknown, _res: unknown, buf: Buffer, encoding: string): 
 }
 
 /** What the local stack proxies to the tasks service (the chart's Ingress routes the same paths). */
-export const TASKS_PREFIXES = ['/mj', '/fast/mj', '/relax/mj', '/turbo/mj', '/suno', '/v1/videos', '/kling', '/jimeng'];
+export const TASKS_PREFIXES = [
+  '/mj',
+  '/fast/mj',
+  '/relax/mj',
+  '/turbo/mj',
+  '/suno',
+  '/v1/videos',
+  '/v1/video/generations',
+  '/kling',
+  '/jimeng',
+];
 
 /** The largest /api JSON body; beyond it 413. */
 export const API_BODY_LIMIT = '1mb';
@@ -63,8 +73,9 @@ export function createServer({ config, logger, redis, options, clients, audit }:
   app.use(httpMetrics());
   mountHealth(app);
 
-  // Before any body parser: the proxies stream bodies as they come. /v1/videos before /v1: the
-  // videos API is a task of the tasks service, the rest of /v1 the relay's.
+  // Before any body parser: the proxies stream bodies as they come. /v1/videos and
+  // /v1/video/generations before /v1: video APIs are tasks of the tasks service, the rest of /v1
+  // the relay's.
   if (config.TASKS_HTTP_URL) {
     const tasks = proxyTo(config.TASKS_HTTP_URL);
     for (const prefix of TASKS_PREFIXES) app.use(prefix, tasks);

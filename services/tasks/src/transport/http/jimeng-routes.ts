@@ -16,12 +16,12 @@ import {
 import { MjError } from '../../domain/mj-error.ts';
 import { clientIp, readJson, send } from './mj-routes.ts';
 
-export function jimengRoutes(d: JimengDeps, opts: { trustProxy: boolean }) {
+export function jimengRoutes(d: JimengDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (url.pathname !== '/jimeng' && url.pathname !== '/jimeng/') return false;
     const key = keyOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined, undefined);
-    const ip = clientIp(req, opts.trustProxy);
+    const ip = clientIp(req, opts.trusted);
     const action = url.searchParams.get('Action') ?? '';
     const version = url.searchParams.get('Version') ?? '';
     try {

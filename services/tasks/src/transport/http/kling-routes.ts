@@ -4,14 +4,14 @@ import { keyOf } from '../../domain/authorize.ts';
 import { KlingError, type KlingKind, queryKling, submitKling } from '../../domain/kling.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import type { SunoDeps } from '../../domain/suno.ts';
-import { clientIp, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, readJson, send } from './mj-routes.ts';
 
-export function klingRoutes(d: SunoDeps, opts: { trustProxy: boolean }) {
+export function klingRoutes(d: SunoDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (!url.pathname.startsWith('/kling/')) return false;
     const key = keyOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined, undefined);
-    const ip = clientIp(req, opts.trustProxy);
+    const ip = clientIp(req, opts.trusted);
     const submit = /^\/kling\/v1\/videos\/(text2video|image2video)$/.exec(url.pathname);
     const one = /^\/kling\/v1\/videos\/(text2video|image2video)\/([^/]+)$/.exec(url.pathname);
     try {
@@ -19,7 +19,7 @@ export function klingRoutes(d: SunoDeps, opts: { trustProxy: boolean }) {
       if (req.method === 'POST' && submit) {
         answer = await submitKling(d, { kind: submit[1] as KlingKind, body: await readJson(req), key, ip });
       } else if (req.method === 'GET' && one) {
-        const id = decodeURIComponent(one[2] as string);
+        const id = pathId(one[2] as string);
         answer = await queryKling(d, { kind: one[1] as KlingKind, id, key, ip });
       } else throw new KlingError(404, '接口不存在');
       send(res, answer.status, answer.body);

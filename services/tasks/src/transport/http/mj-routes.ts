@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import { clientAddress } from '@aigw/common';
 import { keyOf } from '../../domain/authorize.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import { fetchMj, forwardBase, imageSeedMj, listMjByCondition } from '../../domain/mj-queries.ts';
@@ -18,7 +19,17 @@ export function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+/** A path segment decoded; a bad escape (`%E0%A4%A`) is the client's error (400), not the server's. */
+export function pathId(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new MjError(400, 4, '请求的编码无效');
+  }
+}
+
+/** The whole request body, refused beyond 32 MiB. */
+export async function readBody(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req) {
@@ -26,23 +37,34 @@ export async function readJson(req: IncomingMessage): Promise<Record<string, unk
     if (size > MAX_BODY) throw new MjError(413, 4, '请求体过大');
     chunks.push(c as Buffer);
   }
-  if (size === 0) return {};
+  return Buffer.concat(chunks);
+}
+
+export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const raw = await readBody(req);
+  if (raw.length === 0) return {};
   try {
-    const v: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const v: unknown = JSON.parse(raw.toString('utf8'));
     return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
   } catch {
     throw new MjError(400, 4, '请求体不是有效的 JSON');
   }
 }
 
-export function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  const xff = req.headers['x-forwarded-for'];
-  const first = typeof xff === 'string' ? xff.split(',')[0]?.trim() : undefined;
-  return (trustProxy && first) || req.socket.remoteAddress || '';
+/**
+ * The client's address: the socket's peer, or what X-Forwarded-For says when that peer is one of
+ * the configured proxies (TRUSTED_PROXIES: the gateway, the ingress). Token IP allow-lists and the
+ * logs' ip use it, so a caller that reaches this port directly cannot name another address.
+ */
+export function clientIp(req: IncomingMessage, trusted: (addr: string) => boolean): string {
+  return clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted);
 }
 
 /** Returns a handler that answers midjourney-proxy paths and false for others. */
-export function mjRoutes(d: MjDeps, opts: { trustProxy: boolean; image(url: string): Promise<Response> }) {
+export function mjRoutes(
+  d: MjDeps,
+  opts: { trusted: (addr: string) => boolean; image(url: string): Promise<Response> },
+) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://x');
     const m = modeOfPath(url.pathname);
@@ -51,7 +73,7 @@ export function mjRoutes(d: MjDeps, opts: { trustProxy: boolean; image(url: stri
       typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined,
       typeof req.headers['mj-api-secret'] === 'string' ? req.headers['mj-api-secret'] : undefined,
     );
-    const ip = clientIp(req, opts.trustProxy);
+    const ip = clientIp(req, opts.trusted);
     const rest = m.rest;
     try {
       let answer: MjAnswer | undefined;
@@ -69,13 +91,13 @@ export function mjRoutes(d: MjDeps, opts: { trustProxy: boolean; image(url: stri
           ip,
         });
       } else if (req.method === 'GET' && task?.[2] === 'fetch') {
-        answer = await fetchMj(d, key, ip, decodeURIComponent(task[1] as string));
+        answer = await fetchMj(d, key, ip, pathId(task[1] as string));
       } else if (req.method === 'GET' && task?.[2] === 'image-seed') {
-        answer = await imageSeedMj(d, key, ip, decodeURIComponent(task[1] as string));
+        answer = await imageSeedMj(d, key, ip, pathId(task[1] as string));
       } else if (req.method === 'POST' && rest === '/task/list-by-condition') {
         answer = await listMjByCondition(d, key, ip, await readJson(req));
       } else if (req.method === 'GET' && image && !m.mode) {
-        await proxyImage(d, decodeURIComponent(image[1] as string), res, opts.image);
+        await proxyImage(d, pathId(image[1] as string), res, opts.image);
         return true;
       } else {
         answer = { status: 404, body: { code: 4, description: '接口不存在' } };

@@ -3,14 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { keyOf } from '../../domain/authorize.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import { fetchSuno, type SunoDeps, SunoError, submitSuno } from '../../domain/suno.ts';
-import { clientIp, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, readJson, send } from './mj-routes.ts';
 
-export function sunoRoutes(d: SunoDeps, opts: { trustProxy: boolean }) {
+export function sunoRoutes(d: SunoDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const url = new URL(req.url ?? '/', 'http://x');
     if (!url.pathname.startsWith('/suno/')) return false;
     const key = keyOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined, undefined);
-    const ip = clientIp(req, opts.trustProxy);
+    const ip = clientIp(req, opts.trusted);
     try {
       const submit = /^\/suno\/submit\/(music|lyrics)$/.exec(url.pathname);
       const one = /^\/suno\/fetch\/([^/]+)$/.exec(url.pathname);
@@ -19,7 +19,7 @@ export function sunoRoutes(d: SunoDeps, opts: { trustProxy: boolean }) {
         const action = submit[1] === 'music' ? 'MUSIC' : 'LYRICS';
         answer = await submitSuno(d, { action, body: await readJson(req), key, ip });
       } else if (req.method === 'GET' && one) {
-        answer = await fetchSuno(d, { ids: [decodeURIComponent(one[1] as string)], one: true, key, ip });
+        answer = await fetchSuno(d, { ids: [pathId(one[1] as string)], one: true, key, ip });
       } else if (req.method === 'POST' && url.pathname === '/suno/fetch') {
         const body = await readJson(req);
         const ids = Array.isArray(body.ids) ? body.ids.map(String) : [];
