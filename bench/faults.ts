@@ -848,10 +848,15 @@ async function runScenario(
   const calm = ok.filter((r) => r.doneAt < times.kill);
   const wholeLat = lat(calm.filter((r) => !r.stream));
   const streamLat = lat(calm.filter((r) => r.stream));
-  const maxLags = { billing: 0, logs: 0 };
-  for (const l of lags) for (const k of ['billing', 'logs'] as const) maxLags[k] = Math.max(maxLags[k], l[k]);
+  const maxLags = { before: { billing: 0, logs: 0 }, all: { billing: 0, logs: 0 } };
+  for (const l of lags) {
+    for (const k of ['billing', 'logs'] as const) {
+      maxLags.all[k] = Math.max(maxLags.all[k], l[k]);
+      if (l.t < times.kill) maxLags.before[k] = Math.max(maxLags.before[k], l[k]);
+    }
+  }
   say(
-    `- Before the kill: whole answers p50 ${f(pct(wholeLat, 50), 0)} ms, p99 ${f(pct(wholeLat, 99), 0)} ms; streams p50 ${s1(pct(streamLat, 50))}, p99 ${s1(pct(streamLat, 99))}. Largest consumer lag seen (committed offsets): billing ${maxLags.billing}, logs ${maxLags.logs} events.`,
+    `- Before the fault: whole answers p50 ${f(pct(wholeLat, 50), 0)} ms, p99 ${f(pct(wholeLat, 99), 0)} ms; streams p50 ${s1(pct(streamLat, 50))}, p99 ${s1(pct(streamLat, 99))}; largest consumer lag (committed offsets) billing ${maxLags.before.billing}, logs ${maxLags.before.logs} events. Over the whole scenario: billing ${maxLags.all.billing}, logs ${maxLags.all.logs}.`,
   );
   const during = lat(ok.filter((r) => r.sentAt >= times.kill && r.sentAt < times.ready));
   if (during.length)
