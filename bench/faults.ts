@@ -79,6 +79,8 @@ const MODEST_QUOTA = 5_000_000;
  * requests the relay still answers (and bills): the checks count what the client saw answered.
  */
 const REQUEST_TIMEOUT_MS = 120_000;
+/** Deadline of one of the checks' reads: they check amounts, not latency (the probes measure that). */
+const CHECK_READ_MS = Number(arg('check-read-ms', '20000'));
 /** How long the usage pipeline may take to drain after the load. */
 const DRAIN_LIMIT_S = Number(arg('drain', '90'));
 /** The whole suite, start to end (the README's test command allows it 10 minutes). */
@@ -294,7 +296,10 @@ async function main(): Promise<number> {
         continue;
       }
       const started = now();
-      const r = await runScenario(sc, {
+      // A scenario that throws (a check's read failing three times, a server that does not come
+      // back) fails with what its services last logged, and the suite stops there.
+      let broken = false;
+      const r: Result = await runScenario(sc, {
         pf,
         s,
         admin,
@@ -308,6 +313,34 @@ async function main(): Promise<number> {
         proxy,
         redis,
         run,
+      }).catch((err: Error) => {
+        broken = true;
+        const dash = '-';
+        return {
+          scenario: sc,
+          pass: false,
+          lines: [
+            `- The scenario stopped: ${err.stack ?? err.message}`,
+            ...(['billing', 'relay', 'logs'] as const).flatMap((name) => [
+              `- Last lines of ${name}.log:`,
+              ...tailOf(logDir, name).map((l) => `    ${l}`),
+            ]),
+            '- Last lines of the MongoDB-compatible server (FerretDB):',
+            ...tailOf(join(infra.dir, 'logs'), 'mongo').map((l) => `    ${l}`),
+          ],
+          summary: {
+            served: 0,
+            sent: 0,
+            errors: 0,
+            errorKinds: dash,
+            outage: dash,
+            ready: dash,
+            caughtUp: dash,
+            drained: dash,
+            invariant: 'the scenario stopped (see its section)',
+            bound: dash,
+          },
+        };
       });
       first = false;
       longest = Math.max(longest, now() - started);
@@ -318,6 +351,7 @@ async function main(): Promise<number> {
       );
       out();
       for (const l of r.lines) out(l);
+      if (broken) break;
     }
     out();
     out('## Summary');
@@ -404,8 +438,12 @@ async function runScenario(
     });
   }
   if (ctx.first) await routable(pf.stack.relayUrl, users[0]?.keys[0] as string, MODEL);
+  const startReads = { slowestMs: 0, failed: 0 };
   for (const u of users) {
-    const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
+    const w = await checkRead(
+      () => s.wallet.getWallet({ userId: u.userId }, { deadlineMs: CHECK_READ_MS }),
+      startReads,
+    );
     u.before = { quota: w?.quota ?? 0, used: w?.usedQuota ?? 0, count: w?.requestCount ?? 0 };
   }
   upstream.requests.length = 0;
@@ -681,6 +719,8 @@ async function runScenario(
     )
     .toArray();
 
+  /** The checks' own wallet reads (after the drain): how long the slowest took, and failed tries. */
+  const reads = { slowestMs: 0, failed: 0 };
   let pass = true;
   let underQuota = 0;
   let unbilledAnswers: Req[] = [];
@@ -699,7 +739,7 @@ async function runScenario(
   for (const u of users) {
     const mine = reqs.filter((r) => r.user === u);
     const A = new Set(mine.filter((r) => r.ok).map((r) => r.rid));
-    const w = (await s.wallet.getWallet({ userId: u.userId })).wallet;
+    const w = await checkRead(() => s.wallet.getWallet({ userId: u.userId }, { deadlineMs: CHECK_READ_MS }), reads);
     const walletChange = u.before.quota - (w?.quota ?? 0);
     const usedChange = (w?.usedQuota ?? 0) - u.before.used;
     const countChange = (w?.requestCount ?? 0) - u.before.count;
@@ -843,6 +883,9 @@ async function runScenario(
       .reduce((m, r) => Math.min(m, r.doneAt), Number.POSITIVE_INFINITY);
     say(`- First request sent after the fault and served: answered ${s1(back - times.kill)} after the fault.`);
   }
+  say(
+    `- The checks' wallet reads (straight to billing, ${s1(CHECK_READ_MS)} deadline, up to 3 tries): before the load slowest ${f(startReads.slowestMs, 0)} ms${startReads.failed ? ` (${startReads.failed} tries failed)` : ''}, after the drain slowest ${f(reads.slowestMs, 0)} ms${reads.failed ? ` (${reads.failed} tries failed)` : ''}.`,
+  );
   const lat = (xs: Req[]) => xs.map((r) => r.doneAt - r.sentAt).sort((a, b) => a - b);
   const pct = (xs: number[], p: number) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? Number.NaN;
   const calm = ok.filter((r) => r.doneAt < times.kill);
@@ -929,6 +972,40 @@ async function runScenario(
       bound,
     },
   };
+}
+
+
+/**
+ * A read of the checks, tried up to three times: a slow or failed answer is recorded (and
+ * reported), and only a third failure fails the scenario.
+ */
+async function checkRead<T>(
+  read: () => Promise<{ wallet?: T }>,
+  reads: { slowestMs: number; failed: number },
+): Promise<T | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const t0 = now();
+    try {
+      return (await read()).wallet;
+    } catch (err) {
+      reads.failed++;
+      if (attempt >= 3) throw err;
+    } finally {
+      reads.slowestMs = Math.max(reads.slowestMs, now() - t0);
+    }
+  }
+}
+
+/** The last lines a service wrote (its log file in the suite's log directory), for a failure report. */
+function tailOf(logDir: string, name: string, n = 25): string[] {
+  try {
+    return readFileSync(join(logDir, `${name}.log`), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-n);
+  } catch {
+    return [];
+  }
 }
 
 /** What the side probes saw, per scenario kind. */
