@@ -974,7 +974,6 @@ async function runScenario(
   };
 }
 
-
 /**
  * A read of the checks, tried up to three times: a slow or failed answer is recorded (and
  * reported), and only a third failure fails the scenario.
