@@ -261,15 +261,12 @@ async function main(): Promise<number> {
     },
   });
   platform = pf;
-  const redis = await connectRedis(infra.env.REDIS_URL, pf.stack.env.REDIS_KEY_PREFIX as string);
+  const log = createLogger('faults', 'warn');
+  const redis = await connectRedis(infra.env.REDIS_URL, pf.stack.env.REDIS_KEY_PREFIX as string, log);
   const s: RelayStack = clientsFor(pf.stack);
   const topic = `${pf.prefix}${TOPICS.usage}`;
   const groups = { billing: `${pf.prefix}billing.settle`, logs: `${pf.prefix}logs.events` };
-  const kafka = createKafka(
-    (pf.stack.env.KAFKA_BROKERS as string).split(','),
-    'faults',
-    createLogger('faults', 'warn'),
-  );
+  const kafka = createKafka((pf.stack.env.KAFKA_BROKERS as string).split(','), 'faults', log);
   const admin = kafka.admin();
   await admin.connect();
   const logsDb = await connectMongo(pf.stack.env.MONGO_URL as string, pf.database('logs'));

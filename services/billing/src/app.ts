@@ -89,7 +89,7 @@ export async function createApp(
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'billing' });
       stack.add(() => options.stop());
 
-      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger);
       stack.add(() => redis.quit());
       // Holds of a relay process whose lease lapsed (killed mid-request) are given back by the
       // user's next change instead of after HOLD_TTL_MS (request ids start with the process's id).

@@ -41,7 +41,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
   return {
     port: () => boundPort,
     async start() {
-      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger);
       stack.add(() => redis.quit());
       const kafka = createKafka(config.KAFKA_BROKERS, 'gateway', logger);
       const publisher = await createPublisher(kafka);

@@ -76,7 +76,7 @@ export async function createApp(
     async start() {
       const tokenizer = createTokenizer();
       stack.add(() => tokenizer.close());
-      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX);
+      const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger);
       stack.add(() => redis.quit());
       // This process's lease (its id prefixes its request ids): renewed until everything else has
       // stopped; once it lapses billing gives back the holds it left (docs/reliability.md).

@@ -36,7 +36,6 @@ beforeAll(async () => {
   // Wait until it accepts connections, then connect once.
   for (let i = 0; i < 100 && !(await accepts(port)); i++) await new Promise((r) => setTimeout(r, 100));
   redis = await connectRedis(`redis://127.0.0.1:${port}`);
-  redis.on('error', () => undefined); // reconnect attempts after the kill, expected
 });
 afterAll(() => {
   redis?.disconnect();

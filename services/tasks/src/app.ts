@@ -77,7 +77,7 @@ export async function createApp(
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
       stack.add(() => conn.close());
       // The poll schedules (which tasks are due) live in Redis; Mongo stays the record of tasks.
-      const redis = await connectRedis(config.REDIS_URL);
+      const redis = await connectRedis(config.REDIS_URL, '', logger);
       stack.add(async () => {
         await redis.quit();
       });
