@@ -310,6 +310,7 @@ async function main(): Promise<number> {
         proxy,
         redis,
         run,
+        logDir,
       }).catch((err: Error) => {
         broken = true;
         const dash = '-';
@@ -409,6 +410,8 @@ async function runScenario(
     proxy: StallProxy;
     redis: Redis;
     run: string;
+    /** Where the services write their logs (`<name>.log`). */
+    logDir: string;
   },
 ): Promise<Result> {
   const { pf, s, admin, topic, groups, upstream, infra, proxy, redis } = ctx;
@@ -945,6 +948,17 @@ async function runScenario(
     if (unmarked.length) pass = false;
     say(
       `- Ledger after the restart: ${entryOps.length} entries, ${ids.length} operations; entries below a user's newest with a missing operation marker: ${unmarked.length}.`,
+    );
+    // The MongoDB monitor watchdog (services/common/src/mongo-monitor.ts): restarts, per service.
+    const restarts = (['users', 'channels', 'billing', 'logs'] as const)
+      .map((name) => {
+        const text = readFileSync(join(ctx.logDir, `${name}.log`), 'utf8');
+        const lines = text.split('\n').filter((l) => l.includes('server monitor silent while the server is unknown'));
+        return lines.length ? `${name} ${lines.length} (${lines[0]?.match(/"monitor":\{[^}]*\}/)?.[0] ?? '?'})` : '';
+      })
+      .filter(Boolean);
+    say(
+      `- Driver monitors restarted by the watchdog (silent while the server was unknown): ${restarts.length ? restarts.join('; ') : 'none'}.`,
     );
   }
   const invariant = pass

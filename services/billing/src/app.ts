@@ -67,7 +67,7 @@ export async function createApp(
       await settler?.stop();
     },
     async start() {
-      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
+      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       const ledgerRepo = ledgerRepository(conn);
       const tokenRepo = tokenRepository(conn, keyCipher(config.TOKEN_KEY_SECRET, 'TOKEN_KEY_SECRET'));

@@ -39,7 +39,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
     grpcPort: () => grpcPort,
     async start() {
       const cipher = keyCipher(config.CHANNEL_KEY_SECRET);
-      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
+      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       const channelRepo = channelRepository(conn);
       const abilityRepo = abilityRepository(conn);

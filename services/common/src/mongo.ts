@@ -1,10 +1,14 @@
 import mongoose, { type Connection } from 'mongoose';
+import type { Logger } from 'pino';
+import { watchMonitor } from './mongo-monitor.ts';
 
 /**
  * Opens a connection to the service's own database. Each service owns one database and never reads
- * another's. Index builds run at start-up (`syncIndexes` by the caller's models).
+ * another's. Index builds run at start-up (`syncIndexes` by the caller's models). A watchdog
+ * restarts the driver's server monitor if it goes silent while the server is unknown
+ * (mongo-monitor.ts).
  */
-export async function connectMongo(url: string, dbName: string): Promise<Connection> {
+export async function connectMongo(url: string, dbName: string, logger?: Logger): Promise<Connection> {
   const conn = mongoose.createConnection(url, {
     dbName,
     serverSelectionTimeoutMS: 10_000,
@@ -12,6 +16,8 @@ export async function connectMongo(url: string, dbName: string): Promise<Connect
     autoIndex: true,
   });
   await conn.asPromise();
+  const watchdog = watchMonitor(conn.getClient(), { db: dbName, logger });
+  conn.once('close', () => watchdog.stop());
   return conn;
 }
 

@@ -36,7 +36,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
   return {
     grpcPort: () => grpcPort,
     async start() {
-      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
+      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       const repo = logRepository(conn);
       await repo.ensureIndexes();

@@ -74,7 +74,7 @@ export async function createApp(
     httpPort: () => httpPort,
     pollOnce: () => pollOnce(),
     async start() {
-      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB);
+      const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       // The poll schedules (which tasks are due) live in Redis; Mongo stays the record of tasks.
       const redis = await connectRedis(config.REDIS_URL, '', logger);
