@@ -432,13 +432,29 @@ export function relayRoutes(deps: RouteDeps) {
     mode: RelayMode,
     at: Labels,
   ) {
-    const status = err instanceof RelayError ? err.status : (err as { status?: number }).status === 413 ? 413 : 500;
+    // A peer that did not answer (billing's token lookup, the users service, ... down or stalled)
+    // is an outage the caller can retry, not an error of ours: 503 with a message that says so.
+    const code = (err as { code?: string }).code;
+    const unavailable = !(err instanceof RelayError) && (code === 'UNAVAILABLE' || code === 'DEADLINE_EXCEEDED');
+    const status =
+      err instanceof RelayError
+        ? err.status
+        : (err as { status?: number }).status === 413
+          ? 413
+          : unavailable
+            ? 503
+            : 500;
     metrics.request(at.route, at.model, 'none', status, (performance.now() - at.startedAt) / 1000);
     if (err instanceof RelayError) {
       metrics.observe(mode, err.status, 0);
       return sendError(res, format, err.status, err.message, err.code, requestId);
     }
     if (status === 413) return sendError(res, format, 413, '请求体过大', 'request_too_large', requestId);
+    if (unavailable) {
+      deps.logger.warn({ err: (err as Error).message, requestId }, 'relay request failed: a peer did not answer');
+      metrics.observe(mode, 503, 0);
+      return sendError(res, format, 503, '服务繁忙，请稍后重试', 'service_unavailable', requestId);
+    }
     deps.logger.error({ err, requestId }, 'relay request failed');
     metrics.observe(mode, 500, 0);
     sendError(res, format, 500, '服务器内部错误', 'internal_error', requestId);
