@@ -91,13 +91,19 @@ describe('a task timeout beyond the hold expiry', () => {
         // taken before the old one goes); the tight user's old hold goes first instead, so for
         // that moment it has none and its wallet shows the price.
         const amounts = [...holds.values()].map((h) => h.amount);
-        if (i === 0) expect([[FIVE], [FIVE, FIVE]]).toContainEqual(amounts);
-        else expect([[], [FIVE]]).toContainEqual(amounts);
         for (const [rid, h] of holds) {
           seenHolds[i]?.add(rid);
           oldest = Math.max(oldest, h.age);
         }
         const quota = (await walletOf(s, u.userId)).quota;
+        // The task may have timed out and been refunded between reading it and reading its holds
+        // and wallet (three reads, not one snapshot): then the next round sees it final.
+        const ended = async () => (await taskDoc(ids[i] as string)).final === true;
+        const holdsOk = i === 0 ? amounts.length >= 1 && amounts.length <= 2 : amounts.length <= 1;
+        const quotaOk = i === 0 ? [1_000_000 - FIVE, 1_000_000 - 2 * FIVE].includes(quota) : [0, FIVE].includes(quota);
+        if ((!holdsOk || !quotaOk) && (await ended())) continue;
+        if (i === 0) expect([[FIVE], [FIVE, FIVE]]).toContainEqual(amounts);
+        else expect([[], [FIVE]]).toContainEqual(amounts);
         if (i === 0) expect([1_000_000 - FIVE, 1_000_000 - 2 * FIVE]).toContain(quota);
         else expect([0, FIVE]).toContain(quota);
       }
