@@ -4,8 +4,9 @@
  * and its own Kafka topic prefix, so stacks in parallel test files never see each other's data.
  * Used by integration and browser tests; the local stack (start.ts) runs real processes instead.
  */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import {
   createInternalAuth,
   createLogger,
@@ -64,6 +65,52 @@ function probe(port: number): Promise<number | undefined> {
 const PORT_BLOCK = 1_000;
 const PORT_FIRST = 20_000;
 let nextPort = -1;
+
+/** Whether something accepts TCP connections on 127.0.0.1:port. */
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const c = connect(port, '127.0.0.1');
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A private redis-server on a free loopback port (no persistence), for tests that take Redis away
+ * (the shared one is left alone): `kill()` SIGKILLs it and waits for its exit, `start()` starts it
+ * again on the same port and waits until it accepts connections.
+ */
+export async function privateRedis(): Promise<{
+  port: number;
+  url: string;
+  start(): Promise<void>;
+  kill(): Promise<void>;
+}> {
+  const port = await freePort();
+  let server: ChildProcess | undefined;
+  const start = async () => {
+    server = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdio: 'ignore',
+      },
+    );
+    for (let i = 0; i < 100 && !(await accepts(port)); i++) await new Promise((r) => setTimeout(r, 100));
+  };
+  const kill = async () => {
+    const s = server;
+    if (!s || s.exitCode !== null || s.signalCode !== null) return;
+    const exited = new Promise((r) => s.once('exit', r));
+    s.kill('SIGKILL');
+    await exited;
+  };
+  await start();
+  return { port, url: `redis://127.0.0.1:${port}`, start, kill };
+}
 
 /** A free TCP port on 127.0.0.1 (bound, read, released) for a server to listen on shortly. */
 export async function freePort(): Promise<number> {

@@ -4,68 +4,38 @@
  * attempt printed "[ioredis] Unhandled error event" with a stack trace to stderr). A private
  * redis-server is started, killed and started again on the same port (the shared one is left alone).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { connect } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
-import { freePort } from '@aigw/local-stack/stack';
+import { privateRedis } from '@aigw/local-stack/stack';
 import pino from 'pino';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect(port, '127.0.0.1');
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-  });
-}
-
-async function startServer(port: number): Promise<ChildProcess> {
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 100 && !(await accepts(port)); i++) await sleep(100);
-  return server;
-}
-
-async function kill(server: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => server.once('exit', r));
-  server.kill('SIGKILL');
-  await exited;
-}
-
-let server: ChildProcess | undefined;
+let server: Awaited<ReturnType<typeof privateRedis>> | undefined;
 let redis: Redis | undefined;
-afterAll(() => {
+afterAll(async () => {
   redis?.disconnect();
-  server?.kill('SIGKILL');
+  await server?.kill();
 });
 
 describe('Redis client during an outage', () => {
   it('when Redis goes away and comes back, then the service logs one warning and one recovery per outage and ioredis prints nothing', async () => {
-    const port = await freePort();
-    server = await startServer(port);
+    server = await privateRedis();
     const lines: { level: number; msg: string; failedAttempts?: number; downMs?: number }[] = [];
     const logger = pino({ level: 'info' }, { write: (s: string) => void lines.push(JSON.parse(s)) });
     const printed = vi.spyOn(console, 'error');
     try {
-      redis = await connectRedis(`redis://127.0.0.1:${port}`, 'rc:', logger);
+      redis = await connectRedis(server.url, 'rc:', logger);
       await redis.set('k', 'v');
 
       for (let outage = 1; outage <= 2; outage++) {
-        await kill(server);
+        await server.kill();
         // ioredis retries every 50, 100, 150 ... ms: several failed attempts in 2 s.
         await sleep(2_000);
         expect(lines.filter((l) => l.msg === 'redis: connection lost, reconnecting')).toHaveLength(outage);
         expect(lines.filter((l) => l.level === 40)).toHaveLength(outage);
 
-        server = await startServer(port);
+        await server.start();
         for (let i = 0; i < 100 && redis.status !== 'ready'; i++) await sleep(100);
         expect(redis.status).toBe('ready');
         const back = lines.filter((l) => l.msg === 'redis: connection back');

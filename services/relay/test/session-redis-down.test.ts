@@ -3,43 +3,25 @@
  * the caller is: it refuses (fail closed) with a clear 503, not an internal error. A private
  * redis-server is started and shut down (the shared one is left alone).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { connect } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
-import { freePort } from '@aigw/local-stack/stack';
+import { privateRedis } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RelayError } from '../src/domain/relay-error.ts';
 import { sessionReader } from '../src/transport/http/session.ts';
 
 const SECRET = 'test-session-secret';
-let server: ChildProcess;
+let server: Awaited<ReturnType<typeof privateRedis>>;
 let redis: Redis;
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const c = connect(port, '127.0.0.1');
-    c.once('connect', () => {
-      c.destroy();
-      resolve(true);
-    });
-    c.once('error', () => resolve(false));
-  });
-}
-
 beforeAll(async () => {
-  const port = await freePort();
-  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: 'ignore',
-  });
-  // Wait until it accepts connections, then connect once.
-  for (let i = 0; i < 100 && !(await accepts(port)); i++) await new Promise((r) => setTimeout(r, 100));
-  redis = await connectRedis(`redis://127.0.0.1:${port}`);
+  server = await privateRedis();
+  redis = await connectRedis(server.url);
 });
-afterAll(() => {
+afterAll(async () => {
   redis?.disconnect();
-  server?.kill('SIGKILL');
+  await server?.kill();
 });
 
 function request(sid: string, userId: number): IncomingMessage {
@@ -54,8 +36,7 @@ describe('console sessions without Redis', () => {
     await redis.set('sess:s1', JSON.stringify(user));
     expect(await read(request('s1', 7))).toEqual(user);
 
-    server.kill('SIGKILL');
-    await new Promise((r) => server.once('exit', r));
+    await server.kill();
     const err = await read(request('s1', 7)).then(
       () => undefined,
       (e: unknown) => e,
