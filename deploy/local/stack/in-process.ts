@@ -196,8 +196,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     ...opts.env,
   };
   const started: StartedApp[] = [];
+  // The services stop side by side, as separate pods would: one after the other, each waited
+  // for its consumers' last fetch (up to 1 s each), and a stack took about 9 s to stop.
   const stop = async () => {
-    for (const app of started.reverse()) await app.stop().catch(() => undefined);
+    await Promise.all(started.splice(0).map((app) => app.stop().catch(() => undefined)));
   };
   try {
     for (const svc of ORDER) {
