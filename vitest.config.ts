@@ -7,6 +7,9 @@ import { defineConfig } from 'vitest/config';
  *   setup), real gRPC and HTTP between in-process services.
  * - console: the React console's own tests (console/vitest.config.ts).
  * - e2e: headless Chromium against a stack started by the test itself.
+ *
+ * deploy/local/bin/test.sh adds deploy/local/stack/durations-reporter.ts, which prints the ten
+ * slowest files (hooks included) and writes every file's time to .local/test-durations.json.
  */
 export default defineConfig({
   test: {
@@ -44,8 +47,9 @@ export default defineConfig({
           globalSetup: ['deploy/local/stack/vitest-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 240_000,
+          // In the same pool as the integration files: a single fork ran the 13 browser files one
+          // after the other once everything else had finished, with the other core idle (5 min).
           pool: 'forks',
-          poolOptions: { forks: { singleFork: true } },
         },
       },
     ],

@@ -28,8 +28,12 @@ trap cleanup EXIT
 "${pnpm[@]}" run build
 # Browser tests serve the console just built instead of building their own copy.
 export E2E_CONSOLE_DIR="$PWD/console/dist"
-"${pnpm[@]}" exec vitest run "$@"
+vitest_start=$(date +%s)
+"${pnpm[@]}" exec vitest run --reporter=default --reporter=./deploy/local/stack/durations-reporter.ts "$@"
+echo "vitest finished in $(( $(date +%s) - vitest_start )) s (every file's time: .local/test-durations.json)"
 if [ "$#" -eq 0 ] && [ "${SKIP_FAULTS:-0}" != 1 ]; then
+  faults_start=$(date +%s)
   "${pnpm[@]}" run test:faults
+  echo "fault suite finished in $(( $(date +%s) - faults_start )) s"
 fi
 echo "test command finished in $(( $(date +%s) - start )) s"
