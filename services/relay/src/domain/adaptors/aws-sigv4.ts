@@ -1,9 +1,10 @@
 /**
- * AWS Signature Version 4 (the signing of every AWS API call, Bedrock's included): a canonical
- * request, a string to sign over its hash, and an HMAC-SHA256 chain from the secret key through
- * the date, region and service. Only what a JSON POST needs: no query strings, no chunked bodies.
+ * AWS Signature Version 4 (the signing of every AWS API call, Bedrock's included), done by the
+ * AWS SDK's own signer (`@smithy/signature-v4`) so that canonicalisation, encoding and key
+ * derivation follow AWS's implementation rather than one of our own.
  */
-import { createHash, createHmac } from 'node:crypto';
+import { Hash } from '@smithy/hash-node';
+import { SignatureV4 } from '@smithy/signature-v4';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -12,39 +13,19 @@ export interface AwsCredentials {
   sessionToken?: string;
 }
 
-const sha256Hex = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
-
-/** RFC 3986 encoding of one path segment (AWS leaves only A-Z a-z 0-9 - . _ ~ unencoded). */
-export function awsEncode(segment: string): string {
-  return encodeURIComponent(segment).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-}
-
 /**
- * The canonical URI of a path as sent on the wire: every service but S3 encodes each segment
- * once more (so `%3A` in the request path is `%253A` in the canonical request).
+ * SHA-256 backed by node:crypto, as the AWS SDK's Node runtime configures it: the whole request
+ * body is hashed for x-amz-content-sha256, and a pure-JavaScript hash of a body carrying images
+ * would block the event loop for far longer.
  */
-export function canonicalUri(wirePath: string): string {
-  return wirePath
-    .split('/')
-    .map((s) => awsEncode(s))
-    .join('/');
-}
-
-/** `20240101T120000Z` and `20240101` of a time. */
-export function amzDate(at: Date): { stamp: string; day: string } {
-  const stamp = at
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-  return { stamp, day: stamp.slice(0, 8) };
-}
+const Sha256 = Hash.bind(null, 'sha256');
 
 /**
  * Signs a request: returns the headers to send (host, x-amz-date, x-amz-content-sha256, the
- * session token when there is one, and authorization) merged over `headers`.
+ * session token when there is one, and authorization) merged over `headers`, all names in
+ * lower case.
  */
-export function signSigV4(req: {
+export async function signSigV4(req: {
   method: string;
   url: string;
   headers: Record<string, string>;
@@ -55,34 +36,40 @@ export function signSigV4(req: {
   now?: Date;
   /** Send and sign x-amz-content-sha256 (the default; AWS's documented examples leave it out). */
   contentSha256Header?: boolean;
-}): Record<string, string> {
+}): Promise<Record<string, string>> {
   const url = new URL(req.url);
-  const { stamp, day } = amzDate(req.now ?? new Date());
-  const payloadHash = sha256Hex(req.body);
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.headers)) out[k.toLowerCase()] = v;
-  out.host = url.host;
-  out['x-amz-date'] = stamp;
-  if (req.contentSha256Header !== false) out['x-amz-content-sha256'] = payloadHash;
-  if (req.credentials.sessionToken) out['x-amz-security-token'] = req.credentials.sessionToken;
-
-  const names = Object.keys(out)
-    .filter((n) => n !== 'authorization')
-    .sort();
-  const canonicalHeaders = names.map((n) => `${n}:${String(out[n]).trim().replace(/\s+/g, ' ')}\n`).join('');
-  const signedHeaders = names.join(';');
-  const query = [...url.searchParams.entries()]
-    .map(([k, v]) => `${awsEncode(k)}=${awsEncode(v)}`)
-    .sort()
-    .join('&');
-  const canonical = [req.method, canonicalUri(url.pathname), query, canonicalHeaders, signedHeaders, payloadHash].join(
-    '\n',
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
+  // The signer signs the headers it is given; in the SDK a middleware adds host before it runs,
+  // so it is set here, as the HTTP client will send it.
+  headers.host = url.host;
+  // Repeated query parameters become arrays, which the signer sorts value by value as AWS does.
+  const query: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const seen = query[k];
+    query[k] = seen === undefined ? v : Array.isArray(seen) ? [...seen, v] : [seen, v];
+  }
+  const signer = new SignatureV4({
+    service: req.service,
+    region: req.region,
+    credentials: req.credentials,
+    sha256: Sha256,
+    applyChecksum: req.contentSha256Header !== false,
+  });
+  const signed = await signer.sign(
+    {
+      method: req.method,
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      // The path as it goes on the wire: the signer encodes it once more, as every service but
+      // S3 expects (`%3A` in a Bedrock model id is `%253A` in the canonical request).
+      path: url.pathname,
+      query,
+      headers,
+      body: req.body,
+    },
+    { signingDate: req.now ?? new Date() },
   );
-  const scope = `${day}/${req.region}/${req.service}/aws4_request`;
-  const toSign = ['AWS4-HMAC-SHA256', stamp, scope, sha256Hex(canonical)].join('\n');
-  const kDate = hmac(`AWS4${req.credentials.secretAccessKey}`, day);
-  const kSigning = hmac(hmac(hmac(kDate, req.region), req.service), 'aws4_request');
-  const signature = createHmac('sha256', kSigning).update(toSign).digest('hex');
-  out.authorization = `AWS4-HMAC-SHA256 Credential=${req.credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
-  return out;
+  return signed.headers;
 }

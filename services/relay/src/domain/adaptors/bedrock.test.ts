@@ -14,7 +14,7 @@ async function call(key: string, stream: boolean, now?: Date) {
   const body = JSON.stringify(
     toBedrockBody({ model: 'x', stream, max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] }),
   );
-  const headers = signBedrock(k, url, body, {}, now);
+  const headers = await signBedrock(k, url, body, {}, now);
   delete headers.host;
   return fetch(url, { method: 'POST', headers, body });
 }

@@ -65,7 +65,7 @@ export function signBedrock(
   body: string | Buffer,
   headers: Record<string, string>,
   now?: Date,
-): Record<string, string> {
+): Promise<Record<string, string>> {
   return signSigV4({
     method: 'POST',
     url,
@@ -157,7 +157,7 @@ export const bedrock: Adaptor = {
     const url = bedrockUrl(ctx.channel.baseUrl, key.region, ctx.model, ctx.stream);
     const body = JSON.stringify(toBedrockBody(JSON.parse(String(call.body)) as Json));
     const accept = ctx.stream ? 'application/vnd.amazon.eventstream' : 'application/json';
-    return { url, headers: signBedrock(key, url, body, { accept }), body };
+    return { url, headers: await signBedrock(key, url, body, { accept }), body };
   },
   streamParser: bedrockStreamParser,
 };

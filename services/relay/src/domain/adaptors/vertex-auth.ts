@@ -4,7 +4,7 @@
  * access token (the jwt-bearer grant), and keeps the token until shortly before it expires.
  * Concurrent requests of one account share one exchange.
  */
-import { createSign } from 'node:crypto';
+import { importPKCS8, SignJWT } from 'jose';
 import type { UpstreamClient } from '../exchange/ports.ts';
 
 export interface ServiceAccount {
@@ -43,24 +43,19 @@ export function parseServiceAccount(key: string): ServiceAccount {
   return sa;
 }
 
-const b64url = (data: string | Buffer) => Buffer.from(data).toString('base64url');
-
-/** The signed assertion of the jwt-bearer grant (valid one hour from `nowSec`). */
-export function serviceAccountJwt(sa: ServiceAccount, nowSec: number): string {
-  const header = b64url(
-    JSON.stringify({ alg: 'RS256', typ: 'JWT', ...(sa.privateKeyId ? { kid: sa.privateKeyId } : {}) }),
-  );
-  const claims = b64url(
-    JSON.stringify({
-      iss: sa.clientEmail,
-      scope: CLOUD_PLATFORM_SCOPE,
-      aud: sa.tokenUri,
-      iat: nowSec,
-      exp: nowSec + 3600,
-    }),
-  );
-  const signature = createSign('RSA-SHA256').update(`${header}.${claims}`).sign(sa.privateKey);
-  return `${header}.${claims}.${b64url(signature)}`;
+/**
+ * The signed assertion of the jwt-bearer grant (valid one hour from `nowSec`). Google issues
+ * service-account keys as PKCS#8 PEM, which is what importPKCS8 reads.
+ */
+export async function serviceAccountJwt(sa: ServiceAccount, nowSec: number): Promise<string> {
+  const key = await importPKCS8(sa.privateKey, 'RS256');
+  return new SignJWT({ scope: CLOUD_PLATFORM_SCOPE })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', ...(sa.privateKeyId ? { kid: sa.privateKeyId } : {}) })
+    .setIssuer(sa.clientEmail)
+    .setAudience(sa.tokenUri)
+    .setIssuedAt(nowSec)
+    .setExpirationTime(nowSec + 3600)
+    .sign(key);
 }
 
 /** A token exchange the provider refused (bad key, revoked account): not the request's fault. */
@@ -91,7 +86,7 @@ export function createGoogleTokenCache(http: UpstreamClient, now: () => number =
   async function exchange(sa: ServiceAccount, id: string): Promise<string> {
     const body = new URLSearchParams({
       grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
-      assertion: serviceAccountJwt(sa, Math.floor(now() / 1000)),
+      assertion: await serviceAccountJwt(sa, Math.floor(now() / 1000)),
     }).toString();
     const res = await http.send({
       url: sa.tokenUri,

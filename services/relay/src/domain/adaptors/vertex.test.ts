@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeVertex, startFakeVertex } from '../../../test/fakes/fake-vertex.ts';
 import { createUpstreamHttp } from '../../data/upstream-http.ts';
@@ -32,6 +33,26 @@ describe('Vertex AI credentials', () => {
     expect(fake.tokensIssued).toBe(before + 2);
   });
 
+  it('the assertion carries the header and claims Google expects, RS256-signed with the account key', async () => {
+    const sa = parseServiceAccount(fake.serviceAccountJson);
+    const jwt = await serviceAccountJwt(sa, 1_700_000_000);
+    const [h = '', c = '', s = ''] = jwt.split('.');
+    const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString());
+    expect(decode(h)).toEqual({ alg: 'RS256', typ: 'JWT', kid: sa.privateKeyId });
+    expect(decode(c)).toEqual({
+      iss: sa.clientEmail,
+      scope: 'https://www.googleapis.com/auth/cloud-platform',
+      aud: sa.tokenUri,
+      iat: 1_700_000_000,
+      exp: 1_700_003_600,
+    });
+    // Checked with node:crypto, not jose, so the test does not trust the signer to verify itself.
+    const publicKey = createPublicKey(sa.privateKey);
+    expect(verify('RSA-SHA256', Buffer.from(`${h}.${c}`), publicKey, Buffer.from(s, 'base64url'))).toBe(true);
+    const noKid = await serviceAccountJwt({ ...sa, privateKeyId: '' }, 1_700_000_000);
+    expect(decode(noKid.split('.')[0] ?? '')).toEqual({ alg: 'RS256', typ: 'JWT' });
+  });
+
   it('a JWT signed with another key is refused by the token endpoint', async () => {
     const other = await startFakeVertex({ projectId: 'proj-1', region: 'us-east5' });
     try {
@@ -41,7 +62,7 @@ describe('Vertex AI credentials', () => {
       const forged = { ...mine, privateKey: theirs.privateKey };
       const cache = createGoogleTokenCache(http);
       await expect(cache.token(forged)).rejects.toThrow('Invalid JWT Signature.');
-      const jwt = serviceAccountJwt(mine, Math.floor(Date.now() / 1000) - 7200);
+      const jwt = await serviceAccountJwt(mine, Math.floor(Date.now() / 1000) - 7200);
       const res = await fetch(`${fake.url}/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
