@@ -7,7 +7,10 @@
  * pricing page, the About text). Every page is also checked in the DOM, in both themes: body
  * carries Arco's dark palette only in the dark theme, the page is dark with light text (or light
  * with dark text), and no visible text is below a WCAG contrast of 3:1 against what is behind it
- * (dark-support.ts).
+ * (dark-support.ts). Every visit also checks the layout (layout-support.ts): nothing sticks out of
+ * the viewport sideways and nothing covers a control; root then visits the rest of the route table
+ * at 1440 px, 390 px and in the dark theme for the same check (one walk: the layout walk of its own
+ * repeated the logins and half of these visits on a stack and a browser of its own).
  *
  * Screenshots are compared pixel by pixel with the baselines in console/e2e/baselines
  * (pixelmatch, at most 0.2 % of the pixels differing): the visitor's pages (login, register,
@@ -33,6 +36,7 @@ import {
   setOption,
 } from '../../services/relay/test/relay-harness.ts';
 import { chooseTheme, type Darkness, darkness, freeze, MIN_CONTRAST } from './dark-support.ts';
+import { inspect, ROOT_ROUTES } from './layout-support.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';
 
 const BASELINES = resolve(import.meta.dirname, 'baselines');
@@ -72,11 +76,22 @@ function api<T>(page: Page, method: string, path: string, body?: unknown): Promi
   ) as Promise<T & Json>;
 }
 
+/** Layout findings of the visits so far ("<width>[-dark] <route>" -> what sticks out or is covered). */
+let layout: Record<string, string[]> = {};
+
+/** Opens a route, lets it settle and checks its layout (layout-support.ts) on the way. */
 async function open(page: Page, route: string): Promise<void> {
   await page.goto(route);
   await page.waitForLoadState('networkidle').catch(() => undefined);
   // Arco's transitions finish within 300 ms.
   await page.waitForTimeout(350);
+  const findings = await page.evaluate(inspect);
+  if (findings.length) {
+    const dark = await page.evaluate(() => document.body.getAttribute('arco-theme') === 'dark');
+    layout[`${page.viewportSize()?.width}${dark ? '-dark' : ''} ${route}`] = findings.map(
+      (f) => `${f.kind}: ${f.what}${f.by ? ` under ${f.by}` : ''}`,
+    );
+  }
 }
 
 /**
@@ -169,7 +184,7 @@ describe('screen walk (browser)', () => {
   const dollars = (quota: number, digits: number) => `$${(quota / quotaPerUnit).toFixed(digits)}`;
 
   beforeAll(async () => {
-    h = await startHarness(['users', 'channels', 'billing', 'logs', 'relay', 'gateway']);
+    h = await startHarness(['users', 'channels', 'billing', 'logs', 'relay', 'tasks', 'gateway']);
     s = clientsFor(h.stack);
     fake = await startFakeProvider({ kind: 'openai', key: 'k', reply: 'one two three four', promptTokens: 12 });
     await setOption(s, 'ModelRatio', JSON.stringify({ [MODEL]: 2.5, [AUDIO_MODEL]: 1.25 }));
@@ -192,6 +207,7 @@ describe('screen walk (browser)', () => {
   });
 
   it('when a visitor looks around, then the pages show the About text, the models with their audio prices, and the account forms; the still pages match their baselines', async () => {
+    layout = {};
     const pricing = (await (await fetch(`${h.stack.gatewayUrl}/api/pricing`)).json()) as {
       data: { model_name: string; model_ratio: number; audio_ratio: number; audio_completion_ratio: number }[];
     };
@@ -259,10 +275,12 @@ describe('screen walk (browser)', () => {
     expect(diffShare(await shot(page, 'again-1'), await shot(page, 'again-2'))).toBe(0);
     await context.close();
     expect(themes).toEqual({});
+    expect(layout).toEqual({});
     expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
   });
 
   it('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px, light and dark; the dark pages match their baselines', async () => {
+    layout = {};
     const username = `walk${Date.now().toString(36).slice(-6)}`;
     const root = await h.fresh();
     await login(root.page, 'root', '123456');
@@ -424,6 +442,35 @@ describe('screen walk (browser)', () => {
     }
     await root.context.close();
     expect(themes).toEqual({});
+    expect(layout).toEqual({});
     expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
   }, 180_000); // Four walks of ten pages each: about 70 s on a busy machine.
+
+  it('when root visits the rest of the route table at 1440 px, 390 px and in dark mode, then nothing sticks out sideways or covers a control', async () => {
+    layout = {};
+    const { context, page } = await h.fresh();
+    await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
+    await login(page, 'root', '123456');
+    // The routes the walk above visits as root already had their layout checked there.
+    const seen = new Set(['/user', '/log', '/channel', '/redemption']);
+    for (const w of [WIDTHS[0], WIDTHS[1], WIDTHS[2]]) {
+      await page.setViewportSize({ width: w.width, height: w.height });
+      await chooseTheme(page, w.dark);
+      for (const route of ROOT_ROUTES.filter((r) => !seen.has(r))) await open(page, route);
+    }
+    // The check itself sees a control under a cover and a box wider than the screen.
+    await open(page, '/about');
+    await page.evaluate(() => {
+      const cover = document.createElement('div');
+      cover.style.cssText = 'position:fixed;inset:0;z-index:9999';
+      const wide = document.createElement('div');
+      wide.style.cssText = 'width:3000px;height:4px';
+      document.body.append(cover, wide);
+    });
+    const planted = await page.evaluate(inspect);
+    expect(planted.some((f) => f.kind === 'covered')).toBe(true);
+    expect(planted.some((f) => f.kind === 'overflow')).toBe(true);
+    await context.close();
+    expect(layout).toEqual({});
+  });
 });
