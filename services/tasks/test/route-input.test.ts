@@ -82,4 +82,23 @@ describe('malformed requests on the task routes', () => {
     expect(posts.generation.body).toMatchObject({ error: { message: '请求体不是有效的 JSON' } });
     expect(posts.multipart.body).toMatchObject({ error: { message: '请求体不是有效的 multipart/form-data' } });
   });
+
+  it('when a body is JSON but not an object (an array, a string), then every submit route answers 400 and nothing is submitted', async () => {
+    const posts = {
+      mj: await call('POST', '/mj/submit/imagine', '[{"prompt":"a cat"}]'),
+      suno: await call('POST', '/suno/submit/music', '["x"]'),
+      kling: await call('POST', '/kling/v1/videos/text2video', '"text"'),
+      jimeng: await call('POST', '/jimeng/?Action=CVSync2AsyncSubmitTask&Version=2022-08-31', '[]'),
+      video: await call('POST', '/v1/videos', '[1]'),
+      generation: await call('POST', '/v1/video/generations', '42'),
+    };
+    const statuses = Object.fromEntries(Object.entries(posts).map(([k, v]) => [k, v.status]));
+    expect(statuses).toEqual({ mj: 400, suno: 400, kling: 400, jimeng: 400, video: 400, generation: 400 });
+    // The message the relay and the gateway give for the same body, in each route's shape.
+    expect(posts.mj.body).toMatchObject({ code: 4, description: '请求体必须是 JSON 对象' });
+    expect(posts.suno.body).toMatchObject({ message: '请求体必须是 JSON 对象' });
+    expect(posts.kling.body).toMatchObject({ message: '请求体必须是 JSON 对象' });
+    expect(posts.video.body).toMatchObject({ error: { message: '请求体必须是 JSON 对象' } });
+    expect(posts.generation.body).toMatchObject({ error: { message: '请求体必须是 JSON 对象' } });
+  });
 });

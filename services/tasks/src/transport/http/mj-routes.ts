@@ -40,15 +40,21 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The body as a JSON object (empty: {}). An array, a string or a number is refused with the
+ * message the relay and the gateway give, rather than read as an empty submit.
+ */
 export async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
   const raw = await readBody(req);
   if (raw.length === 0) return {};
+  let v: unknown;
   try {
-    const v: unknown = JSON.parse(raw.toString('utf8'));
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+    v = JSON.parse(raw.toString('utf8'));
   } catch {
     throw new MjError(400, 4, '请求体不是有效的 JSON');
   }
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new MjError(400, 4, '请求体必须是 JSON 对象');
+  return v as Record<string, unknown>;
 }
 
 /**
