@@ -42,15 +42,18 @@ export default class DurationsReporter implements Reporter {
     const wallMs = Date.now() - this.started;
     const perProject: Record<string, { files: number; ms: number }> = {};
     for (const f of files) {
-      const p = (perProject[f.project] ??= { files: 0, ms: 0 });
+      const p = perProject[f.project] ?? { files: 0, ms: 0 };
       p.files++;
       p.ms += f.ms;
+      perProject[f.project] = p;
     }
     const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
     const lines = [
       '',
       `Test files by time (hooks included), ${files.length} files, run ${s(wallMs)} wall:`,
-      ...files.slice(0, 10).map((f, i) => `  ${String(i + 1).padStart(2)}. ${s(f.ms).padStart(8)}  ${f.file} (${f.project})`),
+      ...files
+        .slice(0, 10)
+        .map((f, i) => `  ${String(i + 1).padStart(2)}. ${s(f.ms).padStart(8)}  ${f.file} (${f.project})`),
       `  per project (file time summed over the workers): ${Object.entries(perProject)
         .map(([p, v]) => `${p} ${v.files} files ${s(v.ms)}`)
         .join(', ')}`,
