@@ -140,6 +140,9 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     RATE_LIMIT_CRITICAL: '100000',
     RATE_LIMIT_WEB: '100000',
     NODE_ENV: 'production',
+    // No balancer polls these relays' readiness: a stopping relay need not serve on for one to
+    // notice (the relay's default is 5 s, which every stack's stop would wait out).
+    RELAY_DRAIN_DELAY_MS: '0',
     ...opts.env,
   };
   const extraEnv = opts.serviceEnvOf?.(ports) ?? {};

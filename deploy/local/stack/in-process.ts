@@ -193,6 +193,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // The test process plays the ingress (its clients name their address in X-Forwarded-For) and
     // the gateway proxies /v1 to the relay: both from loopback.
     TRUSTED_PROXIES: 'loopback',
+    // No balancer polls these relays' readiness: a stopping relay need not serve on for one to
+    // notice (the relay's default is 5 s, which every stack's stop would wait out).
+    RELAY_DRAIN_DELAY_MS: '0',
     ...opts.env,
   };
   const started: StartedApp[] = [];

@@ -61,7 +61,8 @@ const RATIO_KEYS = new Set([
 /**
  * The relay's composition root: stateless; tokens, users, channels and ratios cached in memory
  * (kept current by events), shared rate limits in Redis, usage and channel health to Kafka.
- * Stop order: stop accepting, drain in-flight requests, flush usage events, close clients.
+ * Stop order: not ready, serve on briefly (balancers notice), stop accepting, drain in-flight
+ * requests, flush usage events, close clients.
  */
 export async function createApp(
   config: Config,
@@ -190,14 +191,14 @@ export async function createApp(
           return ratios.current();
         },
         settings: {
-          retryTimes: () => options.number('RetryTimes', 0),
-          preConsumedQuota: () => options.number('PreConsumedQuota', 500),
-          quotaPerUnit: () => options.number('QuotaPerUnit', 500_000),
+          retryTimes: () => options.number('RetryTimes'),
+          preConsumedQuota: () => options.number('PreConsumedQuota'),
+          quotaPerUnit: () => options.number('QuotaPerUnit'),
           firstTokenTimeoutMs: () => config.RELAY_FIRST_TOKEN_TIMEOUT_MS,
           outputLimit,
           unpricedModelRatio: () => {
             if (!options.bool('UnpricedModelsEnabled')) return undefined;
-            const r = options.number('DefaultModelRatio', 1);
+            const r = options.number('DefaultModelRatio');
             return Number.isFinite(r) && r >= 0 ? r : undefined;
           },
         },
@@ -306,13 +307,15 @@ export async function createApp(
         http.server.listen(config.HTTP_PORT, '0.0.0.0', () => resolve());
       });
       httpPort = (http.server.address() as AddressInfo).port;
-      // Last in, first out: not ready any more, stop accepting and drain streams (up to
-      // RELAY_DRAIN_MS), flush usage, then the rest closes. The ops port (/metrics) stays up while
-      // the streams drain.
+      // Last in, first out: not ready any more, yet still serving (each answer with
+      // Connection: close) for RELAY_DRAIN_DELAY_MS so that load balancers see the 503 before the
+      // listener closes; then stop accepting and drain streams (until RELAY_DRAIN_MS after the
+      // stop began), flush usage, then the rest closes. The ops port (/metrics, /readyz) stays up
+      // while the streams drain.
       stack.add(() => ops.close());
       stack.add(() => events.stop());
       stack.add(() => grpc.stop(5_000));
-      stack.add(() => http.drain(config.RELAY_DRAIN_MS));
+      stack.add(() => http.drain({ delayMs: config.RELAY_DRAIN_DELAY_MS, graceMs: config.RELAY_DRAIN_MS }));
       stack.add(() => {
         draining = true;
       });

@@ -74,6 +74,17 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    */
   RELAY_DRAIN_MS: int(300_000),
   /**
+   * On SIGTERM /readyz answers 503 at once, but the relay keeps accepting and serving this long
+   * (every answer with Connection: close) before it closes its listener: a load balancer that
+   * polls readiness still sends requests here until its next probe, and closing the listener
+   * before then resets requests it has already sent (which it cannot retry for a POST). It must
+   * exceed the balancer's readiness probe period (with its failure threshold). In Kubernetes the
+   * chart's preStop sleep already covers the endpoint removal; this covers balancers that poll
+   * the pods themselves. Part of RELAY_DRAIN_MS (which counts from SIGTERM): default 5 s, or
+   * RELAY_DRAIN_MS when that is shorter; set above RELAY_DRAIN_MS it is refused.
+   */
+  RELAY_DRAIN_DELAY_MS: z.coerce.number().int().min(0).optional(),
+  /**
    * When a stopping relay exits whatever it is doing: after the drain, the usage events still
    * queued are flushed to Kafka within the headroom left. Default RELAY_DRAIN_MS + 20 s; must be
    * above RELAY_DRAIN_MS.
@@ -89,16 +100,26 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
 
 /** Headroom between the end of the drain and the forced exit, for the usage flush (default). */
 export const FLUSH_HEADROOM_MS = 20_000;
+/** How long a stopping relay serves on before it closes its listener (default). */
+export const DRAIN_DELAY_MS = 5_000;
 
-export type Config = Omit<z.infer<typeof schema>, 'RELAY_FORCE_EXIT_MS'> & { RELAY_FORCE_EXIT_MS: number };
+export type Config = Omit<z.infer<typeof schema>, 'RELAY_FORCE_EXIT_MS' | 'RELAY_DRAIN_DELAY_MS'> & {
+  RELAY_FORCE_EXIT_MS: number;
+  RELAY_DRAIN_DELAY_MS: number;
+};
 
 /** Parses the relay's environment once (fail fast). */
 export function readConfig(env: Record<string, string | undefined> = process.env): Config {
   const c = loadConfig(
-    schema.refine((v) => v.RELAY_FORCE_EXIT_MS === undefined || v.RELAY_FORCE_EXIT_MS > v.RELAY_DRAIN_MS, {
-      path: ['RELAY_FORCE_EXIT_MS'],
-      message: 'must be greater than RELAY_DRAIN_MS (the drain would be cut short, and the usage flush with it)',
-    }),
+    schema
+      .refine((v) => v.RELAY_FORCE_EXIT_MS === undefined || v.RELAY_FORCE_EXIT_MS > v.RELAY_DRAIN_MS, {
+        path: ['RELAY_FORCE_EXIT_MS'],
+        message: 'must be greater than RELAY_DRAIN_MS (the drain would be cut short, and the usage flush with it)',
+      })
+      .refine((v) => v.RELAY_DRAIN_DELAY_MS === undefined || v.RELAY_DRAIN_DELAY_MS <= v.RELAY_DRAIN_MS, {
+        path: ['RELAY_DRAIN_DELAY_MS'],
+        message: 'must be at most RELAY_DRAIN_MS (the delay is part of the drain)',
+      }),
     env,
     {
       ...infraDefaults,
@@ -108,5 +129,9 @@ export function readConfig(env: Record<string, string | undefined> = process.env
       METRICS_PORT: '9468',
     },
   );
-  return { ...c, RELAY_FORCE_EXIT_MS: c.RELAY_FORCE_EXIT_MS ?? c.RELAY_DRAIN_MS + FLUSH_HEADROOM_MS };
+  return {
+    ...c,
+    RELAY_FORCE_EXIT_MS: c.RELAY_FORCE_EXIT_MS ?? c.RELAY_DRAIN_MS + FLUSH_HEADROOM_MS,
+    RELAY_DRAIN_DELAY_MS: c.RELAY_DRAIN_DELAY_MS ?? Math.min(DRAIN_DELAY_MS, c.RELAY_DRAIN_MS),
+  };
 }

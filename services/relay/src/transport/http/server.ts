@@ -1,4 +1,11 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeader,
+  type OutgoingHttpHeaders,
+  type Server,
+  ServerResponse,
+} from 'node:http';
 import { httpMetrics, type Logger, mountHealth } from '@aigw/common';
 import express from 'express';
 
@@ -6,7 +13,8 @@ import express from 'express';
  * The relay's HTTP server: node:http with the relay routes first (no framework on the hot
  * path), everything else (/healthz, 404) through a small Express app. /readyz and /metrics are
  * served on the ops port (METRICS_PORT), not here.
- * `drain()` stops accepting connections and waits for in-flight requests (streams included).
+ * `drain()` first keeps serving for a while with every response saying `Connection: close`, then
+ * stops accepting connections and waits for in-flight requests (streams included).
  */
 const unexpected = { error: { message: '服务器内部错误', type: 'server_error', param: null, code: 'internal_error' } };
 
@@ -16,8 +24,32 @@ export function createRelayServer(opts: { logger: Logger }): {
   attach(relay: (req: IncomingMessage, res: ServerResponse) => boolean): void;
   inflight(): number;
   track(p: Promise<unknown>): void;
-  drain(graceMs: number): Promise<void>;
+  /**
+   * Serves on for `delayMs` with `Connection: close` on every response, then stops listening and
+   * waits for in-flight requests until `graceMs` after the call (the delay included).
+   */
+  drain(opts: { delayMs: number; graceMs: number }): Promise<void>;
 } {
+  // Set when the drain starts: from then on no response offers its connection for reuse.
+  let closing = false;
+  /**
+   * Responses whose headers are written while draining say `Connection: close` (Node then ends
+   * the connection after them), those of requests that arrived before the drain included: a
+   * balancer's pooled connection must not be left idle for the relay to close under a request
+   * the balancer is sending on it at that moment. Every way of sending headers (writeHead,
+   * write, end, flushHeaders) goes through writeHead.
+   */
+  class Response extends ServerResponse<IncomingMessage> {
+    override writeHead(
+      statusCode: number,
+      reason?: string | OutgoingHttpHeaders | OutgoingHttpHeader[],
+      headers?: OutgoingHttpHeaders | OutgoingHttpHeader[],
+    ): this {
+      if (closing) this.shouldKeepAlive = false;
+      // Both overloads in one call: Node tells a status message from headers by their type.
+      return super.writeHead(statusCode, reason as string | undefined, headers);
+    }
+  }
   let relay: ((req: IncomingMessage, res: ServerResponse) => boolean) | undefined;
   const ops = express();
   ops.disable('x-powered-by');
@@ -43,10 +75,15 @@ export function createRelayServer(opts: { logger: Logger }): {
       idle = undefined;
     }
   };
-  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0 }, (req, res) => {
+  // keepAliveTimeout above the idle timeouts of common balancers (60 s for AWS ALB and nginx's
+  // upstream keepalive_timeout): the balancer, not the relay, closes an idle pooled connection.
+  const server = createServer({ keepAliveTimeout: 65_000, requestTimeout: 0, ServerResponse: Response }, (req, res) => {
     // A throw here would be outside any handler and end the process: answer 500 instead.
     try {
       if (relay?.(req, res)) return;
+      // Express gives its responses its own prototype (bypassing Response.writeHead above): the
+      // requests it serves are instant, so deciding when they arrive is enough.
+      if (closing) res.shouldKeepAlive = false;
       ops(req, res);
     } catch (err) {
       opts.logger.error({ err, method: req.method }, 'relay request listener failed');
@@ -66,10 +103,20 @@ export function createRelayServer(opts: { logger: Logger }): {
       pending++;
       p.then(settled, settled);
     },
-    async drain(graceMs) {
+    async drain({ delayMs, graceMs }) {
+      const deadline = Date.now() + graceMs;
+      // Readiness already answers 503, but a balancer learns it only at its next probe: until
+      // then it still sends requests here, on new connections and on pooled ones. Closing the
+      // listener now would reset the connections still in its accept queue and the idle pooled
+      // ones a request is being written to, after the request was sent: a balancer cannot retry
+      // such a POST, so the client would see the cut. Keep serving, each answer with
+      // Connection: close, for longer than the balancer's probe period.
+      closing = true;
+      if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
+      // The balancers have seen 503 by now and open nothing new here: a connection attempted
+      // from now on is refused, which a balancer retries on another backend.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const deadline = Date.now() + graceMs;
       while (pending > 0 && Date.now() < deadline) {
         await new Promise<void>((r) => {
           idle = r;
