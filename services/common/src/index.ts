@@ -10,6 +10,7 @@ export * from './key-fingerprint.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';
+export * from './option-catalogue.ts';
 export * from './options-cache.ts';
 export * from './redis.ts';
 export * from './shutdown.ts';

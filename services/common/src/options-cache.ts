@@ -5,6 +5,7 @@ import type { Kafka } from 'kafkajs';
 import type { ConsumerHealth } from './consumer-health.ts';
 import { type Publisher, runConsumer, topicName } from './kafka.ts';
 import type { Logger } from './logger.ts';
+import { type OptionAccessors, optionAccessors } from './option-catalogue.ts';
 
 /** What the cache needs from the users service's OptionsService client. */
 export interface OptionsSource {
@@ -16,12 +17,11 @@ export interface OptionsSource {
   }): Promise<{ options: { key: string; value: string }[]; version: number }>;
 }
 
-/** An in-memory copy of the system options, kept current by option-changed events. */
-export interface OptionsCache {
-  get(key: string): string | undefined;
-  bool(key: string): boolean;
-  number(key: string, fallback: number): number;
-  json<T>(key: string, fallback: T): T;
+/**
+ * An in-memory copy of the system options, kept current by option-changed events. Its accessors
+ * take catalogue keys only and fall back to the catalogue's defaults (option-catalogue.ts).
+ */
+export interface OptionsCache extends OptionAccessors {
   all(): Record<string, string>;
   readonly version: number;
   /** Applies one change at once (the owner calls this for its own writes). */
@@ -48,7 +48,6 @@ export async function createOptionsCache(opts: {
   const values = new Map<string, string>();
   const listeners: ((key: string, value: string) => void)[] = [];
   let version = 0;
-  const jsonCache = new Map<string, { raw: string; parsed: unknown }>();
 
   const apply = (key: string, value: string, v: number) => {
     const changed = values.get(key) !== value;
@@ -87,26 +86,7 @@ export async function createOptionsCache(opts: {
   resync.unref();
 
   return {
-    get: (key) => values.get(key),
-    bool: (key) => values.get(key) === 'true',
-    number: (key, fallback) => {
-      const raw = values.get(key);
-      const n = Number(raw);
-      return raw !== undefined && raw !== '' && Number.isFinite(n) ? n : fallback;
-    },
-    json<T>(key: string, fallback: T): T {
-      const raw = values.get(key);
-      if (raw === undefined) return fallback;
-      const hit = jsonCache.get(key);
-      if (hit?.raw === raw) return hit.parsed as T;
-      try {
-        const parsed = JSON.parse(raw) as T;
-        jsonCache.set(key, { raw, parsed });
-        return parsed;
-      } catch {
-        return fallback;
-      }
-    },
+    ...optionAccessors((key) => values.get(key)),
     all: () => Object.fromEntries(values),
     get version() {
       return version;

@@ -58,8 +58,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         logger,
         repo,
         flags: () => ({
-          logConsume: options.get('LogConsumeEnabled') !== 'false',
-          aggregate: options.get('DataExportEnabled') !== 'false',
+          logConsume: options.bool('LogConsumeEnabled'),
+          aggregate: options.bool('DataExportEnabled'),
         }),
       });
       stack.add(() => events.stop());

@@ -1,7 +1,7 @@
 import type { OptionsCache } from '@aigw/common';
 
 /** Read access to the system options (kept current by option-changed events). */
-export type OptionReader = Pick<OptionsCache, 'get' | 'bool' | 'number' | 'json' | 'version'>;
+export type OptionReader = Pick<OptionsCache, 'get' | 'text' | 'bool' | 'number' | 'json' | 'version'>;
 
 /** A log-worthy event for the logs service (type 1 top-up, 3 admin, 4 system). */
 export interface AuditRecord {
@@ -35,7 +35,7 @@ export const LOG_TYPE = { topup: 1, manage: 3, system: 4 } as const;
 
 /** Formats quota for log text the way the console shows it: dollars with 6 decimals. */
 export function describeQuota(quota: number, options: OptionReader): string {
-  const perUnit = options.number('QuotaPerUnit', 500000);
-  if (options.get('DisplayInCurrencyEnabled') === 'false') return `${quota} 点额度`;
+  const perUnit = options.number('QuotaPerUnit');
+  if (!options.bool('DisplayInCurrencyEnabled')) return `${quota} 点额度`;
   return `＄${(quota / perUnit).toFixed(6)} 额度`;
 }

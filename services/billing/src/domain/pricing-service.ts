@@ -1,3 +1,4 @@
+import type { JsonOptionKey } from '@aigw/common';
 import type { OptionReader } from './ports.ts';
 import {
   audioCompletionRatioOf,
@@ -29,7 +30,7 @@ export interface PricingEntryView {
   enableGroups: string[];
 }
 
-const DEFAULTS: [string, Record<string, number>][] = [
+const DEFAULTS: [JsonOptionKey, Record<string, number>][] = [
   ['ModelRatio', DEFAULT_MODEL_RATIO],
   ['CompletionRatio', DEFAULT_COMPLETION_RATIO],
   ['ModelPrice', DEFAULT_MODEL_PRICE],
@@ -58,11 +59,11 @@ export function pricingService(deps: {
   modelGroups: ModelGroupsSource;
 }) {
   const { options } = deps;
-  const map = (key: string) => options.json<Record<string, number>>(key, {});
+  const map = (key: JsonOptionKey) => options.json<Record<string, number>>(key);
 
   /** An explicit option map completed by a family rule for every ratio-priced model. */
   const withRules = (
-    option: string,
+    option: JsonOptionKey,
     rule: (model: string, explicit: Record<string, number>) => number | undefined,
     models: string[],
   ): Record<string, number> => {

@@ -79,7 +79,7 @@ export function tokensService(deps: {
   options: OptionReader;
 }) {
   const { repo, ledger, events, options } = deps;
-  const usableGroups = () => options.json<Record<string, string>>('UserUsableGroups', { default: '默认分组' });
+  const usableGroups = () => options.json<Record<string, string>>('UserUsableGroups');
 
   async function views(userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
     if (docs.length === 0) return [];

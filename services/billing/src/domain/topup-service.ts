@@ -17,7 +17,7 @@ export function topupService(deps: { orders: OrderRepository; wallet: WalletServ
   const { orders, wallet, options } = deps;
 
   function checkAmount(amount: number): number {
-    const min = options.number('MinTopUp', 1);
+    const min = options.number('MinTopUp');
     if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
     if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
     if (amount > 10_000_000) throw invalid('充值数量过大');
@@ -25,16 +25,16 @@ export function topupService(deps: { orders: OrderRepository; wallet: WalletServ
   }
 
   function payable(amount: number, group: string): number {
-    const price = options.number('Price', 7.3);
-    const ratios = options.json<Record<string, number>>('TopupGroupRatio', {});
+    const price = options.number('Price');
+    const ratios = options.json<Record<string, number>>('TopupGroupRatio');
     const ratio = typeof ratios[group] === 'number' && ratios[group] > 0 ? ratios[group] : 1;
     return Math.round(amount * price * ratio * 100) / 100;
   }
 
   function gateway() {
-    const address = trimSlash(options.get('PayAddress') ?? '');
-    const pid = options.get('EpayId') ?? '';
-    const key = options.get('EpayKey') ?? '';
+    const address = trimSlash(options.text('PayAddress'));
+    const pid = options.text('EpayId');
+    const key = options.text('EpayKey');
     if (!address || !pid || !key) throw precondition('管理员未开启在线充值！');
     return { address, pid, key };
   }
@@ -58,9 +58,8 @@ export function topupService(deps: { orders: OrderRepository; wallet: WalletServ
       if (!type) throw invalid('不支持的支付方式');
       const money = payable(amount, req.group);
       const tradeNo = `USR${req.userId}NO${randomBytes(6).toString('hex')}${Date.now().toString(36)}`;
-      const server = trimSlash(options.get('ServerAddress') ?? '');
-      const callback =
-        trimSlash(req.callbackAddress) || trimSlash(options.get('CustomCallbackAddress') ?? '') || server;
+      const server = trimSlash(options.text('ServerAddress'));
+      const callback = trimSlash(req.callbackAddress) || trimSlash(options.text('CustomCallbackAddress')) || server;
       await orders.insert({
         _id: tradeNo,
         user_id: req.userId,
@@ -88,10 +87,10 @@ export function topupService(deps: { orders: OrderRepository; wallet: WalletServ
 
     /** Verifies a notification and credits its order once. */
     async handleNotify(params: Record<string, string>) {
-      const key = options.get('EpayKey') ?? '';
+      const key = options.text('EpayKey');
       const tradeNo = params.out_trade_no ?? '';
       if (!key || !epayVerify(params, key)) return { success: false, tradeNo, credited: false };
-      if (params.pid !== undefined && params.pid !== (options.get('EpayId') ?? '')) {
+      if (params.pid !== undefined && params.pid !== options.text('EpayId')) {
         return { success: false, tradeNo, credited: false };
       }
       const order = await orders.get(tradeNo);
@@ -100,7 +99,7 @@ export function topupService(deps: { orders: OrderRepository; wallet: WalletServ
       if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) {
         return { success: false, tradeNo, credited: false };
       }
-      const quota = Math.round(order.amount * options.number('QuotaPerUnit', 500000));
+      const quota = Math.round(order.amount * options.number('QuotaPerUnit'));
       const { replayed } = await wallet.credit({
         requestId: `topup:${tradeNo}`,
         userId: order.user_id,

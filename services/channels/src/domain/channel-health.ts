@@ -90,7 +90,7 @@ export function channelHealth(deps: {
       response_time: res.success ? Math.max(1, timeMs) : doc.response_time,
       test_time: nowSec(),
     });
-    const thresholdMs = options.number('ChannelDisableThreshold', 5) * 1000;
+    const thresholdMs = options.number('ChannelDisableThreshold') * 1000;
     if (res.success && thresholdMs > 0 && timeMs > thresholdMs) {
       const reason = `响应时间 ${(timeMs / 1000).toFixed(2)}s 超过阈值 ${(thresholdMs / 1000).toFixed(2)}s`;
       await autoDisable(id, reason);

@@ -2,6 +2,8 @@
  * The public status object of spec 01 section 3 (plus the wallet keys of spec 02 section 3), built
  * from the option values. It carries no secret.
  */
+import { optionAccessors } from '@aigw/common/option-catalogue';
+
 export interface PublicStatus {
   version: string;
   start_time: number;
@@ -39,21 +41,6 @@ export interface PublicStatus {
   enable_online_topup: boolean;
 }
 
-const flag = (v: string | undefined) => v === 'true';
-const num = (v: string | undefined, fallback: number) => {
-  const n = Number(v);
-  return v !== undefined && v !== '' && Number.isFinite(n) ? n : fallback;
-};
-
-function parseChats(raw: string | undefined): Record<string, string>[] {
-  try {
-    const parsed: unknown = JSON.parse(raw ?? '[]');
-    return Array.isArray(parsed) ? (parsed as Record<string, string>[]) : [];
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Builds the status from option values. `secretsSet` tells which write-only options hold a value
  * (the payment switch depends on EpayKey being set without revealing it).
@@ -62,40 +49,43 @@ export function buildPublicStatus(
   o: Record<string, string>,
   meta: { version: string; startTime: number; secretsSet: ReadonlySet<string> },
 ): PublicStatus {
+  // Read with the catalogue's defaults, like every options cache (a key missing from `o` shows its default).
+  const r = optionAccessors((key) => o[key]);
+  const chats = r.json<unknown>('Chats');
   return {
     version: meta.version,
     start_time: meta.startTime,
-    system_name: o.SystemName ?? '',
-    logo: o.Logo ?? '',
-    footer_html: o.Footer ?? '',
-    quota_per_unit: num(o.QuotaPerUnit, 500000),
-    display_in_currency: flag(o.DisplayInCurrencyEnabled),
-    display_token_stat: flag(o.DisplayTokenStatEnabled),
-    enable_drawing: flag(o.DrawingEnabled),
-    enable_task: flag(o.TaskEnabled),
-    enable_data_export: flag(o.DataExportEnabled),
-    chats: parseChats(o.Chats),
-    data_export_default_time: o.DataExportDefaultTime ?? 'hour',
-    default_collapse_sidebar: flag(o.DefaultCollapseSidebar),
-    mj_notify_enabled: flag(o.MjNotifyEnabled),
-    chat_link: o.ChatLink ?? '',
-    chat_link2: o.ChatLink2 ?? '',
-    email_verification: flag(o.EmailVerificationEnabled),
-    turnstile_check: flag(o.TurnstileCheckEnabled),
-    turnstile_site_key: o.TurnstileSiteKey ?? '',
-    github_oauth: flag(o.GitHubOAuthEnabled),
-    github_client_id: o.GitHubClientId ?? '',
-    wechat_login: flag(o.WeChatAuthEnabled),
-    wechat_qrcode: o.WeChatAccountQRCodeImageURL ?? '',
-    telegram_oauth: flag(o.TelegramOAuthEnabled),
-    telegram_bot_name: o.TelegramBotName ?? '',
-    password_login_enabled: flag(o.PasswordLoginEnabled),
-    password_register_enabled: flag(o.PasswordRegisterEnabled),
-    register_enabled: flag(o.RegisterEnabled),
-    server_address: o.ServerAddress ?? '',
-    top_up_link: o.TopUpLink ?? '',
-    min_topup: num(o.MinTopUp, 1),
-    price: num(o.Price, 7.3),
+    system_name: r.text('SystemName'),
+    logo: r.text('Logo'),
+    footer_html: r.text('Footer'),
+    quota_per_unit: r.number('QuotaPerUnit'),
+    display_in_currency: r.bool('DisplayInCurrencyEnabled'),
+    display_token_stat: r.bool('DisplayTokenStatEnabled'),
+    enable_drawing: r.bool('DrawingEnabled'),
+    enable_task: r.bool('TaskEnabled'),
+    enable_data_export: r.bool('DataExportEnabled'),
+    chats: Array.isArray(chats) ? (chats as Record<string, string>[]) : [],
+    data_export_default_time: r.text('DataExportDefaultTime'),
+    default_collapse_sidebar: r.bool('DefaultCollapseSidebar'),
+    mj_notify_enabled: r.bool('MjNotifyEnabled'),
+    chat_link: r.text('ChatLink'),
+    chat_link2: r.text('ChatLink2'),
+    email_verification: r.bool('EmailVerificationEnabled'),
+    turnstile_check: r.bool('TurnstileCheckEnabled'),
+    turnstile_site_key: r.text('TurnstileSiteKey'),
+    github_oauth: r.bool('GitHubOAuthEnabled'),
+    github_client_id: r.text('GitHubClientId'),
+    wechat_login: r.bool('WeChatAuthEnabled'),
+    wechat_qrcode: r.text('WeChatAccountQRCodeImageURL'),
+    telegram_oauth: r.bool('TelegramOAuthEnabled'),
+    telegram_bot_name: r.text('TelegramBotName'),
+    password_login_enabled: r.bool('PasswordLoginEnabled'),
+    password_register_enabled: r.bool('PasswordRegisterEnabled'),
+    register_enabled: r.bool('RegisterEnabled'),
+    server_address: r.text('ServerAddress'),
+    top_up_link: r.text('TopUpLink'),
+    min_topup: r.number('MinTopUp'),
+    price: r.number('Price'),
     enable_online_topup: Boolean(o.PayAddress && o.EpayId && meta.secretsSet.has('EpayKey')),
   };
 }

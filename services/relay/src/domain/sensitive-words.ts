@@ -7,6 +7,7 @@
  * one pass over the text whatever the number of words (a failure link is followed at most as
  * many times as the pass went forward). Matching ignores case (both sides lower-cased).
  */
+import type { OptionAccessors } from '@aigw/common';
 import type { Json } from './protocols/openai.ts';
 import { RelayError } from './relay-error.ts';
 
@@ -215,9 +216,7 @@ export function promptTexts(body: Json | FormData): string[] {
 }
 
 /** What the screen reads of the options (the relay's options cache). */
-export interface SensitiveOptions {
-  get(key: string): string | undefined;
-  bool(key: string): boolean;
+export interface SensitiveOptions extends Pick<OptionAccessors, 'get' | 'bool'> {
   onChange(listener: (key: string, value: string) => void): void;
 }
 

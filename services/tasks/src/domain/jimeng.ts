@@ -200,7 +200,7 @@ export async function submitJimeng(
     if (!channel || channel.type !== JIMENG_CHANNEL_TYPE) {
       throw new JimengError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`, JIMENG_SUBMIT);
     }
-    const unit = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+    const unit = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
     const charge: Charge = { requestId: `jimeng:${randomUUID()}`, model, ...unit, quota: unit.quota * seconds };
     await reserve(d.peers, auth, charge, (m) => new JimengError(403, m, JIMENG_SUBMIT));
     const body: Record<string, unknown> = { ...input.body, req_key: model };

@@ -125,7 +125,7 @@ export async function submitKling(
     if (!channel || channel.type !== KLING_CHANNEL_TYPE) {
       throw new KlingError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }
-    const unit = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+    const unit = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
     const seconds = Number(duration);
     const charge: Charge = { requestId: `kling:${randomUUID()}`, model, ...unit, quota: unit.quota * seconds };
     await reserve(d.peers, auth, charge, (m) => new KlingError(403, m));

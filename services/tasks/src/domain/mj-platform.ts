@@ -53,7 +53,7 @@ export function mjPlatform(deps: {
     refundText: (t) => `绘图任务 ${t.mj_id} 失败（${t.fail_reason || '未知原因'}），退还 ${t.quota} 额度`,
     logOther: (t) => ({ mj_id: t.mj_id, action: t.action, task_id: t.id }),
     changed(t) {
-      if (t.notify_hook && deps.options.get('MjNotifyEnabled') === 'true') {
+      if (t.notify_hook && deps.options.bool('MjNotifyEnabled')) {
         deps.notify(t.notify_hook, mjTaskView(t, deps.forwardBase()));
       }
     },

@@ -1,4 +1,5 @@
 /** Reading drawing tasks through the midjourney-proxy API: fetch, list-by-condition, image-seed. */
+import { OPTION_CATALOGUE } from '@aigw/common/option-catalogue';
 import { authorize } from './authorize.ts';
 import { MJ_CODE_INVALID, MjError } from './mj-error.ts';
 import type { MjAnswer, MjDeps } from './mj-submit.ts';
@@ -6,8 +7,9 @@ import { mjTaskView } from './mj-view.ts';
 
 /** Where forwarded image URLs point (MjForwardUrlEnabled, ServerAddress); undefined: upstream URLs. */
 export function forwardBase(d: MjDeps): string | undefined {
-  if (d.options.get('MjForwardUrlEnabled') === 'false') return undefined;
-  return (d.options.get('ServerAddress') || 'http://localhost:3000').replace(/\/+$/, '');
+  if (!d.options.bool('MjForwardUrlEnabled')) return undefined;
+  // An address the admin cleared reads as unset, so a forwarded image URL is never relative.
+  return (d.options.text('ServerAddress') || OPTION_CATALOGUE.ServerAddress.default).replace(/\/+$/, '');
 }
 
 export async function fetchMj(d: MjDeps, key: string | undefined, ip: string, id: string): Promise<MjAnswer> {

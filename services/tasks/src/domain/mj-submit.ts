@@ -106,7 +106,7 @@ function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
 }
 
 export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
-  if (d.options.get('DrawingEnabled') !== 'true') throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
+  if (!d.options.bool('DrawingEnabled')) throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
   const auth = await authorize(d.peers, input.key, input.ip);
   const { action, parentId } = actionOf(input.kind, input.body);
   const model = modelOfAction(action);
@@ -117,7 +117,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   if (parentId) {
     parent = await d.repo.byMjId(parentId, userId);
     if (!parent) throw new MjError(404, MJ_CODE_INVALID, '任务不存在');
-    const checkSuccess = d.options.get('MjActionCheckSuccessEnabled') !== 'false';
+    const checkSuccess = d.options.bool('MjActionCheckSuccessEnabled');
     if (checkSuccess && input.kind !== 'modal' && parent.status !== 'SUCCESS') {
       throw invalid('任务状态不是成功，无法执行该操作');
     }
@@ -129,15 +129,15 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   }
   if (!MJ_CHANNEL_TYPES.has(channel.type)) throw new MjError(503, MJ_CODE_INVALID, '渠道类型不支持绘图');
 
-  const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+  const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
   const charge: Charge = { requestId: `mj:${randomUUID()}`, model, ...price };
   const { requestId } = charge;
   const tokenId = auth.caller.token.id;
   await reserve(d.peers, auth, charge, (m) => new MjError(403, MJ_CODE_INVALID, m));
 
   const body = upstreamBody(input.body, {
-    accountFilter: d.options.get('MjAccountFilterEnabled') === 'true',
-    modeClear: d.options.get('MjModeClearEnabled') === 'true',
+    accountFilter: d.options.bool('MjAccountFilterEnabled'),
+    modeClear: d.options.bool('MjModeClearEnabled'),
   });
   let answer: { status: number; body: unknown };
   try {
@@ -159,7 +159,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
   }
 
   const now = Date.now();
-  const notifyHook = d.options.get('MjNotifyEnabled') === 'true' ? str(input.body.notifyHook) : '';
+  const notifyHook = d.options.bool('MjNotifyEnabled') ? str(input.body.notifyHook) : '';
   const task = await d.repo.insert({
     user_id: userId,
     username: auth.caller.user.username,

@@ -1,4 +1,5 @@
 /** What the task use cases need from the outside, as plain interfaces (no gRPC, HTTP or Kafka). */
+import type { OptionAccessors } from '@aigw/common';
 import type { Token } from '@aigw/proto/billing/v1/billing';
 
 export interface CallerUser {
@@ -42,11 +43,7 @@ export interface Peers {
 }
 
 /** The options the task rules read (kept current by option-changed events). */
-export interface TaskOptions {
-  bool(key: string): boolean;
-  number(key: string, fallback: number): number;
-  get(key: string): string | undefined;
-}
+export type TaskOptions = Pick<OptionAccessors, 'bool' | 'number' | 'get' | 'text'>;
 
 /** One log-worthy money movement of a task: the charge at submit (type 2) or a refund (type 6). */
 export interface TaskUsage {

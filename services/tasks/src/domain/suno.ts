@@ -81,7 +81,7 @@ export async function submitSuno(
     if (!channel || channel.type !== SUNO_CHANNEL_TYPE) {
       throw new SunoError(503, 'no_channel', `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }
-    const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+    const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
     const charge: Charge = { requestId: `suno:${randomUUID()}`, model, ...price };
     await reserve(d.peers, auth, charge, (m) => new SunoError(403, 'quota_not_enough', m));
 

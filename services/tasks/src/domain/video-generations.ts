@@ -202,7 +202,7 @@ export async function getGeneration(
     const auth = await authorize(d.peers, input.key, input.ip);
     const [t] = await d.repo.byTaskIds([input.id], auth.caller.user.id);
     if (!t || !PLATFORMS.has(t.platform) || t.deleted) throw new VideoError(404, 'task_not_found', '任务不存在');
-    return { status: 200, body: generationView(t, d.options.get('ServerAddress') ?? '') };
+    return { status: 200, body: generationView(t, d.options.text('ServerAddress')) };
   } catch (err) {
     throw asVideo(err);
   }

@@ -97,7 +97,7 @@ async function startVideo(
     other?: Record<string, unknown>;
   },
 ): Promise<{ status: number; body: unknown }> {
-  const unit = priceCall(v.auth, v.model, await d.peers.ratios(), d.options.number('QuotaPerUnit', 500_000));
+  const unit = priceCall(v.auth, v.model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
   const charge: Charge = { requestId: `video:${randomUUID()}`, model: v.model, ...unit, quota: unit.quota * v.seconds };
   await reserve(d.peers, v.auth, charge, (m) => new VideoError(403, 'insufficient_quota', m));
   let answer: UpstreamAnswer;

@@ -1,5 +1,6 @@
 import { AppError, precondition } from '@aigw/common/errors';
 import nodemailer from 'nodemailer';
+import { OPTION_CATALOGUE } from '../domain/option-catalogue.ts';
 import type { Mailer, OptionsReader } from '../domain/ports.ts';
 
 /**
@@ -10,22 +11,23 @@ import type { Mailer, OptionsReader } from '../domain/ports.ts';
 export function smtpMailer(options: OptionsReader, onError: (err: unknown) => void = () => {}): Mailer {
   return {
     async send(to, subject, html) {
-      const host = options.get('SMTPServer')?.trim();
+      const host = options.text('SMTPServer').trim();
       if (!host) throw precondition('SMTP 服务器未配置，请联系管理员');
-      const port = options.number('SMTPPort', 587);
-      const account = options.get('SMTPAccount')?.trim() ?? '';
-      const from = options.get('SMTPFrom')?.trim() || account;
+      const port = options.number('SMTPPort');
+      const account = options.text('SMTPAccount').trim();
+      const from = options.text('SMTPFrom').trim() || account;
       const transport = nodemailer.createTransport({
         host,
         port,
         secure: port === 465 || options.bool('SMTPSSLEnabled'),
-        ...(account ? { auth: { user: account, pass: options.get('SMTPToken') ?? '' } } : {}),
+        ...(account ? { auth: { user: account, pass: options.text('SMTPToken') } } : {}),
         connectionTimeout: 10_000,
         greetingTimeout: 10_000,
         socketTimeout: 20_000,
       });
       try {
-        const name = options.get('SystemName') || 'AI Gateway';
+        // A name the admin cleared reads as unset: the mail's sender is never nameless.
+        const name = options.text('SystemName') || OPTION_CATALOGUE.SystemName.default;
         await transport.sendMail({ from: `${name} <${from}>`, to, subject, html });
       } catch (err) {
         onError(err);

@@ -73,7 +73,7 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
         pending_credits: credits.forNewUser(inviter !== undefined),
       });
       // The inviter's reward waits in aff_quota until they transfer it (one-api's behaviour).
-      if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter', 0)));
+      if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter')));
       await credits.deliverQuietly(user);
       return user;
     },
@@ -161,7 +161,7 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
     /** GET /api/user/self/groups: UserUsableGroups plus the user's own group. */
     async usableGroups(id: number): Promise<Record<string, string>> {
       const user = await live(id);
-      const groups = { ...options.json<Record<string, string>>('UserUsableGroups', {}) };
+      const groups = { ...options.json<Record<string, string>>('UserUsableGroups') };
       if (user.group && !(user.group in groups)) groups[user.group] = '用户分组';
       return groups;
     },

@@ -35,7 +35,7 @@ export function credits(deps: {
     /** The credits a new account earns: QuotaForNewUser, and QuotaForInvitee when invited. */
     forNewUser(invited: boolean): PendingCredit[] {
       const out: PendingCredit[] = [];
-      const gift = options.number('QuotaForNewUser', 0);
+      const gift = options.number('QuotaForNewUser');
       if (gift > 0) {
         out.push({
           request_id: randomUUID(),
@@ -44,7 +44,7 @@ export function credits(deps: {
           content: `新用户注册赠送 ${formatQuota(gift, options)}`,
         });
       }
-      const invitee = options.number('QuotaForInvitee', 0);
+      const invitee = options.number('QuotaForInvitee');
       if (invited && invitee > 0) {
         out.push({
           request_id: randomUUID(),
@@ -86,7 +86,7 @@ export function credits(deps: {
      * Resolves with what is left of aff_quota and the wallet quota.
      */
     async transferAffQuota(userId: number, amount: number): Promise<{ affQuota: number; quota: number }> {
-      const unit = options.number('QuotaPerUnit', 500000);
+      const unit = options.number('QuotaPerUnit');
       if (!Number.isFinite(amount) || amount < unit) throw invalid(`${MSG.affTooLow} ${formatQuota(unit, options)}`);
       const quota = Math.floor(amount);
       const credit: PendingCredit = {

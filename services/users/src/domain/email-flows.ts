@@ -1,5 +1,6 @@
 import { conflict, invalid, notFound, precondition } from '@aigw/common/errors';
 import { EMAIL_CODE } from './accounts.ts';
+import { OPTION_CATALOGUE } from './option-catalogue.ts';
 import { hashPassword } from './password.ts';
 import type { CodeStore, Mailer, OptionsReader, UserRecord, UserStore } from './ports.ts';
 import { checkEmail, MSG, newVerificationCode, randomString } from './user-rules.ts';
@@ -22,7 +23,8 @@ export interface EmailFlowDeps {
 /** Email verification codes, email binding and password reset by mail. */
 export function emailFlows({ users, codes, mailer, options, codeTtlMs = CODE_TTL_MS }: EmailFlowDeps) {
   const minutes = Math.max(1, Math.round(codeTtlMs / 60_000));
-  const systemName = () => options.get('SystemName') || 'AI Gateway';
+  // A name the admin cleared reads as unset: the mails never sign with an empty name.
+  const systemName = () => options.text('SystemName') || OPTION_CATALOGUE.SystemName.default;
 
   /** Stores a code (30 s resend guard) and mails it; the code is dropped when the mail fails. */
   async function issueAndSend(purpose: string, email: string, code: string, subject: string, html: string) {
@@ -73,7 +75,7 @@ export function emailFlows({ users, codes, mailer, options, codeTtlMs = CODE_TTL
       if (!email) throw invalid(MSG.emailInvalid);
       if (!(await users.findBy('email', email))) throw notFound(MSG.emailNotRegistered);
       const token = randomString(32);
-      const address = (options.get('ServerAddress') ?? '').replace(/\/+$/, '');
+      const address = options.text('ServerAddress').replace(/\/+$/, '');
       const link = `${address}/user/reset?email=${encodeURIComponent(email)}&token=${token}`;
       const name = systemName();
       await issueAndSend(

@@ -74,7 +74,7 @@ export function identities(deps: { users: UserStore; options: OptionsReader; cre
         last_login_at: Math.floor(Date.now() / 1000),
         pending_credits: credits.forNewUser(inviter !== undefined),
       });
-      if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter', 0)));
+      if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter')));
       await credits.deliverQuietly(user);
       return { user, created: true };
     },

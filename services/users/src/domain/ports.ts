@@ -3,6 +3,8 @@
  * mongoose, nodemailer and the billing gRPC client; tests may use the real ones.
  */
 
+import type { OptionAccessors } from '@aigw/common/option-catalogue';
+
 /** Roles of spec 01 section 6. */
 export const ROLE = { common: 1, admin: 10, root: 100 } as const;
 /** User status: 1 enabled, 2 banned. */
@@ -132,10 +134,8 @@ export interface Wallet {
   credit(user: { id: number; username: string }, credit: PendingCredit): Promise<number>;
 }
 
-/** The current system options (an in-memory copy kept current by option-changed events). */
-export interface OptionsReader {
-  get(key: string): string | undefined;
-  bool(key: string): boolean;
-  number(key: string, fallback: number): number;
-  json<T>(key: string, fallback: T): T;
-}
+/**
+ * The current system options (an in-memory copy kept current by option-changed events), read by
+ * catalogue key with the catalogue's defaults.
+ */
+export type OptionsReader = OptionAccessors;

@@ -1,15 +1,10 @@
+import { optionAccessors } from '@aigw/common/option-catalogue';
 import { describe, expect, it } from 'vitest';
 import type { OptionsReader } from './ports.ts';
 import { checkEmail, checkPassword, checkUsername, formatQuota, randomString } from './user-rules.ts';
 
-function optionsOf(values: Record<string, string>): OptionsReader {
-  return {
-    get: (k) => values[k],
-    bool: (k) => values[k] === 'true',
-    number: (k, fallback) => (values[k] === undefined ? fallback : Number(values[k])),
-    json: (k, fallback) => (values[k] === undefined ? fallback : JSON.parse(values[k]!)),
-  };
-}
+// The cache's own accessors over a plain record: an option left out reads as its catalogue default.
+const optionsOf = (values: Record<string, string>): OptionsReader => optionAccessors((k) => values[k]);
 
 describe('user rules', () => {
   it('when a username is blank or longer than 12 characters, then it is refused', () => {

@@ -78,7 +78,8 @@ export function checkEmail(raw: string, options: OptionsReader): string {
   const local = email.slice(0, at);
   const domain = email.slice(at + 1);
   if (options.bool('EmailDomainRestrictionEnabled')) {
-    const allowed = (options.get('EmailDomainWhitelist') ?? '')
+    const allowed = options
+      .text('EmailDomainWhitelist')
       .split(',')
       .map((d) => d.trim().toLowerCase())
       .filter(Boolean);
@@ -102,7 +103,7 @@ export const newVerificationCode = () => randomString(6, '0123456789');
 
 /** Formats a quota amount the way the console shows it (dollars when DisplayInCurrency is on). */
 export function formatQuota(quota: number, options: OptionsReader): string {
-  const perUnit = options.number('QuotaPerUnit', 500000);
-  if (options.get('DisplayInCurrencyEnabled') !== 'false') return `$${(quota / perUnit).toFixed(2)}`;
+  const perUnit = options.number('QuotaPerUnit');
+  if (options.bool('DisplayInCurrencyEnabled')) return `$${(quota / perUnit).toFixed(2)}`;
   return `${quota} 点额度`;
 }

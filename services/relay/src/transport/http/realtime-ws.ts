@@ -147,7 +147,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     const group = resolveGroup(
       token.group,
       user,
-      deps.options.json<Record<string, unknown>>('UserUsableGroups', { default: '默认分组' }),
+      deps.options.json<Record<string, unknown>>('UserUsableGroups'),
       ratios.groupRatio,
     );
     if (deps.limiter.enabled) {

@@ -218,7 +218,7 @@ export function relayRoutes(deps: RouteDeps) {
     return resolveGroup(
       requested,
       user,
-      deps.options.json<Record<string, unknown>>('UserUsableGroups', { default: '默认分组' }),
+      deps.options.json<Record<string, unknown>>('UserUsableGroups'),
       deps.pipeline.ratios().groupRatio,
     );
   }
@@ -609,7 +609,7 @@ export function relayRoutes(deps: RouteDeps) {
     const at: Labels = { route: `/dashboard/billing/${what}`, model: 'none', startedAt: performance.now() };
     try {
       const id = await identify(req, 'openai', url);
-      const perUnit = deps.options.number('QuotaPerUnit', 500_000);
+      const perUnit = deps.options.number('QuotaPerUnit');
       const wallet = id.token.unlimitedQuota ? await deps.walletOf(id.user.id) : undefined;
       const quota = wallet ? wallet.quota : id.token.remainQuota;
       const used = wallet ? wallet.usedQuota : id.token.usedQuota;

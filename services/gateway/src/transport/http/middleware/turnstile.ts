@@ -14,7 +14,7 @@ export function turnstileCheck(options: OptionsCache, verifyUrl: string): Reques
     if (!token) throw invalid('Turnstile token 为空');
     const passed = await turnstileOk(token, {
       verifyUrl,
-      secret: options.get('TurnstileSecretKey') ?? '',
+      secret: options.text('TurnstileSecretKey'),
       ip: req.ip ?? '',
     });
     if (!passed) throw invalid('Turnstile 校验失败，请刷新重试！');

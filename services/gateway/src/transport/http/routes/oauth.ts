@@ -83,8 +83,8 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
     const gh = await githubUser(text(q(req).code), {
       oauthUrl: config.GITHUB_OAUTH_URL,
       apiUrl: config.GITHUB_API_URL,
-      clientId: options.get('GitHubClientId') ?? '',
-      clientSecret: options.get('GitHubClientSecret') ?? '',
+      clientId: options.text('GitHubClientId'),
+      clientSecret: options.text('GitHubClientSecret'),
     });
     if (req.sessionUser) return bindTo(req, res, OAuthProvider.GITHUB, gh.login);
     await loginWith(req, res, OAuthProvider.GITHUB, gh.login, {
@@ -97,8 +97,8 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
   const wechat = (req: Request) => {
     if (!options.bool('WeChatAuthEnabled')) throw precondition('管理员未开启通过微信登录以及注册');
     return wechatId(text(q(req).code), {
-      serverAddress: options.get('WeChatServerAddress') ?? '',
-      serverToken: options.get('WeChatServerToken') ?? '',
+      serverAddress: options.text('WeChatServerAddress'),
+      serverToken: options.text('WeChatServerToken'),
     });
   };
   api.get('/oauth/wechat', critical, Callback, async (req, res) =>
@@ -113,7 +113,7 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
     const fields: TelegramAuth = {};
     const query = q(req);
     for (const k of TELEGRAM_FIELDS) if (typeof query[k] === 'string') fields[k] = query[k];
-    return telegramId(fields, options.get('TelegramBotToken') ?? '');
+    return telegramId(fields, options.text('TelegramBotToken'));
   };
   api.get('/oauth/telegram/login', critical, Callback, async (req, res) =>
     loginWith(req, res, OAuthProvider.TELEGRAM, telegram(req)),

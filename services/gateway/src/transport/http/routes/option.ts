@@ -46,6 +46,6 @@ export function optionRoutes(api: Router, deps: RouteDeps): void {
   });
 
   api.get('/group/', guard.admin, (_req, res) => {
-    ok(res, Object.keys(options.json<Record<string, number>>('GroupRatio', {})));
+    ok(res, Object.keys(options.json<Record<string, number>>('GroupRatio')));
   });
 }

@@ -9,7 +9,7 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
 
   api.get('/pricing', async (req, res) => {
     const r = await pricing.getPricing({});
-    const usable = options.json<Record<string, string>>('UserUsableGroups', {});
+    const usable = options.json<Record<string, string>>('UserUsableGroups');
     res.json({
       success: true,
       message: '',

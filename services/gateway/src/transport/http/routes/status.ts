@@ -10,7 +10,7 @@ export function statusRoutes(api: Router, { options, config, startTime }: RouteD
     const secretsSet = new Set(values.EpayKey ? ['EpayKey'] : []);
     ok(res, buildPublicStatus(values, { version: config.VERSION, startTime, secretsSet }));
   });
-  api.get('/notice', (_req, res) => ok(res, options.get('Notice') ?? ''));
-  api.get('/about', (_req, res) => ok(res, options.get('About') ?? ''));
-  api.get('/home_page_content', (_req, res) => ok(res, options.get('HomePageContent') ?? ''));
+  api.get('/notice', (_req, res) => ok(res, options.text('Notice')));
+  api.get('/about', (_req, res) => ok(res, options.text('About')));
+  api.get('/home_page_content', (_req, res) => ok(res, options.text('HomePageContent')));
 }

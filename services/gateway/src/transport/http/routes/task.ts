@@ -1,4 +1,4 @@
-import { createClient, ok } from '@aigw/common';
+import { createClient, OPTION_CATALOGUE, ok } from '@aigw/common';
 import { TasksService } from '@aigw/proto/tasks/v1/tasks';
 import type { Request, Router } from 'express';
 import { z } from 'zod';
@@ -49,8 +49,9 @@ export function taskRoutes(api: Router, { config, guard, options }: RouteDeps): 
 
   /** MjForwardUrlEnabled: images are shown through the server's /mj/image/{id}, as the relay answers them. */
   const imageOf = (item: Record<string, unknown>) => {
-    if (!item.image_url || options.get('MjForwardUrlEnabled') === 'false') return item.image_url;
-    const base = (options.get('ServerAddress') || 'http://localhost:3000').replace(/\/+$/, '');
+    if (!item.image_url || !options.bool('MjForwardUrlEnabled')) return item.image_url;
+    // An address the admin cleared reads as unset, so a forwarded image URL is never relative.
+    const base = (options.text('ServerAddress') || OPTION_CATALOGUE.ServerAddress.default).replace(/\/+$/, '');
     return `${base}/mj/image/${String(item.mj_id)}`;
   };
 

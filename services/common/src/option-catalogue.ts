@@ -1,0 +1,225 @@
+/**
+ * Every system option: its default and its kind. Values are stored and sent as text (spec 01
+ * section 3); the kind drives validation on save in the users service, and the options cache of
+ * every service falls back to these defaults, so a default is written here once and nowhere
+ * else. Defaults follow reference-behaviour.md where the spec gives none.
+ */
+export type OptionKind = 'bool' | 'int' | 'float' | 'json' | 'text' | 'url';
+
+export interface OptionSpec {
+  default: string;
+  kind: OptionKind;
+  /** Never returned by GET /api/option/ (write-only). */
+  secret?: boolean;
+}
+
+/** A spec whose kind is known to the type checker. */
+interface OptionSpecOf<K extends OptionKind> extends OptionSpec {
+  kind: K;
+}
+
+// Each helper keeps its kind as a literal type, so that the accessors of the options cache can
+// accept only the keys of their kind (a bool read of a number option fails to compile).
+const bool = (v: boolean): OptionSpecOf<'bool'> => ({ default: String(v), kind: 'bool' });
+const int = (v: number): OptionSpecOf<'int'> => ({ default: String(v), kind: 'int' });
+const float = (v: number): OptionSpecOf<'float'> => ({ default: String(v), kind: 'float' });
+const text = (v = ''): OptionSpecOf<'text'> => ({ default: v, kind: 'text' });
+const url = (v = ''): OptionSpecOf<'url'> => ({ default: v, kind: 'url' });
+const json = (v: unknown): OptionSpecOf<'json'> => ({ default: JSON.stringify(v), kind: 'json' });
+const secret = (): OptionSpecOf<'text'> => ({ default: '', kind: 'text', secret: true });
+
+export const DEFAULT_GROUP_RATIO = { default: 1, vip: 1, svip: 1 };
+
+export const OPTION_CATALOGUE = {
+  // Login and registration switches
+  PasswordLoginEnabled: bool(true),
+  PasswordRegisterEnabled: bool(true),
+  EmailVerificationEnabled: bool(false),
+  GitHubOAuthEnabled: bool(false),
+  WeChatAuthEnabled: bool(false),
+  TelegramOAuthEnabled: bool(false),
+  TurnstileCheckEnabled: bool(false),
+  RegisterEnabled: bool(true),
+  EmailDomainRestrictionEnabled: bool(false),
+  EmailAliasRestrictionEnabled: bool(false),
+  EmailDomainWhitelist: text(
+    'gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com',
+  ),
+  // SMTP
+  SMTPServer: text(),
+  SMTPPort: int(587),
+  SMTPAccount: text(),
+  SMTPFrom: text(),
+  SMTPToken: secret(),
+  SMTPSSLEnabled: bool(false),
+  // Server, worker and payment
+  ServerAddress: url('http://localhost:3000'),
+  WorkerUrl: url(),
+  WorkerValidKey: secret(),
+  PayAddress: url(),
+  CustomCallbackAddress: url(),
+  EpayId: text(),
+  EpayKey: secret(),
+  Price: float(7.3),
+  MinTopUp: int(1),
+  TopupGroupRatio: json(DEFAULT_GROUP_RATIO),
+  // Third-party login
+  GitHubClientId: text(),
+  GitHubClientSecret: secret(),
+  WeChatServerAddress: url(),
+  WeChatServerToken: secret(),
+  WeChatAccountQRCodeImageURL: text(),
+  TelegramBotToken: secret(),
+  TelegramBotName: text(),
+  TurnstileSiteKey: text(),
+  TurnstileSecretKey: secret(),
+  // Content
+  Notice: text(),
+  SystemName: text('AI Gateway'),
+  Logo: text(),
+  Footer: text(),
+  About: text(),
+  HomePageContent: text(),
+  // General
+  TopUpLink: text(),
+  ChatLink: text(),
+  ChatLink2: text(),
+  QuotaPerUnit: float(500000),
+  RetryTimes: int(0),
+  DisplayInCurrencyEnabled: bool(true),
+  DisplayTokenStatEnabled: bool(true),
+  DefaultCollapseSidebar: bool(false),
+  // Drawing and tasks
+  DrawingEnabled: bool(false),
+  TaskEnabled: bool(false),
+  MjNotifyEnabled: bool(false),
+  MjAccountFilterEnabled: bool(false),
+  MjForwardUrlEnabled: bool(true),
+  MjModeClearEnabled: bool(false),
+  MjActionCheckSuccessEnabled: bool(true),
+  // Sensitive words
+  CheckSensitiveEnabled: bool(false),
+  CheckSensitiveOnPromptEnabled: bool(false),
+  SensitiveWords: text(),
+  // Logs and dashboard
+  LogConsumeEnabled: bool(true),
+  DataExportEnabled: bool(true),
+  DataExportInterval: int(5),
+  DataExportDefaultTime: text('hour'),
+  // Monitoring
+  ChannelDisableThreshold: float(5),
+  QuotaRemindThreshold: int(1000),
+  AutomaticDisableChannelEnabled: bool(false),
+  AutomaticEnableChannelEnabled: bool(false),
+  // Quota
+  QuotaForNewUser: int(0),
+  PreConsumedQuota: int(500),
+  QuotaForInviter: int(0),
+  QuotaForInvitee: int(0),
+  // Ratios (JSON text); model ratios and prices are seeded by the billing service's pricing defaults
+  ModelPrice: json({}),
+  ModelRatio: json({}),
+  CompletionRatio: json({}),
+  // Token-kind ratios (overrides only; the billing service's family rules price other models):
+  // cache reads, cache writes, audio and image input relative to text prompt tokens, audio
+  // output relative to audio input. Not on the console's ratio screen (spec); set through
+  // /api/option/ (ADR 0005).
+  CacheRatio: json({}),
+  CacheCreationRatio: json({}),
+  AudioRatio: json({}),
+  AudioCompletionRatio: json({}),
+  ImageRatio: json({}),
+  GroupRatio: json(DEFAULT_GROUP_RATIO),
+  // Models with no ModelPrice or ModelRatio entry: refused (400, naming the model) unless this is
+  // on; then served at DefaultModelRatio (completion ratio from CompletionRatio, else 1).
+  UnpricedModelsEnabled: bool(false),
+  DefaultModelRatio: float(1),
+  UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }),
+  // Chats
+  Chats: json([
+    { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },
+    {
+      'Lobe Chat':
+        'https://chat-preview.lobehub.com/?settings={"keyVaults":{"openai":{"apiKey":"{key}","baseURL":"{address}/v1"}}}',
+    },
+  ]),
+} satisfies Record<string, OptionSpec>;
+
+type Catalogue = typeof OPTION_CATALOGUE;
+
+export type OptionKey = keyof Catalogue;
+
+/** The option keys whose kind is one of `K`. */
+export type OptionKeyOfKind<K extends OptionKind> = {
+  [P in OptionKey]: Catalogue[P]['kind'] extends K ? P : never;
+}[OptionKey];
+
+export type BoolOptionKey = OptionKeyOfKind<'bool'>;
+export type NumberOptionKey = OptionKeyOfKind<'int' | 'float'>;
+export type JsonOptionKey = OptionKeyOfKind<'json'>;
+export type TextOptionKey = OptionKeyOfKind<'text' | 'url'>;
+
+/** Whether a key is a known option. */
+export const isOptionKey = (key: string): key is OptionKey => Object.hasOwn(OPTION_CATALOGUE, key);
+
+/** Every option with its default value. */
+export function defaultOptions(): Record<OptionKey, string> {
+  return Object.fromEntries(Object.entries(OPTION_CATALOGUE).map(([k, s]) => [k, s.default])) as Record<
+    OptionKey,
+    string
+  >;
+}
+
+/**
+ * Typed reads of option values, each falling back to the catalogue's default when no value is held
+ * (or, for numbers and JSON, when the held text does not parse).
+ */
+export interface OptionAccessors {
+  /** The stored text, or undefined when none is held (no default applied). */
+  get(key: OptionKey): string | undefined;
+  text(key: TextOptionKey): string;
+  bool(key: BoolOptionKey): boolean;
+  /** `fallback` overrides the catalogue's default; pass it only where a caller needs another one. */
+  number(key: NumberOptionKey, fallback?: number): number;
+  /** `fallback` overrides the catalogue's default; pass it only where a caller needs another one. */
+  json<T>(key: JsonOptionKey, fallback?: T): T;
+}
+
+/**
+ * The accessors over a lookup of stored values (the options cache's map, or a plain record in
+ * tests). Parsed JSON is kept per key until its text changes, so a caller must not mutate it.
+ */
+export function optionAccessors(lookup: (key: OptionKey) => string | undefined): OptionAccessors {
+  const jsonCache = new Map<string, { raw: string; parsed: unknown }>();
+  const parseJson = (key: OptionKey, raw: string): unknown => {
+    const hit = jsonCache.get(key);
+    if (hit?.raw === raw) return hit.parsed;
+    const parsed: unknown = JSON.parse(raw);
+    jsonCache.set(key, { raw, parsed });
+    return parsed;
+  };
+  return {
+    get: lookup,
+    text: (key) => lookup(key) ?? OPTION_CATALOGUE[key].default,
+    bool: (key) => (lookup(key) ?? OPTION_CATALOGUE[key].default) === 'true',
+    number: (key, fallback) => {
+      const raw = lookup(key);
+      const n = Number(raw);
+      if (raw !== undefined && raw !== '' && Number.isFinite(n)) return n;
+      return fallback ?? Number(OPTION_CATALOGUE[key].default);
+    },
+    json<T>(key: JsonOptionKey, fallback?: T): T {
+      const raw = lookup(key);
+      if (raw !== undefined) {
+        try {
+          return parseJson(key, raw) as T;
+        } catch {
+          // A held value that does not parse falls through to the default, as if none were held.
+        }
+      }
+      if (fallback !== undefined) return fallback;
+      // Parsed afresh on every call, so a caller that mutates the result cannot change the default.
+      return JSON.parse(OPTION_CATALOGUE[key].default) as T;
+    },
+  };
+}
