@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { CreditReason, WalletService } from '@aigw/proto/billing/v1/billing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
@@ -48,16 +49,23 @@ describe('settling a backlog', () => {
     const admin = kafka.admin();
     await admin.connect();
     try {
-      for (;;) {
-        const topic = topicName(TOPICS.usage);
-        const [ends, groups] = await Promise.all([
-          admin.fetchTopicOffsets(topic),
-          admin.fetchOffsets({ groupId: topicName('billing.settle'), topics: [topic] }),
-        ]);
-        const done = new Map((groups[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-        if (ends.every((e) => (done.get(e.partition) ?? -1) >= Number(e.high))) return;
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      const topic = topicName(TOPICS.usage);
+      await eventually(
+        async () => {
+          const [ends, groups] = await Promise.all([
+            admin.fetchTopicOffsets(topic),
+            admin.fetchOffsets({ groupId: topicName('billing.settle'), topics: [topic] }),
+          ]);
+          const done = new Map((groups[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
+          return ends.map((e) => ({
+            partition: e.partition,
+            high: Number(e.high),
+            committed: done.get(e.partition) ?? -1,
+          }));
+        },
+        (parts) => parts.every((p) => p.committed >= p.high),
+        { timeoutMs: 120_000, intervalMs: 200, what: 'the settle group committed the whole topic' },
+      );
     } finally {
       await admin.disconnect();
     }
@@ -97,11 +105,11 @@ describe('settling a backlog', () => {
       await publisher.publishRaw(topicName(TOPICS.usage), messages.slice(i, i + 2_000));
     }
     const published = performance.now() - t0;
-    let t = await totals(userIds);
-    while (t.requests < EVENTS && performance.now() - t0 < BOUND_MS) {
-      await new Promise((r) => setTimeout(r, 1_000));
-      t = await totals(userIds);
-    }
+    const t = await eventually(
+      () => totals(userIds),
+      (x) => x.requests >= EVENTS,
+      { timeoutMs: BOUND_MS, intervalMs: 250, what: `all ${EVENTS} events settled within the bound` },
+    );
     const elapsed = performance.now() - t0;
     console.log(
       `backlog: ${EVENTS} events published in ${(published / 1000).toFixed(1)} s, settled in ${(elapsed / 1000).toFixed(1)} s ` +

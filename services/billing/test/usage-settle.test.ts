@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { CreditReason, WalletService } from '@aigw/proto/billing/v1/billing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
@@ -48,18 +49,17 @@ describe('settling from usage events', () => {
     await usage(userId, rid, 700);
     await usage(userId, `req-${randomBytes(6).toString('hex')}`, 300, 5);
 
-    const until = Date.now() + 20_000;
-    let w = (await wallet.getWallet({ userId })).wallet;
-    while ((w?.usedQuota ?? 0) < 700 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
-      w = (await wallet.getWallet({ userId })).wallet;
-    }
-    // Give a duplicate time to be (wrongly) applied before the final look.
-    await new Promise((r) => setTimeout(r, 1500));
-    w = (await wallet.getWallet({ userId })).wallet;
-    expect(w?.usedQuota).toBe(700);
-    expect(w?.quota).toBe(9_300);
-    expect(w?.requestCount).toBe(1);
+    // A marker after them on the same key (so the same partition, consumed in order): a charge of
+    // 1 for another request. Once it is applied, the duplicate before it has been handled too.
+    await usage(userId, `marker-${randomBytes(6).toString('hex')}`, 1);
+    const w = await eventually(
+      async () => (await wallet.getWallet({ userId })).wallet,
+      (x) => (x?.usedQuota ?? 0) % 700 === 1,
+      { timeoutMs: 20_000, what: 'the marker charge applied' },
+    );
+    expect(w?.usedQuota).toBe(701);
+    expect(w?.quota).toBe(9_299);
+    expect(w?.requestCount).toBe(2);
   });
 
   it('when the relay could not refund a failed request, then its error event refunds the hold, once', async () => {
@@ -76,12 +76,11 @@ describe('settling from usage events', () => {
     expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(6_000);
     await usage(userId, rid, 0, 5);
     await usage(userId, rid, 0, 5);
-    const until = Date.now() + 20_000;
-    let w = (await wallet.getWallet({ userId })).wallet;
-    while ((w?.quota ?? 0) < 10_000 && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, 100));
-      w = (await wallet.getWallet({ userId })).wallet;
-    }
+    const w = await eventually(
+      async () => (await wallet.getWallet({ userId })).wallet,
+      (x) => (x?.quota ?? 0) >= 10_000,
+      { timeoutMs: 20_000, what: 'the hold refunded' },
+    );
     expect(w?.quota).toBe(10_000);
     // The relay's own refund arriving late answers what the event recorded.
     expect((await wallet.refund({ requestId: rid, userId })).refunded).toBe(4_000);

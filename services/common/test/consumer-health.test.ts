@@ -16,6 +16,7 @@ import {
   type Publisher,
   runBatchConsumer,
 } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import type { Consumer, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,32 +77,32 @@ describe('consumer health', () => {
       for (const id of ['a', 'b', 'c']) await publisher.publish(topic, UsageEventSchema, { eventId: id }, '1');
 
       // The handler is stuck: lag and no progress for longer than the stall time.
-      const notReady = await until(
+      const notReady = await eventually(
         () => probe('/readyz'),
         (r) => r.status === 503,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
       expect(notReady.body.checks?.consumers).toMatch(/usage stalled/);
       expect(consumer.health().state).toBe('stalled');
       expect((await probe('/healthz')).status).toBe(200);
-      await until(
+      await eventually(
         () => probe('/healthz'),
         (r) => r.status === 503,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
 
       release();
-      await until(
+      await eventually(
         () => probe('/readyz'),
         (r) => r.status === 200,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
       expect((await probe('/healthz')).status).toBe(200);
       // The first batch may have held only 'a'; the rest follows.
-      await until(
+      await eventually(
         async () => handled.length,
         (n) => n >= 3,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
       expect(handled).toEqual(['a', 'b', 'c']);
       expect(consumer.health().state).toBe('consuming');
@@ -136,22 +137,22 @@ describe('consumer health', () => {
         },
       });
       await publisher.publish(topic, UsageEventSchema, { eventId: 'before' }, '1');
-      await until(
+      await eventually(
         async () => handled.has('before'),
         (v) => v,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
       await clients[0]?.disconnect();
-      await until(
+      await eventually(
         async () => clients.length,
         (n) => n >= 2,
-        20_000,
+        { timeoutMs: 20_000, intervalMs: 200 },
       );
       await publisher.publish(topic, UsageEventSchema, { eventId: 'after' }, '1');
-      await until(
+      await eventually(
         async () => handled.has('after'),
         (v) => v,
-        30_000,
+        { timeoutMs: 30_000, intervalMs: 200 },
       );
       expect(consumer.health().state).toBe('consuming');
       expect(handled.get('after')).toBe(1);
@@ -160,13 +161,3 @@ describe('consumer health', () => {
     }
   }, 90_000);
 });
-
-async function until<T>(get: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > end) throw new Error(`condition not met in ${timeoutMs} ms (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}

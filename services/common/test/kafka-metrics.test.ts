@@ -14,6 +14,7 @@ import {
   reportProducerQueue,
   runConsumer,
 } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
 import type { Kafka } from 'kafkajs';
@@ -31,11 +32,6 @@ async function value(name: string, labels: Record<string, string> = {}): Promise
   }
   return 0;
 }
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 30_000) => {
-  const end = Date.now() + ms;
-  while (!(await check()) && Date.now() < end) await new Promise((r) => setTimeout(r, 100));
-};
 
 describe('Kafka client metrics', () => {
   let kafka: Kafka;
@@ -69,7 +65,11 @@ describe('Kafka client metrics', () => {
     try {
       await publisher.publish(topic, UsageEventSchema, { eventId: 'poison' }, '1');
       await publisher.publish(topic, UsageEventSchema, { eventId: 'fine' }, '1');
-      await until(() => handled.length === 1);
+      await eventually(
+        () => handled.length,
+        (n) => n === 1,
+        { timeoutMs: 30_000, what: 'the healthy event handled' },
+      );
       expect(handled).toEqual(['fine']);
       expect(await value('kafka_consumer_dead_letters_total', { group: groupId })).toBe(1);
     } finally {

@@ -9,6 +9,7 @@ import {
   runBatchConsumer,
   runConsumer,
 } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -50,7 +51,11 @@ describe('Kafka publisher and consumer with protobuf events', () => {
         { eventId: 'ev-1', userId: 7, modelName: 'gpt-4o', quota: 1234 },
         '7',
       );
-      await until(() => received.length === 1);
+      await eventually(
+        () => received.length,
+        (n) => n === 1,
+        { timeoutMs: 30_000, intervalMs: 50, what: 'the event consumed' },
+      );
       expect(received[0]).toEqual({ id: 'ev-1', model: 'gpt-4o', quota: 1234, key: '7' });
     } finally {
       await consumer.stop();
@@ -75,10 +80,19 @@ describe('Kafka publisher and consumer with protobuf events', () => {
         });
       },
     });
-    // Idle long-polls by now; stop() comes right as the next one starts.
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Idle long-polls: a first fetch came back empty after its wait and the next one started.
+    await eventually(
+      () => fetchStarted,
+      (n) => n >= 2,
+      { timeoutMs: 30_000, intervalMs: 50, what: 'the consumer long-polling' },
+    );
+    // stop() comes right as the next long-poll starts.
     const seen = fetchStarted;
-    await until(() => fetchStarted > seen);
+    await eventually(
+      () => fetchStarted,
+      (n) => n > seen,
+      { timeoutMs: 30_000, intervalMs: 50, what: 'the next fetch started' },
+    );
     const t0 = performance.now();
     await consumer.stop();
     // kafkajs' default fetch wait (5 s) made this about 5 s per consumer; 1 s of wait plus the
@@ -118,7 +132,11 @@ describe('Kafka publisher and consumer with protobuf events', () => {
     try {
       await publisher.publish(topic, UsageEventSchema, { eventId: 'poison' }, '1');
       await publisher.publish(topic, UsageEventSchema, { eventId: 'fine' }, '1');
-      await until(() => handled.length === 1 && dead.length === 1);
+      await eventually(
+        () => ({ handled: handled.length, dead: dead.length }),
+        (n) => n.handled === 1 && n.dead === 1,
+        { timeoutMs: 30_000, intervalMs: 50, what: 'one event handled and one dead-lettered' },
+      );
       expect(handled).toEqual(['fine']);
       expect(dead).toEqual([{ id: 'poison', error: 'cannot process' }]);
     } finally {
@@ -169,7 +187,11 @@ describe('runBatchConsumer', () => {
       },
     });
     try {
-      await until(() => done.size === 39 && dead.length === 1, 60_000);
+      await eventually(
+        () => ({ done: done.size, dead: dead.length }),
+        (n) => n.done === 39 && n.dead === 1,
+        { timeoutMs: 60_000, intervalMs: 50, what: '39 events done and one dead-lettered' },
+      );
       expect(dead).toEqual(['poison']);
       expect([...done].sort()).toEqual(ids.filter((i) => i !== 'poison').sort());
       expect(sizes[0]).toBe(40);
@@ -181,14 +203,6 @@ describe('runBatchConsumer', () => {
     }
   }, 90_000);
 });
-
-async function until(cond: () => boolean, timeoutMs = 30_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('kafkajs idle connections (patches/kafkajs@2.2.4.patch)', () => {
   it('when a connected producer sits idle, then it does not re-arm a timer every millisecond', async () => {
@@ -206,6 +220,7 @@ describe('kafkajs idle connections (patches/kafkajs@2.2.4.patch)', () => {
           if (type === 'Timeout') timeouts++;
         },
       }).enable();
+      // A second of idleness is the scenario itself (timers armed per unit of time), not a wait.
       await new Promise((r) => setTimeout(r, 1_000));
       hook.disable();
       // Unpatched: about 1,000 per broker connection in this second. Patched: a handful.

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@aigw/common/testing';
 import { freePort } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureKeyDir } from '../src/grpc/auth-keys.ts';
@@ -59,17 +60,15 @@ describe('OpenTelemetry export', () => {
         stdio: 'inherit',
       });
       try {
-        const until = Date.now() + 60_000;
-        let status = 0;
-        while (Date.now() < until) {
-          status = await fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
-            (r) => r.status,
-            () => 0,
-          );
-          if (status === 200) break;
-          await new Promise((r) => setTimeout(r, 250));
-        }
-        expect(status).toBe(200);
+        await eventually(
+          () =>
+            fetch(`http://127.0.0.1:${httpPort}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          (status) => status === 200,
+          { timeoutMs: 60_000, intervalMs: 250, what: 'the users service ready' },
+        );
         // A request that is not a probe starts a trace; the probes above start none.
         expect((await fetch(`http://127.0.0.1:${httpPort}/no-such-page`)).status).toBe(404);
         const exited = new Promise((r) => child.once('exit', r));

@@ -1,4 +1,4 @@
-import { createLogger } from '@aigw/common';
+import { connectMongo, createLogger } from '@aigw/common';
 import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../billing/src/app.ts';
@@ -58,8 +58,19 @@ describe('accounts: quota grants survive a billing outage', () => {
       20_000,
     );
     expect(rootSelf.body.data?.quota).toBe(100_000_000);
-    // Retries keep running; nothing is paid twice.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Retries keep running until the outbox is empty (each grant forgotten once delivered): from
+    // then on no pass delivers these grants again, and nothing was paid twice.
+    const users = await connectMongo(stack.env.MONGO_URL as string, `aigw_users_${stack.id}`);
+    try {
+      await eventually(
+        () => users.collection('users').countDocuments({ 'pending_credits.request_id': { $exists: true } }),
+        (n) => n === 0,
+        { timeoutMs: 20_000, what: 'no pending credit left in the outbox' },
+      );
+    } finally {
+      await users.close();
+    }
     expect((await client.get<{ quota: number }>('/user/self')).body.data?.quota).toBe(777);
+    expect((await root.get<{ quota: number }>('/user/self')).body.data?.quota).toBe(100_000_000);
   });
 });

@@ -7,6 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
@@ -139,15 +140,8 @@ export async function setOptions(root: Client, values: Record<string, string>): 
   }
 }
 
-/** Polls until `check` passes (eventual consistency through Kafka and the credit outbox). */
-export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (check(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
+export { eventually };
 
 /** A real SMTP server (smtp-server) that keeps every message it receives, parsed (mailparser). */
 export async function startMailServer(): Promise<{
@@ -187,13 +181,12 @@ export async function startMailServer(): Promise<{
     mails,
     logins,
     async waitFor(to, subject = '', timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = [...mails].reverse().find((m) => toOf(m).includes(to) && (m.subject ?? '').includes(subject));
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no mail to ${to}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const found = await eventually(
+        () => [...mails].reverse().find((m) => toOf(m).includes(to) && (m.subject ?? '').includes(subject)),
+        (m) => m !== undefined,
+        { timeoutMs, intervalMs: 50, what: `a mail to ${to}${subject ? ` about "${subject}"` : ''}` },
+      );
+      return found as ParsedMail;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -110,12 +110,5 @@ export async function setOptions(stack: Stack, values: Record<string, string>): 
   }
 }
 
-/** Polls until `check` passes or the time is up; returns the last value. */
-export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (check(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
+export { eventually } from '@aigw/common/testing';

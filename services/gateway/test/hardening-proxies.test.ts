@@ -117,6 +117,8 @@ describe('forwarded addresses and login limits', () => {
     expect((await login(` ${victim.toUpperCase()} `, 'x', TRUSTED, { 'x-forwarded-for': nextIp() })).status).toBe(429);
     // Another account is not touched.
     expect((await login(bystander, 'password123', TRUSTED, { 'x-forwarded-for': nextIp() })).status).toBe(200);
+    // The scenario itself, not a wait for the system: the lock lasts a second of wall-clock time,
+    // so a second has to pass (a login tried while still locked would be part of the scenario).
     await new Promise((r) => setTimeout(r, 1_200));
     const ok = await login(victim, 'password123', TRUSTED, { 'x-forwarded-for': nextIp() });
     expect((ok.json() as { success: boolean }).success).toBe(true);

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trustedProxies } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { proxyUpgrades } from '../src/transport/http/proxy.ts';
@@ -76,7 +77,11 @@ describe('WebSocket upgrades through the gateway', () => {
       c.ws.once('error', reject);
     });
     c.ws.send('{"type":"response.create"}');
-    for (let i = 0; i < 50 && c.messages.length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    await eventually(
+      () => c.messages.length,
+      (n) => n >= 2,
+      { timeoutMs: 10_000, intervalMs: 50, what: 'two messages from the relay' },
+    );
     expect(c.messages).toEqual([
       { type: 'session.created', url: '/v1/realtime?model=gpt-realtime' },
       { type: 'echo', data: '{"type":"response.create"}' },

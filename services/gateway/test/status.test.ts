@@ -1,3 +1,4 @@
+import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -70,16 +71,16 @@ describe('option changes reach the gateway', () => {
     const options = createClient(OptionsService, stack.env.USERS_ADDR!);
     try {
       await options.updateOption({ key: 'SystemName', value: '测试网关' });
-      const deadline = Date.now() + 10_000;
-      let name = '';
-      while (Date.now() < deadline) {
-        const body = (await (await fetch(`${stack.gatewayUrl}/api/status`)).json()) as {
-          data: { system_name: string };
-        };
-        name = body.data.system_name;
-        if (name === '测试网关') break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const name = await eventually(
+        async () => {
+          const body = (await (await fetch(`${stack.gatewayUrl}/api/status`)).json()) as {
+            data: { system_name: string };
+          };
+          return body.data.system_name;
+        },
+        (n) => n === '测试网关',
+        { timeoutMs: 10_000, intervalMs: 50, what: 'SystemName in /api/status' },
+      );
       expect(name).toBe('测试网关');
     } finally {
       options.close();

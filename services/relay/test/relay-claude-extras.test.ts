@@ -70,9 +70,29 @@ describe('count_tokens', () => {
     expect(beta.input_tokens).toBe(fakeInputTokens(params, PROMPT_TOKENS));
     expect(String(claudeFake.requests.at(-1)?.headers['anthropic-beta'])).toContain(CONTEXT_MANAGEMENT_BETA);
 
-    // Counting is free.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect(await usedQuota(u.userId)).toBe(0);
+    // Counting is free. A billed chat after the counts is the marker: the relay publishes a user's
+    // usage events in order on one partition, so once the chat is logged and settled, anything the
+    // counts had charged would be too.
+    const chat = await client.messages
+      .create({ model, max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    const rid = chat.response.headers.get('x-aigw-request-id') ?? '';
+    expect(rid).not.toBe('');
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.some((l) => l.requestId === rid),
+      { what: "the marker chat's log" },
+    );
+    expect(logs.items.map((l) => [l.type, l.requestId])).toEqual([[2, rid]]);
+    const charged = logs.items[0]?.quota ?? 0;
+    expect(charged).toBeGreaterThan(0);
+    expect(
+      await eventually(
+        () => usedQuota(u.userId),
+        (v) => v >= charged,
+        { what: 'the marker chat settled' },
+      ),
+    ).toBe(charged);
   });
 
   it('when the model is served by a non-Claude channel, then the relay estimates the count without calling it', async () => {

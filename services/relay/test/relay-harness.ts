@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { createClient } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { CreditReason, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
@@ -127,27 +128,20 @@ export async function createChannel(s: RelayStack, spec: ChannelSpec): Promise<n
   return ids[0] ?? 0;
 }
 
-/** Polls until `check` passes or the time is up; returns the last value. */
-export async function eventually<T>(fn: () => Promise<T>, check: (v: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (check(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
+export { eventually };
 
 /** Waits until the relay routes `model` for a key (its snapshot caught up with the channel). */
 export async function routable(relayUrl: string, key: string, model: string): Promise<void> {
-  const ok = await eventually(
+  await eventually(
     async () => {
       const res = await fetch(`${relayUrl}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
       const body = (await res.json()) as { data?: { id: string }[] };
       return body.data?.some((m) => m.id === model) ?? false;
     },
     (v) => v,
+    { what: `the relay routing ${model}` },
   );
-  if (!ok) throw new Error(`relay never routed ${model}`);
 }
 
 export async function setOption(s: RelayStack, key: string, value: string): Promise<void> {

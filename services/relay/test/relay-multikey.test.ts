@@ -8,6 +8,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
+  createChannel,
   eventually,
   modelName,
   type RelayStack,
@@ -97,8 +98,12 @@ describe('multi-key channels', () => {
     );
     expect(wallet.wallet?.usedQuota).toBe(charged);
 
-    // After the snapshot catches up, only the two good keys are used.
-    await new Promise((r) => setTimeout(r, 1500));
+    // After the snapshot catches up, only the two good keys are used. The marker: a channel created
+    // after the key was disabled. Once the relay routes its model, the relay's snapshot was read
+    // after that (snapshots are whole and load one after another), so it has the disabled key.
+    const marker = modelName('marker');
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'key-marker', models: marker });
+    await routable(s.stack.relayUrl, u.key, marker);
     const before = keysSent().length;
     for (let i = 0; i < 4; i++)
       await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'again' }] });

@@ -5,23 +5,17 @@
  * settles stalled (backpressure). After each: final balance >= -bound, and wallet change = sum of
  * logged charges = the fake upstream's usage priced.
  */
-import { connectMongo, createLogger } from '@aigw/common';
+import { connectMongo, connectRedis, createLogger } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createBilling } from '../../billing/src/app.ts';
 import { readConfig as billingConfig } from '../../billing/src/config.ts';
 import { createApp as createRelay } from '../src/app.ts';
 import { readConfig as relayConfig } from '../src/config.ts';
+import { SETTLE_LAG_KEY } from '../src/data/settle-lag.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  eventually,
-  modelName,
-  type RelayStack,
-  routable,
-  userWithToken,
-} from './relay-harness.ts';
+import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from './relay-harness.ts';
 
 /** Two relays of the test, and billing started by the test (so that its settling can stop). */
 const FACTOR = 10;
@@ -40,6 +34,8 @@ const RELAY = { readConfig: relayConfig, createApp: createRelay };
 interface Started {
   stop(): Promise<void>;
   stopSettling?(): Promise<void>;
+  /** What the app warned about so far (messages). */
+  warnings: string[];
 }
 
 async function startApp(
@@ -49,7 +45,10 @@ async function startApp(
 ): Promise<Started> {
   const { readConfig, createApp } = (svc === 'billing' ? BILLING : RELAY) as unknown as {
     readConfig(env: Record<string, string | undefined>): unknown;
-    createApp(config: unknown, logger: ReturnType<typeof createLogger>): Promise<Started & { start(): Promise<void> }>;
+    createApp(
+      config: unknown,
+      logger: ReturnType<typeof createLogger>,
+    ): Promise<Omit<Started, 'warnings'> & { start(): Promise<void> }>;
   };
   const config = readConfig({
     ...stack.env,
@@ -59,9 +58,18 @@ async function startApp(
     METRICS_PORT: '0',
     MONGO_DB: `aigw_${svc}_${stack.id}`,
   });
-  const app = await createApp(config, createLogger(svc, stack.env.LOG_LEVEL));
+  const logger = createLogger(svc, stack.env.LOG_LEVEL);
+  // The messages it warns with (whatever the log level): the test waits for what a relay says.
+  const warnings: string[] = [];
+  const warn = logger.warn.bind(logger);
+  logger.warn = ((...args: unknown[]) => {
+    const msg = args.find((a) => typeof a === 'string');
+    if (msg) warnings.push(msg as string);
+    return (warn as (...a: unknown[]) => void)(...args);
+  }) as typeof logger.warn;
+  const app = await createApp(config, logger);
   await app.start();
-  return app;
+  return Object.assign(app, { warnings });
 }
 
 let stack: Stack;
@@ -113,6 +121,21 @@ async function setup(quota: number) {
   return { model, u };
 }
 
+/** One chat through one relay: its status and request id. */
+async function chatOnce(url: string, key: string, model: string, maxTokens?: number) {
+  const res = await fetch(`${url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model,
+      messages: [{ role: 'user', content: 'hello' }],
+      ...(maxTokens ? { max_tokens: maxTokens } : {}),
+    }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, rid: res.headers.get('x-aigw-request-id') ?? '' };
+}
+
 /** Sends `n` chats, alternating between the relays, at most `concurrency` at once. */
 async function burst(key: string, model: string, n: number, concurrency: number, maxTokens?: number) {
   const statuses: number[] = [];
@@ -121,18 +144,9 @@ async function burst(key: string, model: string, n: number, concurrency: number,
   const worker = async () => {
     while (next < n) {
       const i = next++;
-      const res = await fetch(`${relays[i % RELAYS]?.url}/v1/chat/completions`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          model,
-          messages: [{ role: 'user', content: 'hello' }],
-          ...(maxTokens ? { max_tokens: maxTokens } : {}),
-        }),
-      });
-      await res.arrayBuffer();
+      const res = await chatOnce(relays[i % RELAYS]?.url as string, key, model, maxTokens);
       statuses.push(res.status);
-      rids.push(res.headers.get('x-aigw-request-id') ?? '');
+      rids.push(res.rid);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
@@ -190,13 +204,25 @@ describe('overspend across two relays', () => {
     // Skipping needs (unsettled + need) x factor <= balance: need = 875 here, so 8,750+.
     const quota = 40_000;
     const { model, u } = await setup(quota);
-    // Let both relays see the balance (and billing's lag) before the burst.
-    await burst(u.key, model, 2, 1, 50);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Both relays on the skip path before the burst (each has seen the balance, and billing's
+    // settles keep up): each serves a request that billing holds nothing for.
+    let warm = 0;
+    for (const relay of relays) {
+      await eventually(
+        async () => {
+          const one = await chatOnce(relay.url, u.key, model, 50);
+          expect(one.status).toBe(200);
+          warm += 1;
+          return holdsOf([one.rid]);
+        },
+        (held) => held === 0,
+        { timeoutMs: 30_000, intervalMs: 500, what: `relay ${relay.url} serving a request without a pre-consume` },
+      );
+    }
     const r = await burst(u.key, model, 500, 50, 50);
     expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);
     const held = await holdsOf(r.rids.filter((_, i) => r.statuses[i] === 200));
-    const final = await settledAndAccounted(u.userId, quota, r.ok + 2);
+    const final = await settledAndAccounted(u.userId, quota, r.ok + warm);
     console.log(
       `skip path: ${r.ok} served (${r.ok - held} without pre-consume), final balance ${final} (bound -${bound(quota)})`,
     );
@@ -216,10 +242,30 @@ describe('backpressure', () => {
     const quota = 40_000;
     const { model, u } = await setup(quota);
     await burst(u.key, model, 2, 1, 50);
-    await new Promise((r) => setTimeout(r, 1_500));
+    // Both settled before settling stops.
+    await eventually(
+      async () => (await s.wallet.getWallet({ userId: u.userId })).wallet?.requestCount ?? 0,
+      (n) => n >= 2,
+      { timeoutMs: 30_000, what: 'the two first requests settled' },
+    );
     await billing.stopSettling?.();
-    // A stopped consumer stops refreshing the lag key (5 s TTL); relays read it every second.
-    await new Promise((r) => setTimeout(r, 7_000));
+    // A stopped consumer stops refreshing the lag key (5 s TTL): once it is gone nothing writes it
+    // again. Relays read it every second and say each change of mind ('settles behind: ...',
+    // 'settles caught up'): when the last thing each said is 'behind' and the key is gone, both
+    // pre-consume every request from now on.
+    const redis = await connectRedis(stack.env.REDIS_URL as string, stack.env.REDIS_KEY_PREFIX);
+    try {
+      await eventually(
+        async () => ({
+          key: await redis.exists(SETTLE_LAG_KEY),
+          said: relays.map((x) => (x.app?.warnings ?? []).filter((m) => m.startsWith('settles ')).at(-1)),
+        }),
+        (v) => v.key === 0 && v.said.every((m) => m === 'settles behind: pre-consuming every request'),
+        { timeoutMs: 30_000, intervalMs: 200, what: 'the lag key gone and both relays counting settles as behind' },
+      );
+    } finally {
+      await redis.quit();
+    }
     const r = await burst(u.key, model, 60, 5, 50);
     const served = r.rids.filter((_, i) => r.statuses[i] === 200);
     expect(r.statuses.filter((x) => x !== 200 && x !== 403)).toEqual([]);

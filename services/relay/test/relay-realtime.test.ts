@@ -268,15 +268,13 @@ describe('/v1/realtime', () => {
         event_id: id,
         item: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
       });
-      /** The first event after index `from` that passes `test`, waited for up to `ms`. */
-      const seen = async (from: number, test: (e: Event) => boolean, ms = 3_000) => {
-        const until = Date.now() + ms;
-        for (;;) {
-          const e = c.events.slice(from).find(test);
-          if (e || Date.now() > until) return e;
-          await new Promise((r) => setTimeout(r, 50));
-        }
-      };
+      /** The first event after index `from` that passes `test` (every item gets an answer). */
+      const seen = (from: number, test: (e: Event) => boolean) =>
+        eventually(
+          () => c.events.slice(from).find(test),
+          (e) => e !== undefined,
+          { timeoutMs: 10_000, intervalMs: 50, what: 'the answer to the event sent' },
+        );
       // The relay hears the options over Kafka: retry until the check applies.
       let n = 0;
       const err = await eventually(

@@ -7,6 +7,7 @@
  * upstream saw. Probes and background work start no traces.
  */
 import { randomBytes } from 'node:crypto';
+import { eventually } from '@aigw/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Platform, startPlatform } from '../../../bench/platform.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
@@ -90,16 +91,18 @@ describe('traces across the platform', () => {
       const inTrace = () => otlp.spans.filter((x) => x.traceId === traceId);
       const has = (service: string, kind: number, name?: RegExp) =>
         inTrace().some((x) => x.service === service && x.kind === kind && (!name || name.test(x.name)));
-      const deadline = Date.now() + 60_000;
-      while (
-        Date.now() < deadline &&
-        !(
+      await eventually(
+        () =>
           has('aigw-logs', KIND.consumer, /^process .*usage/) &&
           has('aigw-billing', KIND.consumer, /^process .*usage/) &&
-          has('aigw-gateway', KIND.server)
-        )
-      )
-        await sleep(300);
+          has('aigw-gateway', KIND.server),
+        (all) => all,
+        {
+          timeoutMs: 60_000,
+          intervalMs: 300,
+          what: 'the gateway, billing and logs spans of the trace exported',
+        },
+      );
       const spans = inTrace();
       const byId = new Map(spans.map((x) => [x.spanId, x]));
       const describeSpans = spans.map((x) => `${x.service} ${x.kind} ${x.name}`).join('\n');
@@ -159,17 +162,29 @@ describe('traces across the platform', () => {
   );
 
   it('when services sit idle and are probed, then no probe, scrape or background poll starts a trace', async () => {
+    const services = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as const;
     const before = otlp.spans.length;
+    // Five seconds of idleness with probes is the scenario (background polls get to run).
     for (let i = 0; i < 10; i++) {
-      for (const svc of ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as const) {
+      for (const svc of services) {
         const port = platform.proc(svc).http;
         for (const path of ['/healthz', '/readyz', '/metrics']) await fetch(`http://127.0.0.1:${port}${path}`);
       }
       await sleep(500);
     }
-    // Export delay, then everything that was exported while idle.
-    await sleep(2_000);
-    const idle = otlp.spans.slice(before);
+    // Then a marker per service: a request to a path that is not a probe starts a trace. A
+    // service exports its spans in the order they ended, so once its marker has arrived,
+    // everything it did while idle before it has been exported too.
+    const tag = `idle-marker-${randomBytes(3).toString('hex')}`;
+    for (const svc of services) await fetch(`http://127.0.0.1:${platform.proc(svc).http}/${tag}`);
+    const isMarker = (x: ReceivedSpan) => `${x.name} ${JSON.stringify(x.attributes)}`.includes(tag);
+    await eventually(
+      () => new Set(otlp.spans.filter(isMarker).map((x) => x.service)),
+      (seen) => seen.size === services.length,
+      { timeoutMs: 30_000, intervalMs: 200, what: 'the marker span of every service exported' },
+    );
+    const markerTraces = new Set(otlp.spans.filter(isMarker).map((x) => x.traceId));
+    const idle = otlp.spans.slice(before).filter((x) => !markerTraces.has(x.traceId));
     const listed = idle.map((x) => `${x.service} ${x.kind} ${x.name}`).join('\n');
     expect(
       idle.filter((x) => !x.parentSpanId),

@@ -45,17 +45,20 @@ afterAll(async () => {
   await s?.stop();
 });
 
-/** Asks GetResult through the gateway until `done` holds; returns every data.status seen. */
+/** Asks GetResult through the gateway until `done` holds (throws if it never does); returns every data.status seen. */
 async function followJimeng(key: string, reqKey: string, id: string, done: (r: Json) => boolean) {
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await mj(s, key, RESULT, { req_key: reqKey, task_id: id });
-    const st = r.body?.code === 10000 ? String(r.body.data?.status) : `code ${r.body?.code}`;
-    if (seen.at(-1) !== st) seen.push(st);
-    if (done(r.body) || Date.now() > deadline) return { answer: r.body, seen };
-    await new Promise((res) => setTimeout(res, 80));
-  }
+  const answer = await eventually(
+    async () => {
+      const r = await mj(s, key, RESULT, { req_key: reqKey, task_id: id });
+      const st = r.body?.code === 10000 ? String(r.body.data?.status) : `code ${r.body?.code}`;
+      if (seen.at(-1) !== st) seen.push(st);
+      return r.body;
+    },
+    done,
+    { timeoutMs: 20_000, intervalMs: 80, what: `Jimeng task ${id} done` },
+  );
+  return { answer, seen };
 }
 const ended = (b: Json) => b?.code !== 10000 || b?.data?.status === 'done';
 

@@ -41,17 +41,19 @@ afterAll(async () => {
   await s?.stop();
 });
 
-/** Queries a Kling task through the gateway until `done` holds; returns every task_status seen. */
+/** Queries a Kling task through the gateway until `done` holds (throws if it never does); returns every task_status seen. */
 async function followKling(key: string, kind: string, id: string, done: (t: Json) => boolean) {
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await mj(s, key, `/kling/v1/videos/${kind}/${id}`);
-    const t = r.body.data as Json;
-    if (seen.at(-1) !== t?.task_status) seen.push(String(t?.task_status));
-    if (done(t) || Date.now() > deadline) return { task: t, seen };
-    await new Promise((res) => setTimeout(res, 80));
-  }
+  const task = await eventually(
+    async () => {
+      const t = (await mj(s, key, `/kling/v1/videos/${kind}/${id}`)).body.data as Json;
+      if (seen.at(-1) !== t?.task_status) seen.push(String(t?.task_status));
+      return t;
+    },
+    done,
+    { timeoutMs: 20_000, intervalMs: 80, what: `Kling task ${id} done` },
+  );
+  return { task, seen };
 }
 
 /** Submits once the tasks service sees the price (its options cache follows Kafka). */

@@ -10,6 +10,7 @@ import {
   logsOf,
   mj,
   setOption,
+  settledLogs,
   startTasksReplica,
   startTasksStack,
   type TasksStack,
@@ -128,9 +129,8 @@ describe('midjourney through the gateway', () => {
       () => logsOf(s, u.userId),
       (l) => l.some((x) => x.type === 6),
     );
-    // Give a duplicate (if any) time to arrive before counting.
-    await new Promise((r) => setTimeout(r, 1_500));
-    const rows = (await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort();
+    // Counted once billing is done and the logs are past a marker: a duplicate would be there.
+    const rows = (await settledLogs(s, u.userId)).map((l) => [l.type, l.quota]).sort();
     expect(logs.length).toBeGreaterThan(0);
     expect(rows).toEqual([
       [2, IMAGINE],
@@ -158,7 +158,7 @@ describe('midjourney through the gateway', () => {
       () => logsOf(s, u.userId),
       (l) => l.some((x) => x.type === 6),
     );
-    const rows = (await logsOf(s, u.userId)).map((l) => [l.type, l.quota]).sort();
+    const rows = (await settledLogs(s, u.userId)).map((l) => [l.type, l.quota]).sort();
     expect(rows).toEqual([
       [2, IMAGINE],
       [6, IMAGINE],
@@ -195,8 +195,8 @@ describe('midjourney through the gateway', () => {
         () => logsOf(s, u.userId),
         (l) => l.filter((x) => x.type === 6).length >= 4,
       );
-      await new Promise((r) => setTimeout(r, 1_500));
-      const logs = await logsOf(s, u.userId);
+      // Counted once billing is done and the logs are past a marker: a duplicate would be there.
+      const logs = await settledLogs(s, u.userId);
       expect(logs.filter((l) => l.type === 2)).toHaveLength(8);
       expect(logs.filter((l) => l.type === 6)).toHaveLength(4);
 

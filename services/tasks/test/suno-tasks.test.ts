@@ -46,16 +46,19 @@ afterAll(async () => {
   await s?.stop();
 });
 
+/** Fetches a Suno task until `done` holds (throws if it never does); returns every status seen. */
 async function followSuno(key: string, id: string, done: (t: Json) => boolean) {
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await mj(s, key, `/suno/fetch/${id}`);
-    const t = r.body.data as Json;
-    if (seen.at(-1) !== t?.status) seen.push(String(t?.status));
-    if (done(t) || Date.now() > deadline) return { task: t, seen };
-    await new Promise((res) => setTimeout(res, 80));
-  }
+  const task = await eventually(
+    async () => {
+      const t = (await mj(s, key, `/suno/fetch/${id}`)).body.data as Json;
+      if (seen.at(-1) !== t?.status) seen.push(String(t?.status));
+      return t;
+    },
+    done,
+    { timeoutMs: 20_000, intervalMs: 80, what: `Suno task ${id} done` },
+  );
+  return { task, seen };
 }
 
 describe('suno through the gateway', () => {
@@ -179,14 +182,15 @@ describe('videos (OpenAI /v1/videos)', () => {
     expect((await walletOf(s, u.userId)).quota).toBe(1_000_000 - VIDEO);
 
     const seen: string[] = [];
-    let last: Json = {};
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      last = (await (await videos(u.key, `/v1/videos/${v.id}`)).json()) as Json;
-      if (seen.at(-1) !== last.status) seen.push(last.status);
-      if (last.status === 'completed' || last.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 80));
-    }
+    const last = await eventually(
+      async () => {
+        const got = (await (await videos(u.key, `/v1/videos/${v.id}`)).json()) as Json;
+        if (seen.at(-1) !== got.status) seen.push(got.status);
+        return got;
+      },
+      (got) => got.status === 'completed' || got.status === 'failed',
+      { timeoutMs: 20_000, intervalMs: 80, what: `video ${v.id} completed or failed` },
+    );
     expect(last.status).toBe('completed');
     expect(seen).toContain('in_progress');
     const content = await videos(u.key, `/v1/videos/${v.id}/content`);

@@ -3,10 +3,13 @@
  * logs, tasks, gateway) with short poll intervals and task timeout, a fake midjourney-proxy, a
  * midjourney channel, and helpers to submit through the gateway and read wallets and logs.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLogger } from '@aigw/common';
+import { createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
 import { startStack } from '@aigw/local-stack/stack';
+import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
 import mongoose from 'mongoose';
 import { expect } from 'vitest';
 import {
@@ -47,6 +50,8 @@ export interface TasksStack extends RelayStack {
   gateway: string;
   /** The tasks service's own database (tests read poll counters). */
   db: mongoose.Connection;
+  /** Publishes the markers of logsCaughtUp(). */
+  publisher: Publisher;
 }
 
 export async function startTasksStack(models: string, env: Record<string, string> = {}): Promise<TasksStack> {
@@ -61,6 +66,9 @@ export async function startTasksStack(models: string, env: Record<string, string
   const channelId = await createChannel(s, { type: 2, baseUrl: fake.url, key: secret, models });
   const db = mongoose.createConnection(stack.env.MONGO_URL as string, { dbName: `aigw_tasks_${stack.id}` });
   await db.asPromise();
+  const publisher = await createPublisher(
+    createKafka((stack.env.KAFKA_BROKERS as string).split(','), 'tasks-test', createLogger('tasks-test', 'warn')),
+  );
   return {
     ...s,
     fake,
@@ -68,7 +76,9 @@ export async function startTasksStack(models: string, env: Record<string, string
     channelId,
     gateway: stack.gatewayUrl,
     db,
+    publisher,
     async stop() {
+      await publisher.disconnect();
       await db.close();
       await fake.close();
       await s.stop();
@@ -108,11 +118,11 @@ export async function mj(s: TasksStack, key: string, path: string, body?: unknow
 
 /** Waits until the tasks service sees an option (its cache follows Kafka). */
 export async function drawingReady(s: TasksStack, key: string): Promise<void> {
-  const r = await eventually(
+  await eventually(
     () => mj(s, key, '/mj/submit/imagine', {}),
     (v) => v.body?.description !== '绘图功能未启用',
+    { what: 'DrawingEnabled reaching the tasks service' },
   );
-  if (r.body?.description === '绘图功能未启用') throw new Error('DrawingEnabled never reached the tasks service');
 }
 
 export async function walletOf(s: TasksStack, userId: number) {
@@ -120,15 +130,65 @@ export async function walletOf(s: TasksStack, userId: number) {
   return { quota: wallet?.quota ?? 0, used: wallet?.usedQuota ?? 0 };
 }
 
+/** Content of the marker logs of logsCaughtUp() (left out of logsOf). */
+const MARKER = 'test marker: logs caught up';
+
+/** The user's logs (newest first), without the markers of logsCaughtUp(). */
 export async function logsOf(s: TasksStack, userId: number) {
   const r = await s.logs.queryLogs({ filter: { userId }, page: { page: 1, pageSize: 100 } });
-  return r.items;
+  return r.items.filter((l) => !l.content.startsWith(MARKER));
+}
+
+/**
+ * Waits until no task of the user has a settle or refund still to do: its usage events (charge,
+ * refund) are all published then, and no repair pass will publish one again.
+ */
+export async function billingDone(s: TasksStack, userId: number): Promise<void> {
+  const open = { user_id: userId, billing: { $in: ['settle', 'refund'] } };
+  await eventually(
+    async () =>
+      (await s.db.collection('mj_tasks').countDocuments(open)) + (await s.db.collection('tasks').countDocuments(open)),
+    (n) => n === 0,
+    { what: `no settle or refund left open for user ${userId}` },
+  );
+}
+
+/**
+ * Waits until the logs service has handled every usage event of the user published so far: a
+ * marker event (a system log of 0 quota that nothing else acts on) goes to the same partition
+ * (keyed by the user id, as the tasks service keys them) and is handled after them.
+ */
+export async function logsCaughtUp(s: TasksStack, userId: number): Promise<void> {
+  const eventId = `marker-${randomUUID()}`;
+  const content = `${MARKER} ${eventId}`;
+  await s.publisher.publish(
+    topicName(TOPICS.usage),
+    UsageEventSchema,
+    { eventId, occurredAtMs: Date.now(), userId, type: 4, quota: 0, content },
+    String(userId),
+  );
+  await eventually(
+    async () => (await s.logs.queryLogs({ filter: { userId }, page: { page: 1, pageSize: 100 } })).items,
+    (items) => items.some((l) => l.content === content),
+    { what: `the marker log of user ${userId}` },
+  );
+}
+
+/**
+ * The user's logs once nothing more can arrive for what happened so far: billing of every task
+ * done, and the logs service past a marker published after it (what a "nothing logged twice"
+ * check counts on, instead of waiting a while).
+ */
+export async function settledLogs(s: TasksStack, userId: number) {
+  await billingDone(s, userId);
+  await logsCaughtUp(s, userId);
+  return logsOf(s, userId);
 }
 
 /**
  * For a refunded task: waits until the user's wallet is back at `start` with nothing used and the
- * refund (type 6) is logged, then a second more (a double refund would log late) and returns the
- * user's logs.
+ * refund (type 6) is logged, then until nothing more can be logged (a double refund would log
+ * late) and returns the user's logs.
  */
 export async function afterRefund(s: TasksStack, userId: number, start = 1_000_000) {
   expect(
@@ -140,22 +200,25 @@ export async function afterRefund(s: TasksStack, userId: number, start = 1_000_0
   await eventually(
     () => logsOf(s, userId),
     (l) => l.some((x) => x.type === 6),
+    { what: 'the refund logged' },
   );
-  await new Promise((r) => setTimeout(r, 1_000));
-  return logsOf(s, userId);
+  return settledLogs(s, userId);
 }
 
-/** Fetches a task through the gateway until `done` holds; returns every status seen. */
+/** Fetches a task through the gateway until `done` holds (throws if it never does); returns every status seen. */
 export async function follow(s: TasksStack, key: string, id: string, done: (t: Json) => boolean) {
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await mj(s, key, `/mj/task/${id}/fetch`);
-    const st = String(r.body?.status);
-    if (seen.at(-1) !== st) seen.push(st);
-    if (done(r.body) || Date.now() > deadline) return { task: r.body, seen };
-    await new Promise((res) => setTimeout(res, 80));
-  }
+  const last = await eventually(
+    async () => {
+      const r = await mj(s, key, `/mj/task/${id}/fetch`);
+      const st = String(r.body?.status);
+      if (seen.at(-1) !== st) seen.push(st);
+      return r;
+    },
+    (r) => done(r.body),
+    { timeoutMs: 20_000, intervalMs: 80, what: `task ${id} done` },
+  );
+  return { task: last.body, seen };
 }
 
 /** A local notifyHook receiver. */

@@ -60,19 +60,20 @@ const submit = (key: string, body: Json) =>
     (r) => !String(r.body?.error?.message).includes('倍率或价格未配置'),
   );
 
-/** Reads a task until it is completed or failed; returns the last answer and every status seen. */
+/** Reads a task until it is completed or failed (throws if neither comes); returns the last answer and every status seen. */
 async function follow(key: string, id: string) {
   const seen: string[] = [];
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const r = await mj(s, key, `/v1/video/generations/${id}`);
-    expect(r.status).toBe(200);
-    if (seen.at(-1) !== r.body.status) seen.push(String(r.body.status));
-    if (r.body.status === 'completed' || r.body.status === 'failed' || Date.now() > deadline) {
-      return { task: r.body, seen };
-    }
-    await new Promise((res) => setTimeout(res, 80));
-  }
+  const task = await eventually(
+    async () => {
+      const r = await mj(s, key, `/v1/video/generations/${id}`);
+      expect(r.status).toBe(200);
+      if (seen.at(-1) !== r.body.status) seen.push(String(r.body.status));
+      return r.body;
+    },
+    (t) => t.status === 'completed' || t.status === 'failed',
+    { timeoutMs: 20_000, intervalMs: 80, what: `video task ${id} completed or failed` },
+  );
+  return { task, seen };
 }
 
 /** The user's charge logs (type 2) once they are there, as [quota, model]. */
