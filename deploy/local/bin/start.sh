@@ -29,8 +29,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-export SESSION_SECRET=${SESSION_SECRET:-local-dev-session-secret-change-me}
-export CHANNEL_KEY_SECRET=${CHANNEL_KEY_SECRET:-0000000000000000000000000000000000000000000000000000000000000001}
-export TOKEN_KEY_SECRET=${TOKEN_KEY_SECRET:-0000000000000000000000000000000000000000000000000000000000000002}
+# Secrets of this installation: session signing and the keys that encrypt channel and token keys
+# at rest. Made at random on the first start into the git-ignored .local/secrets.env (mode 600) and
+# read from there afterwards, so that no two installations share them. A data folder from before
+# this file existed was encrypted with the fixed values earlier versions used: those are kept for
+# it (with a warning), or its keys could not be read any more.
+secrets=.local/secrets.env
+if [ ! -f "$secrets" ]; then
+  mkdir -p .local
+  (
+    umask 077
+    if [ -d .local/data/ferretdb ] && [ -n "$(ls -A .local/data/ferretdb 2>/dev/null)" ]; then
+      echo "==> WARNING: .local/data predates .local/secrets.env: keeping the fixed secrets earlier versions used (remove .local/data for new random ones)" >&2
+      {
+        echo "SESSION_SECRET=local-dev-session-secret-change-me"
+        echo "CHANNEL_KEY_SECRET=0000000000000000000000000000000000000000000000000000000000000001"
+        echo "TOKEN_KEY_SECRET=0000000000000000000000000000000000000000000000000000000000000002"
+      } >"$secrets.tmp"
+    else
+      node -e 'const r = (n) => require("node:crypto").randomBytes(n).toString("hex");
+        console.log(`SESSION_SECRET=${r(32)}\nCHANNEL_KEY_SECRET=${r(32)}\nTOKEN_KEY_SECRET=${r(32)}`)' >"$secrets.tmp"
+    fi
+    mv "$secrets.tmp" "$secrets"
+  )
+  echo "==> secrets of this installation written to $secrets"
+fi
+# Values given in the environment win over the file.
+while IFS='=' read -r name value; do
+  case "$name" in
+    SESSION_SECRET | CHANNEL_KEY_SECRET | TOKEN_KEY_SECRET) [ -n "${!name:-}" ] || export "$name=$value" ;;
+  esac
+done <"$secrets"
 export CONSOLE_DIR="$root/console/dist"
 node --import tsx deploy/local/stack/start.ts

@@ -1,18 +1,21 @@
 /**
  * Runs the whole platform locally: each service as its own process (as in the cluster), logs
- * prefixed by service name, the console on the gateway's port. Ctrl-C stops every service
- * gracefully (SIGTERM, then SIGKILL after a grace period).
+ * prefixed by service name, the console on the gateway's port. Each process is supervised as the
+ * kubelet would (supervisor.ts): one that exits, or fails its liveness probe (/healthz, as the
+ * chart probes it), is started again with a back-off while the others keep serving, and the
+ * reason is logged. Ctrl-C stops every service gracefully (SIGTERM, then SIGKILL after 20 s).
  * Expects MONGO_URL, KAFKA_BROKERS and REDIS_URL in the environment (deploy/local/bin/start.sh).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { ensureKeyDir } from '@aigw/common';
 import { nodeFlagsOf, PEERS, SERVICES } from './services.ts';
+import { type Supervised, supervise } from './supervisor.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const colours = [36, 32, 33, 35, 34, 91, 96];
-const children = new Map<string, ChildProcess>();
+const supervised = new Map<string, Supervised>();
 let stopping = false;
 
 function prefix(name: string, i: number) {
@@ -33,39 +36,29 @@ async function waitReady(port: number, timeoutMs: number): Promise<boolean> {
   return false;
 }
 
-function startService(name: string, i: number, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startService(name: string, i: number, env: NodeJS.ProcessEnv, livenessPort: number): Supervised {
+  return supervise({
+    name,
+    start: () => {
+      const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      for (const stream of [child.stdout, child.stderr]) {
+        if (stream)
+          createInterface({ input: stream }).on('line', (line) => process.stdout.write(`${prefix(name, i)} ${line}\n`));
+      }
+      return child;
+    },
+    livenessUrl: `http://127.0.0.1:${livenessPort}/healthz`,
+    log: (message) => process.stdout.write(`${prefix(name, i)} [supervisor] ${message}\n`),
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${prefix(name, i)} ${line}\n`));
-  }
-  child.on('exit', (code, signal) => {
-    children.delete(name);
-    if (!stopping) {
-      process.stdout.write(`${prefix(name, i)} exited (${signal ?? code}); stopping the stack\n`);
-      void stopAll(1);
-    }
-  });
-  return child;
 }
 
 async function stopAll(exitCode: number): Promise<void> {
   stopping = true;
-  const waits = [...children.entries()].reverse().map(
-    ([, child]) =>
-      new Promise<void>((resolve) => {
-        const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
-        child.once('exit', () => {
-          clearTimeout(kill);
-          resolve();
-        });
-        child.kill('SIGTERM');
-      }),
-  );
-  await Promise.all(waits);
+  await Promise.all([...supervised.values()].map((s) => s.stop()));
   process.exit(exitCode);
 }
 
@@ -97,7 +90,7 @@ for (const [i, svc] of SERVICES.entries()) {
     LOCAL_STACK: 'true',
     GRPC_AUTH_DIR: grpcAuthDir,
   };
-  children.set(svc.name, startService(svc.name, i, env));
+  supervised.set(svc.name, startService(svc.name, i, env, svc.metricsPort ?? svc.httpPort));
 }
 const results = await Promise.all(SERVICES.map((s) => waitReady(s.metricsPort ?? s.httpPort, 120_000)));
 if (!stopping) {
