@@ -38,3 +38,63 @@ export async function nextSequence(conn: Connection, name: string, by = 1): Prom
   if (!doc) throw new Error(`counter ${name} not returned`);
   return doc.seq;
 }
+
+/**
+ * Whether a driver error is a unique-index violation (E11000), also when a bulk write reports it
+ * for each of its failed documents and nothing else failed.
+ */
+export function isDuplicateKey(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; writeErrors?: { code?: unknown }[] };
+  if (e.code === DUPLICATE_KEY) return true;
+  return (
+    Array.isArray(e.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => w.code === DUPLICATE_KEY)
+  );
+}
+
+/** MongoDB's error code of a unique-index violation. */
+export const DUPLICATE_KEY = 11000;
+
+/**
+ * Inserts under the next id of a counter. Concurrent `$inc`s are not atomic on the local stack's
+ * MongoDB-compatible server (FerretDB 1.x), so two callers may draw the same id: the unique `_id`
+ * catches it and we draw again.
+ */
+export async function insertWithNextId(
+  conn: Connection,
+  counter: string,
+  insert: (id: number) => Promise<void>,
+): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const id = await nextSequence(conn, counter);
+    try {
+      await insert(id);
+      return id;
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+    }
+  }
+  throw new Error(`could not allocate an id from counter ${counter}`);
+}
+
+/** Escapes text for use inside a RegExp (a search box's keyword matched literally). */
+export const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Normalises a gRPC page request: 1-based page, size default 10, capped at 100. */
+export function pageOf(page?: { page: number; pageSize: number }): { page: number; pageSize: number; skip: number } {
+  const p = Math.max(1, Math.floor(page?.page || 1));
+  const size = Math.min(100, Math.max(1, Math.floor(page?.pageSize || 10)));
+  return { page: p, pageSize: size, skip: (p - 1) * size };
+}
+
+/**
+ * The positions of the documents an unordered insertMany refused as duplicates, when those are
+ * all it refused (undefined otherwise: the caller rethrows). The driver gives one write error
+ * as an object and several as an array.
+ */
+export function duplicateIndexes(err: unknown): number[] | undefined {
+  const raw = (err as { writeErrors?: unknown } | undefined)?.writeErrors;
+  const list = (Array.isArray(raw) ? raw : raw ? [raw] : []) as { index: number; code?: number }[];
+  if (list.length === 0 || list.some((w) => w.code !== DUPLICATE_KEY)) return undefined;
+  return list.map((w) => w.index);
+}

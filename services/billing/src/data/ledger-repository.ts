@@ -1,3 +1,4 @@
+import { duplicateIndexes } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import type { LedgerState } from '../domain/ledger-state.ts';
 
@@ -117,10 +118,9 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
     try {
       await coll.insertMany(docs as never[], { ordered: false });
     } catch (err) {
-      const raw = (err as { writeErrors?: unknown }).writeErrors;
-      const list = (Array.isArray(raw) ? raw : raw ? [raw] : []) as { index: number; code: number }[];
-      if (list.length === 0 || list.some((w) => w.code !== 11000)) throw err;
-      for (const w of list) failed.add(w.index);
+      const refused = duplicateIndexes(err);
+      if (!refused) throw err;
+      for (const i of refused) failed.add(i);
     }
     return failed;
   }

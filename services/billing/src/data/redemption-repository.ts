@@ -1,8 +1,7 @@
+import { escapeRegex, insertWithNextId, isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection, mongo } from 'mongoose';
 
 type Filter<T> = mongo.Filter<T>;
-
-import { escapeRegex, insertWithNextId, isDuplicateKey } from './mongo-util.ts';
 
 /** A redemption code (spec 02 section 3). */
 export interface RedemptionDoc {

@@ -2,8 +2,7 @@ import type { Collection, Connection, mongo } from 'mongoose';
 
 type Filter<T> = mongo.Filter<T>;
 
-import { type KeyCipher, nextSequence } from '@aigw/common';
-import { escapeRegex, isDuplicateKey } from './mongo-util.ts';
+import { escapeRegex, isDuplicateKey, type KeyCipher, nextSequence } from '@aigw/common';
 
 /**
  * An API token as the domain sees it (the key in plain). Its remain and used quota live in the

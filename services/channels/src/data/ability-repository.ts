@@ -1,6 +1,6 @@
+import { isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import type { AbilityRow } from '../domain/abilities.ts';
-import { isDuplicateKey } from './mongo-util.ts';
 
 /** The abilities index: group x model -> channel, priority, weight, enabled. */
 export interface AbilityRepository {

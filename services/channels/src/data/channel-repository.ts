@@ -1,5 +1,5 @@
+import { insertWithNextId } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
-import { insertWithNextId } from './mongo-util.ts';
 
 /** A stored channel. The key is kept encrypted (key_enc); see common/src/key-cipher.ts. */
 export interface ChannelDoc {

@@ -1,5 +1,5 @@
+import { isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
-import { isDuplicateKey } from './mongo-util.ts';
 
 interface SeenEvent {
   _id: string;

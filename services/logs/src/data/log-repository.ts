@@ -4,7 +4,7 @@
  * event_id index, and aggregates from batch-tagged $inc upserts (see applyPending).
  */
 import { randomBytes } from 'node:crypto';
-import { nextSequence } from '@aigw/common';
+import { duplicateIndexes, isDuplicateKey, nextSequence } from '@aigw/common';
 import type { Connection } from 'mongoose';
 import type { Indexable, ScopeSet } from '../domain/log-index.ts';
 import {
@@ -167,13 +167,10 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       try {
         await logs.insertMany(rows, { ordered: false });
       } catch (err) {
-        const writeErrors = (
-          err as { writeErrors?: { index: number; code?: number }[] | { index: number; code?: number } }
-        ).writeErrors;
-        const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-        if (list.length === 0 || list.some((e) => e.code !== 11000)) throw err;
-        for (const e of list) {
-          const d = unique[e.index];
+        const refused = duplicateIndexes(err);
+        if (!refused) throw err;
+        for (const i of refused) {
+          const d = unique[i];
           if (d) dups.push(d);
         }
       }
@@ -405,7 +402,7 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
         );
       } catch (err) {
         // The bucket exists and already holds this batch (the filter missed, the upsert collided).
-        if ((err as { code?: number }).code !== 11000) throw err;
+        if (!isDuplicateKey(err)) throw err;
       }
     }
     await logs.updateMany({ agg: batch }, { $set: { agg: 'done' } });

@@ -16,6 +16,7 @@
  *   a conditional update of `lease_until`/`lease_owner`, writes filtered on the lease): slow on
  *   FerretDB, but tasks are still polled, time out and are billed once.
  */
+import { isDuplicateKey } from '@aigw/common';
 import type { Collection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
 
@@ -79,8 +80,6 @@ export interface FinalRecord {
   by: string;
   at: number;
 }
-
-const DUPLICATE_KEY = 11000;
 
 /** One changed poll result to write: the task as read, its new fields, what comes next (or how it ends). */
 export interface PollWrite<T> {
@@ -240,7 +239,7 @@ export function leaseOps<T extends LeasedTask>(
       try {
         await finals.insertOne({ _id: id, set, by: poller, at: now });
       } catch (err) {
-        if ((err as { code?: number }).code !== DUPLICATE_KEY) throw err;
+        if (!isDuplicateKey(err)) throw err;
         won = false;
         const first = await finals.findOne({ _id: id });
         if (!first) throw err;

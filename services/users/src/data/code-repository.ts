@@ -1,4 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
+import { isDuplicateKey } from '@aigw/common';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
 import type { CodeStore } from '../domain/ports.ts';
@@ -47,7 +48,7 @@ export function codeRepository(conn: Connection): CodeStore {
         await model.create({ _id, ...fresh });
         return true;
       } catch (err) {
-        if ((err as { code?: number }).code === 11000) return false;
+        if (isDuplicateKey(err)) return false;
         throw err;
       }
     },

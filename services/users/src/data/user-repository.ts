@@ -1,4 +1,4 @@
-import { nextSequence } from '@aigw/common';
+import { escapeRegex, nextSequence } from '@aigw/common';
 import { conflict } from '@aigw/common/errors';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
@@ -51,8 +51,6 @@ export function userModel(conn: Connection): UserModel {
 
 /** Allocates the next user id. */
 export const nextUserId = (conn: Connection) => nextSequence(conn, 'users');
-
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function toRecord(doc: UserDoc): UserRecord {
   const { _id, ...rest } = doc;

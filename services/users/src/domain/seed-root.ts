@@ -1,3 +1,4 @@
+import { isDuplicateKey } from '@aigw/common';
 import type { Connection } from 'mongoose';
 import { nextUserId, type UserModel } from '../data/user-repository.ts';
 import { CREDIT_REASON } from './credits.ts';
@@ -34,7 +35,7 @@ export async function seedRoot(conn: Connection, users: UserModel, password: str
     });
     return id;
   } catch (err) {
-    if ((err as { code?: number }).code === 11000) return undefined;
+    if (isDuplicateKey(err)) return undefined;
     throw err;
   }
 }

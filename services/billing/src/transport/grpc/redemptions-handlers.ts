@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@aigw/common';
+import { pageOf } from '@aigw/common';
 import type { RedemptionsService as RedemptionsServiceDesc } from '@aigw/proto/billing/v1/billing';
-import { pageOf } from '../../data/mongo-util.ts';
 import type { RedemptionsService } from '../../domain/redemptions-service.ts';
 
 /** gRPC handlers of RedemptionsService. */

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@aigw/common';
+import { pageOf } from '@aigw/common';
 import type { TokensService as TokensServiceDesc } from '@aigw/proto/billing/v1/billing';
-import { pageOf } from '../../data/mongo-util.ts';
 import type { TokensService } from '../../domain/tokens-service.ts';
 
 /** gRPC handlers of TokensService. */

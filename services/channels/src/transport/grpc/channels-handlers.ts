@@ -1,14 +1,8 @@
-import type { ServiceImpl } from '@aigw/common';
+import { pageOf, type ServiceImpl } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
 import type { ChannelsService as ChannelsServiceDesc } from '@aigw/proto/channels/v1/channels';
 import type { ChannelHealth } from '../../domain/channel-health.ts';
 import type { ChannelsService } from '../../domain/channels-service.ts';
-
-function pageOf(page?: { page: number; pageSize: number }) {
-  const p = Math.max(1, Math.floor(page?.page || 1));
-  const size = Math.min(100, Math.max(1, Math.floor(page?.pageSize || 10)));
-  return { page: p, pageSize: size, skip: (p - 1) * size };
-}
 
 /** gRPC handlers of ChannelsService: thin, they only translate to the use cases. */
 export function channelsHandlers(
