@@ -185,9 +185,13 @@ export async function createApp(
         upstream,
         channels: () => snapshot.current(),
         // The first thing a request reads: while the usage buffer is full (Kafka down for long),
-        // refuse it before anything is spent rather than serve what could not be billed.
+        // refuse it before anything is spent rather than serve what could not be billed; and
+        // before the first channels and ratios arrived (billing or channels still starting), an
+        // empty copy would answer 模型倍率未配置 or 无可用渠道: an outage to retry, not an answer.
         ratios: () => {
           if (events.full()) throw new RelayError(503, '服务繁忙，请稍后重试', 'usage_buffer_full');
+          if (!ratios.loaded() || !snapshot.loaded())
+            throw new RelayError(503, '服务繁忙，请稍后重试', 'snapshot_not_loaded');
           return ratios.current();
         },
         settings: {
@@ -263,6 +267,10 @@ export async function createApp(
             },
             draining: async () => {
               if (draining) throw new Error('draining: finishing the requests in flight');
+            },
+            snapshots: async () => {
+              if (!snapshot.loaded()) throw new Error('channels not loaded yet');
+              if (!ratios.loaded()) throw new Error('ratios not loaded yet');
             },
           },
           { consumers: consumers.liveness },

@@ -9,6 +9,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { eventually } from '@aigw/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL, type Platform, priceModel, startPlatform } from '../../../bench/platform.ts';
 import { type StallProxy, startStallProxy } from '../../../bench/stall-proxy.ts';
@@ -90,5 +91,49 @@ describe('relay with a peer that does not answer', () => {
       if (status !== 200) await new Promise((ok) => setTimeout(ok, 500));
     }
     expect(status).toBe(200);
+  }, 180_000);
+
+  it('when the relay starts while billing does not answer, then it is not ready and answers 503 (never 倍率未配置) until its ratios load, which is retried within seconds once billing answers', async () => {
+    const u = await userWithToken(s);
+    await platform.kill('relay');
+    proxy.stall();
+    // The relay starts with its ratio load running into the stalled network (it resolves once
+    // the relay is ready, which it must not be before the load succeeded).
+    const back = platform.restart('relay');
+    const ops = `http://127.0.0.1:${platform.proc('relay').http}/readyz`;
+    await eventually(
+      () =>
+        fetch(`${platform.stack.relayUrl}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        ),
+      (st) => st === 200,
+      { timeoutMs: 60_000, what: 'the restarted relay listening' },
+    );
+    expect((await fetch(ops)).status).toBe(503);
+    const stalled = await chat(u.key);
+    expect(stalled.status).toBe(503);
+    await stalled.text();
+
+    proxy.resume();
+    const resumed = Date.now();
+    const seen: string[] = [];
+    await eventually(
+      async () => {
+        const r = await chat(u.key);
+        const text = await r.text();
+        if (r.status !== 200) seen.push(`${r.status} ${text.slice(0, 120)}`);
+        return r.status;
+      },
+      (st) => st === 200,
+      // Well below the refresh period (RELAY_SNAPSHOT_REFRESH_MS, 60 s), which alone retried a
+      // failed load before.
+      { timeoutMs: 30_000, intervalMs: 250, what: 'a chat served after billing answers again' },
+    );
+    await back;
+    expect((await fetch(ops)).status).toBe(200);
+    // While it was loading, every refusal was the retryable outage, never a business answer.
+    expect(seen.filter((x) => !x.startsWith('503') || !x.includes('服务繁忙，请稍后重试'))).toEqual([]);
+    console.log(`relay start without billing: served ${Date.now() - resumed} ms after billing answered`);
   }, 180_000);
 });

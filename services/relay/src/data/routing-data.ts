@@ -11,11 +11,17 @@ import type { Ratios } from '../domain/pricing.ts';
 
 export interface Reloadable<T> {
   current(): T;
+  /** Whether a load has succeeded yet (before it, current() is the empty initial value). */
+  loaded(): boolean;
   /** Schedules a reload soon (coalescing bursts of events). */
   invalidate(): void;
   reload(): Promise<void>;
   stop(): void;
 }
+
+/** Retries of a failed load: 0.5 s, doubling, at most 10 s apart. */
+const RETRY_FIRST_MS = 500;
+const RETRY_MAX_MS = 10_000;
 
 function reloadable<T>(opts: {
   initial: T;
@@ -26,7 +32,11 @@ function reloadable<T>(opts: {
   what: string;
 }): Reloadable<T> {
   let value = opts.initial;
+  let loaded = false;
   let timer: NodeJS.Timeout | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let failures = 0;
+  let stopped = false;
   let running: Promise<void> | undefined;
   let again = false;
   const reload = (): Promise<void> => {
@@ -38,8 +48,27 @@ function reloadable<T>(opts: {
       .load()
       .then((v) => {
         value = v;
+        loaded = true;
+        failures = 0;
       })
-      .catch((err) => opts.logger.warn({ err }, `${opts.what} reload failed; keeping the last copy`))
+      .catch((err) => {
+        failures++;
+        // A failed load is tried again in seconds, not at the next refresh (a minute): right
+        // after a start the peer is often still starting, and until the first load succeeds the
+        // relay has nothing to serve from (it reports not ready and refuses with 503 meanwhile).
+        const inMs = Math.min(RETRY_MAX_MS, RETRY_FIRST_MS * 2 ** (failures - 1));
+        opts.logger.warn(
+          { err, retryInMs: inMs, failures },
+          loaded ? `${opts.what} reload failed; keeping the last copy` : `${opts.what} not loaded yet`,
+        );
+        if (!retry && !stopped) {
+          retry = setTimeout(() => {
+            retry = undefined;
+            void reload();
+          }, inMs);
+          retry.unref();
+        }
+      })
       .finally(() => {
         running = undefined;
         if (again) {
@@ -53,6 +82,7 @@ function reloadable<T>(opts: {
   interval.unref();
   return {
     current: () => value,
+    loaded: () => loaded,
     invalidate() {
       if (timer) return;
       timer = setTimeout(() => {
@@ -63,8 +93,10 @@ function reloadable<T>(opts: {
     },
     reload,
     stop() {
+      stopped = true;
       clearInterval(interval);
       if (timer) clearTimeout(timer);
+      if (retry) clearTimeout(retry);
     },
   };
 }

@@ -162,6 +162,26 @@ function checkFields(body: Json): void {
   }
 }
 
+/** The largest count a request may give (a 32-bit int: every provider's own limit is far below). */
+const MAX_COUNT = 2_147_483_647;
+
+/**
+ * Counts the relay prices by (output tokens, images) must be whole numbers in range: a huge or
+ * fractional max_tokens (1e308) made the reservation Infinity and billing failed it with a 500.
+ */
+function checkCounts(body: Json, gemini: boolean): void {
+  const counts: [string, unknown][] = gemini
+    ? Object.entries((body.generationConfig ?? {}) as Json).filter(
+        ([k]) => k === 'maxOutputTokens' || k === 'candidateCount',
+      )
+    : ['max_tokens', 'max_completion_tokens', 'max_output_tokens', 'n'].map((k) => [k, body[k]]);
+  for (const [field, v] of counts) {
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > MAX_COUNT)
+      throw new RelayError(400, `字段 ${field} 的值无效，应为 0 到 ${MAX_COUNT} 之间的整数`, 'invalid_field');
+  }
+}
+
 /** Returns a handler for the relay's routes, or undefined when the path is not one of them. */
 export function relayRoutes(deps: RouteDeps) {
   const metrics = relayMetrics();
@@ -244,8 +264,9 @@ export function relayRoutes(deps: RouteDeps) {
       return { format, mode, model, stream: false, body: form, includeUsage: false };
     }
     const body = jsonObject(raw);
+    if (!gemini) checkFields(body);
+    checkCounts(body, gemini !== undefined);
     if (gemini) return { format, mode, model: gemini.model, stream: gemini.stream, body, raw, includeUsage: false };
-    checkFields(body);
     const stream = body.stream === true && (mode === 'chat' || mode === 'completions');
     const includeUsage =
       stream && (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
