@@ -128,6 +128,43 @@ function corpus(key: string, model: string): Case[] {
       status: 400,
     },
     {
+      // The reservation was Infinity and billing failed it: 500 预扣费失败 before the count check.
+      name: 'max_tokens 1e308',
+      to: 'relay',
+      req: {
+        method: 'POST',
+        path: '/v1/chat/completions',
+        headers: { ...json, ...auth },
+        body: JSON.stringify({ model, max_tokens: 1e308, messages: [{ role: 'user', content: 'hi' }] }),
+      },
+      shape: 'openai',
+      status: 400,
+    },
+    {
+      name: 'fractional max_tokens on messages',
+      to: 'relay',
+      req: {
+        method: 'POST',
+        path: '/v1/messages',
+        headers: { ...json, 'x-api-key': key },
+        body: JSON.stringify({ model, max_tokens: 0.5, messages: [{ role: 'user', content: 'hi' }] }),
+      },
+      shape: 'claude',
+      status: 400,
+    },
+    {
+      name: 'negative maxOutputTokens on gemini',
+      to: 'relay',
+      req: {
+        method: 'POST',
+        path: `/v1beta/models/${model}:generateContent`,
+        headers: { ...json, 'x-goog-api-key': key },
+        body: JSON.stringify({ contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: -5 } }),
+      },
+      shape: 'gemini',
+      status: 400,
+    },
+    {
       name: 'object as messages',
       to: 'relay',
       req: {

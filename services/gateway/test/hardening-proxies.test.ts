@@ -128,6 +128,15 @@ describe('forwarded addresses and login limits', () => {
     }
   });
 
+  it('when a name that no account has takes wrong passwords, then it backs off exactly as an existing one does', async () => {
+    const ghost = `ghost${randomBytes(4).toString('hex')}`;
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++)
+      statuses.push((await login(ghost, 'not-the-password', TRUSTED, { 'x-forwarded-for': nextIp() })).status);
+    // Five free failures, the sixth locks for a second: the seventh is refused, as for a real user.
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+  });
+
   it('when a username does not exist, then the login takes as long as for one that does', async () => {
     const known: string[] = [];
     for (let i = 0; i < 9; i++) known.push(await newUser());
