@@ -21,6 +21,7 @@ import {
 import { messageTraceHeaders, tracingActive } from '@aigw/common/telemetry';
 import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { LogType } from '@aigw/proto/common/v1/common';
 import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
@@ -222,7 +223,7 @@ export async function createApp(
         usage: (rec) => {
           const { model, provider } = labelsOf(rec, rec.model, rec.caller.group);
           const u = rec.usage;
-          if (rec.type === 2)
+          if (rec.type === LogType.CONSUME)
             metrics.usage(
               model,
               provider,

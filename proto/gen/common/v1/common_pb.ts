@@ -2,15 +2,15 @@
 // @generated from file common/v1/common.proto (package aigw.common.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file common/v1/common.proto.
  */
 export const file_common_v1_common: GenFile = /*@__PURE__*/
-  fileDesc("ChZjb21tb24vdjEvY29tbW9uLnByb3RvEg5haWd3LmNvbW1vbi52MSIuCgtQYWdlUmVxdWVzdBIMCgRwYWdlGAEgASgFEhEKCXBhZ2Vfc2l6ZRgCIAEoBSI+CgxQYWdlUmVzcG9uc2USDAoEcGFnZRgBIAEoBRIRCglwYWdlX3NpemUYAiABKAUSDQoFdG90YWwYAyABKAEiOAoFQWN0b3ISDwoHdXNlcl9pZBgBIAEoARIMCgRyb2xlGAIgASgFEhAKCHVzZXJuYW1lGAMgASgJYgZwcm90bzM");
+  fileDesc("ChZjb21tb24vdjEvY29tbW9uLnByb3RvEg5haWd3LmNvbW1vbi52MSIuCgtQYWdlUmVxdWVzdBIMCgRwYWdlGAEgASgFEhEKCXBhZ2Vfc2l6ZRgCIAEoBSI+CgxQYWdlUmVzcG9uc2USDAoEcGFnZRgBIAEoBRIRCglwYWdlX3NpemUYAiABKAUSDQoFdG90YWwYAyABKAEiOAoFQWN0b3ISDwoHdXNlcl9pZBgBIAEoARIMCgRyb2xlGAIgASgFEhAKCHVzZXJuYW1lGAMgASgJKqABCgdMb2dUeXBlEhgKFExPR19UWVBFX1VOU1BFQ0lGSUVEEAASEgoOTE9HX1RZUEVfVE9QVVAQARIUChBMT0dfVFlQRV9DT05TVU1FEAISEwoPTE9HX1RZUEVfTUFOQUdFEAMSEwoPTE9HX1RZUEVfU1lTVEVNEAQSEgoOTE9HX1RZUEVfRVJST1IQBRITCg9MT0dfVFlQRV9SRUZVTkQQBmIGcHJvdG8z");
 
 /**
  * A page of a list. `page` is 1-based; `page_size` 0 means the server default (10) and
@@ -98,4 +98,54 @@ export type Actor = Message<"aigw.common.v1.Actor"> & {
  */
 export const ActorSchema: GenMessage<Actor> = /*@__PURE__*/
   messageDesc(file_common_v1_common, 2);
+
+/**
+ * The type of a log entry (spec 02 section 3), as the /api JSON carries it (a number).
+ *
+ * @generated from enum aigw.common.v1.LogType
+ */
+export enum LogType {
+  /**
+   * In a filter: every type.
+   *
+   * @generated from enum value: LOG_TYPE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: LOG_TYPE_TOPUP = 1;
+   */
+  TOPUP = 1,
+
+  /**
+   * @generated from enum value: LOG_TYPE_CONSUME = 2;
+   */
+  CONSUME = 2,
+
+  /**
+   * @generated from enum value: LOG_TYPE_MANAGE = 3;
+   */
+  MANAGE = 3,
+
+  /**
+   * @generated from enum value: LOG_TYPE_SYSTEM = 4;
+   */
+  SYSTEM = 4,
+
+  /**
+   * @generated from enum value: LOG_TYPE_ERROR = 5;
+   */
+  ERROR = 5,
+
+  /**
+   * @generated from enum value: LOG_TYPE_REFUND = 6;
+   */
+  REFUND = 6,
+}
+
+/**
+ * Describes the enum aigw.common.v1.LogType.
+ */
+export const LogTypeSchema: GenEnum<LogType> = /*@__PURE__*/
+  enumDesc(file_common_v1_common, 0);
 

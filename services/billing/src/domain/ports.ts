@@ -1,4 +1,5 @@
 import type { OptionsCache } from '@aigw/common';
+import type { LogType } from '@aigw/proto/common/v1/common';
 
 /** Read access to the system options (kept current by option-changed events). */
 export type OptionReader = Pick<OptionsCache, 'get' | 'text' | 'bool' | 'number' | 'json' | 'version'>;
@@ -9,7 +10,7 @@ export interface AuditRecord {
   eventId: string;
   userId: number;
   username: string;
-  type: 1 | 3 | 4;
+  type: LogType.TOPUP | LogType.MANAGE | LogType.SYSTEM;
   content: string;
   quotaDelta: number;
   actorUserId: number;
@@ -31,7 +32,6 @@ export interface BillingEvents {
 }
 
 /** The log types of audit events. */
-export const LOG_TYPE = { topup: 1, manage: 3, system: 4 } as const;
 
 /** Formats quota for log text the way the console shows it: dollars with 6 decimals. */
 export function describeQuota(quota: number, options: OptionReader): string {

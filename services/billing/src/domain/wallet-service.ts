@@ -1,6 +1,7 @@
 import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
+import { LogType } from '@aigw/proto/common/v1/common';
 import { adjust, credit, hold, type LedgerState, refund, settle } from './ledger-state.ts';
-import { type AuditRecord, type BillingEvents, describeQuota, LOG_TYPE, type OptionReader } from './ports.ts';
+import { type AuditRecord, type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
 import type { LedgerOp, WalletLedger } from './wallet-ledger.ts';
 
 /** The wallet fields of a user. */
@@ -25,7 +26,7 @@ export const walletView = (userId: number, s: LedgerState): WalletView => ({
 /** How long a token's limited/unlimited flag is reused by pre-consumes and settles. */
 const TOKEN_LIMIT_TTL_MS = 1_000;
 
-const CREDIT_LOG_TYPE: Record<number, 1 | 4> = { 4: LOG_TYPE.topup };
+const CREDIT_LOG_TYPE: Record<number, LogType.TOPUP | LogType.SYSTEM> = { 4: LogType.TOPUP };
 
 const checkRequestId = (rid: string) => {
   if (!/^[\w.:@/-]{1,128}$/.test(rid)) throw invalid('request_id 格式错误');
@@ -215,7 +216,7 @@ export function walletService(deps: {
           eventId: `billing:adjust:${rid}`,
           userId: req.userId,
           username: req.username,
-          type: LOG_TYPE.manage,
+          type: LogType.MANAGE,
           content: req.remark ? `${what}（${req.remark}）` : what,
           quotaDelta: delta,
           actorUserId: req.actor.userId,
@@ -246,7 +247,7 @@ export function walletService(deps: {
           eventId: `billing:credit:${rid}`,
           userId: req.userId,
           username: req.username,
-          type: CREDIT_LOG_TYPE[req.reason] ?? LOG_TYPE.system,
+          type: CREDIT_LOG_TYPE[req.reason] ?? LogType.SYSTEM,
           content: req.content,
           quotaDelta: req.amount,
           actorUserId: 0,

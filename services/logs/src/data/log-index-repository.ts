@@ -9,6 +9,8 @@
  * between may leave an entry twice (pages drop the copy; the count keeps it) or a position
  * empty (the page is one shorter).
  */
+
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { Collection, Connection, mongo } from 'mongoose';
 import {
   BLOCK,
@@ -379,7 +381,7 @@ export function logIndexRepository(conn: Connection) {
       const range = await rangeOf(q, now);
       // The range's plan also serves the last minute (which lies in it or after it).
       const { scopes, f: rest } = await planOf(q, range?.[0] ?? now - 60, range?.[1] ?? now);
-      const f: EntryFilter = { ...rest, type: 2 };
+      const f: EntryFilter = { ...rest, type: LogType.CONSUME };
       if (scopes.length === 0) return zero;
       let quota = 0;
       const [scope] = scopes;

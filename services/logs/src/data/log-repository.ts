@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { duplicateIndexes, isDuplicateKey, nextSequence } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { Connection } from 'mongoose';
 import type { Indexable, ScopeSet } from '../domain/log-index.ts';
 import {
@@ -307,8 +308,8 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
     /** Quota over the filter; requests and tokens over the last 60 seconds. */
     async stat(q: LogQuery, now = Math.floor(Date.now() / 1000)): Promise<{ quota: number; rpm: number; tpm: number }> {
       if (await useLists()) return index.stat(q, now);
-      const filter = toFilter({ ...q, type: 2 });
-      const recentFilter = toFilter({ ...q, type: 2, start: now - 60, end: undefined });
+      const filter = toFilter({ ...q, type: LogType.CONSUME });
+      const recentFilter = toFilter({ ...q, type: LogType.CONSUME, start: now - 60, end: undefined });
       const sum = async (f: Record<string, unknown>) => {
         const rows = await logs
           .aggregate<{ quota: number; tokens: number; count: number }>([

@@ -16,6 +16,8 @@
  * the filters left (a user within a model, a token within a user) are applied to the entries
  * (which hold those fields), reading that scope's blocks of the range.
  */
+
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { LogDoc } from './log-record.ts';
 
 /**
@@ -194,7 +196,7 @@ export function hourIncrement(hour: number, logs: Indexable[]): Record<string, n
   for (const l of logs) {
     const t = `${h}.t${l.type}`;
     inc[t] = (inc[t] ?? 0) + 1;
-    if (l.type === 2) {
+    if (l.type === LogType.CONSUME) {
       inc[`${h}.q`] = (inc[`${h}.q`] ?? 0) + l.quota;
       inc[`${h}.k`] = (inc[`${h}.k`] ?? 0) + l.tokens;
     }

@@ -2,6 +2,8 @@
  * Turning events into log entries (spec 02 section 3). Pure: the consumer stores what this
  * returns. One log per event, keyed by the event id (processing an event twice changes nothing).
  */
+
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { AuditEvent, UsageEvent } from '@aigw/proto/events/v1/events';
 
 /** A stored log entry (snake_case, as the API shows it). */
@@ -79,7 +81,7 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
       // malformed extras are dropped
     }
   }
-  const type = ev.type || (ev.error ? 5 : 2);
+  const type = ev.type || (ev.error ? LogType.ERROR : LogType.CONSUME);
   return {
     event_id: ev.eventId,
     created_at: Math.floor((ev.occurredAtMs || Date.now()) / 1000),
@@ -101,8 +103,8 @@ export function logFromUsage(ev: UsageEvent, opts: { logConsume: boolean; aggreg
     group: ev.group,
     ip: ev.ip,
     request_id: ev.requestId,
-    ...(type === 2 && !opts.logConsume ? { hidden: true } : {}),
-    agg: type === 2 && opts.aggregate ? 'inline' : 'skip',
+    ...(type === LogType.CONSUME && !opts.logConsume ? { hidden: true } : {}),
+    agg: type === LogType.CONSUME && opts.aggregate ? 'inline' : 'skip',
   };
 }
 

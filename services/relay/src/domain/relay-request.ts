@@ -4,6 +4,7 @@
  * channels, the upstream exchange, settle or refund, channel-health and usage events.
  */
 import { keyFingerprint } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
 import type { TokenInfo, UserInfo } from './authorize.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
@@ -77,7 +78,7 @@ export interface UsageRecord {
   useTimeMs: number;
   firstTokenMs: number;
   isStream: boolean;
-  type: 2 | 5;
+  type: LogType.CONSUME | LogType.ERROR;
   statusCode: number;
   errorMessage: string;
   price: Price | undefined;
@@ -348,7 +349,7 @@ export async function relayRequest(
     usage: UsageRecord['usage'],
     quota: number,
     firstTokenMs: number,
-    type: 2 | 5,
+    type: LogType.CONSUME | LogType.ERROR,
     statusCode: number,
     errorMessage: string,
     other: Json,
@@ -431,7 +432,7 @@ function preConsumeFailure(
     useTimeMs: Math.round(performance.now() - caller.startedAt),
     firstTokenMs: 0,
     isStream: req.stream,
-    type: 5,
+    type: LogType.ERROR,
     statusCode: 500,
     errorMessage: message,
     price,

@@ -4,6 +4,7 @@
  * the upstream refuses, and log the charge once (type 2) when the task is created.
  */
 import { AppError } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { Authorized } from './authorize.ts';
 import type { Peers, UsagePort } from './ports.ts';
 
@@ -55,7 +56,7 @@ export async function logCharge(
     .publish({
       eventId: `charge:${c.requestId}`,
       requestId: c.requestId,
-      type: 2,
+      type: LogType.CONSUME,
       userId: a.caller.user.id,
       username: a.caller.user.username,
       tokenId: a.caller.token.id,

@@ -1,6 +1,7 @@
 /** What the task use cases need from the outside, as plain interfaces (no gRPC, HTTP or Kafka). */
 import type { OptionAccessors } from '@aigw/common';
 import type { Token } from '@aigw/proto/billing/v1/billing';
+import type { LogType } from '@aigw/proto/common/v1/common';
 
 export interface CallerUser {
   id: number;
@@ -49,7 +50,7 @@ export type TaskOptions = Pick<OptionAccessors, 'bool' | 'number' | 'get' | 'tex
 export interface TaskUsage {
   eventId: string;
   requestId: string;
-  type: 2 | 6;
+  type: LogType.CONSUME | LogType.REFUND;
   userId: number;
   username: string;
   tokenId: number;

@@ -6,6 +6,7 @@
  * event id, so a replay changes nothing.
  */
 import { AppError } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { LeasedTask } from '../data/leased-tasks.ts';
 import type { Peers, UsagePort } from './ports.ts';
 import type { TaskPlatform } from './task-platform.ts';
@@ -69,7 +70,7 @@ export async function finishBilling<T extends LeasedTask>(
     await d.usage.publish({
       eventId: `refund:${t.request_id}`,
       requestId: t.request_id,
-      type: 6,
+      type: LogType.REFUND,
       userId: t.user_id,
       username: t.username,
       tokenId: t.token_id,

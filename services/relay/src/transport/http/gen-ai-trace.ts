@@ -6,6 +6,7 @@
  * the hot path is unchanged otherwise.
  */
 import { context, propagation, type Span, SpanKind, SpanStatusCode, trace } from '@aigw/common/telemetry';
+import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
 import type { UpstreamClient, UpstreamResponse } from '../../domain/exchange/ports.ts';
@@ -153,7 +154,7 @@ export function tracedPipeline(deps: RelayDeps, req: ClientRequest): RelayDeps {
     usage(rec) {
       if (span) {
         const s = span;
-        if (rec.type === 2) {
+        if (rec.type === LogType.CONSUME) {
           s.setAttributes({
             'gen_ai.usage.input_tokens': rec.usage.promptTokens,
             'gen_ai.usage.output_tokens': rec.usage.completionTokens,
@@ -163,7 +164,7 @@ export function tracedPipeline(deps: RelayDeps, req: ClientRequest): RelayDeps {
         close(
           rec,
           rec.upstreamModel,
-          rec.type === 2 ? undefined : { type: String(rec.statusCode), message: rec.errorMessage },
+          rec.type === LogType.CONSUME ? undefined : { type: String(rec.statusCode), message: rec.errorMessage },
         );
       }
       deps.usage(rec);

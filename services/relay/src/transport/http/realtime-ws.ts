@@ -10,6 +10,7 @@
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
 import type { RateLimiter } from '../../data/rate-limiter.ts';
@@ -278,7 +279,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
             useTimeMs,
             firstTokenMs,
             isStream: true,
-            type: 2,
+            type: LogType.CONSUME,
             statusCode: 200,
             errorMessage: '',
             price,

@@ -12,6 +12,7 @@
  */
 
 import { type Logger, type Publisher, registry, reportProducerQueue, topicName } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import { Gauge } from 'prom-client';
@@ -80,7 +81,7 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     firstTokenMs: rec.firstTokenMs,
     isStream: rec.isStream,
     type: rec.type,
-    content: rec.type === 2 ? contentOf(rec) : rec.errorMessage,
+    content: rec.type === LogType.CONSUME ? contentOf(rec) : rec.errorMessage,
     group: rec.caller.group,
     ratios: {
       modelRatio: r ? ROUND(r.modelRatio) : 0,
@@ -95,7 +96,7 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     },
     ip: rec.caller.ip,
     statusCode: rec.statusCode,
-    error: rec.type === 5,
+    error: rec.type === LogType.ERROR,
     errorMessage: rec.errorMessage,
     other: hasKeys(rec.other) ? JSON.stringify(rec.other) : '',
     cachedTokens: u.cachedTokens ?? 0,

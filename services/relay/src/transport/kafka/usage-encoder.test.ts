@@ -60,6 +60,12 @@ function fieldValue(f: DescField, next: () => number, zeroChance: number): unkno
     case 'message':
       if (next() < zeroChance / 2) return undefined;
       return fill(f.message, next, next() < 0.2 ? 1 : zeroChance);
+    case 'enum':
+      // An enum is an int32 on the wire (the encoder writes it so); proto3 enums are open, so any
+      // int32 may arrive besides the declared values.
+      if (next() < zeroChance) return 0;
+      if (next() < 0.7) return f.enum.values[Math.floor(next() * f.enum.values.length)]?.number ?? 0;
+      return scalar(ScalarType.INT32, next, zeroChance);
     default:
       throw new Error(`the usage encoder does not handle ${f.fieldKind} field ${f.name}: extend it and this test`);
   }

@@ -1,5 +1,6 @@
 /** Task charges and refunds as UsageEvents (the logs service writes one log per event id). */
 import { type Publisher, topicName } from '@aigw/common';
+import { LogType } from '@aigw/proto/common/v1/common';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import type { TaskUsage, UsagePort } from '../../domain/ports.ts';
@@ -15,7 +16,7 @@ export function usagePublisher(publisher: Publisher): UsagePort {
           occurredAtMs: Date.now(),
           // Billing settles type-2 usage events that carry a request id (usage-settle-consumer):
           // a task's charge stays a reservation until the task succeeds, so its event carries none.
-          requestId: u.type === 2 ? '' : u.requestId,
+          requestId: u.type === LogType.CONSUME ? '' : u.requestId,
           userId: u.userId,
           username: u.username,
           tokenId: u.tokenId,
