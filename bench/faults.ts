@@ -58,7 +58,7 @@ const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
 const ONLY = arg('only', 'billing,logs,relay,kafka,redis,mongo,stall').split(',');
 /** Requests per second, open loop. */
-const RATE = Number(arg('rate', '200'));
+const RATE = Number(arg('rate', '100'));
 /**
  * Seconds of load per scenario: past the end of the longest outage (5 + 12 s) with a few seconds
  * of traffic after it. A killed consumer's rejoin (one Kafka session, 30 s) happens during the

@@ -23,17 +23,18 @@ afterEach(async () => {
 
 /**
  * Measured on the shared 2-core machine with other sessions running (noisy): 20,000 events drained
- * in 13-34 s (1,540 events/s on a FerretDB of our own, 600-1,050 on the shared one). The bound
- * leaves room for a busy machine and still fails a consumer that scans the collection per batch
- * (the one this replaces needed about 5 s per batch at this size, minutes for the backlog).
+ * in 13-34 s (1,540 events/s on a FerretDB of our own, 600-1,050 on the shared one); the test
+ * sends 10,000 (the backlog's size matters for the exactly-once sums, not for a speed figure: the
+ * ingest rate is the benchmark's, docs/benchmarks.md). The bound leaves room for a busy machine
+ * and fails a consumer that stalls or scans the collection per batch.
  */
 const BACKLOG_BOUND_MS = 90_000;
 
 describe('logs consumer', () => {
-  it('when 20,000 usage events wait in the topic, then each is logged once and the buckets hold their sums, in time', async () => {
+  it('when 10,000 usage events wait in the topic, then each is logged once and the buckets hold their sums, in time', async () => {
     const env = await isolated('logs_backlog');
     cleanups.push(env.close);
-    const events = usageEvents('bk', 20_000);
+    const events = usageEvents('bk', 10_000);
     await publishUsage(env.publisher, events);
 
     const spent = { insert: 0, buckets: 0, batches: 0 };
