@@ -141,7 +141,11 @@ export function createTokenizer(opts: { waitMs?: number } = {}): Tokenizer {
   const cheapAll = (texts: string[]) => texts.reduce((s, t) => s + cheapTokens(t), 0);
   return {
     ready,
-    async count(texts, model) {
+    async count(texts, model, opts) {
+      const wait = opts?.waitMs ?? waitMs;
+      // A caller that may wait (an explicit count) also waits for the worker to finish loading.
+      if (!isReady && wait > waitMs && isOpenAIModel(model))
+        await Promise.race([ready, new Promise((r) => setTimeout(r, wait).unref())]);
       if (!isReady || !isOpenAIModel(model)) return cheapCounter.count(texts, model);
       const { exact, cheap } = splitForCounting(texts);
       if (exact.length === 0) return cheap;
@@ -151,7 +155,7 @@ export function createTokenizer(opts: { waitMs?: number } = {}): Tokenizer {
         const timer = setTimeout(() => {
           pending.delete(id);
           resolve(-1);
-        }, waitMs);
+        }, wait);
         pending.set(id, (v) => {
           clearTimeout(timer);
           resolve(v);

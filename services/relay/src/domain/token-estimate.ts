@@ -8,7 +8,11 @@ import type { ChatRequest } from './protocols/openai.ts';
 
 /** Counts tokens of texts for a model (tiktoken for OpenAI models, cheap otherwise). */
 export interface TokenCounter {
-  count(texts: string[], model: string): Promise<number>;
+  /**
+   * `waitMs`: how long to wait for an exact count before taking the estimate (the counter's
+   * default is short: a pre-consume estimate must not slow the request down).
+   */
+  count(texts: string[], model: string, opts?: { waitMs?: number }): Promise<number>;
 }
 
 /** Whether a model is one of OpenAI's, counted with tiktoken. */
