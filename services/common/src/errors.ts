@@ -29,6 +29,20 @@ export const grpcStatusOf: Record<ErrorCode, number> = {
   UNAUTHENTICATED: 16,
 };
 
+/** Trailing gRPC metadata key our servers set on a status made from an AppError (client-safe details). */
+export const APP_ERROR_KEY = 'aigw-app-error';
+
+/**
+ * What a user is told for a failure made by the gRPC library rather than by a service (a deadline,
+ * a lost connection, a cancelled call): the library's own text names addresses and internals. Codes
+ * left out keep the library's details (they never come from the transport itself).
+ */
+const TRANSPORT_MESSAGES: Partial<Record<ErrorCode, string>> = {
+  DEADLINE_EXCEEDED: '服务响应超时，请稍后重试',
+  UNAVAILABLE: '服务暂不可用，请稍后重试',
+  INTERNAL: '服务器内部错误',
+};
+
 /** HTTP status used by the gateway for each code. Business failures keep 200 with success=false. */
 export const httpStatusOf: Record<ErrorCode, number> = {
   INVALID_ARGUMENT: 200,
@@ -57,9 +71,18 @@ export class AppError extends Error {
     this.code = code;
   }
 
-  /** Rebuilds an AppError from a gRPC status code and details (client side of a call). */
-  static fromGrpc(status: number, details: string, cause?: unknown): AppError {
-    return new AppError(codeByGrpcStatus.get(status) ?? 'INTERNAL', details, { cause });
+  /**
+   * Rebuilds an AppError from a gRPC status code and details (client side of a call). fromServer:
+   * the status was sent by one of our servers for an AppError (trailing metadata APP_ERROR_KEY), so
+   * its details are a client-safe message; otherwise the gRPC library made it (a deadline, a lost
+   * connection: "Deadline exceeded after 5.002s,... remote_addr=...") and a user is shown a
+   * generic message instead, the details staying in the cause for the logs.
+   */
+  static fromGrpc(status: number, details: string, cause?: unknown, fromServer = true): AppError {
+    const code = codeByGrpcStatus.get(status) ?? 'INTERNAL';
+    if (fromServer) return new AppError(code, details, { cause });
+    const safe = TRANSPORT_MESSAGES[code] ?? details;
+    return new AppError(code, safe, { cause: cause ?? new Error(details) });
   }
 }
 

@@ -1,6 +1,6 @@
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { AppError } from '../errors.ts';
+import { APP_ERROR_KEY, AppError } from '../errors.ts';
 import { AUTH_METADATA_KEY, type CallSigner, defaultInternalAuth, scopedInternalAuth } from './auth.ts';
 import { hasActorField } from './auth-policy.ts';
 import type { ActorClaim } from './auth-token.ts';
@@ -220,7 +220,8 @@ function isServiceError(err: unknown): err is grpc.ServiceError {
 }
 
 function fromServiceError(err: grpc.ServiceError): AppError {
-  return AppError.fromGrpc(err.code, err.details, err);
+  const fromServer = err.metadata?.get(APP_ERROR_KEY).length > 0;
+  return AppError.fromGrpc(err.code, err.details, err, fromServer);
 }
 
 function cancelledError(path: string): AppError {

@@ -25,6 +25,7 @@ describe('gRPC adapter', () => {
           async testChannel(req, ctx) {
             if (req.channelId === 404) throw new AppError('NOT_FOUND', '渠道不存在');
             if (req.channelId === 500) throw new Error('mongo password=hunter2 refused');
+            if (req.channelId === 503) throw new AppError('UNAVAILABLE', '会话服务暂不可用，请稍后重试');
             if (req.channelId === 999) {
               await sleep(1500, undefined, { signal: ctx.signal }).catch(() => {
                 slowCall.aborted = ctx.signal.aborted;
@@ -75,6 +76,17 @@ describe('gRPC adapter', () => {
     }
   });
 
+  it("when the handler throws AppError UNAVAILABLE, then its own message arrives (only the library's texts are replaced)", async () => {
+    const relay = createClient(RelayAdminService, address, { auth: false });
+    try {
+      const err = await relay.testChannel({ channelId: 503 }).catch((e: unknown) => e);
+      expect((err as AppError).code).toBe('UNAVAILABLE');
+      expect((err as AppError).message).toBe('会话服务暂不可用，请稍后重试');
+    } finally {
+      relay.close();
+    }
+  });
+
   it('when the handler throws something else, then the client sees INTERNAL and only the hook sees the cause', async () => {
     const relay = createClient(RelayAdminService, address, { auth: false });
     try {
@@ -95,6 +107,9 @@ describe('gRPC adapter', () => {
       const err = await relay.testChannel({ channelId: 999 }, { deadlineMs: 150 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('DEADLINE_EXCEEDED');
+      // The library's text ("Deadline exceeded after 0.150s,... remote_addr=...") stays in the cause.
+      expect((err as AppError).message).toBe('服务响应超时，请稍后重试');
+      expect(String((err as AppError).cause)).toMatch(/Deadline exceeded/);
       expect(Date.now() - started).toBeLessThan(1000);
       await expect.poll(() => slowCall.aborted, { timeout: 1000 }).toBe(true);
       expect(slowCall.reason).toBeInstanceOf(AppError);
@@ -177,6 +192,8 @@ describe('gRPC adapter', () => {
     try {
       const err = await relay.testChannel({ channelId: 1 }).catch((e: unknown) => e);
       expect((err as AppError).code).toBe('UNAVAILABLE');
+      expect((err as AppError).message).toBe('服务暂不可用，请稍后重试');
+      expect(String((err as AppError).cause)).not.toContain('服务暂不可用');
     } finally {
       relay.close();
     }

@@ -1,6 +1,6 @@
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { AppError, type ErrorCode, grpcStatusOf, toAppError } from '../errors.ts';
+import { APP_ERROR_KEY, AppError, type ErrorCode, grpcStatusOf, toAppError } from '../errors.ts';
 import { observeGrpc } from '../metrics.ts';
 import { AUTH_METADATA_KEY, type CallVerifier, checkActor } from './auth.ts';
 import { hasActorField } from './auth-policy.ts';
@@ -195,7 +195,11 @@ function observe(method: DescMethod, code: grpc.status, started: number): void {
 }
 
 /** Maps a thrown value to the status sent to the client; never leaks a non-AppError message. */
-function toStatus(err: unknown, method: string, onError: ErrorHook): { code: grpc.status; details: string } {
+function toStatus(
+  err: unknown,
+  method: string,
+  onError: ErrorHook,
+): { code: grpc.status; details: string; metadata: grpc.Metadata } {
   const appError = toAppError(err);
   if (!(err instanceof AppError) || appError.code === 'INTERNAL') {
     try {
@@ -204,5 +208,7 @@ function toStatus(err: unknown, method: string, onError: ErrorHook): { code: grp
       // a failing hook must not break the answer
     }
   }
-  return { code: grpcStatusOf[appError.code], details: appError.message };
+  const metadata = new grpc.Metadata();
+  metadata.set(APP_ERROR_KEY, '1');
+  return { code: grpcStatusOf[appError.code], details: appError.message, metadata };
 }
