@@ -32,6 +32,12 @@ function startStatusServer(): Promise<Server> {
       res.end();
       return;
     }
+    // User 7's session has expired: everything but the public status answers 401.
+    if (req.headers['new-api-user'] === '7' && !req.url?.startsWith('/api/status')) {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ success: false, message: '无权进行此操作，未登录且未提供 access token' }));
+      return;
+    }
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end(JSON.stringify({ success: true, message: '', data: status }));
   });
@@ -86,6 +92,19 @@ describe('application shell', () => {
     await waitFor(() => router.state.location.pathname === '/login', 'redirect to /login');
     await waitFor(() => container.textContent?.includes('用户登录') ?? false, 'login form');
     expect(container.textContent).toContain('注册');
+  });
+
+  it('when a logged-in page gets 401, then the browser lands on /login?expired=true and the login page says the login expired', async () => {
+    const { router, container } = mount('/token', { id: 7, username: 'eve', role: 1 });
+    configureApi({ onUnauthorized: (path) => void router.navigate(path, { replace: true }) });
+    await waitFor(() => router.state.location.pathname === '/login', 'redirect to /login');
+    expect(`${router.state.location.pathname}${router.state.location.search}`).toBe('/login?expired=true');
+    await waitFor(() => container.textContent?.includes('用户登录') ?? false, 'login form');
+    await waitFor(
+      () => document.body.textContent?.includes('未登录或登录已过期，请重新登录！') ?? false,
+      'the expired-login message',
+    );
+    expect(localStorage.getItem('user')).toBeNull();
   });
 
   it('when the status arrives, then it is stored, branded and drives the menu and footer', async () => {

@@ -85,7 +85,7 @@ async function readEnvelope<T>(response: Response): Promise<ApiResponse<T> | und
 /** Applies the error catalogue to an HTTP failure; returns the message shown (or that would be). */
 function handleHttpError(status: number, serverMessage: string | undefined, toast: boolean): string {
   if (status === 401) {
-    clearStoredUser();
+    clearStoredUser(true);
     hooks.onUnauthorized(EXPIRED_LOGIN_PATH);
     return serverMessage ?? tr('common.notLoggedInOrThe');
   }

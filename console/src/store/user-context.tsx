@@ -38,7 +38,7 @@ export function UserProvider({ children }: { children: ReactNode }) {
       isAdmin: isAdmin(user),
       isRoot: isRoot(user),
       setUser: setStoredUser,
-      clearUser: clearStoredUser,
+      clearUser: () => clearStoredUser(),
     }),
     [user],
   );

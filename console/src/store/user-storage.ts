@@ -5,6 +5,8 @@ export const USER_KEY = 'user';
 
 type Listener = (user: User | null) => void;
 const listeners = new Set<Listener>();
+/** Whether the user was last forgotten because the server answered 401 (not by a logout). */
+let expired = false;
 
 function storage(): Storage | undefined {
   return typeof localStorage === 'undefined' ? undefined : localStorage;
@@ -29,12 +31,17 @@ export function getStoredUserId(): number {
 
 /** Stores the user and tells subscribers (the React context) about it. */
 export function setStoredUser(user: User): void {
+  expired = false;
   storage()?.setItem(USER_KEY, JSON.stringify(user));
   for (const listener of listeners) listener(user);
 }
 
-/** Forgets the user, e.g. on logout or when the server answers 401. */
-export function clearStoredUser(): void {
+/**
+ * Forgets the user, e.g. on logout or (byExpiry) when the server answers 401: then guarded pages
+ * send the browser to /login?expired=true, whichever of them re-renders first.
+ */
+export function clearStoredUser(byExpiry = false): void {
+  expired = byExpiry;
   storage()?.removeItem(USER_KEY);
   for (const listener of listeners) listener(null);
 }
@@ -43,4 +50,9 @@ export function clearStoredUser(): void {
 export function onStoredUserChange(listener: Listener): () => void {
   listeners.add(listener);
   return () => listeners.delete(listener);
+}
+
+/** True when the stored user was cleared by a 401 and nobody has logged in since. */
+export function loginExpired(): boolean {
+  return expired;
 }
