@@ -62,6 +62,9 @@ describe('console tokens and wallet (browser)', () => {
     await page.goto('/topup');
     const balance = page.locator('.aigw-wallet-balance');
     await expect(balance.getByText('$0.000000').waitFor()).resolves.toBeUndefined();
+    // No top-up link is set: the get-code button is not offered, the notice says why (spec 02).
+    await page.getByText('超级管理员未设置充值链接！').waitFor();
+    await expect(page.getByRole('button', { name: '获取兑换码' }).count()).resolves.toBe(0);
     await page.getByRole('button', { name: '兑换', exact: true }).click();
     await toast(page, '请输入兑换码！').waitFor();
     await page.locator('input[name="redemption-code"]').fill(keys[0] as string);

@@ -18,7 +18,7 @@ import { listMj, type MjFilters, type MjTask } from '../../api/task.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
-import { actionTag, codeTag, duration, progressPercent, statusTag } from './mj-rules.ts';
+import { actionTag, codeTag, defaultDrawRange, duration, progressPercent, statusTag } from './mj-rules.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
@@ -41,7 +41,7 @@ interface FilterForm {
 export default function MidjourneyPage() {
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState<FilterForm>({ mj_id: '', channel_id: '', range: undefined });
+  const [form, setForm] = useState<FilterForm>(() => ({ mj_id: '', channel_id: '', range: defaultDrawRange() }));
   const [applied, setApplied] = useState<FilterForm>(form);
   const [rows, setRows] = useState<MjTask[]>([]);
   const [total, setTotal] = useState(0);

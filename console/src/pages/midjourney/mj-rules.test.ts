@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { actionLabel, duration, progressPercent, statusLabel } from './mj-rules.ts';
+import { actionLabel, defaultDrawRange, duration, progressPercent, statusLabel } from './mj-rules.ts';
 
 describe('drawing page rules', () => {
+  it('when the page opens, then its window is the last 30 days to one hour ahead, in milliseconds', () => {
+    const now = Date.UTC(2026, 10, 27, 8, 0, 0);
+    expect(defaultDrawRange(now)).toEqual([Date.UTC(2026, 9, 28, 8, 0, 0), Date.UTC(2026, 10, 27, 9, 0, 0)]);
+  });
+
   it('when a task took over 60 s, then its duration is red', () => {
     expect(duration(1_000, 62_000)).toEqual({ seconds: '61.0', red: true });
     expect(duration(1_000, 61_000)).toEqual({ seconds: '60.0', red: false });

@@ -70,3 +70,11 @@ export function progressPercent(p: string): number {
   const n = Number.parseFloat(String(p).replace('%', ''));
   return Number.isFinite(n) ? Math.max(0, Math.min(100, n)) : 0;
 }
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** The drawing page's default window (spec 02 section 9): the last 30 days to one hour ahead, in ms. */
+export function defaultDrawRange(nowMs = Date.now()): [number, number] {
+  return [nowMs - 30 * DAY_MS, nowMs + HOUR_MS];
+}

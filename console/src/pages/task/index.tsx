@@ -41,7 +41,7 @@ export default function TaskPage() {
   const t = useT();
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState<FilterForm>({ task_id: '', channel_id: '', range: undefined });
+  const [form, setForm] = useState<FilterForm>(() => ({ task_id: '', channel_id: '', range: defaultTaskRange() }));
   const [applied, setApplied] = useState<FilterForm>(form);
   const [rows, setRows] = useState<AsyncTask[]>([]);
   const [total, setTotal] = useState(0);

@@ -1,9 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LANG_KEY } from '../../locale/translate.ts';
-import { mediaOf, taskActionLabel, taskDuration, taskStatusLabel } from './task-rules.ts';
+import { defaultTaskRange, mediaOf, taskActionLabel, taskDuration, taskStatusLabel } from './task-rules.ts';
 
 describe('async task page rules', () => {
   afterEach(() => localStorage.removeItem(LANG_KEY));
+
+  it("when the page opens, then its window runs from today's local start to one hour ahead, in seconds", () => {
+    const now = new Date(2026, 10, 27, 15, 30, 12).getTime();
+    expect(defaultTaskRange(now)).toEqual([new Date(2026, 10, 27).getTime() / 1000, Math.floor(now / 1000) + 3600]);
+  });
 
   it('when a status is empty, then it reads as submitting', () => {
     expect(taskStatusLabel('')).toBe('正在提交');

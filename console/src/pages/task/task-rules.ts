@@ -60,3 +60,10 @@ export function mediaOf(data: string | undefined): { audio: string[]; video: str
   }
   return out;
 }
+
+/** The task page's default window (spec 02 section 9): from today's start (local) to one hour ahead, in s. */
+export function defaultTaskRange(nowMs = Date.now()): [number, number] {
+  const start = new Date(nowMs);
+  start.setHours(0, 0, 0, 0);
+  return [Math.floor(start.getTime() / 1000), Math.floor(nowMs / 1000) + 3600];
+}

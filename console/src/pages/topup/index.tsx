@@ -137,9 +137,10 @@ export default function TopupPage() {
                 {tr('topup.getARedemptionCode')}
               </Button>
             ) : (
-              <Button onClick={() => Message.error(tr('topup.theRootUserHasNot'))}>
-                {tr('topup.getARedemptionCode')}
-              </Button>
+              // Spec 02 section 9: the get-code button only with a top-up link, otherwise this notice.
+              <Typography.Text type="secondary" className="aigw-topup-no-link">
+                {tr('topup.theRootUserHasNot')}
+              </Typography.Text>
             )}
             <Button type="primary" htmlType="submit" loading={redeeming}>
               {tr('topup.redeem')}
