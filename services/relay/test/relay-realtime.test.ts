@@ -216,6 +216,45 @@ describe('/v1/realtime', () => {
     expect(textRow?.extra.audio).toBeUndefined();
   });
 
+  it('when a small wallet runs a session, then each response is held before it is billed and the one the wallet cannot cover ends the session: the wallet keeps its reservation, charges = logs', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const turn = { inputText: 100, inputAudio: 50, cachedText: 40, outputText: 20, outputAudio: 60 };
+    const cost = quotaOf(turn);
+    // The session's reservation: PreConsumedQuota (500) tokens at the dearest prompt kind (audio, 8) x 2.5.
+    const reserve = 500 * 8 * 2.5;
+    // Room for the reservation, two responses and a bit: the third response is not covered.
+    const quota = reserve + 2 * cost + 1000;
+    const u = await userWithToken(s, { quota });
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    fake.setUsage([turn]);
+    const c = connect(`${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`, {
+      headers: { authorization: `Bearer ${u.key}` },
+    });
+    await c.opened;
+    await c.next('session.created');
+    for (let i = 0; i < 3; i++) {
+      c.send({ type: 'response.create', response: { output_modalities: ['text'] } });
+      await c.next('response.done');
+    }
+    const refusal = await c.next('error');
+    expect(refusal.error).toMatchObject({ type: 'insufficient_quota', code: 'insufficient_user_quota' });
+    expect(await c.closed).toBe(1008);
+
+    const charged = 3 * cost;
+    const after = await eventually(
+      () => wallet(u.userId),
+      (w) => w.used === charged && w.quota === quota - charged,
+    );
+    expect(after).toEqual({ quota: quota - charged, used: charged });
+    expect(after.quota).toBeGreaterThanOrEqual(0);
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId, type: 2 }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length >= 3,
+    );
+    expect(logs.items.map((l) => l.quota)).toEqual([cost, cost, cost]);
+  });
+
   it('when a server-side client (Authorization header) talks to an Azure channel, then the deployment URL and api-key are used and the response is billed', async () => {
     const model = modelName('gpt-4o-realtime-preview');
     const u = await userWithToken(s);

@@ -5,7 +5,9 @@
  * cannot be opened); only then is the client's socket upgraded, so a refusal is a plain HTTP
  * answer in OpenAI's error shape. Events pass both ways unchanged; each `response.done` is
  * billed from its usage (text, cached and audio tokens at their ratios) as one usage event whose
- * log carries `ws: true`. The reservation is returned when the session ends.
+ * log carries `ws: true`, after a hold of its cost (a response the wallet cannot cover is billed
+ * and ends the session with an `insufficient_quota` error event). The session's reservation is
+ * returned when it ends.
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -260,36 +262,77 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     }
     const channel = served;
     const up = upstream;
+    /**
+     * Each response is paid out of what the user has beyond the session's reservation: a hold of
+     * its cost under the id its usage event settles (so the settle changes nothing), or, for an
+     * ample balance, the relay's skip bound. A response the wallet cannot cover was already
+     * delivered: it is billed all the same and ends the session, so a session spends at most its
+     * reservation plus one response beyond the balance (the overspend bound of an HTTP request).
+     */
+    const holdResponse = async (rid: string, quota: number): Promise<RelayError | undefined> => {
+      if (skip && p.balances.ample(user.id, token, quota)) return undefined;
+      try {
+        await p.wallet.preConsume({ requestId: rid, userId: user.id, tokenId: token.id, amount: quota });
+        return undefined;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'FAILED_PRECONDITION')
+          return new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+        const message = (err as Error).message || '用户额度不足';
+        return new RelayError(
+          403,
+          message,
+          message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota',
+        );
+      }
+    };
+    // Responses are billed one after the other (hold, then usage event); the session's
+    // reservation is given back after the last one.
+    let billing: Promise<unknown> = Promise.resolve();
     wss.handleUpgrade(req, socket, head, (client) => {
       bridge(client, up, {
         bill: (usage, useTimeMs, firstTokenMs, n) => {
           const quota = settleQuota(price, groupRatio, quotaPerUnit, usage);
-          charged += quota;
-          p.balances.spent(token, quota);
-          p.countTokens?.(caller, usage.promptTokens + usage.completionTokens);
-          p.usage({
-            requestId: `${requestId}-${n}`,
-            caller,
-            model,
-            upstreamModel,
-            channelId: channel.id,
-            channelsTried: tried,
-            usage,
-            quota,
-            useTimeMs,
-            firstTokenMs,
-            isStream: true,
-            type: LogType.CONSUME,
-            statusCode: 200,
-            errorMessage: '',
-            price,
-            groupRatio,
-            other: { ws: true },
+          const turn = billing.then(async () => {
+            const refusal = await holdResponse(`${requestId}-${n}`, quota);
+            emit(usage, quota, useTimeMs, firstTokenMs, n);
+            return refusal;
           });
+          billing = turn.catch(() => undefined);
+          return turn;
         },
-        done: giveBack,
+        done: () => void billing.then(giveBack),
       });
     });
+    function emit(
+      usage: NonNullable<ReturnType<typeof realtimeUsage>>,
+      quota: number,
+      useTimeMs: number,
+      firstTokenMs: number,
+      n: number,
+    ): void {
+      charged += quota;
+      p.balances.spent(token, quota);
+      p.countTokens?.(caller, usage.promptTokens + usage.completionTokens);
+      p.usage({
+        requestId: `${requestId}-${n}`,
+        caller,
+        model,
+        upstreamModel,
+        channelId: channel.id,
+        channelsTried: tried,
+        usage,
+        quota,
+        useTimeMs,
+        firstTokenMs,
+        isStream: true,
+        type: LogType.CONSUME,
+        statusCode: 200,
+        errorMessage: '',
+        price,
+        groupRatio,
+        other: { ws: true },
+      });
+    }
   }
 
   function bridge(
@@ -301,7 +344,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         useTimeMs: number,
         firstTokenMs: number,
         n: number,
-      ): void;
+      ): Promise<RelayError | undefined>;
       done(): void;
     },
   ): void {
@@ -372,12 +415,20 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         if (!usage) return;
         const now = performance.now();
         responses++;
-        session.bill(
-          usage,
-          Math.round(now - responseStart),
-          firstToken ? Math.round(firstToken - responseStart) : 0,
-          responses,
-        );
+        session
+          .bill(
+            usage,
+            Math.round(now - responseStart),
+            firstToken ? Math.round(firstToken - responseStart) : 0,
+            responses,
+          )
+          .then((refusal) => {
+            if (!refusal || ended) return;
+            if (client.readyState === WebSocket.OPEN)
+              client.send(JSON.stringify(realtimeError(refusal.message, refusal.code, 'insufficient_quota')));
+            end(1008, refusal.code);
+          })
+          .catch((err: unknown) => deps.logger.error({ err }, 'realtime billing failed'));
       }
     };
     up.release();
