@@ -52,6 +52,9 @@ import { runUsageSettleConsumer, settleGroupId } from './transport/kafka/usage-s
 
 const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
 
+/** How often rows holding a token key in plain are looked for (TokenRepository.sweepLegacy). */
+const LEGACY_SWEEP_MS = 5 * 60_000;
+
 /** The billing service's composition root: wallets, tokens, codes, top-up and pricing over gRPC. */
 export async function createApp(
   config: Config,
@@ -74,6 +77,16 @@ export async function createApp(
       const codeRepo = redemptionRepository(conn);
       const orderRepo = orderRepository(conn);
       for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();
+      // Rows in plain written by a replica still on an earlier version (a rolling upgrade) are
+      // migrated here, not by a scan on each unknown key.
+      const sweep = setInterval(() => {
+        tokenRepo
+          .sweepLegacy()
+          .then((n) => n > 0 && logger.info({ migrated: n }, 'token keys stored in plain migrated'))
+          .catch((err: unknown) => logger.warn({ err }, 'token key sweep failed'));
+      }, LEGACY_SWEEP_MS);
+      sweep.unref();
+      stack.add(() => clearInterval(sweep));
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'billing', logger);
       await ensureTopics(kafka, [topicName(TOPICS.audit), topicName(TOPICS.entityChanged), topicName(TOPICS.usage)]);

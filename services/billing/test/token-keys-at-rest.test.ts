@@ -2,7 +2,8 @@
  * Token keys at rest (docs/security.md "Secrets"): the tokens collection holds no plain key, only
  * the key encrypted (AES-256-GCM) and its HMAC-SHA256; the relay's lookup by key goes through the
  * token_keys index collection keyed by that HMAC (`_id`), and owners still read their key. A row
- * stored in plain by an earlier version is migrated when it is first looked up.
+ * stored in plain by an earlier version is migrated by the start-up and periodic sweep; an unknown
+ * key never makes the lookup scan.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -11,6 +12,7 @@ import {
   createKafka,
   createLogger,
   createPublisher,
+  keyCipher,
   runConsumer,
   topicName,
 } from '@aigw/common';
@@ -18,8 +20,10 @@ import type { Stack } from '@aigw/local-stack/stack';
 import { TokensService } from '@aigw/proto/billing/v1/billing';
 import { EntityChangedEvent_Kind, EntityChangedEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, eventually, startMoneyStack, userApi } from '../../gateway/test/billing-harness.ts';
+import { tokenRepository } from '../src/data/token-repository.ts';
 
 interface TokenJson {
   id: number;
@@ -79,7 +83,7 @@ describe('token keys at rest', () => {
     expect(found.body.data?.items.map((x) => x.id)).toEqual([t.id]);
   });
 
-  it('when a token was stored in plain by an earlier version, then its first lookup works and migrates it', async () => {
+  it('when a token was stored in plain by an earlier version, then the sweep encrypts and indexes it and the lookup finds it; an unknown key costs one _id read, never a scan', async () => {
     const key = `legacy${'a1B2'.repeat(10)}zz`;
     const id = 900_000_000 + Math.floor(Math.random() * 1_000_000);
     await db.collection('tokens').insertOne({
@@ -97,6 +101,28 @@ describe('token keys at rest', () => {
       model_limits: '',
       group: '',
     });
+    // The billing service's own repository on a connection that reports every command it sends.
+    const watched = mongoose.createConnection(stack.env.MONGO_URL as string, {
+      dbName: `aigw_billing_${stack.id}`,
+      monitorCommands: true,
+    });
+    await watched.asPromise();
+    try {
+      const repo = tokenRepository(watched, keyCipher(stack.env.TOKEN_KEY_SECRET as string, 'TOKEN_KEY_SECRET'));
+      const sent: { name: string; collection: unknown; filter: unknown }[] = [];
+      watched.getClient().on('commandStarted', (e) => {
+        if (['find', 'aggregate', 'count'].includes(e.commandName))
+          sent.push({ name: e.commandName, collection: e.command[e.commandName], filter: e.command.filter });
+      });
+      expect(await repo.byKey(`nosuch${'x'.repeat(42)}`)).toBeNull();
+      expect(sent).toHaveLength(1);
+      expect(sent[0]).toMatchObject({ name: 'find', collection: 'token_keys' });
+      expect(Object.keys(sent[0]?.filter as object)).toEqual(['_id']);
+
+      expect(await repo.sweepLegacy()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await watched.close();
+    }
     const { token } = await tokens.lookupToken({ key: `sk-${key}` });
     expect(token).toMatchObject({ id, key });
     expect(await rawText('tokens')).not.toContain(key);

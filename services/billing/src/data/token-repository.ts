@@ -30,7 +30,7 @@ export type NewToken = Omit<TokenDoc, '_id'>;
 /**
  * A token as stored: never the key in plain, but the key encrypted (key_enc, AES-256-GCM, for the
  * owner's screens) and its HMAC-SHA256 (key_hash). `key` is only found on rows written before
- * keys were encrypted; they are migrated at start and on first lookup.
+ * keys were encrypted; they are migrated at start and by the periodic sweep (sweepLegacy).
  */
 type StoredToken = Omit<TokenDoc, 'key'> & { key?: string; key_enc?: string; key_hash?: string };
 
@@ -48,7 +48,14 @@ export interface TokenQuery {
 }
 
 export interface TokenRepository {
+  /** Creates indexes and migrates rows stored in plain by an earlier version (see sweepLegacy). */
   ensureIndexes(): Promise<void>;
+  /**
+   * Encrypts and indexes rows stored in plain (an earlier version, e.g. a replica still running it
+   * during a rolling upgrade); returns how many. Run at start and then periodically, so a lookup
+   * never scans: an unknown key costs one `_id` read.
+   */
+  sweepLegacy(): Promise<number>;
   /** Inserts a token; `makeKey` is called again when a key collides. */
   insert(token: NewToken, makeKey: () => string): Promise<TokenDoc>;
   get(userId: number, id: number): Promise<TokenDoc | null>;
@@ -94,7 +101,15 @@ export function tokenRepository(conn: Connection, cipher: KeyCipher): TokenRepos
       // Keys are no longer stored in plain: the unique index on `key` would see every new row as null.
       await tokens.dropIndex('key_1').catch(() => undefined);
       await tokens.createIndex({ user_id: 1 });
-      for (const doc of await tokens.find({ key: { $exists: true } }).toArray()) await migrate(doc);
+      await this.sweepLegacy();
+    },
+    async sweepLegacy() {
+      let n = 0;
+      for (const doc of await tokens.find({ key: { $exists: true } }).toArray()) {
+        await migrate(doc);
+        n++;
+      }
+      return n;
     },
     async insert(token, makeKey) {
       const { key: first, ...rest } = token;
@@ -124,16 +139,11 @@ export function tokenRepository(conn: Connection, cipher: KeyCipher): TokenRepos
     async byKey(key) {
       const hash = cipher.digest(key);
       const entry = await keys.findOne({ _id: hash });
-      if (entry) {
-        const doc = await tokens.findOne({ _id: entry.token_id });
-        // A token removed between the two reads, or an entry left by a failed insert.
-        return doc?.key_hash === hash ? open(doc) : null;
-      }
-      // A row from before keys were encrypted that the start-up migration has not reached.
-      const legacy = await tokens.findOne({ key });
-      if (!legacy) return null;
-      await migrate(legacy);
-      return open(legacy);
+      // An unknown key ends here: no scan of `tokens` (rows in plain are found by sweepLegacy).
+      if (!entry) return null;
+      const doc = await tokens.findOne({ _id: entry.token_id });
+      // A token removed between the two reads, or an entry left by a failed insert.
+      return doc?.key_hash === hash ? open(doc) : null;
     },
     byId: async (id) => open(await tokens.findOne({ _id: id })),
     async page(q, skip, limit) {
