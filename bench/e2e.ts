@@ -4,8 +4,9 @@
  * Redis and MongoDB-compatible servers, a fake OpenAI upstream, and many users with tokens. It
  * reports whether the usage pipeline keeps pace with the relay:
  *
- * 1. Steps of fixed request rates (`--rates=250,500,750,1000`, `--step=75` seconds each: 5 minutes of load; mixed
- *    whole and streamed chats spread over the users): per step, the settle lag (answer -> billing
+ * 1. Steps of fixed request rates (`--rates=250,500,750,1000,1250`, `--step=60` seconds each: 5 minutes of load;
+ *    mixed whole and streamed chats spread over the users; `--wallets=large` skips the pre-consume,
+ *    `--wallets=small` pre-consumes every request): per step, the client's latency, the settle lag (answer -> billing
  *    consumed the usage event) and the log lag (answer -> logs consumed it) at p50/p99, the backlog
  *    left when the step ends, and each service's CPU time per request.
  * 2. A backlog: billing and logs are paused (SIGSTOP) while `--backlog=100000` usage events are
@@ -20,7 +21,9 @@
  * across partitions nearly so: the figure is close to the per-event lag, not exact.
  *
  *   bash deploy/local/bin/infra.sh up                  # the servers
- *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20]
+ *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20] [--wallets=large|small]
+ *
+ * Exits 1 when the accounting identity breaks for any user (or cannot be checked).
  */
 import type { ServiceName } from '../deploy/local/stack/in-process.ts';
 import { TOPICS } from '../proto/src/topics.ts';
@@ -33,8 +36,15 @@ import { consumed, cpuMs, MODEL, type Platform, PRICE, priceModel, REPLY, sleep,
 
 const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
-const RATES = arg('rates', '250,500,750,1000').split(',').map(Number);
-const STEP_SECONDS = Number(arg('step', '75'));
+const RATES = arg('rates', '250,500,750,1000,1250').split(',').map(Number);
+const STEP_SECONDS = Number(arg('step', '60'));
+/**
+ * large: 1e9 quota per user, so the relay skips the pre-consume (its balance view says ample);
+ * small: every request pre-consumes and is settled against its hold, as for a wallet below
+ * RELAY_TRUST_FACTOR x one reservation (the relay runs with a trust factor no balance satisfies).
+ */
+const WALLETS = arg('wallets', 'large');
+if (WALLETS !== 'large' && WALLETS !== 'small') throw new Error('--wallets must be large or small');
 const BACKLOG = Number(arg('backlog', '100000'));
 const USERS = Number(arg('users', '20'));
 /** Share of streamed requests. */
@@ -110,7 +120,12 @@ async function main() {
     reply: REPLY,
     promptTokens: 10,
   });
-  platform = await startPlatform({ tag: 'e2e', run, services: [...SERVICES] });
+  platform = await startPlatform({
+    tag: 'e2e',
+    run,
+    services: [...SERVICES],
+    ...(WALLETS === 'small' ? { serviceEnv: { relay: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1) } } } : {}),
+  });
   const pf = platform;
   const stack = pf.stack;
   const s: RelayStack = clientsFor(stack);
@@ -137,12 +152,14 @@ async function main() {
     log(`# End-to-end benchmark (${new Date().toISOString()})`);
     log('');
     log(
-      `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}.`,
+      `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}. Wallets: ${WALLETS === 'large' ? 'large (pre-consume skipped)' : 'small (every request pre-consumes)'}.`,
     );
 
     const sam = sampler(pf, topic);
     await sleep(300);
     const answers: number[] = [];
+    /** Client latency (sent -> whole answer read) of each served request, ms. */
+    const latencies: number[] = [];
     const pool = new Pool(stack.relayUrl, { connections: 512, pipelining: 1 });
     let errors = 0;
     const statuses = new Map<number, number>();
@@ -150,12 +167,13 @@ async function main() {
     log(`## Fixed rates, ${STEP_SECONDS} s each (lag = answer -> usage event consumed, ms)`);
     log('');
     log(
-      '| rate req/s | served | errors | settle lag p50 | settle lag p99 | log lag p50 | log lag p99 | backlog at step end (billing / logs) | drained after | CPU ms/request: relay, billing, logs, channels, users |',
+      '| rate req/s | served | errors | client p50 / p99 ms | settle lag p50 | settle lag p99 | log lag p50 | log lag p99 | backlog at step end (billing / logs) | drained after | CPU ms/request: relay, billing, logs, channels, users |',
     );
-    log('|---|---|---|---|---|---|---|---|---|---|');
+    log('|---|---|---|---|---|---|---|---|---|---|---|');
     let keptUp = 0;
     for (const rate of RATES) {
       const first = answers.length;
+      const firstLatency = latencies.length;
       const cpu0 = Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)]));
       const total = rate * STEP_SECONDS;
       const interval = 1000 / rate;
@@ -169,6 +187,7 @@ async function main() {
           const i = sent++;
           const u = users[i % users.length] as UserRec;
           const stream = (i * 7919) % 100 < STREAM_SHARE * 100;
+          const sentAt = performance.now();
           inflight.push(
             pool
               .request({
@@ -182,7 +201,9 @@ async function main() {
                 statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
                 if (res.statusCode === 200) {
                   u.ok++;
-                  answers.push(performance.now());
+                  const now = performance.now();
+                  answers.push(now);
+                  latencies.push(now - sentAt);
                 } else stepErrors++;
               })
               .catch(() => {
@@ -212,9 +233,10 @@ async function main() {
       const stepAnswers = answers.slice(first);
       const settle = lags(stepAnswers, sam.samples, 'billing', first).sort((a, b) => a - b);
       const logged = lags(stepAnswers, sam.samples, 'logs', first).sort((a, b) => a - b);
+      const client = latencies.slice(firstLatency).sort((a, b) => a - b);
       const cpu = (n: ServiceName) => f(((cpu1[n] ?? 0) - (cpu0[n] ?? 0)) / Math.max(1, served), 3);
       log(
-        `| ${rate} | ${served} | ${stepErrors} | ${f(pct(settle, 50), 0)} | ${f(pct(settle, 99), 0)} | ${f(pct(logged, 50), 0)} | ${f(pct(logged, 99), 0)} | ${backlogBilling} / ${backlogLogs} | ${drained ? `${f((performance.now() - stepEnd) / 1000, 1)} s` : `not in ${DRAIN_LIMIT_S} s`} | ${cpu('relay')}, ${cpu('billing')}, ${cpu('logs')}, ${cpu('channels')}, ${cpu('users')} |`,
+        `| ${rate} | ${served} | ${stepErrors} | ${f(pct(client, 50), 0)} / ${f(pct(client, 99), 0)} | ${f(pct(settle, 50), 0)} | ${f(pct(settle, 99), 0)} | ${f(pct(logged, 50), 0)} | ${f(pct(logged, 99), 0)} | ${backlogBilling} / ${backlogLogs} | ${drained ? `${f((performance.now() - stepEnd) / 1000, 1)} s` : `not in ${DRAIN_LIMIT_S} s`} | ${cpu('relay')}, ${cpu('billing')}, ${cpu('logs')}, ${cpu('channels')}, ${cpu('users')} |`,
       );
       if (drained && pct(settle, 99) < 2000 && pct(logged, 99) < 2000 && stepErrors === 0) keptUp = rate;
       if (!drained) break;
@@ -348,6 +370,7 @@ async function main() {
       `${checked - bad} of ${checked} users: wallet change = sum of logged charges = (served + backlog) x ${PRICE} = used-quota change = the token's used-quota change; rows = request count change; no request id logged twice.`,
     );
     log(`Client errors in all: ${errors}.`);
+    identityHeld = checked === users.length && bad === 0;
     await conn.close();
   } finally {
     for (const c of [s]) await c.stop().catch(() => undefined);
@@ -355,9 +378,12 @@ async function main() {
   }
 }
 
+/** Set once every user's accounting identity was checked and held; the exit code says so. */
+let identityHeld = false;
 try {
   await main();
 } finally {
   platform?.killAll();
 }
-process.exit(0);
+if (!identityHeld) console.error('The accounting identity did not hold (or was not checked): exit 1.');
+process.exit(identityHeld ? 0 : 1);
