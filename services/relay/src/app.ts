@@ -35,6 +35,7 @@ import { createUpstreamHttp } from './data/upstream-http.ts';
 import { upstreamState } from './data/upstream-state.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { outputLimits } from './domain/output-limits.ts';
+import { useFailoverOptions } from './domain/exchange/failure.ts';
 import { RelayError } from './domain/relay-error.ts';
 import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
@@ -120,6 +121,7 @@ export async function createApp(
         if (RATIO_KEYS.has(key)) ratios.invalidate();
       });
 
+      useFailoverOptions((key) => options.text(key));
       const identities = identityCaches({ tokens, users, ttlMs: config.RELAY_CACHE_TTL_MS });
       const settleLag = settleLagWatch({
         redis,

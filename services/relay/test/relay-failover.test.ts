@@ -3,6 +3,7 @@
  * a pinned channel is never retried, a first-token timeout fails over, status codes are mapped,
  * and a 401 auto-disables the channel when AutomaticDisableChannelEnabled is on.
  */
+import { OPTION_CATALOGUE } from '@aigw/common';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
@@ -170,5 +171,58 @@ describe('relay retries and failover', () => {
     );
     expect(ch.channel?.status).toBe(3);
     expect(ch.channel?.otherInfo).toContain('status_reason');
+  });
+
+  it('when AutomaticRetryStatusCodes drops 500 and adds 400, then a 500 is answered as is and a 400 fails over', async () => {
+    const refused = await setOption(s, 'AutomaticRetryStatusCodes', '400,abc').catch((e) => e);
+    expect(String(refused?.message)).toContain('无效的状态码规则：abc');
+    const { model, u } = await pair();
+    await setOption(s, 'AutomaticRetryStatusCodes', '400,429');
+    const call = () =>
+      fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    try {
+      bad.set({ status: 500, message: 'not retried any more' });
+      // The relay follows the option within a second: until then a 500 still fails over.
+      const res = await eventually(call, (r) => r.status === 500, { what: 'a 500 answered without failover' });
+      expect(((await res.json()) as { error: { message: string } }).error.message).toBe('not retried any more');
+      bad.set({ status: 400, message: 'now retried' });
+      const ok = await call();
+      expect(ok.status).toBe(200);
+      expect(((await ok.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe(
+        'from the good one',
+      );
+    } finally {
+      bad.set({ status: 0 });
+      await setOption(s, 'AutomaticRetryStatusCodes', OPTION_CATALOGUE.AutomaticRetryStatusCodes.default);
+    }
+  });
+
+  it('when an upstream error holds one of AutomaticDisableKeywords, then the channel is disabled', async () => {
+    await setOption(s, 'AutomaticDisableChannelEnabled', 'true');
+    await setOption(s, 'AutomaticDisableKeywords', 'Model Is Retired');
+    const { model, u, badId } = await pair();
+    bad.set({ status: 404, message: 'This model is retired for your organization' });
+    try {
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      // Each request fails over to the good channel; once the relay has the keyword, the failure
+      // it reports disables the bad channel.
+      const ch = await eventually(
+        async () => {
+          const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+          expect(res.choices[0]?.message.content).toBe('from the good one');
+          return s.channels.getChannel({ id: badId });
+        },
+        (r) => r.channel?.status === 3,
+        { what: 'the channel disabled by a keyword' },
+      );
+      expect(JSON.parse(ch.channel?.otherInfo ?? '{}').status_reason).toContain('retired');
+    } finally {
+      bad.set({ status: 0 });
+      await setOption(s, 'AutomaticDisableKeywords', OPTION_CATALOGUE.AutomaticDisableKeywords.default);
+    }
   });
 });

@@ -1,9 +1,9 @@
-import { channelsAutoDisabled, type OptionsCache } from '@aigw/common';
+import { channelsAutoDisabled, failoverRulesFrom, type OptionsCache } from '@aigw/common';
 import { AppError, invalid } from '@aigw/common/errors';
 import { CHANNEL_STATUS, splitList } from './channel-rules.ts';
 import { type RelayChannelView, toRelayChannel } from './channel-view.ts';
 import type { ChannelsService } from './channels-service.ts';
-import { failureDisablesChannel, fetchBalance, fetchUpstreamModels, hasBalanceEndpoint } from './upstream.ts';
+import { fetchBalance, fetchUpstreamModels, hasBalanceEndpoint } from './upstream.ts';
 
 /** Runs a test request through the relay's adaptor for the channel's type. */
 export type RelayTester = (req: {
@@ -11,7 +11,7 @@ export type RelayTester = (req: {
   model: string;
 }) => Promise<{ success: boolean; timeMs: number; message: string; statusCode: number }>;
 
-export type OptionReader = Pick<OptionsCache, 'bool' | 'number'>;
+export type OptionReader = Pick<OptionsCache, 'bool' | 'number' | 'text'>;
 
 /** A channel-health event as the consumer hands it over. */
 export interface HealthReport {
@@ -46,6 +46,8 @@ export function channelHealth(deps: {
   seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
 }) {
   const { channels, tester, options } = deps;
+  // AutomaticDisableStatusCodes and AutomaticDisableKeywords, as the relay reads them.
+  const failover = failoverRulesFrom((key) => options.text(key));
   let testingAll = false;
 
   async function autoDisable(id: number, reason: string): Promise<boolean> {
@@ -96,7 +98,7 @@ export function channelHealth(deps: {
       await autoDisable(id, reason);
       return { success: false, timeMs, message: reason };
     }
-    if (!res.success && failureDisablesChannel(res.statusCode, res.message)) await autoDisable(id, res.message);
+    if (!res.success && failover().disables(res.statusCode, res.message)) await autoDisable(id, res.message);
     if (res.success) await autoEnable(id);
     return { success: res.success, timeMs, message: res.message };
   }

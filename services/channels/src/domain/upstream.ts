@@ -82,30 +82,3 @@ export async function fetchBalance(type: number, baseUrl: string, key: string): 
   if (!Number.isFinite(balance)) throw precondition('上游返回的余额无效');
   return Math.round(balance * 1e6) / 1e6;
 }
-
-/**
- * Whether an upstream failure means the channel's key is unusable (reference-behaviour.md relay
- * step 8): 401, an invalid key, a deactivated account, exhausted quota or credit, denied permission.
- */
-export function failureDisablesChannel(statusCode: number, message: string): boolean {
-  if (statusCode === 401) return true;
-  const m = message.toLowerCase();
-  return [
-    'invalid_api_key',
-    'incorrect api key',
-    'api key not valid',
-    'invalid api key',
-    'account_deactivated',
-    'account deactivated',
-    'organization has been disabled',
-    'insufficient_quota',
-    'exceeded your current quota',
-    'credit balance is too low',
-    'billing_not_active',
-    'permission denied',
-    'permission_denied',
-    'the security token included in the request is invalid',
-    '已欠费',
-    '余额不足',
-  ].some((p) => m.includes(p));
-}

@@ -1,3 +1,4 @@
+import { parseStatusCodeRanges } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
 import { isOptionKey, OPTION_CATALOGUE } from './option-catalogue.ts';
 
@@ -60,6 +61,14 @@ export function validateOption(key: string, rawValue: string): { value: string; 
 }
 
 /** JSON options that must map names to non-negative numbers. */
+  if (key === 'AutomaticDisableStatusCodes' || key === 'AutomaticRetryStatusCodes') {
+    try {
+      value = statusCodeRangesText(value);
+    } catch (err) {
+      throw invalid(`${key}：${(err as Error).message}，格式如 401,403,500-599（100 到 599）`);
+    }
+  }
+  if (key === 'AutomaticDisableKeywords') value = parseKeywordLines(value);
 const NUMBER_MAPS = new Set([
   'GroupRatio',
   'TopupGroupRatio',
@@ -139,3 +148,18 @@ function isNumberMap(raw: string): boolean {
     Object.values(parsed).every((v) => typeof v === 'number' && v >= 0)
   );
 }
+
+/** Status code rules in new-api's format, normalised ("500-599, 401" -> "401,500-599"). */
+function statusCodeRangesText(value: string): string {
+  return parseStatusCodeRanges(value)
+    .map((r) => (r.start === r.end ? String(r.start) : `${r.start}-${r.end}`))
+    .join(',');
+}
+
+/** Keywords one per line, trimmed, blank lines dropped (matched case-insensitively). */
+const parseKeywordLines = (value: string) =>
+  value
+    .split('\n')
+    .map((k) => k.trim())
+    .filter(Boolean)
+    .join('\n');

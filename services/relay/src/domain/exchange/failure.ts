@@ -1,3 +1,5 @@
+import { type FailoverRules, failoverRulesFrom, OPTION_CATALOGUE } from '@aigw/common';
+
 /**
  * An attempt that failed upstream: the status the upstream answered (0 for a connection
  * failure), its message, and what the pipeline needs to decide on a retry.
@@ -6,7 +8,8 @@ export class UpstreamFailure extends Error {
   constructor(
     readonly status: number,
     message: string,
-    readonly kind: 'http' | 'connection' | 'first_token_timeout' | 'stream' = 'http',
+    /** 'refused': a param override's return_error (answered as is, never retried). */
+    readonly kind: 'http' | 'connection' | 'first_token_timeout' | 'stream' | 'refused' = 'http',
     /** True once bytes reached the client: nothing can be retried any more. */
     readonly committed = false,
   ) {
@@ -34,55 +37,42 @@ export function upstreamMessage(raw: string, status: number): string {
   return text || `upstream answered HTTP ${status}`;
 }
 
+const DEFAULT_TEXTS = {
+  AutomaticDisableKeywords: OPTION_CATALOGUE.AutomaticDisableKeywords.default,
+  AutomaticDisableStatusCodes: OPTION_CATALOGUE.AutomaticDisableStatusCodes.default,
+  AutomaticRetryStatusCodes: OPTION_CATALOGUE.AutomaticRetryStatusCodes.default,
+};
+let rules: () => FailoverRules = failoverRulesFrom((k) => DEFAULT_TEXTS[k]);
+
 /**
- * Whether another channel should be tried (reference-behaviour step 6): 429, 5xx except
- * 504/524, connection failures and first-token timeouts; never 400, 408 or a 2xx. Other 4xx
- * (401, 403, 404: a broken channel) are retried.
+ * Reads the failover rules from the options from now on (AutomaticRetryStatusCodes,
+ * AutomaticDisableStatusCodes, AutomaticDisableKeywords); until then the catalogue's defaults.
  */
-export function isRetryable(f: UpstreamFailure): boolean {
-  if (f.committed) return false;
-  if (f.kind === 'connection' || f.kind === 'first_token_timeout') return true;
-  const s = f.status;
-  if (s === 429) return true;
-  if (s >= 500) return s !== 504 && s !== 524;
-  if (s === 400 || s === 408) return false;
-  if (s >= 200 && s < 300) return false;
-  return true;
+export function useFailoverOptions(read: (key: keyof typeof DEFAULT_TEXTS) => string): void {
+  rules = failoverRulesFrom(read);
 }
 
-const DISABLE_PATTERNS = [
-  /incorrect api key/i,
-  /invalid api key/i,
-  /api key not valid/i,
-  /invalid_api_key/i,
-  /api key expired/i,
-  /authentication/i,
-  /unauthorized/i,
-  /account.*(deactivated|disabled|suspended)/i,
-  /organization.*(deactivated|disabled)/i,
-  /(quota|credit|balance).*(exceeded|exhausted|insufficient|too low)/i,
-  /insufficient.?(quota|balance|credit)/i,
-  /billing/i,
-  /permission denied/i,
-  /permission_denied/i,
-  /does not have access/i,
-  // AWS (Bedrock): an unknown access key, a wrong secret.
-  /security token included in the request is invalid/i,
-  /signature we calculated does not match/i,
-];
+/**
+ * Whether another channel should be tried (reference-behaviour step 6): connection failures and
+ * first-token timeouts always; an upstream status when AutomaticRetryStatusCodes holds it (by
+ * default 429, 5xx except 504/524 and 4xx except 400/408); never 504, once bytes reached the
+ * client, or for a request a param override refused.
+ */
+export function isRetryable(f: UpstreamFailure): boolean {
+  if (f.committed || f.kind === 'refused') return false;
+  if (f.kind === 'connection' || f.kind === 'first_token_timeout') return true;
+  return rules().retries(f.status);
+}
 
 /**
- * Whether a failure means the channel's key is unusable (reference-behaviour step 8): 401, or a
- * message about an invalid key, a deactivated account, exhausted quota or credit, or denied
- * permission. The channels service decides, with AutomaticDisableChannelEnabled and auto_ban.
+ * Whether a failure means the channel's key is unusable (reference-behaviour step 8): a status in
+ * AutomaticDisableStatusCodes (401 by default) or a message holding one of
+ * AutomaticDisableKeywords. The channels service decides, with AutomaticDisableChannelEnabled and
+ * auto_ban.
  */
 export function shouldDisable(f: UpstreamFailure): boolean {
-  if (f.kind === 'connection' || f.kind === 'first_token_timeout') return false;
-  if (f.status === 401) return true;
-  if (f.status === 400 || f.status === 403 || f.status === 402 || f.status === 429 || f.status === 404) {
-    return DISABLE_PATTERNS.some((p) => p.test(f.message));
-  }
-  return false;
+  if (f.kind === 'connection' || f.kind === 'first_token_timeout' || f.kind === 'refused') return false;
+  return rules().disables(f.status, f.message);
 }
 
 /** Applies a channel's status_code_mapping ({"400":"500"}); 200 is never rewritten. */
