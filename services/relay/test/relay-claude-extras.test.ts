@@ -2,11 +2,21 @@
  * Claude clients beyond /v1/messages, with the official `@anthropic-ai/sdk` through the gateway:
  * count_tokens (counted by a Claude channel, estimated on others, Claude's error shape, free) and
  * the anthropic-beta / anthropic-version headers reaching a Claude upstream (context_management,
- * which the fake refuses without its beta as the real API does).
+ * which the fake refuses without its beta as the real API does); reasoning across formats (the
+ * fake checks `thinking` as Anthropic does and signs its thinking): new-api's `-thinking` suffix and
+ * `reasoning_effort` from chat clients, thinking returned as reasoning_content with its signature,
+ * and a tool loop whose signed thinking goes back to Claude intact.
  */
 import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTEXT_MANAGEMENT_BETA, fakeInputTokens } from './fakes/fake-claude-extras.ts';
+import { expectBilled } from './expect-billed.ts';
+import {
+  CONTEXT_MANAGEMENT_BETA,
+  FAKE_THINKING,
+  fakeInputTokens,
+  thinkingSignature,
+} from './fakes/fake-claude-extras.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
   createChannel,
@@ -214,5 +224,138 @@ describe('Claude to Claude headers', () => {
       10_000,
     );
     expect(charged).toBeGreaterThan(0);
+  });
+});
+
+describe('reasoning through translation', () => {
+  const weather = {
+    type: 'function' as const,
+    function: {
+      name: 'get_weather',
+      parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+    },
+  };
+  const sentBody = () => claudeFake.requests.at(-1)?.body as Record<string, unknown>;
+
+  it('when a chat client asks for a -thinking model, then Claude gets thinking without the suffix, the answer keeps the signed thinking, and the tool loop sends it back intact', async () => {
+    const base = modelName('claude-sonnet-4-5');
+    const model = `${base}-thinking`;
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: `${base},${model}` });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    claudeFake.set({ toolCall: { name: 'get_weather', arguments: { city: 'Paris' } } });
+    try {
+      const first = await client.chat.completions.create({
+        model,
+        temperature: 0.2,
+        max_tokens: 2000,
+        tools: [weather],
+        messages: [{ role: 'user', content: 'Weather in Paris?' }],
+      });
+      // The suffix is gone upstream; thinking has 80% of max_tokens (new-api), temperature is dropped.
+      expect(sentBody()).toMatchObject({
+        model: base,
+        max_tokens: 2000,
+        thinking: { type: 'enabled', budget_tokens: 1600 },
+      });
+      expect(sentBody()).not.toHaveProperty('temperature');
+      const msg = first.choices[0]?.message as OpenAI.ChatCompletionMessage & Record<string, unknown>;
+      expect(msg.reasoning_content).toBe(FAKE_THINKING);
+      expect(msg.reasoning_details).toEqual([
+        {
+          type: 'reasoning.text',
+          text: FAKE_THINKING,
+          signature: thinkingSignature(FAKE_THINKING),
+          format: 'anthropic-claude-v1',
+          index: 0,
+        },
+      ]);
+      const call = msg.tool_calls?.[0];
+      expect(call).toMatchObject({ function: { name: 'get_weather' } });
+
+      // The next turn as the SDK gave it back: the fake refuses a tool turn without its signed thinking.
+      claudeFake.set({ toolCall: undefined });
+      const second = await client.chat.completions.create({
+        model,
+        max_tokens: 2000,
+        tools: [weather],
+        messages: [
+          { role: 'user', content: 'Weather in Paris?' },
+          msg as OpenAI.ChatCompletionAssistantMessageParam,
+          { role: 'tool', tool_call_id: call?.id ?? '', content: 'Sunny' },
+        ],
+      });
+      expect(second.choices[0]?.message.content).toBe(REPLY);
+      const turn = (sentBody().messages as { role: string; content: unknown[] }[])[1];
+      expect(turn?.content[0]).toEqual({
+        type: 'thinking',
+        thinking: FAKE_THINKING,
+        signature: thinkingSignature(FAKE_THINKING),
+      });
+      // Priced by the name asked for (no entry with the suffix: the base model's price).
+      await expectBilled(s, u.userId, model, 2);
+    } finally {
+      claudeFake.set({ toolCall: undefined });
+    }
+  });
+
+  it('when a chat client streams with reasoning_effort, then Claude gets a budget below max_tokens and the stream carries the thinking and its signature', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    const stream = await client.chat.completions.create({
+      model,
+      reasoning_effort: 'high',
+      max_tokens: 1000,
+      top_p: 0.5,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    let reasoning = '';
+    let text = '';
+    const details: unknown[] = [];
+    for await (const c of stream) {
+      const d = c.choices[0]?.delta as Record<string, unknown> | undefined;
+      reasoning += String(d?.reasoning_content ?? '');
+      text += String(d?.content ?? '');
+      if (Array.isArray(d?.reasoning_details)) details.push(...d.reasoning_details);
+    }
+    // new-api's high budget; max_tokens leaves the 1000 asked for the answer; top_p below 0.95 dropped.
+    expect(sentBody()).toMatchObject({ model, max_tokens: 5096, thinking: { type: 'enabled', budget_tokens: 4096 } });
+    expect(sentBody()).not.toHaveProperty('top_p');
+    expect(reasoning).toBe(FAKE_THINKING);
+    expect(text).toBe(REPLY);
+    expect(details).toEqual([expect.objectContaining({ signature: thinkingSignature(FAKE_THINKING) })]);
+  });
+
+  it('when Claude Code asks for a -thinking model on a Claude channel, then the passed-through body gets thinking and the stripped model', async () => {
+    const base = modelName('claude-opus-4-5');
+    const model = `${base}-thinking`;
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new Anthropic({ apiKey: u.key, baseURL: s.stack.gatewayUrl, maxRetries: 0 });
+    const msg = await client.messages.create({ model, max_tokens: 3000, messages: [{ role: 'user', content: 'hi' }] });
+    expect(sentBody()).toMatchObject({
+      model: base,
+      max_tokens: 3000,
+      thinking: { type: 'enabled', budget_tokens: 2400 },
+    });
+    expect(msg.content[0]).toEqual({
+      type: 'thinking',
+      thinking: FAKE_THINKING,
+      signature: thinkingSignature(FAKE_THINKING),
+    });
+    // The client's own thinking is kept as it is.
+    await client.messages.create({
+      model,
+      max_tokens: 3000,
+      thinking: { type: 'enabled', budget_tokens: 1500 },
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(sentBody()).toMatchObject({ model: base, thinking: { type: 'enabled', budget_tokens: 1500 } });
   });
 });

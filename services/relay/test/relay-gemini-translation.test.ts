@@ -4,13 +4,20 @@
  * (`parametersJsonSchema`) or as Gemini's upper-case OpenAPI schema reach the upstream as JSON
  * Schema, `toolConfig.functionCallingConfig` becomes the upstream's tool choice, and JSON output
  * (`responseMimeType` with `responseSchema` or `responseJsonSchema`) becomes OpenAI's
- * response_format or, for Claude, an instruction in the system prompt.
+ * response_format or, for Claude, an instruction in the system prompt. A schema spelled
+ * `parameters_json_schema` (google-genai 3.6) keeps its parameters. Reasoning: genai's thinkingConfig
+ * becomes Claude's thinking (the fake checks it as Anthropic does) and thinking comes back as thought
+ * parts; a chat client's `-thinking-<budget>` model on a Gemini channel becomes thinkingConfig
+ * (the fake checks it as Gemini does) and the thoughts come back as reasoning_content.
  */
 import { FunctionCallingConfigMode, GoogleGenAI, Type } from '@google/genai';
+import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { FAKE_THINKING } from './fakes/fake-claude-extras.ts';
+import { FAKE_GEMINI_THOUGHT, type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
   createChannel,
+  eventually,
   modelName,
   type RelayStack,
   routable,
@@ -21,7 +28,10 @@ import {
 let s: RelayStack;
 let openaiFake: FakeProvider;
 let claudeFake: FakeProvider;
+let geminiFake: FakeProvider;
 let ai: GoogleGenAI;
+let key: string;
+let userId: number;
 let gptModel: string;
 let claudeModel: string;
 const JSON_REPLY = '{"city":"Paris","population":2100000}';
@@ -30,7 +40,10 @@ beforeAll(async () => {
   s = await startRelayStack();
   openaiFake = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: JSON_REPLY });
   claudeFake = await startFakeProvider({ kind: 'anthropic', key: 'up-claude', reply: JSON_REPLY });
+  geminiFake = await startFakeProvider({ kind: 'gemini', key: 'up-gemini', reply: JSON_REPLY, promptTokens: 9 });
   const u = await userWithToken(s);
+  key = u.key;
+  userId = u.userId;
   gptModel = modelName('gpt-4o-mini');
   claudeModel = modelName('claude-3-5-sonnet');
   await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: gptModel });
@@ -41,7 +54,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.stop();
-  await Promise.all([openaiFake?.close(), claudeFake?.close()]);
+  await Promise.all([openaiFake?.close(), claudeFake?.close(), geminiFake?.close()]);
 });
 
 /** A tool in JSON Schema, as `parametersJsonSchema` carries it. */
@@ -239,5 +252,69 @@ describe('Gemini-format requests translated to OpenAI and Claude', () => {
     const system = String(sent(claudeFake).system);
     expect(system.startsWith('You are terse.\n')).toBe(true);
     expect(system).toContain('{"type":"object","properties":{"city":{"type":"string"}}}');
+  });
+});
+
+describe('schemas in every spelling, and reasoning', () => {
+  it('when a Gemini request spells the schema parameters_json_schema, then the OpenAI channel gets the full parameters', async () => {
+    const res = await fetch(`${s.stack.relayUrl}/v1beta/models/${gptModel}:generateContent`, {
+      method: 'POST',
+      headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'Weather in Paris?' }] }],
+        tools: [{ functionDeclarations: [{ name: 'get_weather', parameters_json_schema: WEATHER_SCHEMA }] }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(sent(openaiFake).tools).toEqual([
+      { type: 'function', function: { name: 'get_weather', parameters: WEATHER_SCHEMA } },
+    ]);
+  });
+
+  it('when genai asks a Claude channel to think with a budget, then Claude gets that budget and the thinking comes back as a thought part', async () => {
+    const res = await ai.models.generateContent({
+      model: claudeModel,
+      contents: 'Think first',
+      config: { maxOutputTokens: 8000, thinkingConfig: { thinkingBudget: 3000, includeThoughts: true } },
+    });
+    expect(sent(claudeFake)).toMatchObject({ max_tokens: 8000, thinking: { type: 'enabled', budget_tokens: 3000 } });
+    const parts = res.candidates?.[0]?.content?.parts ?? [];
+    expect(parts[0]).toMatchObject({ text: FAKE_THINKING, thought: true });
+    // genai's text leaves thoughts out.
+    expect(res.text).toBe(JSON_REPLY);
+  });
+
+  it('when a chat client asks a Gemini channel for a -thinking-<budget> model, then the suffix becomes thinkingConfig and the thoughts come back as reasoning_content, billed as output', async () => {
+    const base = modelName('gemini-2.5-flash');
+    const model = `${base}-thinking-2048`;
+    await createChannel(s, { type: 24, baseUrl: geminiFake.url, key: 'up-gemini', models: model });
+    await routable(s.stack.relayUrl, key, model);
+    const client = new OpenAI({ apiKey: key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const whole = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+    const req = geminiFake.requests.at(-1);
+    expect(req?.path).toContain(`/models/${base}:generateContent`);
+    expect((req?.body as { generationConfig?: unknown }).generationConfig).toEqual({
+      thinkingConfig: { includeThoughts: true, thinkingBudget: 2048 },
+    });
+    const msg = whole.choices[0]?.message as OpenAI.ChatCompletionMessage & { reasoning_content?: string };
+    expect(msg.reasoning_content).toBe(FAKE_GEMINI_THOUGHT);
+    expect(msg.content).toBe(JSON_REPLY);
+    // One word of answer and three thought tokens.
+    expect(whole.usage?.completion_tokens).toBe(4);
+
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    let reasoning = '';
+    for await (const c of stream)
+      reasoning += String((c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '');
+    expect(reasoning).toBe(FAKE_GEMINI_THOUGHT);
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length >= 2,
+    );
+    expect(logs.items.map((l) => l.completionTokens)).toEqual([4, 4]);
   });
 });

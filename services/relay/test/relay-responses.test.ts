@@ -1,11 +1,13 @@
 /**
  * OpenAI's Responses API end to end with the official `openai` SDK (client.responses.*) through
  * the gateway: passed through to an OpenAI channel (whole, streamed, retrieve, delete, owners
- * only) and translated to chat for a Claude channel (text, tools, streamed typed events). Checks
+ * only) and translated to chat for a Claude channel (text, tools, streamed typed events, reasoning
+ * items keeping Claude's signed thinking through a tool loop). Checks
  * the answers, what the fakes received, the wallet charge and the log rows.
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FAKE_THINKING, thinkingSignature } from './fakes/fake-claude-extras.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
   createChannel,
@@ -224,6 +226,65 @@ describe('the Responses API', () => {
     });
     const logs = await logsOf(u.userId, model, 5);
     expect(logs.filter((l) => l.isStream)).toHaveLength(2);
+  });
+
+  it('when Codex-style reasoning.effort goes to a Claude channel, then Claude thinks, the reasoning item keeps the signature, and the next turn sends it back', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    const tools = [
+      {
+        type: 'function' as const,
+        name: 'shell',
+        parameters: { type: 'object', properties: { cmd: { type: 'string' } }, required: ['cmd'] },
+        strict: false,
+      },
+    ];
+    claudeFake.set({ toolCall: { name: 'shell', arguments: { cmd: 'ls' } } });
+    try {
+      const stream = client.responses.stream({
+        model,
+        reasoning: { effort: 'medium' },
+        include: ['reasoning.encrypted_content'],
+        store: false,
+        tools,
+        input: 'List the files',
+      });
+      const first = await stream.finalResponse();
+      expect(claudeFake.requests.at(-1)?.body).toMatchObject({ thinking: { type: 'enabled', budget_tokens: 2048 } });
+      const reasoning = first.output.find((o) => o.type === 'reasoning');
+      expect(reasoning).toMatchObject({
+        summary: [{ type: 'summary_text', text: FAKE_THINKING }],
+        encrypted_content: thinkingSignature(FAKE_THINKING),
+      });
+      const call = first.output.find((o) => o.type === 'function_call');
+      if (call?.type !== 'function_call' || !reasoning) throw new Error('no call or reasoning');
+      claudeFake.set({ toolCall: undefined });
+      // Codex sends the whole turn back (store: false): the fake refuses it without the signed thinking.
+      const second = await client.responses.create({
+        model,
+        reasoning: { effort: 'medium' },
+        store: false,
+        tools,
+        input: [
+          { role: 'user', content: 'List the files' },
+          reasoning as OpenAI.Responses.ResponseReasoningItem,
+          { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+          { type: 'function_call_output', call_id: call.call_id, output: 'a.txt' },
+        ],
+      });
+      expect(second.output_text).toBe(REPLY);
+      const turn = (claudeFake.requests.at(-1)?.body as { messages: { content: unknown[] }[] }).messages[1];
+      expect(turn?.content[0]).toEqual({
+        type: 'thinking',
+        thinking: FAKE_THINKING,
+        signature: thinkingSignature(FAKE_THINKING),
+      });
+    } finally {
+      claudeFake.set({ toolCall: undefined });
+    }
   });
 
   it('when a conversation continues with previous_response_id and several OpenAI channels serve the model, then each turn goes to the channel that holds it', async () => {

@@ -36,9 +36,17 @@ export type Price =
     }
   | { kind: 'call'; price: number };
 
-/** Looks a model up exactly, then without a date or version suffix (gpt-4o-2024-08-06 -> gpt-4o). */
+/**
+ * Looks a model up exactly, then by a `*` pattern (new-api's `gemini-2.5-flash-thinking-*`, the
+ * longest that fits), then without a date or version suffix (gpt-4o-2024-08-06 -> gpt-4o), then by
+ * the longest entry it extends (claude-sonnet-4-5-thinking -> claude-sonnet-4-5).
+ */
 function lookup(map: Record<string, number>, model: string): number | undefined {
   if (Object.hasOwn(map, model)) return map[model];
+  let pattern: string | undefined;
+  for (const k of Object.keys(map))
+    if (k.endsWith('*') && model.startsWith(k.slice(0, -1)) && (!pattern || k.length > pattern.length)) pattern = k;
+  if (pattern) return map[pattern];
   const base = model.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest|preview)$/i, '');
   if (base !== model && Object.hasOwn(map, base)) return map[base];
   let best: string | undefined;

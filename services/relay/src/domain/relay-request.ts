@@ -13,6 +13,7 @@ import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
 import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
 import { type Price, preConsumeAmount, priceOf, type Ratios, settleQuota } from './pricing.ts';
+import { applyModelSuffix } from './protocols/model-suffix.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
@@ -295,15 +296,17 @@ export async function relayRequest(
       continue;
     }
     if (!again) tried.push(ch.id);
-    upstreamModel = ch.modelMapping?.[req.model] ?? req.model;
+    // new-api's suffixes (-thinking, -high...) leave the model name for the request's reasoning.
+    const attemptOf = applyModelSuffix(req, ch.adaptor, ch.modelMapping?.[req.model] ?? req.model, canon);
+    upstreamModel = attemptOf.upstreamModel;
     const t0 = performance.now();
     try {
       result = await runAttempt({
-        req,
+        req: attemptOf.req,
         adaptor: ch.adaptor,
         channel: key === undefined ? ch.target : { ...ch.target, key },
         upstreamModel,
-        canonical: canon,
+        canonical: attemptOf.canonical,
         upstream: deps.upstream,
         sink,
         startedAt: caller.startedAt,

@@ -96,6 +96,23 @@ describe('pricing', () => {
     expect(() => priceOf(r, 'mystery')).toThrow('倍率或价格未配置');
   });
 
+  it('when a model carries a reasoning suffix, then an entry with the suffix wins, then a * pattern, then the base model (new-api)', () => {
+    const t: Ratios = {
+      ...r,
+      modelRatio: {
+        'claude-sonnet-4-5': 1.5,
+        'claude-3-7-sonnet-20250219-thinking': 2,
+        'gemini-2.5-flash': 0.15,
+        'gemini-2.5-flash-thinking-*': 0.2,
+      },
+    };
+    const ratioOf = (m: string) => (priceOf(t, m) as { modelRatio: number }).modelRatio;
+    expect(ratioOf('claude-3-7-sonnet-20250219-thinking')).toBe(2);
+    expect(ratioOf('claude-sonnet-4-5-thinking')).toBe(1.5);
+    expect(ratioOf('gemini-2.5-flash-thinking-2048')).toBe(0.2);
+    expect(ratioOf('gemini-2.5-flash-nothinking')).toBe(0.15);
+  });
+
   it('when a model has no price, then it is refused with a 400 naming it, unless a default ratio serves unpriced models', () => {
     let refused: unknown;
     try {

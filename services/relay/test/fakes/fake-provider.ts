@@ -12,7 +12,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { claudeExtras } from './fake-claude-extras.ts';
+import { claudeExtras, FAKE_THINKING, refuseThinking, thinkingSignature, thinks } from './fake-claude-extras.ts';
 import { fakeResponses } from './fake-responses.ts';
 
 export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'cohere' | 'jina' | 'cloudflare';
@@ -237,6 +237,7 @@ async function handle(
       return openai(b, body, path, rec, res);
     case 'anthropic':
       if (claudeExtras(rec.headers, body, path, b.promptTokens, res)) return;
+      if (refuseThinking(body, res)) return;
       return anthropic(b, body, res);
     case 'gemini':
       return gemini(b, body, path, res);
@@ -476,6 +477,9 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
   const model = String(body.model ?? 'claude-fake');
   const w = words(b.reply);
   const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
+  // With thinking on, a signed thinking block comes first and the other blocks follow it.
+  const thinking = thinks(body);
+  const at = thinking ? 1 : 0;
   if (body.stream === true) {
     const events = [
       sseEvent('message_start', {
@@ -493,18 +497,38 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
       }),
       sseEvent('ping', { type: 'ping' }),
     ];
-    if (tool) {
+    if (thinking) {
       events.push(
         sseEvent('content_block_start', {
           type: 'content_block_start',
           index: 0,
+          content_block: { type: 'thinking', thinking: '', signature: '' },
+        }),
+        sseEvent('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'thinking_delta', thinking: FAKE_THINKING },
+        }),
+        sseEvent('content_block_delta', {
+          type: 'content_block_delta',
+          index: 0,
+          delta: { type: 'signature_delta', signature: thinkingSignature(FAKE_THINKING) },
+        }),
+        sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
+      );
+    }
+    if (tool) {
+      events.push(
+        sseEvent('content_block_start', {
+          type: 'content_block_start',
+          index: at,
           content_block: { type: 'tool_use', id: 'toolu_fake', name: tool.name, input: {} },
         }),
       );
       events.push(
         sseEvent('content_block_delta', {
           type: 'content_block_delta',
-          index: 0,
+          index: at,
           delta: { type: 'input_json_delta', partial_json: JSON.stringify(tool.arguments) },
         }),
       );
@@ -512,7 +536,7 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
       events.push(
         sseEvent('content_block_start', {
           type: 'content_block_start',
-          index: 0,
+          index: at,
           content_block: { type: 'text', text: '' },
         }),
       );
@@ -520,12 +544,12 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
         events.push(
           sseEvent('content_block_delta', {
             type: 'content_block_delta',
-            index: 0,
+            index: at,
             delta: { type: 'text_delta', text: word },
           }),
         );
     }
-    events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }));
+    events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: at }));
     events.push(
       sseEvent('message_delta', {
         type: 'message_delta',
@@ -536,9 +560,11 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
     events.push(sseEvent('message_stop', { type: 'message_stop' }));
     return streamOut(res, b, events);
   }
-  const content = tool
+  const content: Record<string, unknown>[] = tool
     ? [{ type: 'tool_use', id: 'toolu_fake', name: tool.name, input: tool.arguments }]
     : [{ type: 'text', text: b.reply }];
+  if (thinking)
+    content.unshift({ type: 'thinking', thinking: FAKE_THINKING, signature: thinkingSignature(FAKE_THINKING) });
   return json(res, 200, {
     id: 'msg_fake',
     type: 'message',
@@ -561,6 +587,24 @@ function claudeInput(b: FakeBehaviour): Record<string, number> {
   };
 }
 
+/** The thought the Gemini fake shows when asked to include thoughts. */
+export const FAKE_GEMINI_THOUGHT = 'Considering the question.';
+
+/** Gemini's checks of thinkingConfig: a budget or a level, not both; a budget is a whole number. */
+function geminiThinkingError(tc: Record<string, unknown> | undefined): string | undefined {
+  if (!tc) return undefined;
+  if (tc.thinkingBudget !== undefined && tc.thinkingLevel !== undefined)
+    return 'You can only set only one of thinking budget and thinking level.';
+  if (tc.thinkingBudget !== undefined && !Number.isInteger(tc.thinkingBudget))
+    return "Invalid value at 'generation_config.thinking_config.thinking_budget'";
+  if (
+    tc.thinkingLevel !== undefined &&
+    !['minimal', 'low', 'medium', 'high'].includes(String(tc.thinkingLevel).toLowerCase())
+  )
+    return `Invalid value at 'generation_config.thinking_config.thinking_level' (${String(tc.thinkingLevel)})`;
+  return undefined;
+}
+
 async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: string, res: ServerResponse) {
   const m = /\/models\/([^:]+):(\w+)/.exec(path);
   if (!m) return json(res, 404, errorBody('gemini', 404, `no route ${path}`));
@@ -572,11 +616,19 @@ async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: str
     return json(res, 200, { totalTokens: b.promptTokens });
   }
   const w = words(b.reply);
+  const thinkingConfig = (body.generationConfig as { thinkingConfig?: Record<string, unknown> } | undefined)
+    ?.thinkingConfig;
+  const thinkingError = geminiThinkingError(thinkingConfig);
+  if (thinkingError)
+    return json(res, 400, { error: { code: 400, message: thinkingError, status: 'INVALID_ARGUMENT' } });
+  // Thoughts shown only when asked for (includeThoughts), counted apart as thoughtsTokenCount.
+  const thought = thinkingConfig?.includeThoughts === true ? [{ text: FAKE_GEMINI_THOUGHT, thought: true }] : [];
   const usage = {
     promptTokenCount: b.promptTokens,
     candidatesTokenCount: w.length,
-    totalTokenCount: b.promptTokens + w.length,
+    totalTokenCount: b.promptTokens + w.length + thought.length * 3,
     ...(b.cachedTokens ? { cachedContentTokenCount: b.cachedTokens } : {}),
+    ...(thought.length ? { thoughtsTokenCount: 3 } : {}),
   };
   const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
   if (m[2] === 'streamGenerateContent') {
@@ -598,7 +650,7 @@ async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: str
           sseData({
             candidates: [
               {
-                content: { role: 'model', parts: [{ text: word }] },
+                content: { role: 'model', parts: i === 0 ? [...thought, { text: word }] : [{ text: word }] },
                 index: 0,
                 ...(i === w.length - 1 ? { finishReason: 'STOP' } : {}),
               },
@@ -610,7 +662,10 @@ async function gemini(b: FakeBehaviour, body: Record<string, unknown>, path: str
         );
     return streamOut(res, b, events);
   }
-  const parts = tool ? [{ functionCall: { name: tool.name, args: tool.arguments } }] : [{ text: b.reply }];
+  const parts = [
+    ...thought,
+    ...(tool ? [{ functionCall: { name: tool.name, args: tool.arguments } }] : [{ text: b.reply }]),
+  ];
   return json(res, 200, {
     candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
     usageMetadata: usage,

@@ -21,6 +21,16 @@ import {
   type Usage,
   usageToOpenAI,
 } from './openai.ts';
+import {
+  CLAUDE_MIN_BUDGET,
+  claudeAdaptive,
+  claudeBudgetFor,
+  effortForBudget,
+  type ReasoningIntent,
+  reasoningOf,
+  type SuffixMeaning,
+  setReasoning,
+} from './reasoning.ts';
 import { responseFormatInstruction } from './schema.ts';
 import { type SseEvent, sse } from './sse.ts';
 import type { ClientProtocol } from './wire.ts';
@@ -107,7 +117,7 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
     } else if (m.role === 'tool') {
       push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: contentText(m.content) }]);
     } else if (m.role === 'assistant') {
-      const blocks = toClaudeContent(m.content);
+      const blocks = [...thinkingBlocks(m), ...toClaudeContent(m.content)];
       for (const tc of m.tool_calls ?? []) {
         blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
       }
@@ -143,6 +153,137 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
     else if (tc === 'none') out.tool_choice = { type: 'none' };
     else if (typeof tc === 'object' && tc.function?.name) out.tool_choice = { type: 'tool', name: tc.function.name };
   }
+  applyThinking(out, reasoningOf(req), req.max_completion_tokens ?? req.max_tokens);
+  return out;
+}
+
+/** The format of OpenRouter's chat `reasoning_details` for Claude's signed thinking. */
+export const CLAUDE_REASONING_FORMAT = 'anthropic-claude-v1';
+
+/** One reasoning detail of a chat message (OpenRouter's `reasoning_details` shape). */
+export interface ReasoningDetail {
+  type: 'reasoning.text' | 'reasoning.encrypted' | 'reasoning.summary';
+  text?: string;
+  signature?: string;
+  data?: string;
+  format?: string;
+  index?: number;
+}
+
+/**
+ * A chat assistant message's thinking as Claude blocks: `reasoning_details` with signatures
+ * (a detail without text takes the message's `reasoning_content`, as a stream leaves it);
+ * unsigned reasoning cannot be sent back to Claude and is left out.
+ */
+function thinkingBlocks(m: ChatMessage): Block[] {
+  const details = Array.isArray(m.reasoning_details) ? (m.reasoning_details as ReasoningDetail[]) : [];
+  const out: Block[] = [];
+  const texts = details.filter((d) => d?.type === 'reasoning.text');
+  for (const d of details) {
+    if (d?.type === 'reasoning.text' && d.signature) {
+      const text = d.text || (texts.length === 1 && typeof m.reasoning_content === 'string' ? m.reasoning_content : '');
+      out.push({ type: 'thinking', thinking: text, signature: d.signature });
+    } else if (d?.type === 'reasoning.encrypted' && d.data) out.push({ type: 'redacted_thinking', data: d.data });
+  }
+  return out;
+}
+
+/**
+ * Claude's thinking for an intent, with what Anthropic requires beside it: budget_tokens at least
+ * 1024 and below max_tokens (max_tokens is raised to budget + the answer room asked for), no
+ * temperature other than 1, top_p only from 0.95, no top_k; `adaptive` thinking with an effort on
+ * the models that have it. Left off when a forced tool choice is asked (Anthropic refuses both) or
+ * when the last assistant turn calls tools without its signed thinking (Anthropic refuses that
+ * too: the turn was made by a client that did not keep it).
+ */
+export function applyThinking(out: Json, intent: ReasoningIntent | undefined, askedMax: number | undefined): void {
+  if (!intent?.enabled) return;
+  const tc = out.tool_choice as { type?: string } | undefined;
+  if (tc?.type === 'any' || tc?.type === 'tool') return;
+  const messages = (out.messages as { role: string; content: unknown }[] | undefined) ?? [];
+  const last = [...messages].reverse().find((m) => m.role === 'assistant');
+  if (last && Array.isArray(last.content)) {
+    const blocks = last.content as Block[];
+    if (
+      blocks.some((b) => b.type === 'tool_use') &&
+      blocks[0]?.type !== 'thinking' &&
+      blocks[0]?.type !== 'redacted_thinking'
+    )
+      return;
+  }
+  const model = String(out.model ?? '');
+  delete out.top_k;
+  if (claudeAdaptive(model, intent.effortSuffix)) {
+    out.thinking = { type: 'adaptive', ...(/^claude-opus-4-[78]/.test(model) ? { display: 'summarized' } : {}) };
+    out.output_config = { ...((out.output_config as Json | undefined) ?? {}), effort: intent.effort ?? 'high' };
+    delete out.temperature;
+    delete out.top_p;
+    return;
+  }
+  let max = typeof out.max_tokens === 'number' ? out.max_tokens : CLAUDE_DEFAULT_MAX_TOKENS;
+  let budget: number;
+  if (intent.budget !== undefined) budget = intent.budget;
+  else if (intent.budgetShare !== undefined) {
+    // new-api's -thinking: max_tokens at least 1280, the budget a share of it.
+    max = Math.max(max, 1280);
+    budget = Math.floor(max * intent.budgetShare);
+  } else budget = claudeBudgetFor(intent.effort);
+  budget = Math.max(CLAUDE_MIN_BUDGET, budget);
+  if (max <= budget) max = budget + (askedMax && askedMax > 0 ? askedMax : CLAUDE_DEFAULT_MAX_TOKENS);
+  out.max_tokens = max;
+  out.thinking = { type: 'enabled', budget_tokens: budget };
+  delete out.temperature;
+  if (typeof out.top_p === 'number' && out.top_p < 0.95) delete out.top_p;
+}
+
+/** A Claude client's thinking settings as an intent. */
+export function claudeIntent(body: Json): ReasoningIntent | undefined {
+  const t = body.thinking as { type?: string; budget_tokens?: number } | undefined;
+  if (!t || typeof t !== 'object') return undefined;
+  if (t.type === 'disabled') return { enabled: false };
+  if (t.type === 'enabled') {
+    const budget = typeof t.budget_tokens === 'number' ? t.budget_tokens : undefined;
+    return { enabled: true, ...(budget !== undefined ? { budget, effort: effortForBudget(budget) } : {}) };
+  }
+  if (t.type === 'adaptive') {
+    const effort = (body.output_config as { effort?: unknown } | undefined)?.effort;
+    return { enabled: true, effort: typeof effort === 'string' ? effort : 'high' };
+  }
+  return undefined;
+}
+
+/** Claude thinking blocks of an answer as chat reasoning (text, and the details that keep signatures). */
+function reasoningOfBlocks(blocks: Block[]): { text: string; details: ReasoningDetail[] } {
+  let text = '';
+  const details: ReasoningDetail[] = [];
+  for (const b of blocks) {
+    if (b.type === 'thinking') {
+      text += String(b.thinking ?? '');
+      details.push({
+        type: 'reasoning.text',
+        text: String(b.thinking ?? ''),
+        signature: String(b.signature ?? ''),
+        format: CLAUDE_REASONING_FORMAT,
+        index: details.length,
+      });
+    } else if (b.type === 'redacted_thinking') {
+      details.push({
+        type: 'reasoning.encrypted',
+        data: String(b.data ?? ''),
+        format: CLAUDE_REASONING_FORMAT,
+        index: details.length,
+      });
+    }
+  }
+  return { text, details };
+}
+
+/** A Claude client's body with a model-name suffix's thinking (passed through to a Claude channel). */
+export function claudeBodyWithSuffix(body: Json, meaning: SuffixMeaning): Json {
+  const out: Json = { ...body, model: meaning.model };
+  // A client that set thinking itself keeps it (new-api does the same).
+  if (out.thinking === undefined)
+    applyThinking(out, meaning.intent, typeof body.max_tokens === 'number' ? body.max_tokens : undefined);
   return out;
 }
 
@@ -163,6 +304,9 @@ export function claudeToOpenAIResponse(res: Json, model: string): ChatResponse {
   }
   const usage = claudeUsage(res.usage);
   const message: ChatResponse['choices'][number]['message'] = { role: 'assistant', content: text };
+  const thinking = reasoningOfBlocks(blocks);
+  if (thinking.text) message.reasoning_content = thinking.text;
+  if (thinking.details.length) message.reasoning_details = thinking.details;
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   const out: ChatResponse = {
     id: String(res.id ?? chatId()),
@@ -181,6 +325,7 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
   let input: Usage | undefined;
   const toolIndex = new Map<number, number>();
   let tools = 0;
+  let details = 0;
   return {
     onEvent(ev) {
       if (!ev.data || ev.data === '[DONE]') return [];
@@ -194,6 +339,19 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
         }
         case 'content_block_start': {
           const b = (d.content_block ?? {}) as Block;
+          if (b.type === 'redacted_thinking')
+            return [
+              chunk(id, model, {
+                reasoning_details: [
+                  {
+                    type: 'reasoning.encrypted',
+                    data: String(b.data ?? ''),
+                    format: CLAUDE_REASONING_FORMAT,
+                    index: details++,
+                  },
+                ],
+              }),
+            ];
           if (b.type !== 'tool_use') return [];
           const i = tools++;
           toolIndex.set(Number(d.index), i);
@@ -210,6 +368,21 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
           if (delta.type === 'text_delta') return [chunk(id, model, { content: String(delta.text ?? '') })];
           if (delta.type === 'thinking_delta')
             return [chunk(id, model, { reasoning_content: String(delta.thinking ?? '') })];
+          if (delta.type === 'signature_delta')
+            // The signature closes a thinking block: the chat client keeps it to send the turn back.
+            return [
+              chunk(id, model, {
+                reasoning_details: [
+                  {
+                    type: 'reasoning.text',
+                    text: '',
+                    signature: String(delta.signature ?? ''),
+                    format: CLAUDE_REASONING_FORMAT,
+                    index: details++,
+                  },
+                ],
+              }),
+            ];
           if (delta.type === 'input_json_delta') {
             const i = toolIndex.get(Number(d.index)) ?? 0;
             return [
@@ -291,12 +464,16 @@ function fromClaudeContent(content: unknown): {
   parts: ContentPart[];
   toolCalls: ToolCall[];
   toolResults: ChatMessage[];
+  thinking: { text: string; details: ReasoningDetail[] };
 } {
   const parts: ContentPart[] = [];
   const toolCalls: ToolCall[] = [];
   const toolResults: ChatMessage[] = [];
-  if (typeof content === 'string') return { parts: [{ type: 'text', text: content }], toolCalls, toolResults };
-  for (const b of (content as Block[] | undefined) ?? []) {
+  const blocks = Array.isArray(content) ? (content as Block[]) : [];
+  const thinking = reasoningOfBlocks(blocks);
+  if (typeof content === 'string')
+    return { parts: [{ type: 'text', text: content }], toolCalls, toolResults, thinking };
+  for (const b of blocks) {
     if (b.type === 'text') parts.push({ type: 'text', text: String(b.text ?? '') });
     else if (b.type === 'image') {
       const src = (b.source ?? {}) as Json;
@@ -316,7 +493,7 @@ function fromClaudeContent(content: unknown): {
       toolResults.push({ role: 'tool', tool_call_id: String(b.tool_use_id), content: text });
     }
   }
-  return { parts, toolCalls, toolResults };
+  return { parts, toolCalls, toolResults, thinking };
 }
 
 const simplify = (parts: ContentPart[]): string | ContentPart[] =>
@@ -332,10 +509,12 @@ export function claudeToOpenAIRequest(body: Json): ChatRequest {
     if (text) messages.push({ role: 'system', content: text });
   }
   for (const m of (body.messages as { role: string; content: unknown }[] | undefined) ?? []) {
-    const { parts, toolCalls, toolResults } = fromClaudeContent(m.content);
+    const { parts, toolCalls, toolResults, thinking } = fromClaudeContent(m.content);
     messages.push(...toolResults);
     if (m.role === 'assistant') {
       const msg: ChatMessage = { role: 'assistant', content: parts.length ? simplify(parts) : null };
+      if (thinking.text) msg.reasoning_content = thinking.text;
+      if (thinking.details.length) msg.reasoning_details = thinking.details;
       if (toolCalls.length) msg.tool_calls = toolCalls;
       messages.push(msg);
     } else if (parts.length > 0 || toolResults.length === 0) {
@@ -364,6 +543,8 @@ export function claudeToOpenAIRequest(body: Json): ChatRequest {
   else if (tc?.type === 'any') req.tool_choice = 'required';
   else if (tc?.type === 'none') req.tool_choice = 'none';
   else if (tc?.type === 'tool' && tc.name) req.tool_choice = { type: 'function', function: { name: tc.name } };
+  // Only the intent: reasoning_effort would be refused by upstream models that do not reason.
+  setReasoning(req, claudeIntent(body));
   return req;
 }
 
@@ -380,6 +561,14 @@ function claudeUsageOf(u: Usage | undefined): Json {
 export function openaiToClaudeResponse(res: ChatResponse, model: string, usage: Usage | undefined): Json {
   const choice = res.choices?.[0];
   const content: Block[] = [];
+  const msg = choice?.message;
+  if (msg) {
+    const signed = thinkingBlocks(msg as ChatMessage);
+    if (signed.length) content.push(...signed);
+    else if (typeof msg.reasoning_content === 'string' && msg.reasoning_content)
+      // Reasoning from another provider carries no Anthropic signature.
+      content.push({ type: 'thinking', thinking: msg.reasoning_content, signature: '' });
+  }
   const text = choice?.message?.content;
   if (text) content.push({ type: 'text', text });
   for (const tc of choice?.message?.tool_calls ?? []) {
@@ -406,7 +595,7 @@ export function openaiStreamToClaude(
   end(usage: Usage | undefined): string;
 } {
   let started = false;
-  let open: { index: number; kind: 'text' | 'tool'; toolIndex?: number } | undefined;
+  let open: { index: number; kind: 'text' | 'tool' | 'thinking'; toolIndex?: number; signed?: boolean } | undefined;
   let blockIndex = 0;
   let finish = 'end_turn';
   const start = (id: string): string => {
@@ -428,9 +617,20 @@ export function openaiStreamToClaude(
       'message_start',
     );
   };
+  const signature = (sig: string): string =>
+    sse(
+      JSON.stringify({
+        type: 'content_block_delta',
+        index: open?.index ?? 0,
+        delta: { type: 'signature_delta', signature: sig },
+      }),
+      'content_block_delta',
+    );
   const close = (): string => {
     if (!open) return '';
-    const s = sse(JSON.stringify({ type: 'content_block_stop', index: open.index }), 'content_block_stop');
+    // A thinking block ends with its signature (empty when the upstream gave none).
+    const pre = open.kind === 'thinking' && !open.signed ? signature('') : '';
+    const s = pre + sse(JSON.stringify({ type: 'content_block_stop', index: open.index }), 'content_block_stop');
     open = undefined;
     return s;
   };
@@ -440,6 +640,48 @@ export function openaiStreamToClaude(
       const choice = c.choices?.[0];
       if (!choice) return out;
       const d = choice.delta ?? {};
+      const think = d.reasoning_content;
+      if (typeof think === 'string' && think) {
+        if (open?.kind !== 'thinking') {
+          out += close();
+          open = { index: blockIndex++, kind: 'thinking' };
+          out += sse(
+            JSON.stringify({
+              type: 'content_block_start',
+              index: open.index,
+              content_block: { type: 'thinking', thinking: '', signature: '' },
+            }),
+            'content_block_start',
+          );
+        }
+        out += sse(
+          JSON.stringify({
+            type: 'content_block_delta',
+            index: open.index,
+            delta: { type: 'thinking_delta', thinking: think },
+          }),
+          'content_block_delta',
+        );
+      }
+      for (const detail of (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[]) {
+        if (detail?.type === 'reasoning.text' && detail.signature && open?.kind === 'thinking') {
+          out += signature(detail.signature);
+          open.signed = true;
+          out += close();
+        } else if (detail?.type === 'reasoning.encrypted' && detail.data) {
+          out += close();
+          const index = blockIndex++;
+          out += sse(
+            JSON.stringify({
+              type: 'content_block_start',
+              index,
+              content_block: { type: 'redacted_thinking', data: detail.data },
+            }),
+            'content_block_start',
+          );
+          out += sse(JSON.stringify({ type: 'content_block_stop', index }), 'content_block_stop');
+        }
+      }
       if (d.content) {
         if (open?.kind !== 'text') {
           out += close();
@@ -543,6 +785,7 @@ export const claudeProtocol: ClientProtocol = {
     canonical: (body) => claudeToOpenAIRequest(body),
     passthrough: (req, call) =>
       req.raw && call.model === req.model ? req.raw : JSON.stringify({ ...req.body, model: call.model }),
+    withSuffix: claudeBodyWithSuffix,
     passthroughStream: (_ctx, tally) => ({
       event: (e) => {
         const ev = e as SseEvent;

@@ -22,6 +22,16 @@ import {
   usageToOpenAI,
 } from './openai.ts';
 import {
+  clampGeminiBudget,
+  effortForBudget,
+  geminiBudgetFor,
+  geminiLevelFor,
+  type ReasoningIntent,
+  reasoningOf,
+  type SuffixMeaning,
+  setReasoning,
+} from './reasoning.ts';
+import {
   geminiParameters,
   geminiResponseFormat,
   geminiToolChoice,
@@ -91,8 +101,63 @@ function parseArgs(args: string | undefined): unknown {
   }
 }
 
+/**
+ * Gemini's thinkingConfig for an intent: a level on Gemini 3, else a budget (an effort's share of
+ * the model's most, new-api's shares; `-thinking`: a share of maxOutputTokens); thoughts included
+ * whenever thinking is asked for, so that they come back as reasoning. Thinking off is a zero
+ * budget (Gemini 3 and 2.5 Pro cannot stop thinking: the least they take).
+ */
+export function geminiThinkingConfig(
+  model: string,
+  intent: ReasoningIntent | undefined,
+  maxOutput: number | undefined,
+): Json | undefined {
+  if (!intent) return undefined;
+  if (!intent.enabled) {
+    if (/^gemini-3/.test(model)) return { thinkingLevel: 'low' };
+    const least = clampGeminiBudget(model, 0);
+    return { thinkingBudget: least };
+  }
+  const out: Json = { includeThoughts: intent.include ?? true };
+  if (intent.budget !== undefined) out.thinkingBudget = clampGeminiBudget(model, intent.budget);
+  else if (intent.budgetShare !== undefined && maxOutput)
+    out.thinkingBudget = clampGeminiBudget(model, Math.floor(maxOutput * intent.budgetShare));
+  else if (intent.effort) {
+    const level = geminiLevelFor(model, intent.effort);
+    if (level) out.thinkingLevel = level;
+    else out.thinkingBudget = geminiBudgetFor(model, intent.effort);
+  }
+  return out;
+}
+
+/** A Gemini client's thinkingConfig (camelCase or snake_case) as an intent. */
+export function geminiIntent(gc: Json): ReasoningIntent | undefined {
+  const t = (gc.thinkingConfig ?? gc.thinking_config) as Json | undefined;
+  if (!t || typeof t !== 'object') return undefined;
+  const budget = t.thinkingBudget ?? t.thinking_budget;
+  const level = t.thinkingLevel ?? t.thinking_level;
+  const include = t.includeThoughts ?? t.include_thoughts;
+  const intent: ReasoningIntent = { enabled: true };
+  if (typeof include === 'boolean') intent.include = include;
+  if (typeof level === 'string' && level) intent.effort = level.toLowerCase();
+  else if (typeof budget === 'number') {
+    if (budget === 0) return { enabled: false };
+    if (budget > 0) {
+      intent.budget = budget;
+      intent.effort = effortForBudget(budget);
+    }
+  }
+  return intent;
+}
+
+/**
+ * The thought signature Google documents for function calls whose real signature was not kept
+ * (a conversation made elsewhere): Gemini 3 refuses a call turn without one.
+ */
+export const GEMINI_SIGNATURE_BYPASS = 'skip_thought_signature_validator';
+
 /** OpenAI chat request -> Gemini generateContent request. */
-export function openaiToGeminiRequest(req: ChatRequest): Json {
+export function openaiToGeminiRequest(req: ChatRequest, model = req.model): Json {
   const contents: { role: string; parts: Part[] }[] = [];
   const system: string[] = [];
   const toolNames = new Map<string, string>();
@@ -105,9 +170,14 @@ export function openaiToGeminiRequest(req: ChatRequest): Json {
     if (m.role === 'system' || m.role === 'developer') system.push(contentText(m.content));
     else if (m.role === 'assistant') {
       const parts = toParts(m.content);
+      let signed = false;
       for (const tc of m.tool_calls ?? []) {
         toolNames.set(tc.id, tc.function.name);
-        parts.push({ functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } });
+        const part: Part = { functionCall: { name: tc.function.name, args: parseArgs(tc.function.arguments) } };
+        // Gemini 3 wants the first call of a turn signed.
+        if (!signed && /^gemini-3/.test(model)) part.thoughtSignature = GEMINI_SIGNATURE_BYPASS;
+        signed = true;
+        parts.push(part);
       }
       push('model', parts);
     } else if (m.role === 'tool') {
@@ -137,6 +207,8 @@ export function openaiToGeminiRequest(req: ChatRequest): Json {
   if (typeof req.frequency_penalty === 'number') gc.frequencyPenalty = req.frequency_penalty;
   if (typeof req.seed === 'number') gc.seed = req.seed;
   Object.assign(gc, openaiResponseFormatToGemini(req.response_format));
+  const thinking = geminiThinkingConfig(model, reasoningOf(req), max);
+  if (thinking) gc.thinkingConfig = thinking;
   if (Object.keys(gc).length) out.generationConfig = gc;
   if (req.tools?.length) {
     out.tools = [
@@ -156,13 +228,22 @@ export function openaiToGeminiRequest(req: ChatRequest): Json {
   return out;
 }
 
-function candidateMessage(res: Json): { text: string; toolCalls: ToolCall[]; finish: string | null } {
+function candidateMessage(res: Json): {
+  text: string;
+  thought: string;
+  toolCalls: ToolCall[];
+  finish: string | null;
+} {
   const cand = ((res.candidates as Json[] | undefined) ?? [])[0] ?? {};
   const parts = ((cand.content as Json | undefined)?.parts as Part[] | undefined) ?? [];
   let text = '';
+  let thought = '';
   const toolCalls: ToolCall[] = [];
   for (const p of parts) {
-    if (typeof p.text === 'string' && !p.thought) text += p.text;
+    if (typeof p.text === 'string') {
+      if (p.thought) thought += p.text;
+      else text += p.text;
+    }
     const fc = p.functionCall as { name: string; args?: unknown; id?: string } | undefined;
     if (fc) {
       toolCalls.push({
@@ -174,13 +255,14 @@ function candidateMessage(res: Json): { text: string; toolCalls: ToolCall[]; fin
   }
   const reason = cand.finishReason ? String(cand.finishReason) : null;
   const finish = reason ? (toolCalls.length ? 'tool_calls' : (FINISH[reason] ?? 'stop')) : null;
-  return { text, toolCalls, finish };
+  return { text, thought, toolCalls, finish };
 }
 
 /** Gemini response -> OpenAI chat response. */
 export function geminiToOpenAIResponse(res: Json, model: string): ChatResponse {
-  const { text, toolCalls, finish } = candidateMessage(res);
+  const { text, thought, toolCalls, finish } = candidateMessage(res);
   const message: ChatResponse['choices'][number]['message'] = { role: 'assistant', content: text };
+  if (thought) message.reasoning_content = thought;
   if (toolCalls.length) message.tool_calls = toolCalls;
   const out: ChatResponse = {
     id: String(res.responseId ?? chatId()),
@@ -204,12 +286,13 @@ export function geminiStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
       if (!ev.data) return [];
       const res = JSON.parse(ev.data) as Json;
       if (res.error) throw new Error(String((res.error as Json).message ?? 'upstream stream error'));
-      const { text, toolCalls, finish } = candidateMessage(res);
+      const { text, thought, toolCalls, finish } = candidateMessage(res);
       const delta: ChatChunk['choices'][number]['delta'] = {};
       if (first) {
         delta.role = 'assistant';
         first = false;
       }
+      if (thought) delta.reasoning_content = thought;
       if (text) delta.content = text;
       if (toolCalls.length) delta.tool_calls = toolCalls.map((tc) => ({ ...tc, index: tools++ }));
       const c = chunk(id, model, delta, finish);
@@ -226,10 +309,11 @@ export function tallyGeminiEvent(t: StreamTally, ev: SseEvent): boolean {
   const res = JSON.parse(ev.data) as Json;
   const u = geminiUsage(res.usageMetadata);
   if (u) t.usage = u;
-  const { text, toolCalls, finish } = candidateMessage(res);
+  const { text, thought, toolCalls, finish } = candidateMessage(res);
   tallyText(t, text);
+  tallyText(t, thought);
   if (finish) t.finishReason = finish;
-  return text.length > 0 || toolCalls.length > 0;
+  return text.length > 0 || thought.length > 0 || toolCalls.length > 0;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,7 +323,7 @@ export function tallyGeminiEvent(t: StreamTally, ev: SseEvent): boolean {
 /** Gemini generateContent request -> OpenAI chat request. */
 export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean): ChatRequest {
   const messages: ChatMessage[] = [];
-  const sys = body.systemInstruction as { parts?: Part[] } | undefined;
+  const sys = (body.systemInstruction ?? body.system_instruction) as { parts?: Part[] } | undefined;
   const sysText = (sys?.parts ?? []).map((p) => String(p.text ?? '')).join('\n');
   if (sysText) messages.push({ role: 'system', content: sysText });
   let callSeq = 0;
@@ -247,8 +331,10 @@ export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean
   for (const c of (body.contents as { role?: string; parts?: Part[] }[] | undefined) ?? []) {
     const parts: ContentPart[] = [];
     const toolCalls: ToolCall[] = [];
+    let thought = '';
     for (const p of c.parts ?? []) {
-      if (typeof p.text === 'string') parts.push({ type: 'text', text: p.text });
+      if (typeof p.text === 'string' && p.thought) thought += p.text;
+      else if (typeof p.text === 'string') parts.push({ type: 'text', text: p.text });
       const inline = p.inlineData as { mimeType: string; data: string } | undefined;
       if (inline)
         parts.push({ type: 'image_url', image_url: { url: `data:${inline.mimeType};base64,${inline.data}` } });
@@ -270,13 +356,14 @@ export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean
     const content = parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('') : parts;
     if (c.role === 'model') {
       const msg: ChatMessage = { role: 'assistant', content: parts.length ? content : null };
+      if (thought) msg.reasoning_content = thought;
       if (toolCalls.length) msg.tool_calls = toolCalls;
       messages.push(msg);
     } else if (parts.length) messages.push({ role: 'user', content });
   }
   const req: ChatRequest = { model, messages };
   if (stream) req.stream = true;
-  const gc = (body.generationConfig ?? {}) as Json;
+  const gc = (body.generationConfig ?? body.generation_config ?? {}) as Json;
   if (typeof gc.temperature === 'number') req.temperature = gc.temperature;
   if (typeof gc.topP === 'number') req.top_p = gc.topP;
   if (typeof gc.maxOutputTokens === 'number') req.max_tokens = gc.maxOutputTokens;
@@ -287,10 +374,12 @@ export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean
   if (typeof gc.seed === 'number') req.seed = gc.seed;
   const format = geminiResponseFormat(gc);
   if (format) req.response_format = format;
+  // Only the intent: reasoning_effort would be refused by upstream models that do not reason.
+  setReasoning(req, geminiIntent(gc));
   // Function declarations only: Google Search, code execution and the like have no equivalent.
   const decls = ((body.tools as Json[] | undefined) ?? []).flatMap(
     (t) =>
-      (t.functionDeclarations as
+      ((t.functionDeclarations ?? t.function_declarations) as
         | { name: string; description?: string; parameters?: Json; parametersJsonSchema?: Json }[]
         | undefined) ?? [],
   );
@@ -304,7 +393,7 @@ export function geminiToOpenAIRequest(body: Json, model: string, stream: boolean
         },
       }))
     : undefined;
-  const { choice, tools: offered } = geminiToolChoice(body.toolConfig, tools);
+  const { choice, tools: offered } = geminiToolChoice(body.toolConfig ?? body.tool_config, tools);
   if (offered?.length) {
     req.tools = offered;
     if (choice !== undefined) req.tool_choice = choice;
@@ -318,8 +407,13 @@ function geminiUsageOf(u: Usage | undefined): Json {
   return { promptTokenCount: p, candidatesTokenCount: c, totalTokenCount: p + c };
 }
 
-function geminiParts(text: string | null | undefined, toolCalls: Partial<ToolCall>[] | undefined): Part[] {
+function geminiParts(
+  text: string | null | undefined,
+  toolCalls: Partial<ToolCall>[] | undefined,
+  thought?: unknown,
+): Part[] {
   const parts: Part[] = [];
+  if (typeof thought === 'string' && thought) parts.push({ text: thought, thought: true });
   if (text) parts.push({ text });
   for (const tc of toolCalls ?? []) {
     if (tc.function?.name)
@@ -334,7 +428,10 @@ export function openaiToGeminiResponse(res: ChatResponse, model: string, usage: 
   return {
     candidates: [
       {
-        content: { role: 'model', parts: geminiParts(choice?.message?.content, choice?.message?.tool_calls) },
+        content: {
+          role: 'model',
+          parts: geminiParts(choice?.message?.content, choice?.message?.tool_calls, choice?.message?.reasoning_content),
+        },
         finishReason: TO_GEMINI_FINISH[String(choice?.finish_reason)] ?? 'STOP',
         index: 0,
       },
@@ -367,11 +464,11 @@ export function openaiStreamToGemini(model: string): {
         calls.set(i, cur);
       }
       if (choice.finish_reason) finish = TO_GEMINI_FINISH[choice.finish_reason] ?? 'STOP';
-      const text = choice.delta?.content;
-      if (!text) return '';
+      const parts = geminiParts(choice.delta?.content, undefined, choice.delta?.reasoning_content);
+      if (!parts.length) return '';
       return sse(
         JSON.stringify({
-          candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }],
+          candidates: [{ content: { role: 'model', parts }, index: 0 }],
           modelVersion: model,
         }),
       );
@@ -393,6 +490,16 @@ export function openaiStreamToGemini(model: string): {
       );
     },
   };
+}
+
+/** A Gemini client's body with a model-name suffix's thinkingConfig (its own thinkingConfig wins). */
+export function geminiBodyWithSuffix(body: Json, meaning: SuffixMeaning): Json {
+  const gc = { ...((body.generationConfig as Json | undefined) ?? {}) };
+  if (gc.thinkingConfig !== undefined || gc.thinking_config !== undefined) return body;
+  const max = typeof gc.maxOutputTokens === 'number' ? gc.maxOutputTokens : undefined;
+  const thinking = geminiThinkingConfig(meaning.model, meaning.intent, max);
+  if (thinking) gc.thinkingConfig = thinking;
+  return { ...body, generationConfig: gc };
 }
 
 /** Gemini's error body. */
@@ -417,7 +524,7 @@ export function geminiError(status: number, message: string): Json {
 /** The protocol module (registry.ts): Gemini channels, and clients of /v1beta generateContent. */
 export const geminiProtocol: ClientProtocol = {
   framing: 'sse',
-  request: (c) => openaiToGeminiRequest(c),
+  request: (c, call) => openaiToGeminiRequest(c, call.model),
   toCanonical: geminiToOpenAIResponse,
   usage: (res) => geminiUsage(res.usageMetadata),
   streamDecoder(model) {
@@ -428,6 +535,7 @@ export const geminiProtocol: ClientProtocol = {
     canonical: geminiToOpenAIRequest,
     // The model is in the URL: the body goes as the client sent it.
     passthrough: (req) => req.raw ?? JSON.stringify(req.body),
+    withSuffix: geminiBodyWithSuffix,
     passthroughStream: (_ctx, tally) => ({
       event: (e) => {
         const ev = e as SseEvent;

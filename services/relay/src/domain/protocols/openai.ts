@@ -4,6 +4,7 @@
  * passes through untouched.
  */
 import { UpstreamFailure } from '../exchange/failure.ts';
+import { effortForBudget, openaiReasons, reasoningOf } from './reasoning.ts';
 import { type SseEvent, sse } from './sse.ts';
 import type { ChunkEncoder, ClientProtocol, StreamContext, StreamEncoder } from './wire.ts';
 
@@ -334,6 +335,15 @@ export const openaiProtocol: ClientProtocol = {
   framing: 'sse',
   request(c, call) {
     const out: Json = { ...c, model: call.model };
+    // A translated client's thinking (Claude, Gemini) as an effort, for the models that take one.
+    const intent = reasoningOf(c);
+    if (intent && out.reasoning_effort === undefined && openaiReasons(call.model)) {
+      const effort = intent.enabled ? (intent.effort ?? effortForBudget(intent.budget ?? 2048)) : undefined;
+      if (effort) out.reasoning_effort = effort;
+    }
+    // Signed thinking is Claude's, kept for the relay's own round trip: no OpenAI field.
+    if (c.messages.some((m) => m.reasoning_details !== undefined))
+      out.messages = c.messages.map(({ reasoning_details: _, ...m }) => m);
     if (call.stream) {
       out.stream = true;
       if (call.streamOptions) out.stream_options = { include_usage: true };
@@ -348,6 +358,11 @@ export const openaiProtocol: ClientProtocol = {
   },
   client: {
     canonical: (body) => body as unknown as ChatRequest,
+    withSuffix: (body, meaning) => ({
+      ...body,
+      model: meaning.model,
+      reasoning_effort: meaning.intent.effort ?? 'none',
+    }),
     passthrough(req, call) {
       const body = req.body;
       // Ask for usage in streams so the bill is exact.

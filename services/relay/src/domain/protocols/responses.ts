@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { UpstreamFailure } from '../exchange/failure.ts';
+import { CLAUDE_REASONING_FORMAT, type ReasoningDetail } from './claude.ts';
 import {
   type ChatChunk,
   type ChatMessage,
@@ -25,6 +26,7 @@ import {
   usageFromOpenAI,
   usageToOpenAI,
 } from './openai.ts';
+import { effortForBudget, openaiReasons, reasoningOf } from './reasoning.ts';
 import { type SseEvent, sse } from './sse.ts';
 import type { ChunkEncoder, ClientProtocol, StreamEncoder } from './wire.ts';
 
@@ -73,9 +75,37 @@ function toChatTool(t: Item): ChatTool | undefined {
   return { type: 'function', function: fn };
 }
 
+/** Marks Claude's redacted thinking kept in a reasoning item's encrypted_content. */
+const REDACTED = 'redacted:';
+
+/**
+ * A reasoning item as chat reasoning: its summary (or reasoning text) and, when it went out from a
+ * Claude answer, the signature kept in encrypted_content, so the thinking goes back signed.
+ */
+function reasoningFromItem(item: Item): { text: string; detail?: ReasoningDetail } {
+  const text = textOfParts(item.summary) || textOfParts(item.content);
+  const enc = typeof item.encrypted_content === 'string' ? item.encrypted_content : '';
+  if (!enc) return { text };
+  if (enc.startsWith(REDACTED))
+    return {
+      text,
+      detail: { type: 'reasoning.encrypted', data: enc.slice(REDACTED.length), format: CLAUDE_REASONING_FORMAT },
+    };
+  return { text, detail: { type: 'reasoning.text', text, signature: enc, format: CLAUDE_REASONING_FORMAT } };
+}
+
 /** Responses create request -> chat request. */
 export function responsesToChatRequest(body: Json): ChatRequest {
   const messages: ChatMessage[] = [];
+  // Reasoning items belong to the assistant turn that follows them.
+  let thinking: { text: string; details: ReasoningDetail[] } | undefined;
+  const takeThinking = (m: ChatMessage) => {
+    if (!thinking) return m;
+    if (thinking.text) m.reasoning_content = thinking.text;
+    if (thinking.details.length) m.reasoning_details = thinking.details.map((d, index) => ({ ...d, index }));
+    thinking = undefined;
+    return m;
+  };
   if (typeof body.instructions === 'string' && body.instructions)
     messages.push({ role: 'system', content: body.instructions });
   const input = body.input;
@@ -86,7 +116,13 @@ export function responsesToChatRequest(body: Json): ChatRequest {
       const type = item.type ?? 'message';
       if (type === 'message') {
         const role = item.role === 'developer' ? 'system' : String(item.role ?? 'user');
-        messages.push({ role, content: toChatContent(item.content) });
+        const m: ChatMessage = { role, content: toChatContent(item.content) };
+        messages.push(role === 'assistant' ? takeThinking(m) : m);
+      } else if (type === 'reasoning') {
+        const r = reasoningFromItem(item);
+        thinking ??= { text: '', details: [] };
+        thinking.text += r.text;
+        if (r.detail) thinking.details.push(r.detail);
       } else if (type === 'function_call') {
         const call: ToolCall = {
           id: String(item.call_id ?? item.id ?? ''),
@@ -95,8 +131,8 @@ export function responsesToChatRequest(body: Json): ChatRequest {
         };
         // Consecutive calls belong to one assistant turn.
         const last = messages.at(-1);
-        if (last?.role === 'assistant' && last.tool_calls && !last.content) last.tool_calls.push(call);
-        else messages.push({ role: 'assistant', content: null, tool_calls: [call] });
+        if (!thinking && last?.role === 'assistant' && last.tool_calls && !last.content) last.tool_calls.push(call);
+        else messages.push(takeThinking({ role: 'assistant', content: null, tool_calls: [call] }));
       } else if (type === 'function_call_output') {
         const output = item.output;
         messages.push({
@@ -105,7 +141,7 @@ export function responsesToChatRequest(body: Json): ChatRequest {
           content: typeof output === 'string' ? output : textOfParts(output) || JSON.stringify(output ?? ''),
         });
       }
-      // reasoning and item_reference items carry nothing a chat upstream can use.
+      // item_reference items carry nothing a chat upstream can use.
     }
   }
   const out: ChatRequest = { model: String(body.model ?? ''), messages };
@@ -178,6 +214,12 @@ export function chatToResponsesRequest(c: ChatRequest, model: string, stream: bo
   if (typeof c.tool_choice === 'string') out.tool_choice = c.tool_choice;
   else if (c.tool_choice?.function?.name) out.tool_choice = { type: 'function', name: c.tool_choice.function.name };
   if (typeof c.reasoning_effort === 'string') out.reasoning = { effort: c.reasoning_effort };
+  else {
+    // A translated client's thinking (Claude, Gemini) as an effort, for the models that take one.
+    const intent = reasoningOf(c);
+    if (intent?.enabled && openaiReasons(model))
+      out.reasoning = { effort: intent.effort ?? effortForBudget(intent.budget ?? 2048) };
+  }
   // The relay keeps no conversation state for chat clients.
   out.store = false;
   return out;
@@ -246,11 +288,20 @@ const messageItem = (id: string, text: string, status: string): Item => ({
   content: text || status !== 'in_progress' ? [{ type: 'output_text', text, annotations: [], logprobs: [] }] : [],
 });
 
-const reasoningItem = (id: string, text: string): Item => ({
+const reasoningItem = (id: string, text: string, encrypted?: string): Item => ({
   id,
   type: 'reasoning',
   summary: text ? [{ type: 'summary_text', text }] : [],
+  ...(encrypted ? { encrypted_content: encrypted } : {}),
 });
+
+/** A chat answer's reasoning detail as a reasoning item's encrypted_content (Claude's signature). */
+const encryptedOf = (d: ReasoningDetail): string | undefined =>
+  d.type === 'reasoning.text' && d.signature
+    ? d.signature
+    : d.type === 'reasoning.encrypted' && d.data
+      ? REDACTED + d.data
+      : undefined;
 
 const callItem = (id: string, call: { id?: string; name: string; args: string }, status: string): Item => ({
   id,
@@ -267,7 +318,13 @@ export function chatToResponsesResponse(res: ChatResponse, model: string, usage:
   const msg = choice?.message;
   const output: Item[] = [];
   const reasoning = msg?.reasoning_content;
-  if (typeof reasoning === 'string' && reasoning) output.push(reasoningItem(newId('rs'), reasoning));
+  const details = (Array.isArray(msg?.reasoning_details) ? msg.reasoning_details : []) as ReasoningDetail[];
+  const kept = details.filter((d) => encryptedOf(d));
+  if (kept.length)
+    // One item per signed block (Claude's interleaved thinking), each keeping its signature.
+    for (const d of kept)
+      output.push(reasoningItem(newId('rs'), d.type === 'reasoning.text' ? (d.text ?? '') : '', encryptedOf(d)));
+  else if (typeof reasoning === 'string' && reasoning) output.push(reasoningItem(newId('rs'), reasoning));
   const text = typeof msg?.content === 'string' ? msg.content : '';
   if (text || !msg?.tool_calls?.length) output.push(messageItem(newId('msg'), text, 'completed'));
   for (const tc of msg?.tool_calls ?? [])
@@ -326,7 +383,14 @@ export function chatStreamToResponses(model: string): ChunkEncoder {
   let started = false;
   let finish: string | null = null;
   const output: Item[] = [];
-  type Open = { index: number; id: string; kind: 'reasoning' | 'message' | 'call'; text: string; call?: Call };
+  type Open = {
+    index: number;
+    id: string;
+    kind: 'reasoning' | 'message' | 'call';
+    text: string;
+    call?: Call;
+    encrypted?: string;
+  };
   type Call = { id?: string; name: string; args: string };
   const open: Open[] = [];
   let reasoning: Open | undefined;
@@ -343,7 +407,7 @@ export function chatStreamToResponses(model: string): ChunkEncoder {
   };
   const item = (o: Open, status: string): Item =>
     o.kind === 'reasoning'
-      ? reasoningItem(o.id, o.text)
+      ? reasoningItem(o.id, o.text, o.encrypted)
       : o.kind === 'message'
         ? messageItem(o.id, o.text, status)
         : callItem(o.id, o.call ?? { name: '', args: '' }, status);
@@ -422,6 +486,21 @@ export function chatStreamToResponses(model: string): ChunkEncoder {
           summary_index: 0,
           delta: think,
         });
+      }
+      for (const detail of (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[]) {
+        const enc = encryptedOf(detail);
+        if (!enc) continue;
+        if (reasoning && open.includes(reasoning) && !reasoning.encrypted) {
+          // The signature closes the thinking block streamed so far.
+          reasoning.encrypted = enc;
+          out += closeItem(reasoning);
+        } else {
+          const [o, text] = openItem('reasoning', 'rs');
+          o.encrypted = enc;
+          out += text + closeItem(o);
+        }
+        // Interleaved thinking: the next thinking text opens a new item.
+        reasoning = undefined;
       }
       if (d.content) {
         if (reasoning && open.includes(reasoning)) out += closeItem(reasoning);
@@ -598,6 +677,11 @@ export const responsesProtocol: ClientProtocol = {
     // Responses has no stream_options: usage always comes with response.completed.
     passthrough: (req, call) =>
       req.raw && call.model === req.model ? req.raw : JSON.stringify({ ...req.body, model: call.model }),
+    withSuffix: (body, meaning) => ({
+      ...body,
+      model: meaning.model,
+      reasoning: { ...((body.reasoning as Json | undefined) ?? {}), effort: meaning.intent.effort ?? 'none' },
+    }),
     passthroughStream: responsesPassthroughStream,
     fromCanonical: chatToResponsesResponse,
     chunkEncoder: (ctx) => chatStreamToResponses(ctx.model),

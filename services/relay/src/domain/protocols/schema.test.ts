@@ -85,6 +85,27 @@ describe('schemas and tool choice between formats', () => {
     expect(out.generationConfig).toEqual({ seed: 3, responseMimeType: 'application/json', responseJsonSchema: schema });
   });
 
+  it('when a Gemini request spells the schema parameters_json_schema (google-genai 3.6) or in snake case, then the tool keeps its full parameters', () => {
+    const schema = { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] };
+    const req = geminiToOpenAIRequest(
+      {
+        contents: [{ role: 'user', parts: [{ text: 'read it' }] }],
+        system_instruction: { parts: [{ text: 'Be brief.' }] },
+        tools: [{ function_declarations: [{ name: 'read_file', parameters_json_schema: schema }] }],
+        tool_config: { functionCallingConfig: { mode: 'ANY' } },
+      },
+      'gemini-x',
+      false,
+    );
+    expect(req.tools).toEqual([{ type: 'function', function: { name: 'read_file', parameters: schema } }]);
+    expect(req.tool_choice).toBe('required');
+    expect(req.messages[0]).toEqual({ role: 'system', content: 'Be brief.' });
+    expect((openaiToClaudeRequest(req, 'claude-x').tools as unknown[])[0]).toEqual({
+      name: 'read_file',
+      input_schema: schema,
+    });
+  });
+
   it("when an OpenAI request asks Claude for JSON, then the system prompt states the schema after the caller's own", () => {
     const out = openaiToClaudeRequest(
       {

@@ -47,9 +47,18 @@ export function geminiSchemaToJsonSchema(schema: unknown, depth = 0): unknown {
   return out;
 }
 
-/** A Gemini function declaration's parameters as JSON Schema (the JSON Schema form wins). */
-export function geminiParameters(d: { parameters?: unknown; parametersJsonSchema?: unknown }): Json {
-  if (d.parametersJsonSchema && typeof d.parametersJsonSchema === 'object') return d.parametersJsonSchema as Json;
+/**
+ * A Gemini function declaration's parameters as JSON Schema. The JSON Schema form wins, in either
+ * spelling the API takes (`parametersJsonSchema`, or `parameters_json_schema` as google-genai 3.6
+ * for Python sends it); else the OpenAPI-subset `parameters`, converted.
+ */
+export function geminiParameters(d: {
+  parameters?: unknown;
+  parametersJsonSchema?: unknown;
+  parameters_json_schema?: unknown;
+}): Json {
+  const json = d.parametersJsonSchema ?? d.parameters_json_schema;
+  if (json && typeof json === 'object') return json as Json;
   if (d.parameters && typeof d.parameters === 'object') return geminiSchemaToJsonSchema(d.parameters) as Json;
   return { type: 'object', properties: {} };
 }

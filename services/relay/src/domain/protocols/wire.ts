@@ -10,6 +10,7 @@
  */
 import type { RelayMode } from '../adaptors/types.ts';
 import type { ChatChunk, ChatRequest, ChatResponse, Json, StreamTally, Usage } from './openai.ts';
+import type { SuffixMeaning } from './reasoning.ts';
 
 /** One upstream chat call as a protocol needs to know it. */
 export interface UpstreamCall {
@@ -87,6 +88,11 @@ export interface ClientCodec {
   canonical(body: Json, model: string, stream: boolean): ChatRequest;
   /** The upstream body when the channel speaks this very protocol. */
   passthrough(req: PassthroughRequest, call: UpstreamCall): string | Buffer;
+  /**
+   * The client's body with a model-name suffix's reasoning (reasoning.ts) and the model without
+   * it, for a channel that speaks this very protocol; absent: the suffix is only stripped.
+   */
+  withSuffix?(body: Json, meaning: SuffixMeaning): Json;
   /** The upstream's own stream, passed on (and followed for usage and produced text). */
   passthroughStream(ctx: StreamContext, tally: StreamTally): StreamEncoder;
   /** A canonical answer in this format (usage: what is billed). */
