@@ -96,6 +96,7 @@ const EXPECTED: Record<string, number> = {
   'DELETE /redemption/:id': ADMIN,
   'GET /log/': ADMIN,
   'GET /log/stat': ADMIN,
+  'POST /channel/multi_key/manage': ADMIN,
   'GET /data/': ADMIN,
   'GET /option/': ROOT,
   'PUT /option/': ROOT,

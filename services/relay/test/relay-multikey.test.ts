@@ -147,4 +147,96 @@ describe('multi-key channels', () => {
         .sort(),
     ).toEqual([1, 2]);
   });
+
+  it('when an admin disables one key through multi_key/manage, then the relay stops using it and get_key_status shows it', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const { ids } = await s.channels.createChannels({
+      channel: {
+        name: 'managed keys',
+        type: 1,
+        key: 'key-good-1\nkey-good-2',
+        baseUrl: fake.url,
+        models: model,
+        group: 'default',
+        autoBan: 1,
+        status: 1,
+        multiKeyMode: 'polling',
+      },
+    });
+    const id = ids[0] ?? 0;
+    const done = await s.channels.manageMultiKeys({ channelId: id, action: 'disable_key', keyIndex: 0 });
+    expect(done.message).toBe('密钥已禁用');
+    const status = await s.channels.manageMultiKeys({ channelId: id, action: 'get_key_status' });
+    expect(status.keys.map((k) => [k.index, k.status])).toEqual([
+      [0, 2],
+      [1, 1],
+    ]);
+    expect(status.keys[0]?.keyPreview).not.toContain('key-good-1');
+    expect([status.enabledCount, status.manualDisabledCount, status.autoDisabledCount]).toEqual([1, 1, 0]);
+    // A channel created after the change: once it routes, the relay's snapshot has the disabled key.
+    const marker = modelName('marker');
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'key-marker', models: marker });
+    await routable(s.stack.relayUrl, u.key, marker);
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const before = keysSent().length;
+    for (let i = 0; i < 3; i++)
+      await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'managed' }] });
+    expect(keysSent().slice(before)).toEqual(['key-good-2', 'key-good-2', 'key-good-2']);
+  });
+
+  it('when a channel has overrides, then the upstream gets the overridden body and headers and the system prompt', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    const { ids } = await s.channels.createChannels({
+      channel: {
+        name: 'overridden',
+        type: 1,
+        key: 'key-good-1',
+        baseUrl: fake.url,
+        models: model,
+        group: 'default',
+        autoBan: 1,
+        status: 1,
+        paramOverride: JSON.stringify({
+          top_p: 0.3,
+          operations: [
+            { path: 'metadata.tier', mode: 'set', value: 'gold' },
+            { path: 'temperature', mode: 'delete' },
+            { path: 'X-Route', mode: 'set_header', value: 'blue' },
+          ],
+        }),
+        headerOverride: JSON.stringify({ 'X-Upstream-Key': 'k={api_key}' }),
+        setting: JSON.stringify({ system_prompt: 'You are terse.' }),
+        settings: JSON.stringify({ disable_store: true }),
+      },
+    });
+    expect((await s.channels.getChannel({ id: ids[0] ?? 0 })).channel?.setting).toContain('You are terse.');
+    // Nothing half-saved: a bad override on update is refused and the stored one stays.
+    const refused = await s.channels.updateChannel({ id: ids[0] ?? 0, headerOverride: '{"X-A": 1}' }).catch((e) => e);
+    expect(String(refused.message)).toContain('X-A 的值必须是字符串');
+    expect((await s.channels.getChannel({ id: ids[0] ?? 0 })).channel?.headerOverride).toContain('{api_key}');
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const res = await client.chat.completions.create({
+      model,
+      temperature: 0.7,
+      store: true,
+      messages: [{ role: 'user', content: 'override me' }],
+    });
+    expect(res.choices[0]?.message.content).toBe('multi key works');
+    const sent = fake.requests.filter((r) => r.path === '/v1/chat/completions').at(-1);
+    const body = sent?.body as Record<string, unknown>;
+    expect(body.metadata).toEqual({ tier: 'gold' });
+    expect(body.top_p).toBe(0.3);
+    expect(body).not.toHaveProperty('temperature');
+    expect(body).not.toHaveProperty('store');
+    expect(body.messages).toEqual([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'override me' },
+    ]);
+    expect(sent?.headers['x-upstream-key']).toBe('k=key-good-1');
+    expect(sent?.headers['x-route']).toBe('blue');
+  });
 });

@@ -34,6 +34,11 @@ export interface ChannelDoc {
   key_count?: number;
   /** Multi-key channels: the keys disabled on their own (the channel stays enabled while one is left). */
   disabled_keys?: DisabledKey[];
+  /** The overrides (channel-overrides.ts), JSON text or "" (absent on older rows). */
+  param_override?: string;
+  header_override?: string;
+  setting?: string;
+  settings?: string;
 }
 
 /** One disabled key of a multi-key channel: its fingerprint, its 1-based line, why and when. */
@@ -42,6 +47,8 @@ export interface DisabledKey {
   index: number;
   reason: string;
   time: number;
+  /** 2 disabled by an admin (multi_key/manage), 3 (or absent) disabled automatically. */
+  status?: number;
 }
 
 export type ChannelFields = Omit<ChannelDoc, '_id'>;

@@ -38,9 +38,18 @@ export const toChannelView = (d: ChannelDoc, key = ''): ChannelView => ({
   multiKeyStatus: d.multi_key_mode
     ? JSON.stringify({
         size: d.key_count ?? 0,
-        disabled: (d.disabled_keys ?? []).map((k) => ({ index: k.index, reason: k.reason, time: k.time })),
+        disabled: (d.disabled_keys ?? []).map((k) => ({
+          index: k.index,
+          reason: k.reason,
+          time: k.time,
+          status: k.status ?? 3,
+        })),
       })
     : '',
+  paramOverride: d.param_override ?? '',
+  headerOverride: d.header_override ?? '',
+  setting: d.setting ?? '',
+  settings: d.settings ?? '',
 });
 
 /** The key the relay gets: for a multi-key channel, its enabled keys only. */
@@ -71,4 +80,8 @@ export const toRelayChannel = (d: ChannelDoc, key: string): RelayChannelView => 
   priority: d.priority,
   weight: d.weight,
   multiKeyMode: d.multi_key_mode ?? '',
+  paramOverride: d.param_override ?? '',
+  headerOverride: d.header_override ?? '',
+  setting: d.setting ?? '',
+  settings: d.settings ?? '',
 });

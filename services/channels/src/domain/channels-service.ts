@@ -3,6 +3,7 @@ import { invalid, notFound } from '@aigw/common/errors';
 import type { AbilityRepository } from '../data/ability-repository.ts';
 import type { ChannelDoc, ChannelFields, ChannelRepository } from '../data/channel-repository.ts';
 import { abilitiesOf } from './abilities.ts';
+import { checkHeaderOverride, checkOtherSettings, checkParamOverride, checkSetting } from './channel-overrides.ts';
 import {
   CHANNEL_STATUS,
   checkKey,
@@ -23,6 +24,7 @@ import {
 import { CHANNEL_TYPES } from './channel-types.ts';
 import { type ChannelView, type RelayChannelView, toChannelView, toRelayChannel } from './channel-view.ts';
 import { keyedMutex } from './keyed-mutex.ts';
+import { type ManageAnswer, type ManageRequest, planFields, planManage } from './multi-key-manage.ts';
 import { selectChannel } from './select-channel.ts';
 
 /** Tells caches (the relay's snapshot) that channels changed. */
@@ -48,6 +50,10 @@ export interface ChannelInput {
   weight?: number | undefined;
   tag?: string | undefined;
   multiKeyMode?: string | undefined;
+  paramOverride?: string | undefined;
+  headerOverride?: string | undefined;
+  setting?: string | undefined;
+  settings?: string | undefined;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -130,6 +136,12 @@ export function channelsService(deps: {
       tag: input.tag?.trim() ?? base.tag,
       multi_key_mode:
         input.multiKeyMode === undefined ? (base.multi_key_mode ?? '') : checkMultiKeyMode(input.multiKeyMode),
+      param_override:
+        input.paramOverride === undefined ? (base.param_override ?? '') : checkParamOverride(input.paramOverride),
+      header_override:
+        input.headerOverride === undefined ? (base.header_override ?? '') : checkHeaderOverride(input.headerOverride),
+      setting: input.setting === undefined ? (base.setting ?? '') : checkSetting(input.setting),
+      settings: input.settings === undefined ? (base.settings ?? '') : checkOtherSettings(input.settings),
     };
   }
 
@@ -307,6 +319,22 @@ export function channelsService(deps: {
         await notify([id], 'updated');
         return true;
       });
+    },
+
+    /** POST /api/channel/multi_key/manage: lists, disables, enables or deletes keys (multi-key-manage.ts). */
+    async manageKeys(id: number, req: ManageRequest): Promise<ManageAnswer> {
+      const run = async () => {
+        const doc = await existing(id);
+        const plan = planManage(doc, reveal(doc), req, nowSec());
+        if (!plan.set) return plan.answer;
+        await channels.update(
+          id,
+          planFields(plan, (t) => cipher.encrypt(t)),
+        );
+        await notify([id], 'updated');
+        return plan.answer;
+      };
+      return req.action === 'get_key_status' ? run() : lock(String(id), run);
     },
 
     /** Stores operational fields (test results, balance) that do not change routing. */

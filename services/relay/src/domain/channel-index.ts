@@ -5,7 +5,8 @@
  */
 
 import { splitKeys } from '@aigw/common';
-import { type Adaptor, adaptorFor, type ChannelTarget } from './adaptors/index.ts';
+import { type Adaptor, adaptorFor } from './adaptors/index.ts';
+import { type OverriddenTarget, parseChannelOverrides } from './exchange/channel-overrides.ts';
 import { type KeyRing, keyRingOf } from './key-ring.ts';
 
 export interface SnapshotChannel {
@@ -22,6 +23,11 @@ export interface SnapshotChannel {
   openaiOrganization: string;
   /** "" one key; "random" or "polling": `key` holds the enabled keys, one per line. */
   multiKeyMode?: string;
+  /** The overrides (JSON text, checked on save by the channels service; "" when unset). */
+  paramOverride?: string;
+  headerOverride?: string;
+  setting?: string;
+  settings?: string;
 }
 
 export interface SnapshotAbility {
@@ -41,8 +47,11 @@ export interface RoutedChannel {
   status: number;
   autoBan: boolean;
   adaptor: Adaptor;
-  /** The target's key is the first one; requests take theirs from `keys` (multi-key channels). */
-  target: ChannelTarget;
+  /**
+   * The target's key is the first one; requests take theirs from `keys` (multi-key channels).
+   * It carries the channel's overrides, applied to each call (exchange/attempt.ts).
+   */
+  target: OverriddenTarget;
   keys: KeyRing | undefined;
   modelMapping: Record<string, string> | undefined;
   statusCodeMapping: Record<string, string> | undefined;
@@ -103,6 +112,7 @@ export function routeChannel(c: SnapshotChannel): RoutedChannel | undefined {
       baseUrl: c.baseUrl,
       other: c.other,
       organization: c.openaiOrganization,
+      overrides: parseChannelOverrides(c),
     },
     keys,
     modelMapping: parseMap(c.modelMapping),

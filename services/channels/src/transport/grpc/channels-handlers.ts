@@ -98,5 +98,14 @@ export function channelsHandlers(
     async getRelaySnapshot() {
       return channels.snapshot();
     },
+    async manageMultiKeys(req) {
+      return channels.manageKeys(req.channelId, {
+        action: req.action,
+        keyIndex: req.keyIndex,
+        page: req.page,
+        pageSize: req.pageSize,
+        status: req.status,
+      });
+    },
   };
 }

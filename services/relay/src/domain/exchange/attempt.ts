@@ -8,7 +8,8 @@
 import type { Adaptor, ChannelTarget } from '../adaptors/index.ts';
 import { type ChatRequest, type Json, usageFromOpenAI } from '../protocols/openai.ts';
 import { clientOf, type Protocol, protocolOf, upstreamProtocol } from '../protocols/registry.ts';
-import { buildUpstreamBody, type ClientRequest } from './build-request.ts';
+import { buildUpstreamBody, type ClientRequest, overriddenBody } from './build-request.ts';
+import { type OverriddenTarget, overrideHeaders, thinkingToContent } from './channel-overrides.ts';
 import { UpstreamFailure, upstreamMessage } from './failure.ts';
 import { type AttemptResult, abortedResult } from './outcome.ts';
 import { type ClientSink, cancelSource, type UpstreamClient, type UpstreamResponse } from './ports.ts';
@@ -45,7 +46,12 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     req.format,
   );
   const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
-  let body = buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
+  const overrides = (channel as OverriddenTarget).overrides;
+  // Header operations of the param override (set_header / delete_header).
+  const headerEdits: Record<string, string | null> = {};
+  let body = overrides
+    ? overriddenBody(input, wire, overrides, headerEdits)
+    : buildUpstreamBody(req, adaptor, wire, upstreamModel, input.canonical);
   let headers =
     body instanceof FormData
       ? target.headers
@@ -53,6 +59,14 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
         ? { ...target.headers, ...JSON_HEADERS, ...req.forward }
         : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
+  if (overrides) headers = overrideHeaders(headers, overrides.headers, headerEdits, channel.key);
+  // force_format and thinking_to_content re-encode answers even between equal protocols.
+  const setting = overrides?.setting;
+  const reshape =
+    req.mode === 'chat' && (setting?.force_format || setting?.thinking_to_content)
+      ? { thinkingToContent: setting.thinking_to_content === true }
+      : undefined;
+  const native = wire === req.format && !reshape;
   let url = target.url;
   const ctx = { channel, mode: req.mode, model: upstreamModel, stream: req.stream, http: input.upstream };
   if (adaptor.prepare) {
@@ -75,7 +89,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     let res: UpstreamResponse;
     try {
-      const call = { url, method: 'POST' as const, headers, body, cancel: cancel ?? sink };
+      const proxy = setting?.proxy?.trim();
+      const call = { url, method: 'POST' as const, headers, body, cancel: cancel ?? sink, ...(proxy ? { proxy } : {}) };
       // Providers with a transport of their own (Spark's WebSocket) send the call themselves.
       res = await (adaptor.send ? adaptor.send(call) : input.upstream.send(call));
     } catch (err) {
@@ -88,11 +103,13 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     }
     const contentType = String(res.headers['content-type'] ?? '');
     const parser = cancel && adaptor.streamParser ? adaptor.streamParser() : undefined;
-    if (parser) return await relayStream({ ...input, parser }, wire, res, cancel as NonNullable<typeof cancel>);
-    if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
-      return await relayStream(input, wire, res, cancel);
+    if (parser) {
+      return await relayStream({ ...input, parser, reshape }, wire, res, cancel as NonNullable<typeof cancel>);
     }
-    return await relayWhole(input, wire, res, contentType);
+    if (cancel && (contentType.includes('event-stream') || contentType.includes('ndjson'))) {
+      return await relayStream({ ...input, reshape }, wire, res, cancel);
+    }
+    return await relayWhole(input, wire, res, contentType, native, reshape);
   } catch (err) {
     // Adaptors holding credentials drop them when the upstream refused them.
     if (adaptor.onFailure && err instanceof UpstreamFailure) adaptor.onFailure(err, ctx);
@@ -107,6 +124,8 @@ async function relayWhole(
   wire: Protocol,
   res: UpstreamResponse,
   contentType: string,
+  native: boolean,
+  reshape: { thinkingToContent: boolean } | undefined,
 ): Promise<AttemptResult> {
   const { req, adaptor, sink } = input;
   let bytes: Buffer;
@@ -140,7 +159,7 @@ async function relayWhole(
   if (req.mode === 'chat') {
     const json = parse();
     const up = protocolOf(wire);
-    if (wire === req.format) {
+    if (native) {
       // Same protocol on both sides: the upstream's bytes go out unchanged.
       const usage = up.usage(json);
       if (usage) result.usage = usage;
@@ -152,6 +171,7 @@ async function relayWhole(
     }
     const oa = up.toCanonical(json, input.upstreamModel);
     const usage = up.usage(json, oa);
+    if (reshape?.thinkingToContent) thinkingToContent(oa);
     if (usage) result.usage = usage;
     else await estimateUsage(oa.choices?.[0]?.message?.content ?? '');
     if (!oa.usage)

@@ -1,6 +1,8 @@
 import type { Adaptor, RelayMode } from '../adaptors/index.ts';
 import type { ChatRequest, Json } from '../protocols/openai.ts';
 import { type ClientFormat, clientOf, type Protocol, protocolOf } from '../protocols/registry.ts';
+import { bodyWithSystemPrompt, type ChannelOverrides, chatWithSystemPrompt } from './channel-overrides.ts';
+import { applyParamOverride } from './param-override.ts';
 
 /** The client's request as the relay received it. */
 export interface ClientRequest {
@@ -51,4 +53,50 @@ export function buildUpstreamBody(
   const call = { model: upstreamModel, stream: req.stream, streamOptions: !adaptor.noStreamOptions };
   if (wire === req.format) return clientOf(req.format).passthrough(req as typeof req & { body: Json }, call);
   return JSON.stringify(protocolOf(wire).request(canonical(), call));
+}
+
+/**
+ * The upstream body with the channel's overrides: the client's body as sent when
+ * pass_through_body_enabled; else the built body with the system prompt, then param_override
+ * (its header operations go to `headerEdits`) and settings.disable_store. Throws UpstreamFailure
+ * for a param override's return_error.
+ */
+export function overriddenBody(
+  input: { req: ClientRequest; adaptor: Adaptor; upstreamModel: string; canonical: () => ChatRequest },
+  wire: Protocol,
+  overrides: ChannelOverrides,
+  headerEdits: Record<string, string | null>,
+): string | Buffer | FormData {
+  const { req, upstreamModel } = input;
+  const s = overrides.setting;
+  if (s.pass_through_body_enabled && !(req.body instanceof FormData)) return req.raw ?? JSON.stringify(req.body);
+  let built: ClientRequest = req;
+  let canonical = input.canonical;
+  if (s.system_prompt && req.mode === 'chat' && !(req.body instanceof FormData)) {
+    const body = req.body;
+    if (wire === req.format) built = { ...req, body: bodyWithSystemPrompt(req.format, body, s), raw: undefined };
+    canonical = () => chatWithSystemPrompt(input.canonical(), s);
+  }
+  const out = buildUpstreamBody(built, input.adaptor, wire, upstreamModel, canonical);
+  if (out instanceof FormData || (!overrides.params && !overrides.other.disable_store)) return out;
+  let json: unknown;
+  try {
+    json = JSON.parse(typeof out === 'string' ? out : out.toString('utf8'));
+  } catch {
+    return out;
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return out;
+  const obj = json as Json;
+  if (overrides.other.disable_store) delete obj.store;
+  if (overrides.params) {
+    const context = {
+      model: upstreamModel,
+      upstream_model: upstreamModel,
+      original_model: req.model,
+      is_stream: req.stream,
+      request_mode: req.mode,
+    };
+    applyParamOverride(obj, overrides.params, context, headerEdits);
+  }
+  return JSON.stringify(obj);
 }

@@ -25,6 +25,8 @@ export interface UpstreamRequest {
   body?: string | Buffer | FormData;
   /** Cancels the call (before or after the response started). */
   cancel?: Cancellation;
+  /** The channel's proxy (setting.proxy): an http(s) proxy URL the call goes through. */
+  proxy?: string;
 }
 
 /** Sends upstream calls; rejects on connection failures (not on HTTP error statuses). */

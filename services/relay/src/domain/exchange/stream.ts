@@ -10,6 +10,7 @@ import { createNdjsonParser, createSseParser } from '../protocols/sse.ts';
 import type { ChunkEncoder, StreamContext, StreamEncoder } from '../protocols/wire.ts';
 import { estimateFromTally } from '../token-estimate.ts';
 import type { ClientRequest } from './build-request.ts';
+import { thinkingToContentStream } from './channel-overrides.ts';
 import { UpstreamFailure } from './failure.ts';
 import type { AttemptResult } from './outcome.ts';
 import type { ClientSink, UpstreamResponse } from './ports.ts';
@@ -28,6 +29,8 @@ export interface StreamInput {
   estimatePrompt: () => Promise<number>;
   /** The provider's own framing (Adaptor.streamParser), else the protocol's SSE or NDJSON. */
   parser?: { push(chunk: Uint8Array): unknown[]; end(): unknown[] } | undefined;
+  /** The channel's force_format / thinking_to_content: re-encoded even between equal protocols. */
+  reshape?: { thinkingToContent: boolean } | undefined;
 }
 
 export async function relayStream(
@@ -42,10 +45,11 @@ export async function relayStream(
   const client = clientOf(req.format);
   const ctx: StreamContext = { mode: req.mode, model: req.model, includeUsage: req.includeUsage };
   // Same protocol on both sides: events pass through; else upstream -> canonical chunks -> client.
+  const reshape = input.reshape?.thinkingToContent ? thinkingToContentStream() : undefined;
   const encoder =
-    wire === req.format
+    wire === req.format && !input.reshape
       ? client.passthroughStream(ctx, tally)
-      : translated(up.streamDecoder(input.upstreamModel), client.chunkEncoder(ctx, tally), tally);
+      : translated(up.streamDecoder(input.upstreamModel), client.chunkEncoder(ctx, tally), tally, reshape);
   const parser: { push(chunk: Uint8Array): unknown[]; end(): unknown[] } =
     input.parser ?? (up.framing === 'ndjson' ? createNdjsonParser() : createSseParser());
 
@@ -127,12 +131,18 @@ export async function relayStream(
 }
 
 /** A translated stream: each upstream item decoded to canonical chunks, each encoded for the client. */
-function translated(decode: (item: unknown) => ChatChunk[], encode: ChunkEncoder, tally: StreamTally): StreamEncoder {
+function translated(
+  decode: (item: unknown) => ChatChunk[],
+  encode: ChunkEncoder,
+  tally: StreamTally,
+  reshape?: (chunk: ChatChunk) => ChatChunk,
+): StreamEncoder {
   return {
     event: (e) => {
       let out = '';
       let produced = false;
-      for (const c of decode(e)) {
+      for (const decoded of decode(e)) {
+        const c = reshape ? reshape(decoded) : decoded;
         if (tallyChunk(tally, c)) produced = true;
         out += encode.onChunk(c);
       }

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
 import { ROLE } from '../middleware/auth.ts';
-import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId } from '../schemas.ts';
+import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId, text } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { caller, defined, pageAnswer, snake } from './wire.ts';
 
@@ -25,6 +25,13 @@ export function maskKey(key: string): string {
   return key.length > 12 ? `${key.slice(0, 4)}${MASK}${key.slice(-4)}` : MASK;
 }
 
+/** An override field: JSON text, or the object itself (sent back as its text). */
+const jsonText = z
+  .union([z.string(), z.record(z.string(), z.unknown()).transform((o) => JSON.stringify(o))], {
+    error: '必须是 JSON 文本',
+  })
+  .nullish()
+  .transform((v) => v ?? undefined);
 const num = optional(int());
 const i32 = optional(int32());
 /** Channel fields of a create or update body; models and groups as arrays or comma lists. */
@@ -48,6 +55,10 @@ const fields = {
   weight: num,
   tag: optText,
   multi_key_mode: optText,
+  param_override: jsonText,
+  header_override: jsonText,
+  setting: jsonText,
+  settings: jsonText,
 };
 const channelBody = body(fields);
 type ChannelBody = z.output<typeof channelBody>;
@@ -72,6 +83,10 @@ function channelFields(b: ChannelBody) {
     weight: weightOf(b.weight),
     tag: b.tag,
     multiKeyMode: b.multi_key_mode,
+    paramOverride: b.param_override,
+    headerOverride: b.header_override,
+    setting: b.setting,
+    settings: b.settings,
   });
 }
 
@@ -87,6 +102,16 @@ const Create = validate({
 });
 const Update = validate({ body: body({ ...fields, id: id() }) });
 const BatchDelete = validate({ body: body({ ids: z.array(id()).optional() }) });
+const ManageKeys = validate({
+  body: body({
+    channel_id: id('渠道不存在'),
+    action: text,
+    key_index: optional(int(0, 100_000, '密钥索引超出范围')),
+    page: i32,
+    page_size: i32,
+    status: optional(int(1, 3, '无效的密钥状态')),
+  }),
+});
 
 /** Only numeric ids reach `:id` handlers (so /channel/test and friends stay distinct). */
 const numericId = (req: Request, _res: Response, next: NextFunction) => {
@@ -214,6 +239,37 @@ export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps)
     if (!ids || ids.length === 0) throw invalid('请先选择要删除的通道！');
     const r = await channels.batchDeleteChannels({ ids });
     ok(res, r.count);
+  });
+
+  // new-api's multi-key management: get_key_status answers the page of keys (previews only).
+  api.post('/channel/multi_key/manage', guard.admin, ManageKeys, async (req, res) => {
+    const b = input(req, ManageKeys).body;
+    const r = await channels.manageMultiKeys({
+      channelId: b.channel_id,
+      action: b.action,
+      keyIndex: b.key_index,
+      page: b.page ?? 0,
+      pageSize: b.page_size ?? 0,
+      status: b.status,
+    });
+    if (b.action === 'get_key_status') {
+      const { keys, total, page, pageSize, totalPages, enabledCount, manualDisabledCount, autoDisabledCount } = r;
+      return ok(
+        res,
+        snake({
+          keys: keys.map((k) => snake(k)),
+          total,
+          page,
+          pageSize,
+          totalPages,
+          enabledCount,
+          manualDisabledCount,
+          autoDisabledCount,
+        }),
+      );
+    }
+    if (b.action === 'delete_disabled_keys') return ok(res, r.deletedCount, r.message);
+    ok(res, undefined, r.message);
   });
 
   api.post('/channel/fix', guard.admin, async (_req, res) => {
