@@ -124,6 +124,15 @@ describe('unpriced models', () => {
       'claude-haiku-4-5': [0.5, 5],
       'gemini-2.5-flash-lite': [0.05, 4],
       'deepseek-chat': [0.135, 2],
+      // What coding agents ask for by default: Claude Code (Opus 5.5, Haiku 5.5 for background
+      // work), Codex (the GPT-5.6 and 6.1 lines), Gemini CLI (3.1 Pro, 3 Flash).
+      'claude-opus-5-5': [2, 5],
+      'claude-haiku-5-5': [0.05, 5],
+      'claude-sonnet-5-5': [1, 5],
+      'gpt-5.6-sol': [2.5, 6],
+      'gpt-6.1-terra': [0.5, 5],
+      'gemini-3.1-pro-preview': [1, 6],
+      'gemini-3-flash-preview': [0.25, 6],
     };
     const models = Object.keys(expected);
     await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: models.join(',') });

@@ -22,6 +22,16 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gpt-5-mini': 0.125,
   'gpt-5-nano': 0.025,
   'gpt-5-chat-latest': 0.625,
+  // Current OpenAI models (names as new-api's table and Codex's picker have them; $ per 1M in/out).
+  'gpt-5.4': 1.25, // $2.50 / $15
+  'gpt-5.5': 2.5, // $5 / $30
+  'gpt-5.6-sol': 2.5, // $5 / $30
+  'gpt-5.6-terra': 1, // $2 / $12 since 30 Jul 2026
+  'gpt-5.6-luna': 0.1, // $0.20 / $1.20 since 30 Jul 2026
+  'gpt-6-sol': 1, // $2 / $10
+  'gpt-6-luna': 0.05, // $0.10 / $0.50
+  'gpt-6.1-sol': 1, // $2 / $10
+  'gpt-6.1-terra': 0.5, // $1 / $5
   'chatgpt-4o-latest': 2.5,
   'gpt-3.5-turbo': 0.25,
   'gpt-3.5-turbo-0613': 0.75,
@@ -50,6 +60,17 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'claude-opus-4-1': 7.5,
   'claude-opus-4-5': 2.5,
   'claude-haiku-4-5': 0.5,
+  // Current Anthropic models (Anthropic's model pages; Opus 4.6-4.8 as new-api has them).
+  'claude-opus-4-6': 2.5,
+  'claude-opus-4-7': 2.5,
+  'claude-opus-4-8': 2.5,
+  'claude-sonnet-4-6': 1.5, // $3 / $15
+  'claude-sonnet-5': 1, // $2 / $10
+  'claude-sonnet-5-5': 1, // $2 / $10
+  'claude-opus-5': 2.5, // $5 / $25
+  'claude-opus-5-5': 2, // $4 / $20 (Claude Code's default)
+  'claude-haiku-5-5': 0.05, // $0.10 / $0.50 (prompts up to 100k tokens)
+  'claude-fable-5-1': 5, // $10 / $50
   'gemini-1.5-pro': 0.625,
   'gemini-1.5-flash': 0.0375,
   'gemini-2.0-flash': 0.05,
@@ -58,6 +79,15 @@ export const DEFAULT_MODEL_RATIO: Record<string, number> = {
   'gemini-2.5-flash-lite': 0.05,
   'gemini-2.0-flash-lite': 0.0375,
   'gemini-3-pro-preview': 1,
+  // Current Google models (Gemini API pricing page, October 2026; prompts up to 200k tokens).
+  'gemini-3-flash-preview': 0.25, // $0.50 / $3
+  'gemini-3.1-pro-preview': 1, // $2 / $12
+  'gemini-3.5-flash': 0.75, // $1.50 / $9
+  'gemini-3.5-flash-lite': 0.15, // $0.30 / $2.50
+  'gemini-3.8-flash': 0.375, // $0.75 / $3.75 through 31 Dec 2026
+  // new-api's patterns for thinking-budget names (pricing.ts matches `*`).
+  'gemini-2.5-flash-thinking-*': 0.15,
+  'gemini-2.5-pro-thinking-*': 0.625,
   'gemini-embedding-001': 0.075,
   'deepseek-chat': 0.135,
   'deepseek-reasoner': 0.275,
@@ -110,6 +140,22 @@ export const DEFAULT_COMPLETION_RATIO: Record<string, number> = {
   'kimi-k2': 4.17,
   'glm-4.5': 3.67,
   'qwen3-max': 4,
+  'gpt-5.4': 6,
+  'gpt-5.5': 6,
+  'gpt-5.6-sol': 6,
+  'gpt-5.6-terra': 6,
+  'gpt-5.6-luna': 6,
+  'gpt-6-sol': 5,
+  'gpt-6-luna': 5,
+  'gpt-6.1-sol': 5,
+  'gpt-6.1-terra': 5,
+  'gemini-3-flash-preview': 6,
+  'gemini-3.1-pro-preview': 6,
+  'gemini-3.5-flash': 6,
+  'gemini-3.5-flash-lite': 8.33,
+  'gemini-3.8-flash': 5,
+  'gemini-2.5-flash-thinking-*': 8.33,
+  'gemini-2.5-pro-thinking-*': 8,
 };
 
 export const DEFAULT_MODEL_PRICE: Record<string, number> = {
@@ -137,13 +183,7 @@ export function completionRatioOf(model: string, explicit: Record<string, number
   if (m.startsWith('gpt-4')) return 2;
   if (/^o\d/.test(m)) return 4;
   if (m.startsWith('gpt-5')) return 8;
-  if (
-    m.startsWith('claude-3') ||
-    m.startsWith('claude-sonnet-4') ||
-    m.startsWith('claude-opus-4') ||
-    m.startsWith('claude-haiku-4')
-  )
-    return 5;
+  if (m.startsWith('claude-3') || /^claude-(sonnet|opus|haiku|fable)-\d/.test(m)) return 5;
   if (m.startsWith('gemini-3-pro')) return 6;
   if (m.startsWith('gemini-2.5-pro')) return 8;
   if (m.startsWith('gpt-image-1')) return 8;
@@ -171,6 +211,10 @@ const explicitOr =
  */
 export const cacheRatioOf = explicitOr((m) => {
   if (m.startsWith('gpt-4.1') || /^o[34]/.test(m)) return m.startsWith('o3-mini') ? 0.5 : 0.25;
+  // GPT-6.1 Terra and Sol: $0.05 of $1 and $0.10 of $2; Claude Opus 5.5: $0.20 of $4.
+  if (m.startsWith('gpt-6.1') || m.startsWith('claude-opus-5-5')) return 0.05;
+  if (m.startsWith('gpt-6')) return 0.1;
+  if (m.startsWith('gemini-3')) return 0.1;
   if (m.startsWith('gpt-4o') || /^o1/.test(m)) return 0.5;
   if (m.startsWith('gpt-5')) return 0.1;
   if (m.startsWith('claude')) return 0.1;
@@ -179,8 +223,14 @@ export const cacheRatioOf = explicitOr((m) => {
   return undefined;
 });
 
-/** Prompt tokens written to a cache (Anthropic: 1.25 times the input price); option CacheCreationRatio wins. */
-export const cacheCreationRatioOf = explicitOr((m) => (m.startsWith('claude') ? 1.25 : undefined));
+/**
+ * Prompt tokens written to a cache for 5 minutes (Anthropic, and OpenAI from GPT-5.6 on: 1.25 times
+ * the input price); option CreateCacheRatio (formerly CacheCreationRatio) wins. A 1-hour write
+ * costs 1.6 times that (new-api's 6 / 3.75: Anthropic's 2x input against 1.25x).
+ */
+export const cacheCreationRatioOf = explicitOr((m) =>
+  m.startsWith('claude') || m.startsWith('gpt-5.6') || m.startsWith('gpt-6') ? 1.25 : undefined,
+);
 
 /**
  * Audio input tokens relative to text prompt tokens of the same model (OpenAI audio and realtime
