@@ -214,7 +214,8 @@ export function applyThinking(out: Json, intent: ReasoningIntent | undefined, as
   const model = String(out.model ?? '');
   delete out.top_k;
   if (claudeAdaptive(model, intent.effortSuffix)) {
-    out.thinking = { type: 'adaptive', ...(/^claude-opus-4-[78]/.test(model) ? { display: 'summarized' } : {}) };
+    // Opus 4.7 and later omit the thinking text unless asked to summarize it (new-api does too).
+    out.thinking = { type: 'adaptive', ...(/^claude-opus-4-6/.test(model) ? {} : { display: 'summarized' }) };
     out.output_config = { ...((out.output_config as Json | undefined) ?? {}), effort: intent.effort ?? 'high' };
     delete out.temperature;
     delete out.top_p;

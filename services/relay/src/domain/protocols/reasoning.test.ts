@@ -109,6 +109,11 @@ describe('reasoning between formats', () => {
       thinking: { type: 'adaptive', display: 'summarized' },
       output_config: { effort: 'low' },
     });
+    // Claude 5 takes adaptive thinking only, without sampling settings.
+    const five = openaiToClaudeRequest(c, 'claude-sonnet-5-5');
+    expect(five).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' }, max_tokens: 1000 });
+    expect(five).not.toHaveProperty('temperature');
+    expect(parseModelSuffix('claude-opus-5-5-high', 'claude')?.model).toBe('claude-opus-5-5');
   });
 
   it('when Claude answers with signed thinking, then chat gets reasoning_content and the signature, and sends it back as a thinking block', () => {

@@ -114,9 +114,15 @@ export function openaiReasons(model: string): boolean {
   return /^(o\d|gpt-5|gpt-oss|codex)/.test(model);
 }
 
-/** Claude models whose thinking is `adaptive` (new-api: Opus 4.6 with an effort suffix, 4.7 and 4.8 always). */
+/** Claude 5 models: adaptive thinking only (Sonnet 5 refuses `enabled` thinking with a 400). */
+const CLAUDE5 = /^claude-(opus|sonnet|haiku|fable|mythos)-5/;
+
+/**
+ * Claude models whose thinking is `adaptive` (new-api: Opus 4.6 with an effort suffix, 4.7 and 4.8
+ * always; Anthropic's model pages: every Claude 5 model).
+ */
 export function claudeAdaptive(model: string, viaEffortSuffix = false): boolean {
-  if (/^claude-opus-4-[78]/.test(model)) return true;
+  if (/^claude-opus-4-[78]/.test(model) || CLAUDE5.test(model)) return true;
   return viaEffortSuffix && model.startsWith('claude-opus-4-6');
 }
 
@@ -157,7 +163,7 @@ export function parseModelSuffix(model: string, wire: string): SuffixMeaning | u
     const m = EFFORT_SUFFIX.exec(model);
     if (!m) return undefined;
     const base = model.slice(0, m.index);
-    if (!/^claude-opus-4-[678]/.test(base)) return undefined;
+    if (!/^claude-opus-4-[678]/.test(base) && !CLAUDE5.test(base)) return undefined;
     return { model: base, intent: { enabled: true, effort: m[1] as string, effortSuffix: true }, effortSuffix: true };
   }
   if (wire === 'gemini') {
