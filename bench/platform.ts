@@ -128,6 +128,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     SESSION_SECRET: `bench-session-${run}`,
     CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
     TOKEN_KEY_SECRET: randomBytes(32).toString('hex'),
+    TOTP_KEY_SECRET: randomBytes(32).toString('hex'),
     USERS_ADDR: addr('users'),
     CHANNELS_ADDR: addr('channels'),
     BILLING_ADDR: addr('billing'),
@@ -143,6 +144,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
     // No balancer polls these relays' readiness: a stopping relay need not serve on for one to
     // notice (the relay's default is 5 s, which every stack's stop would wait out).
     RELAY_DRAIN_DELAY_MS: '0',
+    // The relay's usage spool: a relay killed by a scenario sends what it had not sent on restart.
+    RELAY_USAGE_SPOOL_DIR: mkdtempSync(join(tmpdir(), `aigw-${tag}-spool-`)),
     ...opts.env,
   };
   const extraEnv = opts.serviceEnvOf?.(ports) ?? {};

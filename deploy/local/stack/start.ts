@@ -87,6 +87,11 @@ for (const [i, svc] of SERVICES.entries()) {
     // The gateway proxies /v1 to the relay and the task routes to tasks from loopback: both believe
     // its X-Forwarded-For.
     ...(svc.name === 'relay' || svc.name === 'tasks' ? { TRUSTED_PROXIES: 'loopback' } : {}),
+    // Usage events not yet taken by Kafka survive a relay killed mid-flight (the supervisor's
+    // restart sends them): one relay, one folder.
+    ...(svc.name === 'relay' && !process.env.RELAY_USAGE_SPOOL_DIR
+      ? { RELAY_USAGE_SPOOL_DIR: `${root}.local/relay-spool` }
+      : {}),
     LOCAL_STACK: 'true',
     GRPC_AUTH_DIR: grpcAuthDir,
   };

@@ -33,9 +33,10 @@ import { settleLagWatch } from './data/settle-lag.ts';
 import { createTokenizer } from './data/tokenizer.ts';
 import { createUpstreamHttp } from './data/upstream-http.ts';
 import { upstreamState } from './data/upstream-state.ts';
+import { openUsageSpool } from './data/usage-spool.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
-import { outputLimits } from './domain/output-limits.ts';
 import { useFailoverOptions } from './domain/exchange/failure.ts';
+import { outputLimits } from './domain/output-limits.ts';
 import { RelayError } from './domain/relay-error.ts';
 import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
@@ -120,8 +121,8 @@ export async function createApp(
       options.onChange((key) => {
         if (RATIO_KEYS.has(key)) ratios.invalidate();
       });
-
       useFailoverOptions((key) => options.text(key));
+
       const identities = identityCaches({ tokens, users, ttlMs: config.RELAY_CACHE_TTL_MS });
       const settleLag = settleLagWatch({
         redis,
@@ -158,6 +159,7 @@ export async function createApp(
       const events = relayEvents(publisher, logger, {
         lingerMs: config.RELAY_USAGE_LINGER_MS,
         maxBuffered: config.RELAY_USAGE_BUFFER_MAX,
+        ...(config.RELAY_USAGE_SPOOL_DIR ? { spool: openUsageSpool(config.RELAY_USAGE_SPOOL_DIR, logger) } : {}),
       });
       const upstream = createUpstreamHttp({ timeoutMs: config.RELAY_UPSTREAM_TIMEOUT_MS });
       stack.add(() => upstream.close());

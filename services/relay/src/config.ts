@@ -69,6 +69,13 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    */
   RELAY_USAGE_BUFFER_MAX: z.coerce.number().int().min(1_000).default(100_000),
   /**
+   * A directory of this replica's own (an emptyDir in Kubernetes) where usage events are appended
+   * until Kafka acknowledges them, so an answered request is billed even when the relay is killed
+   * (kill -9, OOM) before sending its event: the next relay process with the directory sends what
+   * is left. Empty: events wait in memory only (tests that run several relays in one process).
+   */
+  RELAY_USAGE_SPOOL_DIR: z.string().default(''),
+  /**
    * How long SIGTERM waits for in-flight requests (streams, long completions) to finish: 5 min by
    * default. The chart sets it (relay.drainSeconds), with the pod's grace period above it.
    */

@@ -9,6 +9,10 @@
  * the relay refuses new requests (503) until Kafka takes the backlog: a request the relay answered
  * is always one it can bill. When the broker is back the backlog goes out in batches of
  * `maxBatch`, in order (one send at a time keeps each user's events in order).
+ *
+ * With a spool (RELAY_USAGE_SPOOL_DIR, data/usage-spool.ts) every event is also appended to a file
+ * until Kafka acknowledges it: what a killed process had not sent is sent by the next one, and
+ * stop() leaves what Kafka would not take on disk instead of dropping it.
  */
 
 import { type Logger, type Publisher, registry, reportProducerQueue, topicName } from '@aigw/common';
@@ -16,6 +20,7 @@ import { LogType } from '@aigw/proto/common/v1/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
 import { Gauge } from 'prom-client';
+import type { SpoolSegment, UsageSpool } from '../../data/usage-spool.ts';
 import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
 import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-encoder.ts';
 
@@ -123,14 +128,16 @@ function contentOf(rec: UsageRecord): string {
 export function relayEvents(
   publisher: Publisher,
   logger: Logger,
-  opts: { lingerMs?: number; maxBatch?: number; maxBuffered?: number } = {},
+  opts: { lingerMs?: number; maxBatch?: number; maxBuffered?: number; spool?: UsageSpool } = {},
 ): RelayEvents {
   const lingerMs = opts.lingerMs ?? 100;
   const maxBatch = opts.maxBatch ?? 1000;
   const maxBuffered = Math.max(maxBatch, opts.maxBuffered ?? 100_000);
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
-  let queue: { key: string; value: Buffer; headers?: Record<string, string> }[] = [];
+  const spool = opts.spool;
+  type Queued = { key: string; value: Buffer; headers?: Record<string, string>; seg?: SpoolSegment };
+  let queue: Queued[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Events of one batch are encoded back to back into one buffer (views per message).
   const writer = new ProtoWriter();
@@ -145,19 +152,25 @@ export function relayEvents(
   const untrack = trackBuffer(buffered);
   // Events batched here and not acknowledged yet count in kafka_producer_queue_size.
   const unreport = reportProducerQueue(buffered);
+  // What an earlier process with this spool left unacknowledged goes out first.
+  for (const { msg, seg } of spool?.recover() ?? []) queue.push({ ...msg, seg });
 
-  const sendWithRetry = async (
-    batch: { key: string; value: Buffer; headers?: Record<string, string> }[],
-  ): Promise<boolean> => {
+  const sendWithRetry = async (batch: Queued[]): Promise<boolean> => {
     for (let attempt = 1; ; attempt++) {
       try {
-        await publisher.publishRaw(usageTopic, batch);
+        await publisher.publishRaw(usageTopic, spool ? batch.map(({ seg: _s, ...m }) => m) : batch);
+        if (spool) spool.acked(batch.filter((m) => m.seg).map((m) => m.seg as SpoolSegment));
         if (attempt > 1)
           logger.warn({ events: batch.length, attempt, buffered: buffered() }, 'usage events published again');
         return true;
       } catch (err) {
         if (Date.now() >= giveUpAt) {
-          logger.error({ err, events: buffered() }, 'usage events could not be published before shutdown; lost');
+          if (spool)
+            logger.error(
+              { err, events: buffered() },
+              'usage events could not be published before shutdown; left in the spool for the next start',
+            );
+          else logger.error({ err, events: buffered() }, 'usage events could not be published before shutdown; lost');
           return false;
         }
         if (attempt === 1 || attempt % 10 === 0)
@@ -203,11 +216,16 @@ export function relayEvents(
     return sender;
   };
 
+  if (queue.length > 0) void kick();
+
   return {
     usage(rec, headers) {
       const ev = usageEvent(rec);
       const value = encodeUsageEvent(writer, ev);
-      queue.push(headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value });
+      const msg: Queued = headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value };
+      // On disk before the hot path goes on: a kill from here on does not lose the charge.
+      if (spool) msg.seg = spool.append(msg);
+      queue.push(msg);
       if (queue.length >= maxBatch) void kick();
       else if (!timer && !running) {
         timer = setTimeout(() => void kick(), lingerMs);
@@ -253,6 +271,7 @@ export function relayEvents(
     async stop(ms = 15_000) {
       giveUpAt = Date.now() + ms;
       while (queue.length > 0 || running) await kick();
+      spool?.close();
       untrack();
       unreport();
     },
