@@ -3,6 +3,7 @@
  * users, channels and billing services behind it on the real servers.
  */
 import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -23,6 +24,17 @@ function consoleBuild(): string {
     stdio: 'inherit',
   });
   return out;
+}
+
+/** An authenticator app (RFC 6238, SHA-1, six digits), apart from the service's code. */
+function authenticatorCode(secret: string, step: number): string {
+  let bits = '';
+  for (const ch of secret) bits += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0');
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  return String((mac.readUInt32BE(mac[19]! & 0xf) & 0x7fffffff) % 1_000_000).padStart(6, '0');
 }
 
 let seq = 0;
@@ -207,5 +219,41 @@ describe('console accounts (browser)', () => {
     await expect(page.getByRole('tab', { name: '个人设置' }).waitFor()).resolves.toBeUndefined();
     await expect(page.getByRole('tab', { name: '系统设置' }).count()).resolves.toBe(0);
     await context.close();
+  });
+
+  it('when a user turns 2FA on in personal settings, then the next login asks for the code and lets in with it', async () => {
+    const { context, page } = await freshPage();
+    const username = uniqueName();
+    const reg = await page.request.post('/api/user/register', {
+      data: { username, password: 'password123', password2: 'password123' },
+    });
+    expect((await reg.json()).success).toBe(true);
+    await login(page, username, 'password123');
+    await page.waitForURL('**/token');
+    // The server accepts the steps next to its own, each once: enabling spends step s, the login
+    // s + 1, which passes whenever both happen within 30 s of reading s.
+    const step = Math.floor(Date.now() / 30_000);
+    await page.goto('/setting');
+    const card = page.locator('[data-card="two-factor"]');
+    await card.getByText('未启用').waitFor();
+    await card.getByRole('button', { name: '启用两步验证' }).click();
+    const secret = (await page.locator('[data-field="totp_secret"]').innerText()).trim();
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await expect(page.locator('.arco-modal img[alt="otpauth QR"]').getAttribute('src')).resolves.toMatch(
+      /^data:image\/png;base64,/,
+    );
+    await page.locator('input[name="two_factor_code"]').fill(authenticatorCode(secret, step));
+    await page.locator('.arco-modal').getByRole('button', { name: '确认' }).click();
+    await toast(page, '两步验证启用成功').waitFor();
+    await card.getByText('已启用').waitFor();
+
+    const second = await freshPage();
+    await login(second.page, username, 'password123');
+    await second.page.getByText('请输入认证器应用中的 6 位验证码，或一个备用码').waitFor();
+    await second.page.locator('input[name="two_factor_code"]').fill(authenticatorCode(secret, step + 1));
+    await submit(second.page);
+    await second.page.waitForURL('**/token');
+    await context.close();
+    await second.context.close();
   });
 });

@@ -54,10 +54,14 @@ if [ ! -f "$secrets" ]; then
   )
   echo "==> secrets of this installation written to $secrets"
 fi
+# Secrets added after the file was made (TOTP_KEY_SECRET: 2FA secrets at rest) are appended once.
+if ! grep -q '^TOTP_KEY_SECRET=' "$secrets"; then
+  (umask 077 && node -e 'console.log(`TOTP_KEY_SECRET=${require("node:crypto").randomBytes(32).toString("hex")}`)' >>"$secrets")
+fi
 # Values given in the environment win over the file.
 while IFS='=' read -r name value; do
   case "$name" in
-    SESSION_SECRET | CHANNEL_KEY_SECRET | TOKEN_KEY_SECRET) [ -n "${!name:-}" ] || export "$name=$value" ;;
+    SESSION_SECRET | CHANNEL_KEY_SECRET | TOKEN_KEY_SECRET | TOTP_KEY_SECRET) [ -n "${!name:-}" ] || export "$name=$value" ;;
   esac
 done <"$secrets"
 export CONSOLE_DIR="$root/console/dist"

@@ -181,6 +181,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     SESSION_SECRET: `test-session-secret-${id}`,
     CHANNEL_KEY_SECRET: randomBytes(32).toString('hex'),
     TOKEN_KEY_SECRET: randomBytes(32).toString('hex'),
+    TOTP_KEY_SECRET: randomBytes(32).toString('hex'),
     REDIS_KEY_PREFIX: `t${id}:`,
     USERS_ADDR: addr('users'),
     CHANNELS_ADDR: addr('channels'),

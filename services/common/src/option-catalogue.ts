@@ -145,6 +145,13 @@ export const OPTION_CATALOGUE = {
   AutomaticDisableStatusCodes: text('401'),
   AutomaticRetryStatusCodes: text('100-199,300-399,401-407,409-499,500-503,505-523,525-599'),
   QuotaForInvitee: int(0),
+  // Daily check-in (new-api's checkin_setting; rewards in quota units, random in [min, max])
+  'checkin_setting.enabled': bool(false),
+  'checkin_setting.min_quota': int(1000),
+  'checkin_setting.max_quota': int(10000),
+  // The operator's time zone (IANA name, e.g. Asia/Shanghai) for calendar days such as the
+  // check-in day; empty: the server's own time zone (new-api's behaviour).
+  TimeZone: text(),
   // Ratios (JSON text); model ratios and prices are seeded by the billing service's pricing defaults
   ModelPrice: json({}),
   ModelRatio: json({}),

@@ -1,4 +1,5 @@
-import { createClient } from '@aigw/common';
+import { createHmac } from 'node:crypto';
+import { connectMongo, createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,27 @@ interface UserData {
   DeletedAt: string | null;
   default_password?: boolean;
 }
+
+/**
+ * An authenticator app, written here from RFC 6238 apart from the service's code: the code of a
+ * base32 secret at a 30-second step.
+ */
+function authenticatorCode(secret: string, step: number): string {
+  let bits = '';
+  for (const ch of secret.replace(/=+$/, ''))
+    bits += 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(ch).toString(2).padStart(5, '0');
+  const key = Buffer.from((bits.match(/.{8}/g) ?? []).map((b) => Number.parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(step));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const off = mac[19]! & 0xf;
+  return String((mac.readUInt32BE(off) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+/**
+ * The current 30-second step. The server accepts the steps next to its own, each once, so a test
+ * that spends step s and then s + 1 passes whenever it runs within 30 s of reading s.
+ */
+const stepNow = () => Math.floor(Date.now() / 30_000);
 
 /** Registration, login, sessions, the guards, the caller's own account and the affiliate program. */
 describe('accounts: register, login and the own account', () => {
@@ -347,5 +369,174 @@ describe('accounts: register, login and the own account', () => {
     // Other addresses and non-critical routes are not affected.
     expect((await new Client(url).post('/user/login', { username: 'root', password: '123456' })).status).toBe(200);
     expect((await client.get('/status')).status).toBe(200);
+  });
+  describe('TOTP two-factor login', () => {
+    interface Setup {
+      secret: string;
+      qr_code_data: string;
+      backup_codes: string[];
+    }
+    interface Pending {
+      require_2fa: boolean;
+      flow_token: string;
+      expires_at: number;
+    }
+    /** A new user with 2FA enabled by the code of step `step`. */
+    const withTwoFactor = async (step: number) => {
+      const u = await newUser(url);
+      const setup = await u.client.post<Setup>('/user/2fa/setup');
+      expect(setup.body.success, setup.body.message).toBe(true);
+      const s = setup.body.data!;
+      const on = await u.client.post('/user/2fa/enable', { code: authenticatorCode(s.secret, step) });
+      expect(on.body, on.body.message).toEqual({ success: true, message: '两步验证启用成功' });
+      return { ...u, ...s };
+    };
+    /** Logs in with the password; answers the pending login (no session yet). */
+    const passwordStep = async (client: Client, username: string) => {
+      const res = await client.post<Pending>('/user/login', { username, password: 'password123' });
+      expect(res.body.success, res.body.message).toBe(true);
+      return res;
+    };
+
+    it('when a user sets 2FA up, then the secret is encrypted at rest, codes are hashed, and a password alone gives no session', async () => {
+      const step = stepNow();
+      const u = await newUser(url);
+      expect((await u.client.get('/user/2fa/status')).body.data).toEqual({ enabled: false, locked: false });
+      const setup = await u.client.post<Setup>('/user/2fa/setup');
+      expect(setup.body.message).toBe('2FA设置初始化成功，请使用认证器扫描二维码并输入验证码完成设置');
+      const { secret, qr_code_data, backup_codes } = setup.body.data!;
+      expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+      expect(qr_code_data).toMatch(new RegExp(`^otpauth://totp/.*${u.username}\\?secret=${secret}&issuer=`));
+      expect(backup_codes).toHaveLength(4);
+      for (const c of backup_codes) expect(c).toMatch(/^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+
+      const db = await connectMongo(stack.env.MONGO_URL as string, `aigw_users_${stack.id}`);
+      try {
+        const stored = JSON.stringify([
+          await db.collection('two_fa').findOne({ _id: u.id as never }),
+          await db.collection('two_fa_backup_codes').find({ user_id: u.id }).toArray(),
+        ]);
+        expect(stored).toMatch(/"secret":"v1:/);
+        expect(stored).not.toContain(secret);
+        for (const c of backup_codes) expect(stored).not.toContain(c);
+      } finally {
+        await db.close();
+      }
+
+      // Not on until a code proves the authenticator has the secret.
+      const wrong = authenticatorCode(secret, step + 5);
+      expect((await u.client.post('/user/2fa/enable', { code: wrong })).body).toEqual({
+        success: false,
+        message: '验证码或备用码错误，请重试',
+      });
+      expect((await u.client.post('/user/2fa/enable', { code: '12ab56' })).body.message).toBe('验证码只能包含数字');
+      expect((await u.client.post('/user/2fa/enable', { code: authenticatorCode(secret, step) })).body.success).toBe(
+        true,
+      );
+      expect((await u.client.get('/user/2fa/status')).body.data).toEqual({
+        enabled: true,
+        locked: false,
+        backup_codes_remaining: 4,
+      });
+      expect((await u.client.post('/user/2fa/setup')).body).toEqual({
+        success: false,
+        message: '用户已启用2FA，请先禁用后重新设置',
+      });
+
+      const browser = new Client(url);
+      const pending = await passwordStep(browser, u.username);
+      expect(pending.body.message).toBe('请输入两步验证码');
+      expect(pending.body.data).toMatchObject({ require_2fa: true, flow_token: expect.any(String) });
+      expect(pending.body.data).not.toHaveProperty('id');
+      expect(browser.hasSession()).toBe(false);
+      browser.userId = u.id;
+      expect((await browser.get('/user/self')).status).toBe(401);
+
+      // The enabling code's step is spent; the next one logs in; the flow is good once.
+      const flow = pending.body.data!.flow_token;
+      expect(
+        (await browser.post('/user/login/2fa', { flow_token: flow, code: authenticatorCode(secret, step) })).body,
+      ).toEqual({ success: false, message: '验证码或备用码错误，请重试' });
+      const done = await browser.post<{ id: number; username: string }>('/user/login/2fa', {
+        flow_token: flow,
+        code: authenticatorCode(secret, step + 1),
+      });
+      expect(done.body).toMatchObject({
+        success: true,
+        message: '登录成功！',
+        data: { id: u.id, username: u.username },
+      });
+      expect(browser.hasSession()).toBe(true);
+      expect((await browser.get('/user/self')).status).toBe(200);
+      expect(
+        (await new Client(url).post('/user/login/2fa', { flow_token: flow, code: authenticatorCode(secret, step) }))
+          .body,
+      ).toEqual({ success: false, message: '会话已过期，请重新登录' });
+
+      // A backup code logs in once; disabling needs a code.
+      const viaBackup = new Client(url);
+      const p2 = await passwordStep(viaBackup, u.username);
+      const backup = backup_codes[0]!;
+      expect(
+        (await viaBackup.post('/user/login/2fa', { flow_token: p2.body.data!.flow_token, code: backup.toLowerCase() }))
+          .body.success,
+      ).toBe(true);
+      expect((await u.client.get('/user/2fa/status')).body.data).toMatchObject({ backup_codes_remaining: 3 });
+      const again = new Client(url);
+      const p3 = await passwordStep(again, u.username);
+      expect(
+        (await again.post('/user/login/2fa', { flow_token: p3.body.data!.flow_token, code: backup })).body.message,
+      ).toBe('验证码或备用码错误，请重试');
+      expect((await u.client.post('/user/2fa/disable', { code: 'ZZZZ-ZZZZ' })).body.success).toBe(false);
+      expect((await u.client.post('/user/2fa/disable', { code: backup_codes[1]! })).body).toEqual({
+        success: true,
+        message: '两步验证已禁用',
+      });
+      expect((await new Client(url).login(u.username, 'password123')).body.data).toMatchObject({ id: u.id });
+    });
+
+    it('when backup codes are renewed and wrong codes sent five times, then old codes fail and 2FA locks even for the right code; an admin turns it off', async () => {
+      const step = stepNow();
+      const u = await withTwoFactor(step);
+      const regen = await u.client.post<{ backup_codes: string[] }>('/user/2fa/backup_codes', {
+        code: authenticatorCode(u.secret, step + 1),
+      });
+      expect(regen.body).toMatchObject({ success: true, message: '备用码重新生成成功' });
+      expect(regen.body.data!.backup_codes).toHaveLength(4);
+      expect(regen.body.data!.backup_codes).not.toContain(u.backup_codes[0]);
+      const browser = new Client(url);
+      const flow = (await passwordStep(browser, u.username)).body.data!.flow_token;
+      expect((await browser.post('/user/login/2fa', { flow_token: flow, code: u.backup_codes[0] })).body.message).toBe(
+        '验证码或备用码错误，请重试',
+      );
+      const wrong = authenticatorCode(u.secret, step + 7);
+      for (let i = 2; i <= 4; i++) {
+        expect((await browser.post('/user/login/2fa', { flow_token: flow, code: wrong })).body.message).toBe(
+          '验证码或备用码错误，请重试',
+        );
+      }
+      const fifth = await browser.post('/user/login/2fa', { flow_token: flow, code: wrong });
+      expect(fifth.status).toBe(429);
+      expect(fifth.body.message).toMatch(/^账户已被锁定，请在\d{4}-\d\d-\d\d \d\d:\d\d:\d\d后重试$/);
+      const right = await browser.post('/user/login/2fa', { flow_token: flow, code: regen.body.data!.backup_codes[0] });
+      expect(right.status).toBe(429);
+      expect(browser.hasSession()).toBe(false);
+      expect((await u.client.get('/user/2fa/status')).body.data).toMatchObject({ enabled: true, locked: true });
+
+      // Admin: statistics and the reset (common users may not).
+      expect((await u.client.get('/user/2fa/stats')).status).toBe(403);
+      expect((await u.client.del(`/user/${u.id}/2fa`)).status).toBe(403);
+      const stats = await root.get<{ total_users: number; enabled_users: number; enabled_rate: string }>(
+        '/user/2fa/stats',
+      );
+      expect(stats.body.data!.enabled_users).toBeGreaterThanOrEqual(1);
+      expect(stats.body.data!.total_users).toBeGreaterThan(stats.body.data!.enabled_users - 1);
+      expect(stats.body.data!.enabled_rate).toMatch(/^\d+\.\d%$/);
+      expect((await root.del(`/user/${u.id}/2fa`)).body).toEqual({ success: true, message: '用户2FA已被强制禁用' });
+      expect((await root.del(`/user/${u.id}/2fa`)).body).toEqual({ success: false, message: '用户未启用2FA' });
+      // The reset ends the user's sessions; the password alone logs in again.
+      expect((await u.client.get('/user/self')).status).toBe(401);
+      expect((await new Client(url).login(u.username, 'password123')).body.data).toMatchObject({ id: u.id });
+    });
   });
 });

@@ -8,6 +8,7 @@ import {
   createOptionsCache,
   createPublisher,
   ensureTopics,
+  keyCipher,
   type Logger,
   listen,
   pingMongo,
@@ -21,16 +22,20 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { billingWallet } from './data/billing-wallet.ts';
+import { checkinRepository } from './data/checkin-repository.ts';
 import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
 import { smtpMailer } from './data/smtp-mailer.ts';
+import { twoFactorRepository } from './data/two-factor-repository.ts';
 import { indexAccessTokens, userModel, userRepository } from './data/user-repository.ts';
 import { accounts } from './domain/accounts.ts';
+import { checkins } from './domain/checkin.ts';
 import { credits as createCredits } from './domain/credits.ts';
 import { emailFlows } from './domain/email-flows.ts';
 import { identities } from './domain/identities.ts';
 import { optionsService } from './domain/options-service.ts';
 import { seedRoot } from './domain/seed-root.ts';
+import { twoFactor } from './domain/two-factor.ts';
 import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
 import { usersHandlers } from './transport/grpc/users-handlers.ts';
@@ -96,6 +101,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         email: emailFlows({ users: store, codes, mailer, options: cache, codeTtlMs: config.VERIFICATION_CODE_TTL_MS }),
         identities: identities({ users: store, options: cache, credits }),
         credits,
+        twoFactor: twoFactor({
+          store: twoFactorRepository(conn),
+          users: store,
+          box: keyCipher(config.TOTP_KEY_SECRET, 'TOTP_KEY_SECRET'),
+          options: cache,
+        }),
+        checkins: checkins({ users: store, store: checkinRepository(conn), options: cache, credits }),
       };
       const retry = setInterval(() => void credits.deliverAllPending(), config.CREDIT_RETRY_MS);
       retry.unref();

@@ -11,6 +11,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   CREDIT_RETRY_MS: z.coerce.number().int().positive().default(30_000),
   /** How long email codes and reset links stay valid (10 minutes). */
   VERIFICATION_CODE_TTL_MS: z.coerce.number().int().positive().default(600_000),
+  /** Encrypts TOTP secrets at rest and keys the backup-code digests (AES-256-GCM, HMAC). */
+  TOTP_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'TOTP_KEY_SECRET must be 64 hex characters'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -3,11 +3,13 @@ import { IconGithub, IconLock, IconUser, IconWechat } from '@arco-design/web-rea
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { getOAuthState, type TelegramAuth, telegramLogin, wechatLogin } from '../../api/account.ts';
+import { isPendingLogin, loginTwoFactor } from '../../api/security.ts';
 import type { User } from '../../api/types.ts';
 import { login } from '../../api/user.ts';
 import TelegramLoginButton from '../../components/TelegramLoginButton/index.tsx';
 import Turnstile from '../../components/Turnstile/index.tsx';
 import { useT } from '../../locale/index.tsx';
+import { translate } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import './style/index.css';
@@ -39,6 +41,9 @@ export default function LoginPage() {
   const [turnstileToken, setTurnstileToken] = useState('');
   const [wechatOpen, setWechatOpen] = useState(false);
   const [wechatCode, setWechatCode] = useState('');
+  /** The flow token of a password login that waits for its 2FA code. */
+  const [flowToken, setFlowToken] = useState('');
+  const [twoFactorCode, setTwoFactorCode] = useState('');
   const expiredShown = useRef(false);
 
   useEffect(() => {
@@ -72,11 +77,31 @@ export default function LoginPage() {
     const res = await login({ username, password }, turnstileToken);
     setLoading(false);
     if (!res.success || !res.data) return;
+    if (isPendingLogin(res.data)) {
+      setTwoFactorCode('');
+      setFlowToken(res.data.flow_token);
+      return;
+    }
     const { default_password: defaultPassword, ...user } = res.data as User & { default_password?: boolean };
     if (defaultPassword || (username === 'root' && password === '123456')) {
       Modal.error({ title: t('login.defaultPasswordTitle'), content: t('login.defaultPasswordContent'), simple: true });
     }
     loggedIn(user as User, '/token');
+  };
+
+  const submitTwoFactor = async () => {
+    const code = twoFactorCode.trim();
+    if (!code) return;
+    setLoading(true);
+    const res = await loginTwoFactor(code, flowToken);
+    setLoading(false);
+    if (!res.success || !res.data) {
+      // An expired flow needs the password again (the server answers in Chinese).
+      if (res.message === translate('zh-CN', 'login.twoFactorExpired')) setFlowToken('');
+      return;
+    }
+    setFlowToken('');
+    loggedIn(res.data, '/token');
   };
 
   const submitWechat = async () => {
@@ -100,31 +125,53 @@ export default function LoginPage() {
         <Typography.Title heading={5} className="aigw-login-title">
           {t('login.title')}
         </Typography.Title>
-        <Form layout="vertical" onSubmit={() => void submit()}>
-          <Form.Item>
-            <Input
-              name="username"
-              prefix={<IconUser />}
-              placeholder={t('login.username')}
-              value={username}
-              onChange={setUsername}
-              autoComplete="username"
-            />
-          </Form.Item>
-          <Form.Item>
-            <Input.Password
-              name="password"
-              prefix={<IconLock />}
-              placeholder={t('login.password')}
-              value={password}
-              onChange={setPassword}
-              autoComplete="current-password"
-            />
-          </Form.Item>
-          <Button type="primary" htmlType="submit" long loading={loading}>
-            {t('login.submit')}
-          </Button>
-        </Form>
+        {flowToken ? (
+          <Form layout="vertical" onSubmit={() => void submitTwoFactor()} data-form="two-factor">
+            <Typography.Paragraph>{t('login.twoFactorHint')}</Typography.Paragraph>
+            <Form.Item label={t('login.twoFactorTitle')}>
+              <Input
+                name="two_factor_code"
+                placeholder={t('login.twoFactorCode')}
+                value={twoFactorCode}
+                onChange={setTwoFactorCode}
+                autoComplete="one-time-code"
+                autoFocus
+              />
+            </Form.Item>
+            <Button type="primary" htmlType="submit" long loading={loading}>
+              {t('login.twoFactorVerify')}
+            </Button>
+            <Button type="text" long onClick={() => setFlowToken('')} style={{ marginTop: 8 }}>
+              {t('login.twoFactorBack')}
+            </Button>
+          </Form>
+        ) : (
+          <Form layout="vertical" onSubmit={() => void submit()}>
+            <Form.Item>
+              <Input
+                name="username"
+                prefix={<IconUser />}
+                placeholder={t('login.username')}
+                value={username}
+                onChange={setUsername}
+                autoComplete="username"
+              />
+            </Form.Item>
+            <Form.Item>
+              <Input.Password
+                name="password"
+                prefix={<IconLock />}
+                placeholder={t('login.password')}
+                value={password}
+                onChange={setPassword}
+                autoComplete="current-password"
+              />
+            </Form.Item>
+            <Button type="primary" htmlType="submit" long loading={loading}>
+              {t('login.submit')}
+            </Button>
+          </Form>
+        )}
         <div className="aigw-login-links">
           <span>
             {t('login.noAccount')} <Link to="/register">{t('login.toRegister')}</Link>

@@ -31,6 +31,7 @@ import { copyText } from '../../utils/clipboard.ts';
 import { renderQuota } from '../../utils/format.ts';
 import { startGitHubOAuth } from '../login/index.tsx';
 import { ChangePasswordModal, DeleteAccountModal, EmailBindModal, WechatBindModal } from './personal-dialogs.tsx';
+import TwoFactorCard from './two-factor-card.tsx';
 
 type Dialog = 'password' | 'delete' | 'email' | 'wechat' | 'transfer' | null;
 
@@ -216,6 +217,8 @@ export default function PersonalSetting() {
           <Input.Password readOnly value={token} style={{ marginTop: 12 }} onClick={() => void copyText(token)} />
         )}
       </Card>
+
+      <TwoFactorCard />
 
       <Modal
         title={tr('setting.transferInvitationQuota')}

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file users/v1/users.proto.
  */
 export const file_users_v1_users: GenFile = /*@__PURE__*/
-  fileDesc("ChR1c2Vycy92MS91c2Vycy5wcm90bxINYWlndy51c2Vycy52MSKrAwoEVXNlchIKCgJpZBgBIAEoARIQCgh1c2VybmFtZRgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDQoFZ3JvdXAYBCABKAkSDQoFcXVvdGEYBSABKAESEgoKdXNlZF9xdW90YRgGIAEoARIVCg1yZXF1ZXN0X2NvdW50GAcgASgBEgwKBHJvbGUYCCABKAUSDgoGc3RhdHVzGAkgASgFEhIKCmRlbGV0ZWRfYXQYCiABKAESEQoJYWZmX2NvdW50GAsgASgFEhkKEWFmZl9oaXN0b3J5X3F1b3RhGAwgASgBEhEKCWFmZl9xdW90YRgNIAEoARISCgppbnZpdGVyX2lkGA4gASgBEhEKCWdpdGh1Yl9pZBgPIAEoCRIRCgl3ZWNoYXRfaWQYECABKAkSEwoLdGVsZWdyYW1faWQYESABKAkSDQoFZW1haWwYEiABKAkSFAoMYWNjZXNzX3Rva2VuGBMgASgJEhAKCGFmZl9jb2RlGBQgASgJEhQKDGNyZWF0ZWRfdGltZRgVIAEoARIXCg9sYXN0X2xvZ2luX3RpbWUYFiABKAEihwEKD1JlZ2lzdGVyUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCRINCgVlbWFpbBgDIAEoCRIZChF2ZXJpZmljYXRpb25fY29kZRgEIAEoCRIQCghhZmZfY29kZRgFIAEoCRIUCgxkaXNwbGF5X25hbWUYBiABKAkiNQoQUmVnaXN0ZXJSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIjIKDExvZ2luUmVxdWVzdBIQCgh1c2VybmFtZRgBIAEoCRIQCghwYXNzd29yZBgCIAEoCSJMCg1Mb2dpblJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXISGAoQZGVmYXVsdF9wYXNzd29yZBgCIAEoCCIcCg5HZXRVc2VyUmVxdWVzdBIKCgJpZBgBIAEoASI0Cg9HZXRVc2VyUmVzcG9uc2USIQoEdXNlchgBIAEoCzITLmFpZ3cudXNlcnMudjEuVXNlciIsChhHZXRVc2VyQnlVc2VybmFtZVJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkiPgoZR2V0VXNlckJ5VXNlcm5hbWVSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIiMKFEJhdGNoR2V0VXNlcnNSZXF1ZXN0EgsKA2lkcxgBIAMoASI7ChVCYXRjaEdldFVzZXJzUmVzcG9uc2USIgoFdXNlcnMYASADKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIiPQoQTGlzdFVzZXJzUmVxdWVzdBIpCgRwYWdlGAEgASgLMhsuYWlndy5jb21tb24udjEuUGFnZVJlcXVlc3QiYwoRTGlzdFVzZXJzUmVzcG9uc2USIgoFaXRlbXMYASADKAsyEy5haWd3LnVzZXJzLnYxLlVzZXISKgoEcGFnZRgCIAEoCzIcLmFpZ3cuY29tbW9uLnYxLlBhZ2VSZXNwb25zZSJfChJTZWFyY2hVc2Vyc1JlcXVlc3QSDwoHa2V5d29yZBgBIAEoCRINCgVncm91cBgCIAEoCRIpCgRwYWdlGAMgASgLMhsuYWlndy5jb21tb24udjEuUGFnZVJlcXVlc3QiZQoTU2VhcmNoVXNlcnNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLmFpZ3cudXNlcnMudjEuVXNlchIqCgRwYWdlGAIgASgLMhwuYWlndy5jb21tb24udjEuUGFnZVJlc3BvbnNlIpABChFDcmVhdGVVc2VyUmVxdWVzdBIkCgVhY3RvchgBIAEoCzIVLmFpZ3cuY29tbW9uLnYxLkFjdG9yEhAKCHVzZXJuYW1lGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIQCghwYXNzd29yZBgEIAEoCRIMCgRyb2xlGAUgASgFEg0KBWdyb3VwGAYgASgJIjcKEkNyZWF0ZVVzZXJSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIpECChFVcGRhdGVVc2VyUmVxdWVzdBIkCgVhY3RvchgBIAEoCzIVLmFpZ3cuY29tbW9uLnYxLkFjdG9yEgoKAmlkGAIgASgBEhUKCHVzZXJuYW1lGAMgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAQgASgJSAGIAQESFQoIcGFzc3dvcmQYBSABKAlIAogBARISCgVncm91cBgGIAEoCUgDiAEBEhIKBWVtYWlsGAcgASgJSASIAQESEQoEcm9sZRgIIAEoBUgFiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQgsKCV9wYXNzd29yZEIICgZfZ3JvdXBCCAoGX2VtYWlsQgcKBV9yb2xlIjcKElVwZGF0ZVVzZXJSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIs4BChFVcGRhdGVTZWxmUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBEhUKCHVzZXJuYW1lGAIgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAMgASgJSAGIAQESFQoIcGFzc3dvcmQYBCABKAlIAogBARIeChFvcmlnaW5hbF9wYXNzd29yZBgFIAEoCUgDiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQgsKCV9wYXNzd29yZEIUChJfb3JpZ2luYWxfcGFzc3dvcmQiNwoSVXBkYXRlU2VsZlJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIicgoRTWFuYWdlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoARIrCgZhY3Rpb24YAyABKA4yGy5haWd3LnVzZXJzLnYxLk1hbmFnZUFjdGlvbiIyChJNYW5hZ2VVc2VyUmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEgwKBHJvbGUYAiABKAUiRQoRRGVsZXRlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoASIUChJEZWxldGVVc2VyUmVzcG9uc2UiLQoaR2VuZXJhdGVBY2Nlc3NUb2tlblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoASIzChtHZW5lcmF0ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJIjMKG0dldFVzZXJCeUFjY2Vzc1Rva2VuUmVxdWVzdBIUCgxhY2Nlc3NfdG9rZW4YASABKAkiQQocR2V0VXNlckJ5QWNjZXNzVG9rZW5SZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIiQKEUdldEFmZkNvZGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAEiJgoSR2V0QWZmQ29kZVJlc3BvbnNlEhAKCGFmZl9jb2RlGAEgASgJIjkKF1RyYW5zZmVyQWZmUXVvdGFSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESDQoFcXVvdGEYAiABKAEiPAoYVHJhbnNmZXJBZmZRdW90YVJlc3BvbnNlEhEKCWFmZl9xdW90YRgBIAEoARINCgVxdW90YRgCIAEoASIpChZHZXRVc2FibGVHcm91cHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAEijAEKF0dldFVzYWJsZUdyb3Vwc1Jlc3BvbnNlEkIKBmdyb3VwcxgBIAMoCzIyLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVzcG9uc2UuR3JvdXBzRW50cnkaLQoLR3JvdXBzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASItChxTZW5kRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIh8KHVNlbmRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlIkAKEEJpbmRFbWFpbFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoARINCgVlbWFpbBgCIAEoCRIMCgRjb2RlGAMgASgJIjYKEUJpbmRFbWFpbFJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIicAoYQmluZE9BdXRoSWRlbnRpdHlSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESLgoIcHJvdmlkZXIYAiABKA4yHC5haWd3LnVzZXJzLnYxLk9BdXRoUHJvdmlkZXISEwoLcHJvdmlkZXJfaWQYAyABKAkiPgoZQmluZE9BdXRoSWRlbnRpdHlSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIsgBChtMb2dpbkJ5T0F1dGhJZGVudGl0eVJlcXVlc3QSLgoIcHJvdmlkZXIYASABKA4yHC5haWd3LnVzZXJzLnYxLk9BdXRoUHJvdmlkZXISEwoLcHJvdmlkZXJfaWQYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEg0KBWVtYWlsGAUgASgJEhAKCGFmZl9jb2RlGAYgASgJEhsKE3JlZ2lzdGVyX2lmX21pc3NpbmcYByABKAgiUgocTG9naW5CeU9BdXRoSWRlbnRpdHlSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyEg8KB2NyZWF0ZWQYAiABKAgiOgoVVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESEAoIcGFzc3dvcmQYAiABKAkiJAoWVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRIKCgJvaxgBIAEoCCIuCh1TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSIgCh5TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVzcG9uc2UiNAoUUmVzZXRQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSDQoFdG9rZW4YAiABKAkiPgoVUmVzZXRQYXNzd29yZFJlc3BvbnNlEhQKDG5ld19wYXNzd29yZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgBIiQKBk9wdGlvbhILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAkiLQoSTGlzdE9wdGlvbnNSZXF1ZXN0EhcKD2luY2x1ZGVfc2VjcmV0cxgBIAEoCCJOChNMaXN0T3B0aW9uc1Jlc3BvbnNlEiYKB29wdGlvbnMYASADKAsyFS5haWd3LnVzZXJzLnYxLk9wdGlvbhIPCgd2ZXJzaW9uGAIgASgBIh8KEEdldE9wdGlvblJlcXVlc3QSCwoDa2V5GAEgASgJIjoKEUdldE9wdGlvblJlc3BvbnNlEiUKBm9wdGlvbhgBIAEoCzIVLmFpZ3cudXNlcnMudjEuT3B0aW9uIlcKE1VwZGF0ZU9wdGlvblJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchILCgNrZXkYAiABKAkSDQoFdmFsdWUYAyABKAkiTgoUVXBkYXRlT3B0aW9uUmVzcG9uc2USJQoGb3B0aW9uGAEgASgLMhUuYWlndy51c2Vycy52MS5PcHRpb24SDwoHdmVyc2lvbhgCIAEoASIxChhMaXN0T3B0aW9uQ2hhbmdlc1JlcXVlc3QSFQoNc2luY2VfdmVyc2lvbhgBIAEoASJUChlMaXN0T3B0aW9uQ2hhbmdlc1Jlc3BvbnNlEiYKB29wdGlvbnMYASADKAsyFS5haWd3LnVzZXJzLnYxLk9wdGlvbhIPCgd2ZXJzaW9uGAIgASgBKrEBCgxNYW5hZ2VBY3Rpb24SHQoZTUFOQUdFX0FDVElPTl9VTlNQRUNJRklFRBAAEhkKFU1BTkFHRV9BQ1RJT05fUFJPTU9URRABEhgKFE1BTkFHRV9BQ1RJT05fREVNT1RFEAISGQoVTUFOQUdFX0FDVElPTl9ESVNBQkxFEAMSGAoUTUFOQUdFX0FDVElPTl9FTkFCTEUQBBIYChRNQU5BR0VfQUNUSU9OX0RFTEVURRAFKoYBCg1PQXV0aFByb3ZpZGVyEh8KG09fQVVUSF9QUk9WSURFUl9VTlNQRUNJRklFRBAAEhoKFk9fQVVUSF9QUk9WSURFUl9HSVRIVUIQARIaChZPX0FVVEhfUFJPVklERVJfV0VDSEFUEAISHAoYT19BVVRIX1BST1ZJREVSX1RFTEVHUkFNEAMyuhEKDFVzZXJzU2VydmljZRJLCghSZWdpc3RlchIeLmFpZ3cudXNlcnMudjEuUmVnaXN0ZXJSZXF1ZXN0Gh8uYWlndy51c2Vycy52MS5SZWdpc3RlclJlc3BvbnNlEkIKBUxvZ2luEhsuYWlndy51c2Vycy52MS5Mb2dpblJlcXVlc3QaHC5haWd3LnVzZXJzLnYxLkxvZ2luUmVzcG9uc2USSAoHR2V0VXNlchIdLmFpZ3cudXNlcnMudjEuR2V0VXNlclJlcXVlc3QaHi5haWd3LnVzZXJzLnYxLkdldFVzZXJSZXNwb25zZRJmChFHZXRVc2VyQnlVc2VybmFtZRInLmFpZ3cudXNlcnMudjEuR2V0VXNlckJ5VXNlcm5hbWVSZXF1ZXN0GiguYWlndy51c2Vycy52MS5HZXRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEloKDUJhdGNoR2V0VXNlcnMSIy5haWd3LnVzZXJzLnYxLkJhdGNoR2V0VXNlcnNSZXF1ZXN0GiQuYWlndy51c2Vycy52MS5CYXRjaEdldFVzZXJzUmVzcG9uc2USTgoJTGlzdFVzZXJzEh8uYWlndy51c2Vycy52MS5MaXN0VXNlcnNSZXF1ZXN0GiAuYWlndy51c2Vycy52MS5MaXN0VXNlcnNSZXNwb25zZRJUCgtTZWFyY2hVc2VycxIhLmFpZ3cudXNlcnMudjEuU2VhcmNoVXNlcnNSZXF1ZXN0GiIuYWlndy51c2Vycy52MS5TZWFyY2hVc2Vyc1Jlc3BvbnNlElEKCkNyZWF0ZVVzZXISIC5haWd3LnVzZXJzLnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GiEuYWlndy51c2Vycy52MS5DcmVhdGVVc2VyUmVzcG9uc2USUQoKVXBkYXRlVXNlchIgLmFpZ3cudXNlcnMudjEuVXBkYXRlVXNlclJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLlVwZGF0ZVVzZXJSZXNwb25zZRJRCgpVcGRhdGVTZWxmEiAuYWlndy51c2Vycy52MS5VcGRhdGVTZWxmUmVxdWVzdBohLmFpZ3cudXNlcnMudjEuVXBkYXRlU2VsZlJlc3BvbnNlElEKCk1hbmFnZVVzZXISIC5haWd3LnVzZXJzLnYxLk1hbmFnZVVzZXJSZXF1ZXN0GiEuYWlndy51c2Vycy52MS5NYW5hZ2VVc2VyUmVzcG9uc2USUQoKRGVsZXRlVXNlchIgLmFpZ3cudXNlcnMudjEuRGVsZXRlVXNlclJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLkRlbGV0ZVVzZXJSZXNwb25zZRJsChNHZW5lcmF0ZUFjY2Vzc1Rva2VuEikuYWlndy51c2Vycy52MS5HZW5lcmF0ZUFjY2Vzc1Rva2VuUmVxdWVzdBoqLmFpZ3cudXNlcnMudjEuR2VuZXJhdGVBY2Nlc3NUb2tlblJlc3BvbnNlEm8KFEdldFVzZXJCeUFjY2Vzc1Rva2VuEiouYWlndy51c2Vycy52MS5HZXRVc2VyQnlBY2Nlc3NUb2tlblJlcXVlc3QaKy5haWd3LnVzZXJzLnYxLkdldFVzZXJCeUFjY2Vzc1Rva2VuUmVzcG9uc2USUQoKR2V0QWZmQ29kZRIgLmFpZ3cudXNlcnMudjEuR2V0QWZmQ29kZVJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLkdldEFmZkNvZGVSZXNwb25zZRJjChBUcmFuc2ZlckFmZlF1b3RhEiYuYWlndy51c2Vycy52MS5UcmFuc2ZlckFmZlF1b3RhUmVxdWVzdBonLmFpZ3cudXNlcnMudjEuVHJhbnNmZXJBZmZRdW90YVJlc3BvbnNlEmAKD0dldFVzYWJsZUdyb3VwcxIlLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVxdWVzdBomLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVzcG9uc2UScgoVU2VuZEVtYWlsVmVyaWZpY2F0aW9uEisuYWlndy51c2Vycy52MS5TZW5kRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0GiwuYWlndy51c2Vycy52MS5TZW5kRW1haWxWZXJpZmljYXRpb25SZXNwb25zZRJOCglCaW5kRW1haWwSHy5haWd3LnVzZXJzLnYxLkJpbmRFbWFpbFJlcXVlc3QaIC5haWd3LnVzZXJzLnYxLkJpbmRFbWFpbFJlc3BvbnNlEmYKEUJpbmRPQXV0aElkZW50aXR5EicuYWlndy51c2Vycy52MS5CaW5kT0F1dGhJZGVudGl0eVJlcXVlc3QaKC5haWd3LnVzZXJzLnYxLkJpbmRPQXV0aElkZW50aXR5UmVzcG9uc2USbwoUTG9naW5CeU9BdXRoSWRlbnRpdHkSKi5haWd3LnVzZXJzLnYxLkxvZ2luQnlPQXV0aElkZW50aXR5UmVxdWVzdBorLmFpZ3cudXNlcnMudjEuTG9naW5CeU9BdXRoSWRlbnRpdHlSZXNwb25zZRJdCg5WZXJpZnlQYXNzd29yZBIkLmFpZ3cudXNlcnMudjEuVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0GiUuYWlndy51c2Vycy52MS5WZXJpZnlQYXNzd29yZFJlc3BvbnNlEnUKFlNlbmRQYXNzd29yZFJlc2V0RW1haWwSLC5haWd3LnVzZXJzLnYxLlNlbmRQYXNzd29yZFJlc2V0RW1haWxSZXF1ZXN0Gi0uYWlndy51c2Vycy52MS5TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVzcG9uc2USWgoNUmVzZXRQYXNzd29yZBIjLmFpZ3cudXNlcnMudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaJC5haWd3LnVzZXJzLnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZTL3AgoOT3B0aW9uc1NlcnZpY2USVAoLTGlzdE9wdGlvbnMSIS5haWd3LnVzZXJzLnYxLkxpc3RPcHRpb25zUmVxdWVzdBoiLmFpZ3cudXNlcnMudjEuTGlzdE9wdGlvbnNSZXNwb25zZRJOCglHZXRPcHRpb24SHy5haWd3LnVzZXJzLnYxLkdldE9wdGlvblJlcXVlc3QaIC5haWd3LnVzZXJzLnYxLkdldE9wdGlvblJlc3BvbnNlElcKDFVwZGF0ZU9wdGlvbhIiLmFpZ3cudXNlcnMudjEuVXBkYXRlT3B0aW9uUmVxdWVzdBojLmFpZ3cudXNlcnMudjEuVXBkYXRlT3B0aW9uUmVzcG9uc2USZgoRTGlzdE9wdGlvbkNoYW5nZXMSJy5haWd3LnVzZXJzLnYxLkxpc3RPcHRpb25DaGFuZ2VzUmVxdWVzdBooLmFpZ3cudXNlcnMudjEuTGlzdE9wdGlvbkNoYW5nZXNSZXNwb25zZWIGcHJvdG8z", [file_common_v1_common]);
+  fileDesc("ChR1c2Vycy92MS91c2Vycy5wcm90bxINYWlndy51c2Vycy52MSK7AwoEVXNlchIKCgJpZBgBIAEoARIQCgh1c2VybmFtZRgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSDQoFZ3JvdXAYBCABKAkSDQoFcXVvdGEYBSABKAESEgoKdXNlZF9xdW90YRgGIAEoARIVCg1yZXF1ZXN0X2NvdW50GAcgASgBEgwKBHJvbGUYCCABKAUSDgoGc3RhdHVzGAkgASgFEhIKCmRlbGV0ZWRfYXQYCiABKAESEQoJYWZmX2NvdW50GAsgASgFEhkKEWFmZl9oaXN0b3J5X3F1b3RhGAwgASgBEhEKCWFmZl9xdW90YRgNIAEoARISCgppbnZpdGVyX2lkGA4gASgBEhEKCWdpdGh1Yl9pZBgPIAEoCRIRCgl3ZWNoYXRfaWQYECABKAkSEwoLdGVsZWdyYW1faWQYESABKAkSDQoFZW1haWwYEiABKAkSFAoMYWNjZXNzX3Rva2VuGBMgASgJEhAKCGFmZl9jb2RlGBQgASgJEhQKDGNyZWF0ZWRfdGltZRgVIAEoARIXCg9sYXN0X2xvZ2luX3RpbWUYFiABKAESDgoGcmVtYXJrGBcgASgJIocBCg9SZWdpc3RlclJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkSDQoFZW1haWwYAyABKAkSGQoRdmVyaWZpY2F0aW9uX2NvZGUYBCABKAkSEAoIYWZmX2NvZGUYBSABKAkSFAoMZGlzcGxheV9uYW1lGAYgASgJIjUKEFJlZ2lzdGVyUmVzcG9uc2USIQoEdXNlchgBIAEoCzITLmFpZ3cudXNlcnMudjEuVXNlciIyCgxMb2dpblJlcXVlc3QSEAoIdXNlcm5hbWUYASABKAkSEAoIcGFzc3dvcmQYAiABKAkiYQoNTG9naW5SZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyEhgKEGRlZmF1bHRfcGFzc3dvcmQYAiABKAgSEwoLcmVxdWlyZV8yZmEYAyABKAgiHAoOR2V0VXNlclJlcXVlc3QSCgoCaWQYASABKAEiNAoPR2V0VXNlclJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIiLAoYR2V0VXNlckJ5VXNlcm5hbWVSZXF1ZXN0EhAKCHVzZXJuYW1lGAEgASgJIj4KGUdldFVzZXJCeVVzZXJuYW1lUmVzcG9uc2USIQoEdXNlchgBIAEoCzITLmFpZ3cudXNlcnMudjEuVXNlciIjChRCYXRjaEdldFVzZXJzUmVxdWVzdBILCgNpZHMYASADKAEiOwoVQmF0Y2hHZXRVc2Vyc1Jlc3BvbnNlEiIKBXVzZXJzGAEgAygLMhMuYWlndy51c2Vycy52MS5Vc2VyIj0KEExpc3RVc2Vyc1JlcXVlc3QSKQoEcGFnZRgBIAEoCzIbLmFpZ3cuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0ImMKEUxpc3RVc2Vyc1Jlc3BvbnNlEiIKBWl0ZW1zGAEgAygLMhMuYWlndy51c2Vycy52MS5Vc2VyEioKBHBhZ2UYAiABKAsyHC5haWd3LmNvbW1vbi52MS5QYWdlUmVzcG9uc2UiXwoSU2VhcmNoVXNlcnNSZXF1ZXN0Eg8KB2tleXdvcmQYASABKAkSDQoFZ3JvdXAYAiABKAkSKQoEcGFnZRgDIAEoCzIbLmFpZ3cuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0ImUKE1NlYXJjaFVzZXJzUmVzcG9uc2USIgoFaXRlbXMYASADKAsyEy5haWd3LnVzZXJzLnYxLlVzZXISKgoEcGFnZRgCIAEoCzIcLmFpZ3cuY29tbW9uLnYxLlBhZ2VSZXNwb25zZSKQAQoRQ3JlYXRlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIQCgh1c2VybmFtZRgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEAoIcGFzc3dvcmQYBCABKAkSDAoEcm9sZRgFIAEoBRINCgVncm91cBgGIAEoCSI3ChJDcmVhdGVVc2VyUmVzcG9uc2USIQoEdXNlchgBIAEoCzITLmFpZ3cudXNlcnMudjEuVXNlciKxAgoRVXBkYXRlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoARIVCgh1c2VybmFtZRgDIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgEIAEoCUgBiAEBEhUKCHBhc3N3b3JkGAUgASgJSAKIAQESEgoFZ3JvdXAYBiABKAlIA4gBARISCgVlbWFpbBgHIAEoCUgEiAEBEhEKBHJvbGUYCCABKAVIBYgBARITCgZyZW1hcmsYCSABKAlIBogBAUILCglfdXNlcm5hbWVCDwoNX2Rpc3BsYXlfbmFtZUILCglfcGFzc3dvcmRCCAoGX2dyb3VwQggKBl9lbWFpbEIHCgVfcm9sZUIJCgdfcmVtYXJrIjcKElVwZGF0ZVVzZXJSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIs4BChFVcGRhdGVTZWxmUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBEhUKCHVzZXJuYW1lGAIgASgJSACIAQESGQoMZGlzcGxheV9uYW1lGAMgASgJSAGIAQESFQoIcGFzc3dvcmQYBCABKAlIAogBARIeChFvcmlnaW5hbF9wYXNzd29yZBgFIAEoCUgDiAEBQgsKCV91c2VybmFtZUIPCg1fZGlzcGxheV9uYW1lQgsKCV9wYXNzd29yZEIUChJfb3JpZ2luYWxfcGFzc3dvcmQiNwoSVXBkYXRlU2VsZlJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIicgoRTWFuYWdlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoARIrCgZhY3Rpb24YAyABKA4yGy5haWd3LnVzZXJzLnYxLk1hbmFnZUFjdGlvbiIyChJNYW5hZ2VVc2VyUmVzcG9uc2USDgoGc3RhdHVzGAEgASgFEgwKBHJvbGUYAiABKAUiRQoRRGVsZXRlVXNlclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoASIUChJEZWxldGVVc2VyUmVzcG9uc2UiLQoaR2VuZXJhdGVBY2Nlc3NUb2tlblJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoASIzChtHZW5lcmF0ZUFjY2Vzc1Rva2VuUmVzcG9uc2USFAoMYWNjZXNzX3Rva2VuGAEgASgJIjMKG0dldFVzZXJCeUFjY2Vzc1Rva2VuUmVxdWVzdBIUCgxhY2Nlc3NfdG9rZW4YASABKAkiQQocR2V0VXNlckJ5QWNjZXNzVG9rZW5SZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIiQKEUdldEFmZkNvZGVSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAEiJgoSR2V0QWZmQ29kZVJlc3BvbnNlEhAKCGFmZl9jb2RlGAEgASgJIjkKF1RyYW5zZmVyQWZmUXVvdGFSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESDQoFcXVvdGEYAiABKAEiPAoYVHJhbnNmZXJBZmZRdW90YVJlc3BvbnNlEhEKCWFmZl9xdW90YRgBIAEoARINCgVxdW90YRgCIAEoASIpChZHZXRVc2FibGVHcm91cHNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAEijAEKF0dldFVzYWJsZUdyb3Vwc1Jlc3BvbnNlEkIKBmdyb3VwcxgBIAMoCzIyLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVzcG9uc2UuR3JvdXBzRW50cnkaLQoLR3JvdXBzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASItChxTZW5kRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0Eg0KBWVtYWlsGAEgASgJIh8KHVNlbmRFbWFpbFZlcmlmaWNhdGlvblJlc3BvbnNlIkAKEEJpbmRFbWFpbFJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoARINCgVlbWFpbBgCIAEoCRIMCgRjb2RlGAMgASgJIjYKEUJpbmRFbWFpbFJlc3BvbnNlEiEKBHVzZXIYASABKAsyEy5haWd3LnVzZXJzLnYxLlVzZXIicAoYQmluZE9BdXRoSWRlbnRpdHlSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESLgoIcHJvdmlkZXIYAiABKA4yHC5haWd3LnVzZXJzLnYxLk9BdXRoUHJvdmlkZXISEwoLcHJvdmlkZXJfaWQYAyABKAkiPgoZQmluZE9BdXRoSWRlbnRpdHlSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyIsgBChtMb2dpbkJ5T0F1dGhJZGVudGl0eVJlcXVlc3QSLgoIcHJvdmlkZXIYASABKA4yHC5haWd3LnVzZXJzLnYxLk9BdXRoUHJvdmlkZXISEwoLcHJvdmlkZXJfaWQYAiABKAkSEAoIdXNlcm5hbWUYAyABKAkSFAoMZGlzcGxheV9uYW1lGAQgASgJEg0KBWVtYWlsGAUgASgJEhAKCGFmZl9jb2RlGAYgASgJEhsKE3JlZ2lzdGVyX2lmX21pc3NpbmcYByABKAgiUgocTG9naW5CeU9BdXRoSWRlbnRpdHlSZXNwb25zZRIhCgR1c2VyGAEgASgLMhMuYWlndy51c2Vycy52MS5Vc2VyEg8KB2NyZWF0ZWQYAiABKAgiOgoVVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESEAoIcGFzc3dvcmQYAiABKAkiJAoWVmVyaWZ5UGFzc3dvcmRSZXNwb25zZRIKCgJvaxgBIAEoCCIuCh1TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVxdWVzdBINCgVlbWFpbBgBIAEoCSIgCh5TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVzcG9uc2UiNAoUUmVzZXRQYXNzd29yZFJlcXVlc3QSDQoFZW1haWwYASABKAkSDQoFdG9rZW4YAiABKAkiPgoVUmVzZXRQYXNzd29yZFJlc3BvbnNlEhQKDG5ld19wYXNzd29yZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgBIiwKGUdldFR3b0ZhY3RvclN0YXR1c1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoASJdChpHZXRUd29GYWN0b3JTdGF0dXNSZXNwb25zZRIPCgdlbmFibGVkGAEgASgIEg4KBmxvY2tlZBgCIAEoCBIeChZiYWNrdXBfY29kZXNfcmVtYWluaW5nGAMgASgFIigKFVNldHVwVHdvRmFjdG9yUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBIlQKFlNldHVwVHdvRmFjdG9yUmVzcG9uc2USDgoGc2VjcmV0GAEgASgJEhQKDHFyX2NvZGVfZGF0YRgCIAEoCRIUCgxiYWNrdXBfY29kZXMYAyADKAkiNwoWRW5hYmxlVHdvRmFjdG9yUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBEgwKBGNvZGUYAiABKAkiGQoXRW5hYmxlVHdvRmFjdG9yUmVzcG9uc2UiOAoXRGlzYWJsZVR3b0ZhY3RvclJlcXVlc3QSDwoHdXNlcl9pZBgBIAEoARIMCgRjb2RlGAIgASgJIhoKGERpc2FibGVUd29GYWN0b3JSZXNwb25zZSI9ChxSZWdlbmVyYXRlQmFja3VwQ29kZXNSZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAESDAoEY29kZRgCIAEoCSI1Ch1SZWdlbmVyYXRlQmFja3VwQ29kZXNSZXNwb25zZRIUCgxiYWNrdXBfY29kZXMYASADKAkiNwoWVmVyaWZ5VHdvRmFjdG9yUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBEgwKBGNvZGUYAiABKAkiPAoXVmVyaWZ5VHdvRmFjdG9yUmVzcG9uc2USIQoEdXNlchgBIAEoCzITLmFpZ3cudXNlcnMudjEuVXNlciIaChhHZXRUd29GYWN0b3JTdGF0c1JlcXVlc3QiRwoZR2V0VHdvRmFjdG9yU3RhdHNSZXNwb25zZRITCgt0b3RhbF91c2VycxgBIAEoARIVCg1lbmFibGVkX3VzZXJzGAIgASgBIlAKHEFkbWluRGlzYWJsZVR3b0ZhY3RvclJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchIKCgJpZBgCIAEoASIfCh1BZG1pbkRpc2FibGVUd29GYWN0b3JSZXNwb25zZSI5ChdHZXRDaGVja2luU3RhdHVzUmVxdWVzdBIPCgd1c2VyX2lkGAEgASgBEg0KBW1vbnRoGAIgASgJIjwKDUNoZWNraW5SZWNvcmQSFAoMY2hlY2tpbl9kYXRlGAEgASgJEhUKDXF1b3RhX2F3YXJkZWQYAiABKAEizQEKGEdldENoZWNraW5TdGF0dXNSZXNwb25zZRIRCgltaW5fcXVvdGEYASABKAESEQoJbWF4X3F1b3RhGAIgASgBEhMKC3RvdGFsX3F1b3RhGAMgASgBEhYKDnRvdGFsX2NoZWNraW5zGAQgASgBEhUKDWNoZWNraW5fY291bnQYBSABKAUSGAoQY2hlY2tlZF9pbl90b2RheRgGIAEoCBItCgdyZWNvcmRzGAcgAygLMhwuYWlndy51c2Vycy52MS5DaGVja2luUmVjb3JkIiEKDkNoZWNraW5SZXF1ZXN0Eg8KB3VzZXJfaWQYASABKAEiPgoPQ2hlY2tpblJlc3BvbnNlEhUKDXF1b3RhX2F3YXJkZWQYASABKAESFAoMY2hlY2tpbl9kYXRlGAIgASgJIiQKBk9wdGlvbhILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAkiLQoSTGlzdE9wdGlvbnNSZXF1ZXN0EhcKD2luY2x1ZGVfc2VjcmV0cxgBIAEoCCJOChNMaXN0T3B0aW9uc1Jlc3BvbnNlEiYKB29wdGlvbnMYASADKAsyFS5haWd3LnVzZXJzLnYxLk9wdGlvbhIPCgd2ZXJzaW9uGAIgASgBIh8KEEdldE9wdGlvblJlcXVlc3QSCwoDa2V5GAEgASgJIjoKEUdldE9wdGlvblJlc3BvbnNlEiUKBm9wdGlvbhgBIAEoCzIVLmFpZ3cudXNlcnMudjEuT3B0aW9uIlcKE1VwZGF0ZU9wdGlvblJlcXVlc3QSJAoFYWN0b3IYASABKAsyFS5haWd3LmNvbW1vbi52MS5BY3RvchILCgNrZXkYAiABKAkSDQoFdmFsdWUYAyABKAkiTgoUVXBkYXRlT3B0aW9uUmVzcG9uc2USJQoGb3B0aW9uGAEgASgLMhUuYWlndy51c2Vycy52MS5PcHRpb24SDwoHdmVyc2lvbhgCIAEoASIxChhMaXN0T3B0aW9uQ2hhbmdlc1JlcXVlc3QSFQoNc2luY2VfdmVyc2lvbhgBIAEoASJUChlMaXN0T3B0aW9uQ2hhbmdlc1Jlc3BvbnNlEiYKB29wdGlvbnMYASADKAsyFS5haWd3LnVzZXJzLnYxLk9wdGlvbhIPCgd2ZXJzaW9uGAIgASgBKrEBCgxNYW5hZ2VBY3Rpb24SHQoZTUFOQUdFX0FDVElPTl9VTlNQRUNJRklFRBAAEhkKFU1BTkFHRV9BQ1RJT05fUFJPTU9URRABEhgKFE1BTkFHRV9BQ1RJT05fREVNT1RFEAISGQoVTUFOQUdFX0FDVElPTl9ESVNBQkxFEAMSGAoUTUFOQUdFX0FDVElPTl9FTkFCTEUQBBIYChRNQU5BR0VfQUNUSU9OX0RFTEVURRAFKoYBCg1PQXV0aFByb3ZpZGVyEh8KG09fQVVUSF9QUk9WSURFUl9VTlNQRUNJRklFRBAAEhoKFk9fQVVUSF9QUk9WSURFUl9HSVRIVUIQARIaChZPX0FVVEhfUFJPVklERVJfV0VDSEFUEAISHAoYT19BVVRIX1BST1ZJREVSX1RFTEVHUkFNEAMyrBkKDFVzZXJzU2VydmljZRJLCghSZWdpc3RlchIeLmFpZ3cudXNlcnMudjEuUmVnaXN0ZXJSZXF1ZXN0Gh8uYWlndy51c2Vycy52MS5SZWdpc3RlclJlc3BvbnNlEkIKBUxvZ2luEhsuYWlndy51c2Vycy52MS5Mb2dpblJlcXVlc3QaHC5haWd3LnVzZXJzLnYxLkxvZ2luUmVzcG9uc2USSAoHR2V0VXNlchIdLmFpZ3cudXNlcnMudjEuR2V0VXNlclJlcXVlc3QaHi5haWd3LnVzZXJzLnYxLkdldFVzZXJSZXNwb25zZRJmChFHZXRVc2VyQnlVc2VybmFtZRInLmFpZ3cudXNlcnMudjEuR2V0VXNlckJ5VXNlcm5hbWVSZXF1ZXN0GiguYWlndy51c2Vycy52MS5HZXRVc2VyQnlVc2VybmFtZVJlc3BvbnNlEloKDUJhdGNoR2V0VXNlcnMSIy5haWd3LnVzZXJzLnYxLkJhdGNoR2V0VXNlcnNSZXF1ZXN0GiQuYWlndy51c2Vycy52MS5CYXRjaEdldFVzZXJzUmVzcG9uc2USTgoJTGlzdFVzZXJzEh8uYWlndy51c2Vycy52MS5MaXN0VXNlcnNSZXF1ZXN0GiAuYWlndy51c2Vycy52MS5MaXN0VXNlcnNSZXNwb25zZRJUCgtTZWFyY2hVc2VycxIhLmFpZ3cudXNlcnMudjEuU2VhcmNoVXNlcnNSZXF1ZXN0GiIuYWlndy51c2Vycy52MS5TZWFyY2hVc2Vyc1Jlc3BvbnNlElEKCkNyZWF0ZVVzZXISIC5haWd3LnVzZXJzLnYxLkNyZWF0ZVVzZXJSZXF1ZXN0GiEuYWlndy51c2Vycy52MS5DcmVhdGVVc2VyUmVzcG9uc2USUQoKVXBkYXRlVXNlchIgLmFpZ3cudXNlcnMudjEuVXBkYXRlVXNlclJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLlVwZGF0ZVVzZXJSZXNwb25zZRJRCgpVcGRhdGVTZWxmEiAuYWlndy51c2Vycy52MS5VcGRhdGVTZWxmUmVxdWVzdBohLmFpZ3cudXNlcnMudjEuVXBkYXRlU2VsZlJlc3BvbnNlElEKCk1hbmFnZVVzZXISIC5haWd3LnVzZXJzLnYxLk1hbmFnZVVzZXJSZXF1ZXN0GiEuYWlndy51c2Vycy52MS5NYW5hZ2VVc2VyUmVzcG9uc2USUQoKRGVsZXRlVXNlchIgLmFpZ3cudXNlcnMudjEuRGVsZXRlVXNlclJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLkRlbGV0ZVVzZXJSZXNwb25zZRJsChNHZW5lcmF0ZUFjY2Vzc1Rva2VuEikuYWlndy51c2Vycy52MS5HZW5lcmF0ZUFjY2Vzc1Rva2VuUmVxdWVzdBoqLmFpZ3cudXNlcnMudjEuR2VuZXJhdGVBY2Nlc3NUb2tlblJlc3BvbnNlEm8KFEdldFVzZXJCeUFjY2Vzc1Rva2VuEiouYWlndy51c2Vycy52MS5HZXRVc2VyQnlBY2Nlc3NUb2tlblJlcXVlc3QaKy5haWd3LnVzZXJzLnYxLkdldFVzZXJCeUFjY2Vzc1Rva2VuUmVzcG9uc2USUQoKR2V0QWZmQ29kZRIgLmFpZ3cudXNlcnMudjEuR2V0QWZmQ29kZVJlcXVlc3QaIS5haWd3LnVzZXJzLnYxLkdldEFmZkNvZGVSZXNwb25zZRJjChBUcmFuc2ZlckFmZlF1b3RhEiYuYWlndy51c2Vycy52MS5UcmFuc2ZlckFmZlF1b3RhUmVxdWVzdBonLmFpZ3cudXNlcnMudjEuVHJhbnNmZXJBZmZRdW90YVJlc3BvbnNlEmAKD0dldFVzYWJsZUdyb3VwcxIlLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVxdWVzdBomLmFpZ3cudXNlcnMudjEuR2V0VXNhYmxlR3JvdXBzUmVzcG9uc2UScgoVU2VuZEVtYWlsVmVyaWZpY2F0aW9uEisuYWlndy51c2Vycy52MS5TZW5kRW1haWxWZXJpZmljYXRpb25SZXF1ZXN0GiwuYWlndy51c2Vycy52MS5TZW5kRW1haWxWZXJpZmljYXRpb25SZXNwb25zZRJOCglCaW5kRW1haWwSHy5haWd3LnVzZXJzLnYxLkJpbmRFbWFpbFJlcXVlc3QaIC5haWd3LnVzZXJzLnYxLkJpbmRFbWFpbFJlc3BvbnNlEmYKEUJpbmRPQXV0aElkZW50aXR5EicuYWlndy51c2Vycy52MS5CaW5kT0F1dGhJZGVudGl0eVJlcXVlc3QaKC5haWd3LnVzZXJzLnYxLkJpbmRPQXV0aElkZW50aXR5UmVzcG9uc2USbwoUTG9naW5CeU9BdXRoSWRlbnRpdHkSKi5haWd3LnVzZXJzLnYxLkxvZ2luQnlPQXV0aElkZW50aXR5UmVxdWVzdBorLmFpZ3cudXNlcnMudjEuTG9naW5CeU9BdXRoSWRlbnRpdHlSZXNwb25zZRJdCg5WZXJpZnlQYXNzd29yZBIkLmFpZ3cudXNlcnMudjEuVmVyaWZ5UGFzc3dvcmRSZXF1ZXN0GiUuYWlndy51c2Vycy52MS5WZXJpZnlQYXNzd29yZFJlc3BvbnNlEnUKFlNlbmRQYXNzd29yZFJlc2V0RW1haWwSLC5haWd3LnVzZXJzLnYxLlNlbmRQYXNzd29yZFJlc2V0RW1haWxSZXF1ZXN0Gi0uYWlndy51c2Vycy52MS5TZW5kUGFzc3dvcmRSZXNldEVtYWlsUmVzcG9uc2USWgoNUmVzZXRQYXNzd29yZBIjLmFpZ3cudXNlcnMudjEuUmVzZXRQYXNzd29yZFJlcXVlc3QaJC5haWd3LnVzZXJzLnYxLlJlc2V0UGFzc3dvcmRSZXNwb25zZRJpChJHZXRUd29GYWN0b3JTdGF0dXMSKC5haWd3LnVzZXJzLnYxLkdldFR3b0ZhY3RvclN0YXR1c1JlcXVlc3QaKS5haWd3LnVzZXJzLnYxLkdldFR3b0ZhY3RvclN0YXR1c1Jlc3BvbnNlEl0KDlNldHVwVHdvRmFjdG9yEiQuYWlndy51c2Vycy52MS5TZXR1cFR3b0ZhY3RvclJlcXVlc3QaJS5haWd3LnVzZXJzLnYxLlNldHVwVHdvRmFjdG9yUmVzcG9uc2USYAoPRW5hYmxlVHdvRmFjdG9yEiUuYWlndy51c2Vycy52MS5FbmFibGVUd29GYWN0b3JSZXF1ZXN0GiYuYWlndy51c2Vycy52MS5FbmFibGVUd29GYWN0b3JSZXNwb25zZRJjChBEaXNhYmxlVHdvRmFjdG9yEiYuYWlndy51c2Vycy52MS5EaXNhYmxlVHdvRmFjdG9yUmVxdWVzdBonLmFpZ3cudXNlcnMudjEuRGlzYWJsZVR3b0ZhY3RvclJlc3BvbnNlEnIKFVJlZ2VuZXJhdGVCYWNrdXBDb2RlcxIrLmFpZ3cudXNlcnMudjEuUmVnZW5lcmF0ZUJhY2t1cENvZGVzUmVxdWVzdBosLmFpZ3cudXNlcnMudjEuUmVnZW5lcmF0ZUJhY2t1cENvZGVzUmVzcG9uc2USYAoPVmVyaWZ5VHdvRmFjdG9yEiUuYWlndy51c2Vycy52MS5WZXJpZnlUd29GYWN0b3JSZXF1ZXN0GiYuYWlndy51c2Vycy52MS5WZXJpZnlUd29GYWN0b3JSZXNwb25zZRJmChFHZXRUd29GYWN0b3JTdGF0cxInLmFpZ3cudXNlcnMudjEuR2V0VHdvRmFjdG9yU3RhdHNSZXF1ZXN0GiguYWlndy51c2Vycy52MS5HZXRUd29GYWN0b3JTdGF0c1Jlc3BvbnNlEnIKFUFkbWluRGlzYWJsZVR3b0ZhY3RvchIrLmFpZ3cudXNlcnMudjEuQWRtaW5EaXNhYmxlVHdvRmFjdG9yUmVxdWVzdBosLmFpZ3cudXNlcnMudjEuQWRtaW5EaXNhYmxlVHdvRmFjdG9yUmVzcG9uc2USYwoQR2V0Q2hlY2tpblN0YXR1cxImLmFpZ3cudXNlcnMudjEuR2V0Q2hlY2tpblN0YXR1c1JlcXVlc3QaJy5haWd3LnVzZXJzLnYxLkdldENoZWNraW5TdGF0dXNSZXNwb25zZRJICgdDaGVja2luEh0uYWlndy51c2Vycy52MS5DaGVja2luUmVxdWVzdBoeLmFpZ3cudXNlcnMudjEuQ2hlY2tpblJlc3BvbnNlMvcCCg5PcHRpb25zU2VydmljZRJUCgtMaXN0T3B0aW9ucxIhLmFpZ3cudXNlcnMudjEuTGlzdE9wdGlvbnNSZXF1ZXN0GiIuYWlndy51c2Vycy52MS5MaXN0T3B0aW9uc1Jlc3BvbnNlEk4KCUdldE9wdGlvbhIfLmFpZ3cudXNlcnMudjEuR2V0T3B0aW9uUmVxdWVzdBogLmFpZ3cudXNlcnMudjEuR2V0T3B0aW9uUmVzcG9uc2USVwoMVXBkYXRlT3B0aW9uEiIuYWlndy51c2Vycy52MS5VcGRhdGVPcHRpb25SZXF1ZXN0GiMuYWlndy51c2Vycy52MS5VcGRhdGVPcHRpb25SZXNwb25zZRJmChFMaXN0T3B0aW9uQ2hhbmdlcxInLmFpZ3cudXNlcnMudjEuTGlzdE9wdGlvbkNoYW5nZXNSZXF1ZXN0GiguYWlndy51c2Vycy52MS5MaXN0T3B0aW9uQ2hhbmdlc1Jlc3BvbnNlYgZwcm90bzM", [file_common_v1_common]);
 
 /**
  * A user account (spec 01 section 3). The password is write-only and never returned.
@@ -143,6 +143,13 @@ export type User = Message<"aigw.users.v1.User"> & {
    * @generated from field: double last_login_time = 22;
    */
   lastLoginTime: number;
+
+  /**
+   * Admin's note about the user (new-api's remark); shown to admins only.
+   *
+   * @generated from field: string remark = 23;
+   */
+  remark: string;
 };
 
 /**
@@ -250,6 +257,13 @@ export type LoginResponse = Message<"aigw.users.v1.LoginResponse"> & {
    * @generated from field: bool default_password = 2;
    */
   defaultPassword: boolean;
+
+  /**
+   * The password was right but the user has 2FA on: no session until VerifyTwoFactor passes.
+   *
+   * @generated from field: bool require_2fa = 3;
+   */
+  require2fa: boolean;
 };
 
 /**
@@ -559,6 +573,11 @@ export type UpdateUserRequest = Message<"aigw.users.v1.UpdateUserRequest"> & {
    * @generated from field: optional int32 role = 8;
    */
   role?: number | undefined;
+
+  /**
+   * @generated from field: optional string remark = 9;
+   */
+  remark?: string | undefined;
 };
 
 /**
@@ -1227,6 +1246,462 @@ export const ResetPasswordResponseSchema: GenMessage<ResetPasswordResponse> = /*
   messageDesc(file_users_v1_users, 48);
 
 /**
+ * @generated from message aigw.users.v1.GetTwoFactorStatusRequest
+ */
+export type GetTwoFactorStatusRequest = Message<"aigw.users.v1.GetTwoFactorStatusRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.GetTwoFactorStatusRequest.
+ * Use `create(GetTwoFactorStatusRequestSchema)` to create a new message.
+ */
+export const GetTwoFactorStatusRequestSchema: GenMessage<GetTwoFactorStatusRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 49);
+
+/**
+ * @generated from message aigw.users.v1.GetTwoFactorStatusResponse
+ */
+export type GetTwoFactorStatusResponse = Message<"aigw.users.v1.GetTwoFactorStatusResponse"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * Too many wrong codes: refused until the lock ends.
+   *
+   * @generated from field: bool locked = 2;
+   */
+  locked: boolean;
+
+  /**
+   * Unused backup codes (when enabled).
+   *
+   * @generated from field: int32 backup_codes_remaining = 3;
+   */
+  backupCodesRemaining: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.GetTwoFactorStatusResponse.
+ * Use `create(GetTwoFactorStatusResponseSchema)` to create a new message.
+ */
+export const GetTwoFactorStatusResponseSchema: GenMessage<GetTwoFactorStatusResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 50);
+
+/**
+ * @generated from message aigw.users.v1.SetupTwoFactorRequest
+ */
+export type SetupTwoFactorRequest = Message<"aigw.users.v1.SetupTwoFactorRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.SetupTwoFactorRequest.
+ * Use `create(SetupTwoFactorRequestSchema)` to create a new message.
+ */
+export const SetupTwoFactorRequestSchema: GenMessage<SetupTwoFactorRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 51);
+
+/**
+ * @generated from message aigw.users.v1.SetupTwoFactorResponse
+ */
+export type SetupTwoFactorResponse = Message<"aigw.users.v1.SetupTwoFactorResponse"> & {
+  /**
+   * Base32 TOTP secret (shown once; stored encrypted).
+   *
+   * @generated from field: string secret = 1;
+   */
+  secret: string;
+
+  /**
+   * otpauth://totp/... URI for the QR code.
+   *
+   * @generated from field: string qr_code_data = 2;
+   */
+  qrCodeData: string;
+
+  /**
+   * Shown once; stored as keyed digests.
+   *
+   * @generated from field: repeated string backup_codes = 3;
+   */
+  backupCodes: string[];
+};
+
+/**
+ * Describes the message aigw.users.v1.SetupTwoFactorResponse.
+ * Use `create(SetupTwoFactorResponseSchema)` to create a new message.
+ */
+export const SetupTwoFactorResponseSchema: GenMessage<SetupTwoFactorResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 52);
+
+/**
+ * @generated from message aigw.users.v1.EnableTwoFactorRequest
+ */
+export type EnableTwoFactorRequest = Message<"aigw.users.v1.EnableTwoFactorRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.EnableTwoFactorRequest.
+ * Use `create(EnableTwoFactorRequestSchema)` to create a new message.
+ */
+export const EnableTwoFactorRequestSchema: GenMessage<EnableTwoFactorRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 53);
+
+/**
+ * @generated from message aigw.users.v1.EnableTwoFactorResponse
+ */
+export type EnableTwoFactorResponse = Message<"aigw.users.v1.EnableTwoFactorResponse"> & {
+};
+
+/**
+ * Describes the message aigw.users.v1.EnableTwoFactorResponse.
+ * Use `create(EnableTwoFactorResponseSchema)` to create a new message.
+ */
+export const EnableTwoFactorResponseSchema: GenMessage<EnableTwoFactorResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 54);
+
+/**
+ * @generated from message aigw.users.v1.DisableTwoFactorRequest
+ */
+export type DisableTwoFactorRequest = Message<"aigw.users.v1.DisableTwoFactorRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.DisableTwoFactorRequest.
+ * Use `create(DisableTwoFactorRequestSchema)` to create a new message.
+ */
+export const DisableTwoFactorRequestSchema: GenMessage<DisableTwoFactorRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 55);
+
+/**
+ * @generated from message aigw.users.v1.DisableTwoFactorResponse
+ */
+export type DisableTwoFactorResponse = Message<"aigw.users.v1.DisableTwoFactorResponse"> & {
+};
+
+/**
+ * Describes the message aigw.users.v1.DisableTwoFactorResponse.
+ * Use `create(DisableTwoFactorResponseSchema)` to create a new message.
+ */
+export const DisableTwoFactorResponseSchema: GenMessage<DisableTwoFactorResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 56);
+
+/**
+ * @generated from message aigw.users.v1.RegenerateBackupCodesRequest
+ */
+export type RegenerateBackupCodesRequest = Message<"aigw.users.v1.RegenerateBackupCodesRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+
+  /**
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.RegenerateBackupCodesRequest.
+ * Use `create(RegenerateBackupCodesRequestSchema)` to create a new message.
+ */
+export const RegenerateBackupCodesRequestSchema: GenMessage<RegenerateBackupCodesRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 57);
+
+/**
+ * @generated from message aigw.users.v1.RegenerateBackupCodesResponse
+ */
+export type RegenerateBackupCodesResponse = Message<"aigw.users.v1.RegenerateBackupCodesResponse"> & {
+  /**
+   * @generated from field: repeated string backup_codes = 1;
+   */
+  backupCodes: string[];
+};
+
+/**
+ * Describes the message aigw.users.v1.RegenerateBackupCodesResponse.
+ * Use `create(RegenerateBackupCodesResponseSchema)` to create a new message.
+ */
+export const RegenerateBackupCodesResponseSchema: GenMessage<RegenerateBackupCodesResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 58);
+
+/**
+ * @generated from message aigw.users.v1.VerifyTwoFactorRequest
+ */
+export type VerifyTwoFactorRequest = Message<"aigw.users.v1.VerifyTwoFactorRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+
+  /**
+   * A 6-digit TOTP code or a backup code (XXXX-XXXX).
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.VerifyTwoFactorRequest.
+ * Use `create(VerifyTwoFactorRequestSchema)` to create a new message.
+ */
+export const VerifyTwoFactorRequestSchema: GenMessage<VerifyTwoFactorRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 59);
+
+/**
+ * @generated from message aigw.users.v1.VerifyTwoFactorResponse
+ */
+export type VerifyTwoFactorResponse = Message<"aigw.users.v1.VerifyTwoFactorResponse"> & {
+  /**
+   * @generated from field: aigw.users.v1.User user = 1;
+   */
+  user?: User | undefined;
+};
+
+/**
+ * Describes the message aigw.users.v1.VerifyTwoFactorResponse.
+ * Use `create(VerifyTwoFactorResponseSchema)` to create a new message.
+ */
+export const VerifyTwoFactorResponseSchema: GenMessage<VerifyTwoFactorResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 60);
+
+/**
+ * @generated from message aigw.users.v1.GetTwoFactorStatsRequest
+ */
+export type GetTwoFactorStatsRequest = Message<"aigw.users.v1.GetTwoFactorStatsRequest"> & {
+};
+
+/**
+ * Describes the message aigw.users.v1.GetTwoFactorStatsRequest.
+ * Use `create(GetTwoFactorStatsRequestSchema)` to create a new message.
+ */
+export const GetTwoFactorStatsRequestSchema: GenMessage<GetTwoFactorStatsRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 61);
+
+/**
+ * @generated from message aigw.users.v1.GetTwoFactorStatsResponse
+ */
+export type GetTwoFactorStatsResponse = Message<"aigw.users.v1.GetTwoFactorStatsResponse"> & {
+  /**
+   * @generated from field: double total_users = 1;
+   */
+  totalUsers: number;
+
+  /**
+   * @generated from field: double enabled_users = 2;
+   */
+  enabledUsers: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.GetTwoFactorStatsResponse.
+ * Use `create(GetTwoFactorStatsResponseSchema)` to create a new message.
+ */
+export const GetTwoFactorStatsResponseSchema: GenMessage<GetTwoFactorStatsResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 62);
+
+/**
+ * @generated from message aigw.users.v1.AdminDisableTwoFactorRequest
+ */
+export type AdminDisableTwoFactorRequest = Message<"aigw.users.v1.AdminDisableTwoFactorRequest"> & {
+  /**
+   * @generated from field: aigw.common.v1.Actor actor = 1;
+   */
+  actor?: Actor | undefined;
+
+  /**
+   * @generated from field: double id = 2;
+   */
+  id: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.AdminDisableTwoFactorRequest.
+ * Use `create(AdminDisableTwoFactorRequestSchema)` to create a new message.
+ */
+export const AdminDisableTwoFactorRequestSchema: GenMessage<AdminDisableTwoFactorRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 63);
+
+/**
+ * @generated from message aigw.users.v1.AdminDisableTwoFactorResponse
+ */
+export type AdminDisableTwoFactorResponse = Message<"aigw.users.v1.AdminDisableTwoFactorResponse"> & {
+};
+
+/**
+ * Describes the message aigw.users.v1.AdminDisableTwoFactorResponse.
+ * Use `create(AdminDisableTwoFactorResponseSchema)` to create a new message.
+ */
+export const AdminDisableTwoFactorResponseSchema: GenMessage<AdminDisableTwoFactorResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 64);
+
+/**
+ * @generated from message aigw.users.v1.GetCheckinStatusRequest
+ */
+export type GetCheckinStatusRequest = Message<"aigw.users.v1.GetCheckinStatusRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+
+  /**
+   * YYYY-MM; the current month (operator's time zone) when empty.
+   *
+   * @generated from field: string month = 2;
+   */
+  month: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.GetCheckinStatusRequest.
+ * Use `create(GetCheckinStatusRequestSchema)` to create a new message.
+ */
+export const GetCheckinStatusRequestSchema: GenMessage<GetCheckinStatusRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 65);
+
+/**
+ * @generated from message aigw.users.v1.CheckinRecord
+ */
+export type CheckinRecord = Message<"aigw.users.v1.CheckinRecord"> & {
+  /**
+   * YYYY-MM-DD in the operator's time zone.
+   *
+   * @generated from field: string checkin_date = 1;
+   */
+  checkinDate: string;
+
+  /**
+   * @generated from field: double quota_awarded = 2;
+   */
+  quotaAwarded: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.CheckinRecord.
+ * Use `create(CheckinRecordSchema)` to create a new message.
+ */
+export const CheckinRecordSchema: GenMessage<CheckinRecord> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 66);
+
+/**
+ * @generated from message aigw.users.v1.GetCheckinStatusResponse
+ */
+export type GetCheckinStatusResponse = Message<"aigw.users.v1.GetCheckinStatusResponse"> & {
+  /**
+   * @generated from field: double min_quota = 1;
+   */
+  minQuota: number;
+
+  /**
+   * @generated from field: double max_quota = 2;
+   */
+  maxQuota: number;
+
+  /**
+   * @generated from field: double total_quota = 3;
+   */
+  totalQuota: number;
+
+  /**
+   * @generated from field: double total_checkins = 4;
+   */
+  totalCheckins: number;
+
+  /**
+   * Check-ins in the asked month.
+   *
+   * @generated from field: int32 checkin_count = 5;
+   */
+  checkinCount: number;
+
+  /**
+   * @generated from field: bool checked_in_today = 6;
+   */
+  checkedInToday: boolean;
+
+  /**
+   * The month's records, newest first.
+   *
+   * @generated from field: repeated aigw.users.v1.CheckinRecord records = 7;
+   */
+  records: CheckinRecord[];
+};
+
+/**
+ * Describes the message aigw.users.v1.GetCheckinStatusResponse.
+ * Use `create(GetCheckinStatusResponseSchema)` to create a new message.
+ */
+export const GetCheckinStatusResponseSchema: GenMessage<GetCheckinStatusResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 67);
+
+/**
+ * @generated from message aigw.users.v1.CheckinRequest
+ */
+export type CheckinRequest = Message<"aigw.users.v1.CheckinRequest"> & {
+  /**
+   * @generated from field: double user_id = 1;
+   */
+  userId: number;
+};
+
+/**
+ * Describes the message aigw.users.v1.CheckinRequest.
+ * Use `create(CheckinRequestSchema)` to create a new message.
+ */
+export const CheckinRequestSchema: GenMessage<CheckinRequest> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 68);
+
+/**
+ * @generated from message aigw.users.v1.CheckinResponse
+ */
+export type CheckinResponse = Message<"aigw.users.v1.CheckinResponse"> & {
+  /**
+   * @generated from field: double quota_awarded = 1;
+   */
+  quotaAwarded: number;
+
+  /**
+   * @generated from field: string checkin_date = 2;
+   */
+  checkinDate: string;
+};
+
+/**
+ * Describes the message aigw.users.v1.CheckinResponse.
+ * Use `create(CheckinResponseSchema)` to create a new message.
+ */
+export const CheckinResponseSchema: GenMessage<CheckinResponse> = /*@__PURE__*/
+  messageDesc(file_users_v1_users, 69);
+
+/**
  * A setting; values are always text (JSON-valued settings hold JSON text).
  *
  * @generated from message aigw.users.v1.Option
@@ -1248,7 +1723,7 @@ export type Option = Message<"aigw.users.v1.Option"> & {
  * Use `create(OptionSchema)` to create a new message.
  */
 export const OptionSchema: GenMessage<Option> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 49);
+  messageDesc(file_users_v1_users, 70);
 
 /**
  * @generated from message aigw.users.v1.ListOptionsRequest
@@ -1267,7 +1742,7 @@ export type ListOptionsRequest = Message<"aigw.users.v1.ListOptionsRequest"> & {
  * Use `create(ListOptionsRequestSchema)` to create a new message.
  */
 export const ListOptionsRequestSchema: GenMessage<ListOptionsRequest> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 50);
+  messageDesc(file_users_v1_users, 71);
 
 /**
  * @generated from message aigw.users.v1.ListOptionsResponse
@@ -1289,7 +1764,7 @@ export type ListOptionsResponse = Message<"aigw.users.v1.ListOptionsResponse"> &
  * Use `create(ListOptionsResponseSchema)` to create a new message.
  */
 export const ListOptionsResponseSchema: GenMessage<ListOptionsResponse> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 51);
+  messageDesc(file_users_v1_users, 72);
 
 /**
  * @generated from message aigw.users.v1.GetOptionRequest
@@ -1306,7 +1781,7 @@ export type GetOptionRequest = Message<"aigw.users.v1.GetOptionRequest"> & {
  * Use `create(GetOptionRequestSchema)` to create a new message.
  */
 export const GetOptionRequestSchema: GenMessage<GetOptionRequest> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 52);
+  messageDesc(file_users_v1_users, 73);
 
 /**
  * @generated from message aigw.users.v1.GetOptionResponse
@@ -1323,7 +1798,7 @@ export type GetOptionResponse = Message<"aigw.users.v1.GetOptionResponse"> & {
  * Use `create(GetOptionResponseSchema)` to create a new message.
  */
 export const GetOptionResponseSchema: GenMessage<GetOptionResponse> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 53);
+  messageDesc(file_users_v1_users, 74);
 
 /**
  * @generated from message aigw.users.v1.UpdateOptionRequest
@@ -1350,7 +1825,7 @@ export type UpdateOptionRequest = Message<"aigw.users.v1.UpdateOptionRequest"> &
  * Use `create(UpdateOptionRequestSchema)` to create a new message.
  */
 export const UpdateOptionRequestSchema: GenMessage<UpdateOptionRequest> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 54);
+  messageDesc(file_users_v1_users, 75);
 
 /**
  * @generated from message aigw.users.v1.UpdateOptionResponse
@@ -1374,7 +1849,7 @@ export type UpdateOptionResponse = Message<"aigw.users.v1.UpdateOptionResponse">
  * Use `create(UpdateOptionResponseSchema)` to create a new message.
  */
 export const UpdateOptionResponseSchema: GenMessage<UpdateOptionResponse> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 55);
+  messageDesc(file_users_v1_users, 76);
 
 /**
  * @generated from message aigw.users.v1.ListOptionChangesRequest
@@ -1391,7 +1866,7 @@ export type ListOptionChangesRequest = Message<"aigw.users.v1.ListOptionChangesR
  * Use `create(ListOptionChangesRequestSchema)` to create a new message.
  */
 export const ListOptionChangesRequestSchema: GenMessage<ListOptionChangesRequest> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 56);
+  messageDesc(file_users_v1_users, 77);
 
 /**
  * @generated from message aigw.users.v1.ListOptionChangesResponse
@@ -1415,7 +1890,7 @@ export type ListOptionChangesResponse = Message<"aigw.users.v1.ListOptionChanges
  * Use `create(ListOptionChangesResponseSchema)` to create a new message.
  */
 export const ListOptionChangesResponseSchema: GenMessage<ListOptionChangesResponse> = /*@__PURE__*/
-  messageDesc(file_users_v1_users, 57);
+  messageDesc(file_users_v1_users, 78);
 
 /**
  * Admin actions of POST /api/user/manage.
@@ -1750,6 +2225,113 @@ export const UsersService: GenService<{
     methodKind: "unary";
     input: typeof ResetPasswordRequestSchema;
     output: typeof ResetPasswordResponseSchema;
+  },
+  /**
+   * --- TOTP two-factor authentication (new-api's /api/user/2fa/*) ---
+   * GET /api/user/2fa/status.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.GetTwoFactorStatus
+   */
+  getTwoFactorStatus: {
+    methodKind: "unary";
+    input: typeof GetTwoFactorStatusRequestSchema;
+    output: typeof GetTwoFactorStatusResponseSchema;
+  },
+  /**
+   * POST /api/user/2fa/setup: a new secret and backup codes, stored pending until enabled.
+   * FAILED_PRECONDITION when 2FA is already on.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.SetupTwoFactor
+   */
+  setupTwoFactor: {
+    methodKind: "unary";
+    input: typeof SetupTwoFactorRequestSchema;
+    output: typeof SetupTwoFactorResponseSchema;
+  },
+  /**
+   * POST /api/user/2fa/enable: a valid TOTP code for the pending secret turns 2FA on.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.EnableTwoFactor
+   */
+  enableTwoFactor: {
+    methodKind: "unary";
+    input: typeof EnableTwoFactorRequestSchema;
+    output: typeof EnableTwoFactorResponseSchema;
+  },
+  /**
+   * POST /api/user/2fa/disable: needs a valid TOTP code or an unused backup code.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.DisableTwoFactor
+   */
+  disableTwoFactor: {
+    methodKind: "unary";
+    input: typeof DisableTwoFactorRequestSchema;
+    output: typeof DisableTwoFactorResponseSchema;
+  },
+  /**
+   * POST /api/user/2fa/backup_codes: needs a valid TOTP code; replaces every backup code.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.RegenerateBackupCodes
+   */
+  regenerateBackupCodes: {
+    methodKind: "unary";
+    input: typeof RegenerateBackupCodesRequestSchema;
+    output: typeof RegenerateBackupCodesResponseSchema;
+  },
+  /**
+   * POST /api/user/login/2fa: checks a TOTP code (each time step once) or an unused backup code
+   * (then spent). Wrong codes count; MAX_FAILURES in a row lock the user's 2FA for a while
+   * (RESOURCE_EXHAUSTED). Answers the user on success.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.VerifyTwoFactor
+   */
+  verifyTwoFactor: {
+    methodKind: "unary";
+    input: typeof VerifyTwoFactorRequestSchema;
+    output: typeof VerifyTwoFactorResponseSchema;
+  },
+  /**
+   * GET /api/user/2fa/stats (admin).
+   *
+   * @generated from rpc aigw.users.v1.UsersService.GetTwoFactorStats
+   */
+  getTwoFactorStats: {
+    methodKind: "unary";
+    input: typeof GetTwoFactorStatsRequestSchema;
+    output: typeof GetTwoFactorStatsResponseSchema;
+  },
+  /**
+   * DELETE /api/user/:id/2fa (admin): turns a user's 2FA off; never on an equal or higher role.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.AdminDisableTwoFactor
+   */
+  adminDisableTwoFactor: {
+    methodKind: "unary";
+    input: typeof AdminDisableTwoFactorRequestSchema;
+    output: typeof AdminDisableTwoFactorResponseSchema;
+  },
+  /**
+   * --- Daily check-in (new-api's checkin_setting) ---
+   * GET /api/user/checkin: the month's records and totals. FAILED_PRECONDITION when check-in is off.
+   *
+   * @generated from rpc aigw.users.v1.UsersService.GetCheckinStatus
+   */
+  getCheckinStatus: {
+    methodKind: "unary";
+    input: typeof GetCheckinStatusRequestSchema;
+    output: typeof GetCheckinStatusResponseSchema;
+  },
+  /**
+   * POST /api/user/checkin: once per user per day (the operator's TimeZone option); the reward,
+   * random in [checkin_setting.min_quota, max_quota], is credited through
+   * billing.WalletService.Credit with request id checkin:<user>:<date> (credited once).
+   *
+   * @generated from rpc aigw.users.v1.UsersService.Checkin
+   */
+  checkin: {
+    methodKind: "unary";
+    input: typeof CheckinRequestSchema;
+    output: typeof CheckinResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_users_v1_users, 0);

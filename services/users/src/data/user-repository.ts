@@ -8,6 +8,7 @@ import type { IdentityField, PendingCredit, UserRecord, UserStore } from '../dom
 /** A stored user (spec 01 section 3). Wallet fields live in the billing service. */
 export interface UserDoc extends Omit<UserRecord, 'id'> {
   _id: number;
+  last_checkin_date?: string;
 }
 
 const creditSchema = new Schema<PendingCredit>(
@@ -38,6 +39,9 @@ const userSchema = new Schema<UserDoc>(
     created_at: { type: Number, default: () => Math.floor(Date.now() / 1000) },
     last_login_at: { type: Number, default: 0 },
     pending_credits: { type: [creditSchema], default: [] },
+    remark: { type: String, default: '' },
+    /** The last calendar day checked in (claimed atomically: once per day). */
+    last_checkin_date: { type: String, default: '' },
   },
   { collection: 'users', versionKey: false },
 );
@@ -75,6 +79,7 @@ function toRecord(doc: UserDoc): UserRecord {
     deleted_at: rest.deleted_at ?? 0,
     created_at: rest.created_at ?? 0,
     last_login_at: rest.last_login_at ?? 0,
+    remark: rest.remark ?? '',
     pending_credits: (rest.pending_credits ?? []).map((c) => ({
       request_id: c.request_id,
       amount: c.amount,
@@ -227,6 +232,18 @@ export function userRepository(conn: Connection): UserStore {
       // (a {request_id} condition silently matches nothing there).
       const { request_id, amount, reason, content } = credit;
       await model.updateOne({ _id: id }, { $pull: { pending_credits: { request_id, amount, reason, content } } });
+    },
+    async claimCheckin(id, date, credit) {
+      const doc = await model
+        .findOneAndUpdate(
+          { _id: id, ...live, last_checkin_date: { $ne: date } },
+          credit
+            ? { $set: { last_checkin_date: date }, $push: { pending_credits: credit } }
+            : { $set: { last_checkin_date: date } },
+          { new: true },
+        )
+        .lean<UserDoc>();
+      return doc ? toRecord(doc) : undefined;
     },
     async withPendingCredits(limit) {
       const docs = await model

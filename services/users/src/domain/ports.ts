@@ -43,6 +43,8 @@ export interface UserRecord {
   created_at: number;
   last_login_at: number;
   pending_credits: PendingCredit[];
+  /** Admin's note (new-api's remark). */
+  remark: string;
 }
 
 /** Fields that identify a user besides the id; lookups skip soft-deleted users. */
@@ -75,6 +77,7 @@ export type UserChanges = Partial<
     | 'aff_code'
     | 'deleted_at'
     | 'last_login_at'
+    | 'remark'
   >
 >;
 
@@ -106,6 +109,11 @@ export interface UserStore {
   takeAffQuota(id: number, amount: number, credit: PendingCredit): Promise<UserRecord | undefined>;
   /** Forgets a delivered credit (the whole credit: the element is matched exactly). */
   dropPendingCredit(id: number, credit: PendingCredit): Promise<void>;
+  /**
+   * Claims a calendar day's check-in of a live user and queues its reward as a pending credit, in
+   * one write; undefined when the day is already claimed (or the user is gone).
+   */
+  claimCheckin(id: number, date: string, credit: PendingCredit | undefined): Promise<UserRecord | undefined>;
   /** Users owing credits (for the retry loop). */
   withPendingCredits(limit: number): Promise<UserRecord[]>;
 }

@@ -78,6 +78,7 @@ export function userAdmin(users: UserStore) {
         group?: string;
         email?: string;
         role?: number;
+        remark?: string;
       },
     ): Promise<UserRecord> {
       const user = await target(actor, id);
@@ -99,6 +100,10 @@ export function userAdmin(users: UserStore) {
         const holder = email ? await users.findBy('email', email) : undefined;
         if (holder && holder.id !== id) throw conflict(MSG.emailTaken);
         changes.email = email;
+      }
+      if (input.remark !== undefined) {
+        if ([...input.remark].length > 255) throw invalid('备注长度不能超过 255 个字符');
+        changes.remark = input.remark.trim();
       }
       const updated = await users.update(id, changes);
       if (!updated) throw notFound(MSG.userNotFound);

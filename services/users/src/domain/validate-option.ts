@@ -55,12 +55,12 @@ export function validateOption(key: string, rawValue: string): { value: string; 
   if (NUMBER_MAPS.has(key) && !isNumberMap(value)) {
     throw invalid(JSON_MESSAGES[key] ?? `${key} 不是合法的 JSON 字符串`);
   }
+  if (key === 'TimeZone' && value.trim() && !isTimeZone(value.trim())) throw invalid('无效的时区名称');
+  if ((key === 'checkin_setting.min_quota' || key === 'checkin_setting.max_quota') && Number(value) < 0) {
+    throw invalid('签到奖励额度不能为负数');
+  }
   if (key === 'UserUsableGroups' && !isStringMap(value)) throw invalid('UserUsableGroups 不是合法的 JSON 字符串');
   if (key === 'Chats' && !isChatList(value)) throw invalid('Chats 不是合法的 JSON 字符串');
-  return { value, implied };
-}
-
-/** JSON options that must map names to non-negative numbers. */
   if (key === 'AutomaticDisableStatusCodes' || key === 'AutomaticRetryStatusCodes') {
     try {
       value = statusCodeRangesText(value);
@@ -69,6 +69,10 @@ export function validateOption(key: string, rawValue: string): { value: string; 
     }
   }
   if (key === 'AutomaticDisableKeywords') value = parseKeywordLines(value);
+  return { value, implied };
+}
+
+/** JSON options that must map names to non-negative numbers. */
 const NUMBER_MAPS = new Set([
   'GroupRatio',
   'TopupGroupRatio',
@@ -113,6 +117,15 @@ const PREREQUISITES: Record<string, { needs: string[]; message: string }> = {
 export function checkPrerequisites(key: string, value: string, current: Record<string, string>): void {
   const rule = PREREQUISITES[key];
   if (rule && value === 'true' && rule.needs.some((k) => !current[k]?.trim())) throw invalid(rule.message);
+}
+
+function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isStringMap(raw: string): boolean {

@@ -7,8 +7,8 @@ import { TOPICS } from '@aigw/proto/topics';
 export interface GatewayAudit {
   userId: number;
   username: string;
-  /** 3 admin. */
-  type: 3;
+  /** 3 admin, 4 system (a user's own security change: 2FA on or off). */
+  type: 3 | 4;
   content: string;
   actorUserId: number;
   ip: string;

@@ -5,10 +5,12 @@ import type { UserSchema, UsersService as UsersServiceDesc } from '@aigw/proto/u
 import { ManageAction, OAuthProvider } from '@aigw/proto/users/v1/users';
 import type { MessageInitShape } from '@bufbuild/protobuf';
 import type { Accounts } from '../../domain/accounts.ts';
+import type { Checkins } from '../../domain/checkin.ts';
 import type { Credits } from '../../domain/credits.ts';
 import type { EmailFlows } from '../../domain/email-flows.ts';
 import type { Identities, Provider } from '../../domain/identities.ts';
 import type { UserRecord } from '../../domain/ports.ts';
+import type { TwoFactor } from '../../domain/two-factor.ts';
 import { type ManageAction as Action, type Actor, normalisePage, type UserAdmin } from '../../domain/user-admin.ts';
 
 export interface UsersUseCases {
@@ -17,6 +19,8 @@ export interface UsersUseCases {
   email: EmailFlows;
   identities: Identities;
   credits: Credits;
+  twoFactor: TwoFactor;
+  checkins: Checkins;
 }
 
 /** The proto User; wallet fields stay 0 (billing owns them), secrets only when asked. */
@@ -41,6 +45,7 @@ export function toUserMessage(u: UserRecord, withSecrets = false): MessageInitSh
     affCode: u.aff_code,
     createdTime: u.created_at,
     lastLoginTime: u.last_login_at,
+    remark: u.remark,
   };
 }
 
@@ -92,7 +97,7 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       ),
     async login(req) {
       const { user, defaultPassword } = await uc.accounts.login(req.username, req.password);
-      return { user: toUserMessage(user), defaultPassword };
+      return { user: toUserMessage(user), defaultPassword, require2fa: await uc.twoFactor.isEnabled(user.id) };
     },
     getUser: async (req) => userOut(await uc.admin.get(req.id)),
     async getUserByUsername(req) {
@@ -129,6 +134,7 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
           group: req.group,
           email: req.email,
           role: req.role,
+          remark: req.remark,
         }),
       ),
     async updateSelf(req) {
@@ -180,6 +186,27 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       await uc.email.sendReset(req.email);
       return {};
     },
+    getTwoFactorStatus: (req) => uc.twoFactor.status(req.userId),
+    setupTwoFactor: (req) => uc.twoFactor.setup(req.userId),
+    async enableTwoFactor(req) {
+      await uc.twoFactor.enable(req.userId, req.code);
+      return {};
+    },
+    async disableTwoFactor(req) {
+      await uc.twoFactor.disable(req.userId, req.code);
+      return {};
+    },
+    regenerateBackupCodes: async (req) => ({
+      backupCodes: await uc.twoFactor.regenerateBackupCodes(req.userId, req.code),
+    }),
+    verifyTwoFactor: async (req) => userOut(await uc.twoFactor.verifyLogin(req.userId, req.code)),
+    getTwoFactorStats: () => uc.twoFactor.stats(),
+    async adminDisableTwoFactor(req) {
+      await uc.twoFactor.adminDisable(actorOf(req.actor), req.id);
+      return {};
+    },
+    getCheckinStatus: (req) => uc.checkins.status(req.userId, req.month),
+    checkin: (req) => uc.checkins.checkin(req.userId),
     async resetPassword(req) {
       const { user, password } = await uc.email.resetPassword(req.email, req.token);
       return { newPassword: password, userId: user.id };

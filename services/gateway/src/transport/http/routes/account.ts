@@ -6,6 +6,7 @@ import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
 import { LOGIN_BACKOFF, loginBackoff } from '../middleware/login-backoff.ts';
+import { loginFlows } from '../middleware/login-flow.ts';
 import { turnstileCheck } from '../middleware/turnstile.ts';
 import { body, optText } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
@@ -23,6 +24,7 @@ const Register = validate({
   }),
 });
 const Login = validate({ body: body({ username: opt, password: opt }) });
+const Login2fa = validate({ body: body({ code: opt, flow_token: opt }) });
 const EmailQuery = validate({ query: z.object({ email: opt, turnstile: opt }) });
 const Reset = validate({ body: body({ email: opt, token: opt }) });
 
@@ -38,6 +40,7 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
   /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
   const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
   const backoff = loginBackoff(deps.redis, { ...LOGIN_BACKOFF, freeFailures: config.LOGIN_FREE_FAILURES });
+  const flows = loginFlows(deps.redis);
 
   api.post('/user/register', critical, human, Register, async (req, res) => {
     const b = input(req, Register).body;
@@ -63,12 +66,32 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
         await backoff.failed(username);
       throw err;
     });
-    const { user, defaultPassword } = answer;
+    const { user, defaultPassword, require2fa } = answer;
     if (!user) throw invalid('用户名或密码错误，或用户已被封禁');
     await backoff.succeeded(username);
+    if (require2fa) {
+      // The password was right; the session waits for the second factor (new-api's answer).
+      const flow = await flows.start(res, user.id, secure(req));
+      ok(res, { require_2fa: true, flow_token: flow.token, expires_at: flow.expiresAt }, '请输入两步验证码');
+      return;
+    }
     await sessions.create(res, sessionUserOf(user), secure(req));
     const data = userJson(user, await wallets.get(user.id));
     ok(res, defaultPassword ? { ...data, default_password: true } : data, '登录成功！');
+  });
+
+  api.post('/user/login/2fa', critical, Login2fa, async (req, res) => {
+    const b = input(req, Login2fa).body;
+    const expired = '会话已过期，请重新登录';
+    const token = flows.tokenOf(req, b.flow_token);
+    const userId = token ? await flows.userOf(token) : undefined;
+    if (!token || !userId) throw invalid(expired);
+    if (!b.code?.trim()) throw invalid('参数错误');
+    const { user } = await clients.users.verifyTwoFactor({ userId, code: b.code });
+    if (!user) throw invalid(expired);
+    if (!(await flows.take(res, token))) throw invalid(expired);
+    await sessions.create(res, sessionUserOf(user), secure(req));
+    ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   });
 
   api.get('/user/logout', async (req, res) => {

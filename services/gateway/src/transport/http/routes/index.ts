@@ -13,12 +13,14 @@ import { statusRoutes } from './status.ts';
 import { taskRoutes } from './task.ts';
 import { tokenRoutes } from './token.ts';
 import { topupRoutes } from './topup.ts';
+import { twoFactorRoutes } from './two-factor.ts';
 import { userRoutes } from './user.ts';
 
 /** Mounts every /api route module. One line per module. */
 export function mountRoutes(api: Router, deps: RouteDeps): void {
   statusRoutes(api, deps);
   accountRoutes(api, deps);
+  twoFactorRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
   optionRoutes(api, deps);
