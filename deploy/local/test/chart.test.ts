@@ -207,6 +207,10 @@ describe.skipIf(skip)('Helm chart, plain manifests and image builds, offline', (
       expect(e.RELAY_DRAIN_MS).toBe(String(drain * 1000));
       expect(e.RELAY_FORCE_EXIT_MS).toBe(String((drain + 20) * 1000));
       const pod = relay?.spec.template.spec;
+      // The usage spool lives on the pod's emptyDir, which a restarted container keeps.
+      expect(e.RELAY_USAGE_SPOOL_DIR).toBe('/tmp/usage-spool');
+      const tmp = pod.containers[0].volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+      expect(pod.volumes.find((v: { name: string }) => v.name === tmp.name)).toMatchObject({ emptyDir: {} });
       expect(pod.containers[0].lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
       // preStop (5 s) + drain + 20 s of flushing before the forced exit + 10 s to spare.
       expect(pod.terminationGracePeriodSeconds).toBe(drain + 5 + 30);
