@@ -4,6 +4,8 @@
  * channel with a sibling key), the bad key alone is disabled by the channels service (the channel
  * stays enabled and says which line), and later requests use only the two good keys.
  */
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
+import { type AddressInfo, connect as netConnect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
@@ -238,5 +240,60 @@ describe('multi-key channels', () => {
     ]);
     expect(sent?.headers['x-upstream-key']).toBe('k=key-good-1');
     expect(sent?.headers['x-route']).toBe('blue');
+  });
+
+  it('when a channel has a proxy in its setting, then its upstream calls go through that proxy', async () => {
+    // A forward proxy that records what it was asked to reach (CONNECT tunnels and plain requests).
+    const reached: string[] = [];
+    const tunnels: { destroy(): void }[] = [];
+    const proxy = createHttpServer((req, res) => {
+      reached.push(String(req.url));
+      const fwd = httpRequest(String(req.url), { method: req.method, headers: req.headers }, (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      });
+      req.pipe(fwd);
+    });
+    proxy.on('connect', (req, socket, head) => {
+      reached.push(String(req.url));
+      tunnels.push(socket);
+      const [host, port] = String(req.url).split(':');
+      const up = netConnect(Number(port), host, () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        up.write(head);
+        up.pipe(socket);
+        socket.pipe(up);
+      });
+      up.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    try {
+      const model = modelName('gpt-4o-mini');
+      const u = await userWithToken(s);
+      const { port } = proxy.address() as AddressInfo;
+      await s.channels.createChannels({
+        channel: {
+          name: 'proxied',
+          type: 1,
+          key: 'key-good-2',
+          baseUrl: fake.url,
+          models: model,
+          group: 'default',
+          autoBan: 1,
+          status: 1,
+          setting: JSON.stringify({ proxy: `http://127.0.0.1:${port}` }),
+        },
+      });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const res = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'via proxy' }] });
+      expect(res.choices[0]?.message.content).toBe('multi key works');
+      expect(reached.some((t) => t.includes(new URL(fake.url).host))).toBe(true);
+    } finally {
+      // Tunnels are not the server's connections: the relay's pool keeps them open.
+      for (const t of tunnels) t.destroy();
+      proxy.closeAllConnections();
+      await new Promise((r) => proxy.close(r));
+    }
   });
 });

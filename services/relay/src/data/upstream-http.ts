@@ -5,7 +5,7 @@
  * it still streams: body chunks reach the caller as they arrive, and a slow reader pauses the
  * socket (backpressure) instead of buffering without bound.
  */
-import { Agent, type Dispatcher, FormData as UndiciFormData } from 'undici';
+import { Agent, type Dispatcher, ProxyAgent, FormData as UndiciFormData } from 'undici';
 import type { Cancellation, UpstreamClient, UpstreamRequest, UpstreamResponse } from '../domain/exchange/ports.ts';
 
 export interface UpstreamHttpOptions {
@@ -19,20 +19,34 @@ export interface UpstreamHttpOptions {
 const HIGH_WATER = 64 * 1024;
 
 export function createUpstreamHttp(opts: UpstreamHttpOptions): UpstreamClient & { close(): Promise<void> } {
-  const agent = new Agent({
+  const settings = {
     keepAliveTimeout: 30_000,
     keepAliveMaxTimeout: 120_000,
     connections: opts.connections ?? null,
     pipelining: 1,
     headersTimeout: opts.timeoutMs,
     bodyTimeout: opts.timeoutMs,
-  });
+  };
+  const agent = new Agent(settings);
+  // Channels with a proxy (setting.proxy): one pooled agent per proxy URL.
+  const proxies = new Map<string, ProxyAgent>();
+  const via = (proxy: string | undefined): Dispatcher => {
+    if (!proxy) return agent;
+    let p = proxies.get(proxy);
+    if (!p) {
+      p = new ProxyAgent({ ...settings, uri: proxy });
+      proxies.set(proxy, p);
+    }
+    return p;
+  };
   return {
     send: (req) =>
       new Promise<UpstreamResponse>((resolve, reject) => {
-        new UpstreamCall(agent, req, resolve, reject);
+        new UpstreamCall(via(req.proxy), req, resolve, reject);
       }),
-    close: () => agent.close(),
+    close: async () => {
+      await Promise.all([agent.close(), ...[...proxies.values()].map((p) => p.close())]);
+    },
   };
 }
 
@@ -64,7 +78,7 @@ class UpstreamCall implements Dispatcher.DispatchHandler {
   private whole = false;
 
   constructor(
-    agent: Agent,
+    agent: Dispatcher,
     req: UpstreamRequest,
     resolve: (r: UpstreamResponse) => void,
     reject: (err: Error) => void,
