@@ -296,4 +296,71 @@ describe('multi-key channels', () => {
       await new Promise((r) => proxy.close(r));
     }
   });
+
+  it('when a channel has thinking_to_content, then the reasoning reaches the client as content inside <think> tags', async () => {
+    // An OpenAI-format upstream that thinks before it answers (the shared fake has no reasoning).
+    const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: null }], ...extra })}\n\n`;
+    const thinker = createHttpServer((req, res) => {
+      let raw = '';
+      req.on('data', (d) => {
+        raw += d;
+      });
+      req.on('end', () => {
+        const usage = { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 };
+        if (!JSON.parse(raw).stream) {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const message = { role: 'assistant', content: 'Answer', reasoning_content: 'hmm' };
+          res.end(
+            JSON.stringify({
+              id: 'c1',
+              object: 'chat.completion',
+              created: 1,
+              model: 'm',
+              choices: [{ index: 0, message, finish_reason: 'stop' }],
+              usage,
+            }),
+          );
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(chunk({ role: 'assistant', reasoning_content: 'hm' }));
+        res.write(chunk({ reasoning_content: 'm' }));
+        res.write(chunk({ content: 'Answer' }));
+        res.end(`${chunk({}, { usage })}data: [DONE]\n\n`);
+      });
+    });
+    await new Promise<void>((r) => thinker.listen(0, '127.0.0.1', r));
+    try {
+      const model = modelName('gpt-4o-mini');
+      const u = await userWithToken(s);
+      await s.channels.createChannels({
+        channel: {
+          name: 'thinker',
+          type: 1,
+          key: 'k',
+          baseUrl: `http://127.0.0.1:${(thinker.address() as AddressInfo).port}`,
+          models: model,
+          group: 'default',
+          status: 1,
+          setting: JSON.stringify({ thinking_to_content: true }),
+        },
+      });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const stream = await client.chat.completions.create({
+        model,
+        stream: true,
+        messages: [{ role: 'user', content: 'q' }],
+      });
+      let text = '';
+      for await (const c of stream) text += c.choices[0]?.delta?.content ?? '';
+      expect(text).toBe('<think>\nhmm\n</think>\nAnswer');
+      const whole = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'q' }] });
+      expect(whole.choices[0]?.message.content).toBe('<think>\nhmm\n</think>\nAnswer');
+    } finally {
+      thinker.closeAllConnections();
+      await new Promise((r) => thinker.close(r));
+    }
+  });
 });
