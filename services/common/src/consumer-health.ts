@@ -26,6 +26,13 @@ const settingsSchema = z.object({
   KAFKA_CONSUMER_LIVENESS_GRACE_MS: z.coerce.number().int().min(0).default(120_000),
   /** Out of the group this long: the kafkajs consumer is dropped and a new one joins. */
   KAFKA_CONSUMER_REJOIN_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /**
+   * One handler call longer than this (a write that never returns: the driver has no socket
+   * timeout) is abandoned: logged, the kafkajs consumer replaced, and the batch fetched again from
+   * the committed offset by the new one (handlers are idempotent). Below the liveness grace, so the
+   * consumer recovers by itself before the orchestrator restarts the process.
+   */
+  KAFKA_CONSUMER_BATCH_BUDGET_MS: z.coerce.number().int().min(100).default(60_000),
   /** How often committed offsets are compared with high watermarks (lag metrics, stall check). */
   KAFKA_CONSUMER_LAG_SAMPLE_MS: z.coerce.number().int().min(100).default(5_000),
 });

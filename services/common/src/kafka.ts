@@ -21,6 +21,7 @@ import { type ConsumerHealth, type ConsumerSettings, consumerSettings, isConsumi
 import type { Logger } from './logger.ts';
 import {
   kafkaBatchDuration,
+  kafkaBatchesAbandoned,
   kafkaBatchSize,
   kafkaConsumed,
   kafkaConsumerLag,
@@ -244,7 +245,26 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
       state = busy && now - clock > s.KAFKA_CONSUMER_STALL_MS ? 'stalled' : 'consuming';
       since = state === 'stalled' ? clock + s.KAFKA_CONSUMER_STALL_MS : now;
     }
-    if (state !== reported.state) reported = { state, sinceMs: since, lastProgressMs };
+    if (state !== reported.state) {
+      // Every change in and out of stalled says why (a consumer must never stop silently).
+      if (state === 'stalled')
+        log.error(
+          {
+            why: !member
+              ? `out of its group (${leftFor || 'never joined'})`
+              : inFlight > 0
+                ? 'handler busy'
+                : 'lag, no fetch',
+            lag: assignedLag,
+            inFlight,
+            sinceProgressMs: lastProgressMs ? now - lastProgressMs : null,
+          },
+          'consumer stalled',
+        );
+      else if (reported.state === 'stalled' && state === 'consuming')
+        log.warn({ stalledForMs: now - reported.sinceMs }, 'consumer consuming again');
+      reported = { state, sinceMs: since, lastProgressMs };
+    }
     reported.lastProgressMs = lastProgressMs;
     kafkaConsumerUp.set({ group: groupId }, isConsuming(reported) ? 1 : 0);
     return { ...reported };
@@ -437,12 +457,26 @@ export async function runBatchConsumer<D extends DescMessage>(opts: BatchConsume
     for (let attempt = 1; ; attempt++) {
       if (!ctx.alive()) return false;
       try {
-        await withHeartbeats(() => handleBatch(items.map((x) => x.item)), ctx.heartbeat, s.KAFKA_CONSUMER_HEARTBEAT_MS);
+        await withHeartbeats(
+          () => withBudget(handleBatch(items.map((x) => x.item)), s.KAFKA_CONSUMER_BATCH_BUDGET_MS),
+          ctx.heartbeat,
+          s.KAFKA_CONSUMER_HEARTBEAT_MS,
+        );
         kafkaConsumed.inc({ topic, result: attempt === 1 ? 'ok' : 'retried' }, items.length);
         return true;
       } catch (err) {
         // The group moved on (rebalance, forgotten member): kafkajs rejoins; nothing is resolved.
         if (err instanceof HeartbeatFailed) throw err.cause;
+        if (err instanceof OverBudget) {
+          // The call may never return: leave it, and let a new consumer fetch the batch again.
+          log.error(
+            { events: items.length, budgetMs: s.KAFKA_CONSUMER_BATCH_BUDGET_MS, offset: items[0]?.item.offset },
+            'batch exceeded its budget; abandoned, the consumer is replaced and the batch fetched again',
+          );
+          kafkaBatchesAbandoned.inc({ group: groupId });
+          replace('batch over budget');
+          return false;
+        }
         lastErr = err;
         const transient = isTransient(err);
         if (!transient && attempt >= maxAttempts) break;
@@ -567,6 +601,24 @@ const TRANSIENT_CODES = new Set([
 ]);
 
 const errorText = (err: unknown) => String(err instanceof Error ? err.message : err);
+
+/** A handler call ran past KAFKA_CONSUMER_BATCH_BUDGET_MS. */
+class OverBudget extends Error {}
+
+/** The handler's promise, or OverBudget once `ms` passed (the call itself is left running). */
+async function withBudget<T>(p: Promise<T>, ms: number): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      p,
+      new Promise<never>((_, reject) => {
+        t = setTimeout(() => reject(new OverBudget(`handler over its ${ms} ms budget`)), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(t);
+  }
+}
 
 /** A heartbeat failed while a chunk ran or waited: the group has moved on. */
 class HeartbeatFailed {

@@ -110,6 +110,14 @@ export const kafkaDeadLetters = new Counter({
   registers: [registry],
 });
 
+/** Handler calls abandoned after KAFKA_CONSUMER_BATCH_BUDGET_MS (the batch is fetched again), by group. */
+export const kafkaBatchesAbandoned = new Counter({
+  name: 'kafka_consumer_batches_abandoned_total',
+  help: 'Handler calls that ran past their budget and were abandoned (the batch is fetched again by a new consumer), by group.',
+  labelNames: ['group'] as const,
+  registers: [registry],
+});
+
 /** Sends the producer gave up on (after kafkajs' own retries), by topic. */
 export const kafkaProducerErrors = new Counter({
   name: 'kafka_producer_errors_total',

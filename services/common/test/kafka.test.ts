@@ -6,6 +6,7 @@ import {
   createPublisher,
   ensureTopics,
   type Publisher,
+  registry,
   runBatchConsumer,
   runConsumer,
 } from '@aigw/common';
@@ -202,6 +203,59 @@ describe('runBatchConsumer', () => {
       await publisher.disconnect();
     }
   }, 90_000);
+});
+
+describe('runBatchConsumer budget', () => {
+  it('when a handler call never returns (a write the driver waits on forever), then it is abandoned after its budget, the consumer is replaced and the batch handled again', async () => {
+    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-budget-test', logger);
+    const publisher = await createPublisher(kafka);
+    const topic = `test.budget.${randomUUID()}`;
+    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const groupId = `g-${randomUUID()}`;
+    const abandoned = async () =>
+      (await registry.getSingleMetric('kafka_consumer_batches_abandoned_total')?.get())?.values.find(
+        (v) => v.labels.group === groupId,
+      )?.value ?? 0;
+    await publisher.publishRaw(
+      topic,
+      ['a', 'b', 'c'].map((eventId) => ({
+        key: '1',
+        value: Buffer.from(toBinary(UsageEventSchema, create(UsageEventSchema, { eventId }))),
+      })),
+    );
+    let calls = 0;
+    const done = new Set<string>();
+    const started = Date.now();
+    const consumer = await runBatchConsumer({
+      kafka,
+      groupId,
+      topic,
+      schema: UsageEventSchema,
+      logger,
+      publisher,
+      settings: { KAFKA_CONSUMER_BATCH_BUDGET_MS: 1_500 },
+      handleBatch: async (items) => {
+        calls++;
+        if (calls === 1) await new Promise(() => {}); // hangs for good
+        for (const i of items) done.add(i.event.eventId);
+      },
+    });
+    try {
+      await eventually(
+        () => done.size,
+        (n) => n === 3,
+        { timeoutMs: 30_000, intervalMs: 50, what: 'the three events handled by the replacing consumer' },
+      );
+      // Budget 1.5 s, then a new consumer joins (1 s back-off) and fetches from the committed offset.
+      expect(Date.now() - started).toBeLessThan(20_000);
+      expect(calls).toBe(2);
+      expect(await abandoned()).toBe(1);
+      expect(consumer.health().state).toBe('consuming');
+    } finally {
+      await consumer.stop();
+      await publisher.disconnect();
+    }
+  }, 60_000);
 });
 
 describe('kafkajs idle connections (patches/kafkajs@2.2.4.patch)', () => {
