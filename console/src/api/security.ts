@@ -39,3 +39,21 @@ export const loginTwoFactor = (code: string, flowToken: string) =>
 
 /** DELETE /api/user/:id/2fa (admin). */
 export const adminDisableTwoFactor = (id: number) => request<null>('DELETE', `/api/user/${id}/2fa`);
+
+/** One login session (GET /api/user/self/sessions). */
+export interface LoginSession {
+  sid: string;
+  current: boolean;
+  login_method: string;
+  ip: string;
+  user_agent: string;
+  created_at: number;
+  last_active_at: number;
+  expires_at: number;
+}
+
+export const listSessions = () => request<LoginSession[]>('GET', '/api/user/self/sessions');
+export const revokeSession = (sid: string) =>
+  request<{ revoked_sid: string; current: boolean }>('DELETE', `/api/user/self/sessions/${encodeURIComponent(sid)}`);
+export const revokeOtherSessions = () =>
+  request<{ revoked_count: number }>('POST', '/api/user/self/sessions/revoke-others');

@@ -370,6 +370,64 @@ describe('accounts: register, login and the own account', () => {
     expect((await new Client(url).post('/user/login', { username: 'root', password: '123456' })).status).toBe(200);
     expect((await client.get('/status')).status).toBe(200);
   });
+  it('when a user lists and ends login sessions, then each shows its origin, the current one is marked, and an ended one gets 401 at once', async () => {
+    interface View {
+      sid: string;
+      current: boolean;
+      ip: string;
+      user_agent: string;
+      login_method: string;
+      created_at: number;
+      last_active_at: number;
+      expires_at: number;
+    }
+    const { client: a, username } = await newUser(url);
+    const b = new Client(url);
+    await b.call('POST', '/user/login', {
+      body: { username, password: 'password123' },
+      headers: { 'User-Agent': 'SessionTest/2.0 (phone)' },
+    });
+    b.userId = a.userId;
+    const c = new Client(url);
+    await c.login(username, 'password123');
+
+    const listed = await a.get<View[]>('/user/self/sessions');
+    expect(listed.body.success).toBe(true);
+    const views = listed.body.data!;
+    expect(views).toHaveLength(3);
+    const mine = views.filter((v) => v.current);
+    expect(mine).toHaveLength(1);
+    expect(mine[0]).toMatchObject({ ip: a.ip, login_method: 'password' });
+    const other = views.find((v) => v.ip === b.ip)!;
+    expect(other).toMatchObject({ current: false, user_agent: 'SessionTest/2.0 (phone)' });
+    const now = Date.now() / 1000;
+    expect(other.created_at).toBeGreaterThan(now - 60);
+    expect(other.last_active_at).toBeGreaterThanOrEqual(other.created_at);
+    expect(other.expires_at).toBeGreaterThan(now + 29 * 24 * 3600);
+    // The list shows no cookie value: the ids are digests, not what the cookies hold.
+    expect(JSON.stringify(views)).not.toContain(b.cookie('session')!.split('.')[0]);
+
+    expect((await b.get('/user/self')).status).toBe(200);
+    const ended = await a.del<{ revoked_sid: string; current: boolean }>(`/user/self/sessions/${other.sid}`);
+    expect(ended.body).toMatchObject({ success: true, data: { revoked_sid: other.sid, current: false } });
+    expect((await b.get('/user/self')).status).toBe(401);
+    expect((await a.del(`/user/self/sessions/${other.sid}`)).body).toEqual({
+      success: false,
+      message: '会话不存在或已失效',
+    });
+    // Another user's session cannot be ended by id.
+    const stranger = await newUser(url);
+    const cSid = (await c.get<View[]>('/user/self/sessions')).body.data.find((v) => v.current)!.sid;
+    expect((await stranger.client.del(`/user/self/sessions/${cSid}`)).body.success).toBe(false);
+    expect((await c.get('/user/self')).status).toBe(200);
+
+    const others = await a.post<{ revoked_count: number }>('/user/self/sessions/revoke-others');
+    expect(others.body.data).toEqual({ revoked_count: 1 });
+    expect((await c.get('/user/self')).status).toBe(401);
+    expect((await a.get('/user/self')).status).toBe(200);
+    expect((await a.get<View[]>('/user/self/sessions')).body.data!.map((v) => v.current)).toEqual([true]);
+  });
+
   describe('TOTP two-factor login', () => {
     interface Setup {
       secret: string;

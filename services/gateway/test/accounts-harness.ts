@@ -97,6 +97,11 @@ export class Client {
     return this.cookies.has('session');
   }
 
+  /** A cookie's value, as the client holds it. */
+  cookie(name: string): string | undefined {
+    return this.cookies.get(name);
+  }
+
   /** Logs in; on success the client sends the user's id from then on, like the console. */
   async login(username: string, password: string): Promise<Answer<{ id: number; role: number }>> {
     const res = await this.post<{ id: number; role: number }>('/user/login', { username, password });

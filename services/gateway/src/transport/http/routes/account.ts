@@ -7,6 +7,7 @@ import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
 import { LOGIN_BACKOFF, loginBackoff } from '../middleware/login-backoff.ts';
 import { loginFlows } from '../middleware/login-flow.ts';
+import { originOf } from '../middleware/session.ts';
 import { turnstileCheck } from '../middleware/turnstile.ts';
 import { body, optText } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
@@ -75,7 +76,7 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
       ok(res, { require_2fa: true, flow_token: flow.token, expires_at: flow.expiresAt }, '请输入两步验证码');
       return;
     }
-    await sessions.create(res, sessionUserOf(user), secure(req));
+    await sessions.create(res, sessionUserOf(user), secure(req), originOf(req, 'password'));
     const data = userJson(user, await wallets.get(user.id));
     ok(res, defaultPassword ? { ...data, default_password: true } : data, '登录成功！');
   });
@@ -90,7 +91,7 @@ export function accountRoutes(api: Router, deps: RouteDeps): void {
     const { user } = await clients.users.verifyTwoFactor({ userId, code: b.code });
     if (!user) throw invalid(expired);
     if (!(await flows.take(res, token))) throw invalid(expired);
-    await sessions.create(res, sessionUserOf(user), secure(req));
+    await sessions.create(res, sessionUserOf(user), secure(req), originOf(req, '2fa'));
     ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   });
 

@@ -4,6 +4,7 @@ import { accountRoutes } from './account.ts';
 import { channelRoutes } from './channel.ts';
 import { dataRoutes } from './data.ts';
 import { logRoutes } from './log.ts';
+import { loginSessionRoutes } from './login-sessions.ts';
 import { modelsRoutes } from './models.ts';
 import { oauthRoutes } from './oauth.ts';
 import { optionRoutes } from './option.ts';
@@ -21,6 +22,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   statusRoutes(api, deps);
   accountRoutes(api, deps);
   twoFactorRoutes(api, deps);
+  loginSessionRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
   optionRoutes(api, deps);

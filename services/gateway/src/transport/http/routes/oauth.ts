@@ -8,9 +8,16 @@ import { githubUser, type TelegramAuth, telegramId, wechatId } from '../../../do
 import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
-import { readCookie } from '../middleware/session.ts';
+import { originOf, readCookie } from '../middleware/session.ts';
 import { optText } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
+
+/** The login method a session made through each provider shows in the session list. */
+const METHOD: Partial<Record<OAuthProvider, string>> = {
+  [OAuthProvider.GITHUB]: 'github',
+  [OAuthProvider.WECHAT]: 'wechat',
+  [OAuthProvider.TELEGRAM]: 'telegram',
+};
 
 const STATE_COOKIE = 'oauth_state';
 const STATE_TTL_S = 600;
@@ -49,7 +56,7 @@ export function oauthRoutes(api: Router, deps: RouteDeps): void {
       ...hints,
     });
     if (!user) throw denied('登录失败');
-    await sessions.create(res, sessionUserOf(user), secure(req));
+    await sessions.create(res, sessionUserOf(user), secure(req), originOf(req, METHOD[provider] ?? 'oauth'));
     ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   };
   const bindTo = async (req: Request, res: Response, provider: OAuthProvider, providerId: string) => {

@@ -8,6 +8,7 @@ import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { modelsGateway } from '../../grpc/models-gateway.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
+import { originOf } from '../middleware/session.ts';
 import { body, id, int, optional, optText, pageOf as pageOfQuery, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 
@@ -91,7 +92,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     if (user && password) {
       // A new password ends every other session; this browser stays logged in.
       await sessions.destroyAllOf(user.id);
-      await sessions.create(res, sessionUserOf(user), secure(req));
+      await sessions.create(res, sessionUserOf(user), secure(req), originOf(req, 'password'));
     } else await syncSessions(user, false);
     ok(res, undefined, '用户信息更新成功！');
   });
