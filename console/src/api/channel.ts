@@ -30,9 +30,54 @@ export interface Channel {
   tag: string;
   /** '' one key; 'random' or 'polling' when the key holds one key per line. */
   multi_key_mode?: string;
-  /** Multi-key channels: JSON {size, disabled: [{index, reason, time}]}. */
+  /** Multi-key channels: JSON {size, disabled: [{index, reason, time, status}]}. */
   multi_key_status?: string;
+  /** Overrides (new-api's channel fields), JSON text or ''. */
+  param_override?: string;
+  header_override?: string;
+  setting?: string;
+  settings?: string;
 }
+
+/** One key of a multi-key channel (POST /api/channel/multi_key/manage, get_key_status). */
+export interface KeyStatus {
+  /** 0-based line. */
+  index: number;
+  /** 1 enabled, 2 manually disabled, 3 auto-disabled. */
+  status: number;
+  disabled_time: number;
+  reason: string;
+  key_preview: string;
+}
+
+export interface KeyStatusPage {
+  keys: KeyStatus[];
+  total: number;
+  page: number;
+  page_size: number;
+  total_pages: number;
+  enabled_count: number;
+  manual_disabled_count: number;
+  auto_disabled_count: number;
+}
+
+export type KeyAction =
+  | 'disable_key'
+  | 'enable_key'
+  | 'delete_key'
+  | 'enable_all_keys'
+  | 'disable_all_keys'
+  | 'delete_disabled_keys';
+
+export const keyStatuses = (channelId: number, page: number, pageSize: number) =>
+  request<KeyStatusPage>('POST', '/api/channel/multi_key/manage', {
+    body: { channel_id: channelId, action: 'get_key_status', page, page_size: pageSize },
+  });
+
+export const manageKey = (channelId: number, action: KeyAction, keyIndex?: number) =>
+  request<number | undefined>('POST', '/api/channel/multi_key/manage', {
+    body: { channel_id: channelId, action, key_index: keyIndex },
+  });
 
 /** What the form sends: the API's fields, models and groups as arrays or comma lists. */
 export type ChannelInput = Partial<Omit<Channel, 'models' | 'group'>> & {

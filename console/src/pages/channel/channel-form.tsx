@@ -1,6 +1,7 @@
 import {
   Button,
   Checkbox,
+  Collapse,
   Form,
   Input,
   InputNumber,
@@ -24,6 +25,7 @@ import {
   updateChannel,
 } from '../../api/channel.ts';
 import { tr } from '../../locale/translate.ts';
+import { type OverrideFields, overrideErrors, overrideFieldsOf, overridesBody } from './channel-overrides.ts';
 import {
   CHANNEL_TYPE_OPTIONS,
   defaultOther,
@@ -62,6 +64,8 @@ interface FormState {
   /** The values of a key made of parts (types 15, 18, 22, 23, 33). */
   key_parts: string[];
   multi_key_mode: '' | 'random' | 'polling';
+  /** param_override, header_override, setting (as fields) and settings. */
+  overrides: OverrideFields;
 }
 
 const EMPTY: FormState = {
@@ -83,6 +87,7 @@ const EMPTY: FormState = {
   batch: false,
   key_parts: [],
   multi_key_mode: '',
+  overrides: overrideFieldsOf({}),
 };
 
 const split = (s: string) => (s ? s.split(',').filter(Boolean) : []);
@@ -107,6 +112,7 @@ function fromChannel(c: Channel): FormState {
     batch: false,
     key_parts: [],
     multi_key_mode: c.multi_key_mode === 'random' || c.multi_key_mode === 'polling' ? c.multi_key_mode : '',
+    overrides: overrideFieldsOf(c),
   };
 }
 
@@ -137,6 +143,8 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const [custom, setCustom] = useState('');
   const [fetching, setFetching] = useState(false);
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
+  const setOverride = <K extends keyof OverrideFields>(key: K, value: OverrideFields[K]) =>
+    setForm((f) => ({ ...f, overrides: { ...f.overrides, [key]: value } }));
 
   useEffect(() => {
     void loadTypeModels(setTypeModels);
@@ -231,6 +239,11 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       Message.error(tr('channelForm.theStatusCodeOverrideMust'));
       return;
     }
+    const overrideError = overrideErrors(form.overrides)[0];
+    if (overrideError) {
+      Message.error(overrideError);
+      return;
+    }
     const body: ChannelInput = {
       name: form.name.trim(),
       type: form.type,
@@ -247,6 +260,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
       priority: form.priority,
       weight: form.weight,
       multi_key_mode: form.multi_key_mode,
+      ...overridesBody(form.overrides),
     };
     if (form.key.trim()) body.key = form.key.trim();
     setSaving(true);
@@ -490,6 +504,77 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           autoSize={{ minRows: 2, maxRows: 6 }}
         />
       </Form.Item>
+      <Collapse
+        bordered={false}
+        className="aigw-channel-overrides"
+        defaultActiveKey={
+          overridesBody(form.overrides).setting ||
+          form.overrides.param_override ||
+          form.overrides.header_override ||
+          form.overrides.settings
+            ? ['overrides']
+            : []
+        }
+      >
+        <Collapse.Item name="overrides" header={tr('channelOverrides.section')}>
+          <Form.Item label={tr('channelOverrides.paramOverride')} extra={tr('channelOverrides.paramOverrideExtra')}>
+            <Input.TextArea
+              name="param_override"
+              value={form.overrides.param_override}
+              onChange={(v) => setOverride('param_override', v)}
+              placeholder='{"temperature": 0.2}'
+              autoSize={{ minRows: 2, maxRows: 10 }}
+            />
+          </Form.Item>
+          <Form.Item label={tr('channelOverrides.headerOverride')} extra={tr('channelOverrides.headerOverrideExtra')}>
+            <Input.TextArea
+              name="header_override"
+              value={form.overrides.header_override}
+              onChange={(v) => setOverride('header_override', v)}
+              placeholder='{"Authorization": "Bearer {api_key}"}'
+              autoSize={{ minRows: 2, maxRows: 8 }}
+            />
+          </Form.Item>
+          <Form.Item label={tr('channelOverrides.systemPrompt')} extra={tr('channelOverrides.systemPromptExtra')}>
+            <Input.TextArea
+              name="system_prompt"
+              value={form.overrides.system_prompt}
+              onChange={(v) => setOverride('system_prompt', v)}
+              autoSize={{ minRows: 2, maxRows: 8 }}
+            />
+          </Form.Item>
+          <Form.Item label={tr('channelOverrides.proxy')}>
+            <Input
+              name="proxy"
+              value={form.overrides.proxy}
+              onChange={(v) => setOverride('proxy', v)}
+              placeholder={tr('channelOverrides.proxyPlaceholder')}
+            />
+          </Form.Item>
+          <Space size="large" wrap>
+            {(
+              [
+                ['system_prompt_override', 'channelOverrides.systemPromptOverride'],
+                ['force_format', 'channelOverrides.forceFormat'],
+                ['thinking_to_content', 'channelOverrides.thinkingToContent'],
+                ['pass_through_body_enabled', 'channelOverrides.passThroughBody'],
+              ] as const
+            ).map(([key, label]) => (
+              <Form.Item key={key} label={tr(label)}>
+                <Switch checked={form.overrides[key]} onChange={(v) => setOverride(key, v)} />
+              </Form.Item>
+            ))}
+          </Space>
+          <Form.Item label={tr('channelOverrides.otherSettings')} extra={tr('channelOverrides.otherSettingsExtra')}>
+            <Input.TextArea
+              name="settings"
+              value={form.overrides.settings}
+              onChange={(v) => setOverride('settings', v)}
+              autoSize={{ minRows: 1, maxRows: 6 }}
+            />
+          </Form.Item>
+        </Collapse.Item>
+      </Collapse>
       <Form.Item label={tr('channelForm.maxInputTokens')} extra={tr('channelForm.maxInputTokensExtra')}>
         <InputNumber
           value={form.max_input_tokens}

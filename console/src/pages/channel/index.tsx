@@ -9,6 +9,7 @@ import {
   Menu,
   Message,
   Popconfirm,
+  Popover,
   Select,
   Space,
   Switch,
@@ -41,7 +42,9 @@ import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import ChannelForm from './channel-form.tsx';
+import { hasOverrides } from './channel-overrides.ts';
 import { channelTypeOf, multiKeyState, responseTimeBadge, statusReason } from './channel-types.ts';
+import MultiKeyDialog from './multi-key-dialog.tsx';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
@@ -53,8 +56,11 @@ const storedPageSize = () => {
 };
 const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() : '');
 
-/** Multi-key channels: how many keys serve, the disabled ones (line, time, reason) in a tooltip. */
-function MultiKeyTag({ channel }: { channel: Channel }) {
+/**
+ * Multi-key channels: how many keys serve, the disabled ones (line, time, reason) in a tooltip;
+ * a click opens the key management dialog.
+ */
+function MultiKeyTag({ channel, onManage }: { channel: Channel; onManage: (id: number) => void }) {
   const state = multiKeyState(channel.multi_key_mode, channel.multi_key_status);
   if (!state) return null;
   const enabled = state.size - state.disabled.length;
@@ -66,20 +72,67 @@ function MultiKeyTag({ channel }: { channel: Channel }) {
           .join('\n');
   return (
     <Tooltip content={<div style={{ whiteSpace: 'pre-line' }}>{tip}</div>}>
-      <Tag className="aigw-multikey" color={state.disabled.length ? 'orange' : 'arcoblue'}>
+      <Tag
+        className="aigw-multikey"
+        color={state.disabled.length ? 'orange' : 'arcoblue'}
+        style={{ cursor: 'pointer' }}
+        aria-label={tr('channelKeys.manage')}
+        onClick={() => onManage(channel.id)}
+      >
         {tr('channelKeys.multiKeyTag', { enabled, size: state.size })}
       </Tag>
     </Tooltip>
   );
 }
 
+/** The overrides of a channel (param, header, setting, settings) in a popover on a small tag. */
+function OverridesTag({ channel }: { channel: Channel }) {
+  if (!hasOverrides(channel)) return null;
+  const pretty = (text: string) => {
+    try {
+      return JSON.stringify(JSON.parse(text), null, 2);
+    } catch {
+      return text;
+    }
+  };
+  const parts = (
+    [
+      ['param_override', channel.param_override],
+      ['header_override', channel.header_override],
+      ['setting', channel.setting],
+      ['settings', channel.settings],
+    ] as const
+  ).filter(([, v]) => v);
+  return (
+    <Popover
+      title={tr('channelOverrides.section')}
+      content={
+        <div className="aigw-channel-overrides-detail" style={{ maxWidth: 420, maxHeight: 360, overflow: 'auto' }}>
+          {parts.map(([k, v]) => (
+            <div key={k}>
+              <b>{k}</b>
+              <pre style={{ margin: '4px 0 8px', whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+                {pretty(v ?? '')}
+              </pre>
+            </div>
+          ))}
+        </div>
+      }
+    >
+      <Tag size="small" color="purple" className="aigw-overrides">
+        {tr('channelOverrides.tag')}
+      </Tag>
+    </Popover>
+  );
+}
+
 /** Status tag; auto-disabled channels explain why and when in a tooltip. */
-function StatusTag({ channel }: { channel: Channel }) {
+function StatusTag({ channel, onManage }: { channel: Channel; onManage: (id: number) => void }) {
   if (channel.status === 1)
     return (
       <Space size={4} wrap>
         <Tag color="green">{tr('common.enabled')}</Tag>
-        <MultiKeyTag channel={channel} />
+        <MultiKeyTag channel={channel} onManage={onManage} />
       </Space>
     );
   if (channel.status === 2) return <Tag color="red">{tr('common.disabled')}</Tag>;
@@ -109,6 +162,7 @@ export default function ChannelPage() {
   const [groups, setGroups] = useState<string[]>([]);
   const [selected, setSelected] = useState<number[]>([]);
   const [drawer, setDrawer] = useState<{ id?: number } | null>(null);
+  const [keysOf, setKeysOf] = useState<number | undefined>();
 
   const load = useCallback(async () => {
     setLoading(true);
@@ -245,7 +299,20 @@ export default function ChannelPage() {
 
   const columns: TableColumnProps<Channel>[] = [
     { title: 'ID', dataIndex: 'id', width: 56 },
-    { title: tr('common.name'), dataIndex: 'name', width: 110 },
+    {
+      title: tr('common.name'),
+      dataIndex: 'name',
+      width: 110,
+      render: (name: string, c) =>
+        hasOverrides(c) ? (
+          <Space size={2} wrap>
+            {name}
+            <OverridesTag channel={c} />
+          </Space>
+        ) : (
+          name
+        ),
+    },
     {
       title: tr('common.group'),
       width: 90,
@@ -270,7 +337,12 @@ export default function ChannelPage() {
         return <Tag color={o?.color ?? 'gray'}>{o?.label ?? tr('channel.unknownType', { type })}</Tag>;
       },
     },
-    { title: tr('common.status'), dataIndex: 'status', width: 120, render: (_v, c) => <StatusTag channel={c} /> },
+    {
+      title: tr('common.status'),
+      dataIndex: 'status',
+      width: 120,
+      render: (_v, c) => <StatusTag channel={c} onManage={setKeysOf} />,
+    },
     {
       title: tr('channel.responseTime'),
       dataIndex: 'response_time',
@@ -539,6 +611,13 @@ export default function ChannelPage() {
           />
         )}
       </Drawer>
+      <MultiKeyDialog
+        channelId={keysOf}
+        onClose={(changed) => {
+          setKeysOf(undefined);
+          if (changed) void load();
+        }}
+      />
     </Card>
   );
 }

@@ -141,6 +141,25 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       num('QuotaRemindThreshold', 'opt.quotaReminderThreshold', 0, 'opt.usersBelowThisQuotaGet'),
       sw('AutomaticDisableChannelEnabled', 'opt.disableChannelsOnFailure'),
       sw('AutomaticEnableChannelEnabled', 'opt.enableChannelsOnSuccess'),
+      // Failover rules (new-api's names and formats), checked on save by the server.
+      {
+        key: 'AutomaticDisableKeywords',
+        label: 'opt.automaticDisableKeywords',
+        kind: 'textarea',
+        extra: 'opt.automaticDisableKeywordsExtra',
+      },
+      {
+        key: 'AutomaticDisableStatusCodes',
+        label: 'opt.automaticDisableStatusCodes',
+        kind: 'text',
+        extra: 'opt.statusCodesExtra',
+      },
+      {
+        key: 'AutomaticRetryStatusCodes',
+        label: 'opt.automaticRetryStatusCodes',
+        kind: 'text',
+        extra: 'opt.statusCodesExtra',
+      },
     ],
   },
   {
