@@ -158,10 +158,12 @@ export const OPTION_CATALOGUE = {
   CompletionRatio: json({}),
   // Token-kind ratios (overrides only; the billing service's family rules price other models):
   // cache reads, cache writes, audio and image input relative to text prompt tokens, audio
-  // output relative to audio input. Not on the console's ratio screen (spec); set through
+  // output relative to audio input. On the console's ratio screen (issue 24) and through
   // /api/option/ (ADR 0005).
   CacheRatio: json({}),
   CacheCreationRatio: json({}),
+  // new-api's name for cache writes (5 minutes; an hour costs 1.6 times that); wins over CacheCreationRatio.
+  CreateCacheRatio: json({}),
   AudioRatio: json({}),
   AudioCompletionRatio: json({}),
   ImageRatio: json({}),

@@ -56,6 +56,7 @@ const RATIO_KEYS = new Set([
   'GroupRatio',
   'CacheRatio',
   'CacheCreationRatio',
+  'CreateCacheRatio',
   'AudioRatio',
   'AudioCompletionRatio',
   'ImageRatio',

@@ -5,7 +5,9 @@
  * which the fake refuses without its beta as the real API does); reasoning across formats (the
  * fake checks `thinking` as Anthropic does and signs its thinking): new-api's `-thinking` suffix and
  * `reasoning_effort` from chat clients, thinking returned as reasoning_content with its signature,
- * and a tool loop whose signed thinking goes back to Claude intact.
+ * and a tool loop whose signed thinking goes back to Claude intact. Prompt caching: a chat client's
+ * `cache_control` (with `ttl: "1h"`) reaches Claude, and cache reads, 5-minute and one-hour writes
+ * are billed with CacheRatio and new-api's CreateCacheRatio (the old CacheCreationRatio still read).
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -24,6 +26,7 @@ import {
   modelName,
   type RelayStack,
   routable,
+  setOption,
   startRelayStack,
   userWithToken,
 } from './relay-harness.ts';
@@ -357,5 +360,86 @@ describe('reasoning through translation', () => {
       messages: [{ role: 'user', content: 'hi' }],
     });
     expect(sentBody()).toMatchObject({ model: base, thinking: { type: 'enabled', budget_tokens: 1500 } });
+  });
+});
+
+describe('prompt caching', () => {
+  it('when a chat client marks one-hour cache breakpoints for Claude, then they reach it, and reads and one-hour writes are billed with CreateCacheRatio x 1.6', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    // The old name and new-api's for one model: the new one wins.
+    await setOption(s, 'CacheCreationRatio', JSON.stringify({ [model]: 1.5 }));
+    await setOption(s, 'CreateCacheRatio', JSON.stringify({ [model]: 2 }));
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    const hour = { type: 'ephemeral', ttl: '1h' };
+    const ask = (key: string) =>
+      new OpenAI({ apiKey: key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 }).chat.completions
+        .create({
+          model,
+          messages: [
+            { role: 'system', content: [{ type: 'text', text: 'Long shared instructions', cache_control: hour }] },
+            {
+              role: 'user',
+              content: [{ type: 'text', text: 'The question', cache_control: { type: 'ephemeral' } }],
+            },
+          ] as OpenAI.ChatCompletionMessageParam[],
+        })
+        .withResponse();
+    claudeFake.set({ promptTokens: 1000, cachedTokens: 100, cacheWriteTokens: 300 });
+    try {
+      // The ratio options reach the relay by event: a first user's calls until its log shows them.
+      const warm = await userWithToken(s);
+      await routable(s.stack.relayUrl, warm.key, model);
+      await eventually(
+        async () => {
+          const { response } = await ask(warm.key);
+          const rid = response.headers.get('x-aigw-request-id') ?? '';
+          const logs = await eventually(
+            () => s.logs.queryLogs({ filter: { userId: warm.userId }, page: { page: 1, pageSize: 20 } }),
+            (r) => r.items.some((l) => l.requestId === rid),
+            { what: 'the warm-up log' },
+          );
+          return JSON.parse(logs.items.find((l) => l.requestId === rid)?.other ?? '{}') as Record<string, unknown>;
+        },
+        (o) => o.cache_creation_ratio === 2,
+        { what: 'CreateCacheRatio applied' },
+      );
+
+      const u = await userWithToken(s);
+      const { data } = await ask(u.key);
+      expect(data.choices[0]?.message.content).toBe(REPLY);
+      const sent = claudeFake.requests.at(-1)?.body as { system: unknown; messages: { content: unknown[] }[] };
+      expect(sent.system).toEqual([{ type: 'text', text: 'Long shared instructions', cache_control: hour }]);
+      expect(sent.messages[0]?.content[0]).toEqual({
+        type: 'text',
+        text: 'The question',
+        cache_control: { type: 'ephemeral' },
+      });
+      // By hand: 600 plain + 100 read x 0.1 + 300 one-hour writes x (2 x 1.6) = 1570 prompt,
+      // 3 answer tokens x 5 = 15; (1570 + 15) x model ratio 1.5 = 2377.5 -> 2378.
+      const used = await eventually(
+        async () => (await s.wallet.getWallet({ userId: u.userId })).wallet?.usedQuota ?? 0,
+        (v) => v > 0,
+        { what: 'the cached call settled' },
+      );
+      expect(used).toBe(2378);
+      const log = (
+        await eventually(
+          () => s.logs.queryLogs({ filter: { userId: u.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+          (r) => r.items.length === 1,
+        )
+      ).items[0];
+      expect(log?.quota).toBe(2378);
+      expect(JSON.parse(log?.other ?? '{}')).toMatchObject({
+        cache_tokens: 100,
+        cache_ratio: 0.1,
+        cache_creation_tokens: 300,
+        cache_creation_ratio: 2,
+        cache_creation_tokens_5m: 0,
+        cache_creation_tokens_1h: 300,
+        cache_creation_ratio_1h: 3.2,
+      });
+    } finally {
+      claudeFake.set({ promptTokens: PROMPT_TOKENS, cachedTokens: 0, cacheWriteTokens: 0 });
+    }
   });
 });

@@ -184,6 +184,12 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       json('ModelPrice', 'opt.fixedModelPrices', 'opt.dollarsPerCallWinsOver'),
       json('ModelRatio', 'opt.modelRatios', 'opt.jsonModelNameRatio'),
       json('CompletionRatio', 'opt.completionRatios'),
+      // Token-kind ratios (new-api's names; relative to the model's text prompt price).
+      json('CacheRatio', 'opt.cacheRatios', 'opt.jsonModelNameRatio'),
+      json('CreateCacheRatio', 'opt.createCacheRatios', 'opt.jsonModelNameRatio'),
+      json('AudioRatio', 'opt.audioRatios', 'opt.jsonModelNameRatio'),
+      json('AudioCompletionRatio', 'opt.audioCompletionRatios', 'opt.jsonModelNameRatio'),
+      json('ImageRatio', 'opt.imageRatios', 'opt.jsonModelNameRatio'),
       json('GroupRatio', 'opt.groupRatios', 'opt.jsonGroupNameRatio'),
       json('UserUsableGroups', 'opt.groupsUsersMayChoose', 'opt.jsonGroupNameLabel'),
       sw('UnpricedModelsEnabled', 'opt.serveUnpricedModels', 'opt.unpricedModelsHint'),

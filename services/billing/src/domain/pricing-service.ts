@@ -61,13 +61,19 @@ export function pricingService(deps: {
   const { options } = deps;
   const map = (key: JsonOptionKey) => options.json<Record<string, number>>(key);
 
-  /** An explicit option map completed by a family rule for every ratio-priced model. */
+  /**
+   * An explicit option map completed by a family rule for every ratio-priced model; with several
+   * options (an old name and new-api's), the later one's entries win.
+   */
   const withRules = (
-    option: JsonOptionKey,
+    option: JsonOptionKey | JsonOptionKey[],
     rule: (model: string, explicit: Record<string, number>) => number | undefined,
     models: string[],
   ): Record<string, number> => {
-    const explicit = map(option);
+    const explicit: Record<string, number> = Object.assign(
+      {},
+      ...(Array.isArray(option) ? option : [option]).map((o) => map(o)),
+    );
     const out: Record<string, number> = { ...explicit };
     for (const model of models) {
       const v = rule(model, explicit);
@@ -85,7 +91,8 @@ export function pricingService(deps: {
       modelPrice: map('ModelPrice'),
       groupRatio: map('GroupRatio'),
       cacheRatio: withRules('CacheRatio', cacheRatioOf, models),
-      cacheCreationRatio: withRules('CacheCreationRatio', cacheCreationRatioOf, models),
+      // new-api's CreateCacheRatio; CacheCreationRatio is this platform's earlier name, still read.
+      cacheCreationRatio: withRules(['CacheCreationRatio', 'CreateCacheRatio'], cacheCreationRatioOf, models),
       audioRatio: withRules('AudioRatio', audioRatioOf, models),
       audioCompletionRatio: withRules('AudioCompletionRatio', audioCompletionRatioOf, models),
       imageRatio: withRules('ImageRatio', imageRatioOf, models),

@@ -29,7 +29,10 @@ export type Price =
       modelRatio: number;
       completionRatio: number;
       cacheRatio: number;
+      /** Cache writes for 5 minutes. */
       cacheCreationRatio: number;
+      /** Cache writes for an hour: the 5-minute ratio x 1.6 (new-api's 6 / 3.75). */
+      cacheCreation1hRatio: number;
       audioRatio: number;
       audioCompletionRatio: number;
       imageRatio: number;
@@ -54,6 +57,9 @@ function lookup(map: Record<string, number>, model: string): number | undefined 
   return best ? map[best] : undefined;
 }
 
+/** A one-hour cache write against a 5-minute one (Anthropic: 2x input against 1.25x; new-api's 6 / 3.75). */
+export const CACHE_1H_MULTIPLIER = 6 / 3.75;
+
 /**
  * The price of a model. A model with neither a price nor a ratio is served at `unpricedRatio`
  * when the admin allows unpriced models (options UnpricedModelsEnabled and DefaultModelRatio),
@@ -75,6 +81,7 @@ export function priceOf(r: Ratios, model: string, unpricedRatio?: number): Price
     completionRatio: of(r.completionRatio),
     cacheRatio: of(r.cacheRatio),
     cacheCreationRatio: of(r.cacheCreationRatio),
+    cacheCreation1hRatio: of(r.cacheCreationRatio) * CACHE_1H_MULTIPLIER,
     audioRatio: of(r.audioRatio),
     audioCompletionRatio: of(r.audioCompletionRatio),
     imageRatio: of(r.imageRatio),
@@ -99,6 +106,8 @@ export function preConsumeAmount(
 ): number {
   if (p.kind === 'call') return Math.ceil(p.price * quotaPerUnit * groupRatio * units);
   // Per token, the dearest kind a settle may count it as (settleQuota).
+  // (One-hour cache writes are left out: they need the client's `ttl: "1h"`, and counting every
+  // prompt at 1.6 x the write price would reserve far too much for all other calls.)
   const perPrompt = Math.max(1, p.cacheRatio, p.cacheCreationRatio, p.audioRatio, p.imageRatio);
   const perOutput = Math.max(p.completionRatio, p.audioRatio * p.audioCompletionRatio);
   const tokens = Math.max(promptTokens, preConsumed) * perPrompt + outputTokens * perOutput;
@@ -118,13 +127,19 @@ export function settleQuota(p: Price, groupRatio: number, quotaPerUnit: number, 
   if (ratio === 0) return 0;
   const cached = usage.cachedTokens ?? 0;
   const written = usage.cacheCreationTokens ?? 0;
+  const hour = Math.min(written, usage.cacheCreation1hTokens ?? 0);
   const audioIn = usage.audioInputTokens ?? 0;
   const audioOut = usage.audioOutputTokens ?? 0;
   const imageIn = usage.imageInputTokens ?? 0;
   const textIn = Math.max(0, usage.promptTokens - cached - written - audioIn - imageIn);
   const textOut = Math.max(0, usage.completionTokens - audioOut);
   const prompt =
-    textIn + cached * p.cacheRatio + written * p.cacheCreationRatio + audioIn * p.audioRatio + imageIn * p.imageRatio;
+    textIn +
+    cached * p.cacheRatio +
+    (written - hour) * p.cacheCreationRatio +
+    hour * p.cacheCreation1hRatio +
+    audioIn * p.audioRatio +
+    imageIn * p.imageRatio;
   const completion = textOut * p.completionRatio + audioOut * p.audioRatio * p.audioCompletionRatio;
   return Math.max(1, Math.round((prompt + completion) * ratio));
 }

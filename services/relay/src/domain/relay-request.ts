@@ -408,11 +408,26 @@ export async function relayRequest(
   const other: Json = {};
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
+  cacheWriteDetails(other, result.usage, price);
   if (result.stateId) deps.state?.remember(result.stateId, { channelId: served.id, userId });
   deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other));
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
+}
+
+/**
+ * Cache writes by lifetime on the log row, with new-api's names (the event carries the total and
+ * the 5-minute ratio): written only when some were for an hour.
+ */
+function cacheWriteDetails(other: Json, usage: Usage, price: Price): void {
+  const hour = usage.cacheCreation1hTokens ?? 0;
+  if (!hour || !usage.cacheCreationTokens || price.kind !== 'ratio') return;
+  const round = (n: number) => Math.round(n * 1e6) / 1e6;
+  other.cache_creation_tokens_5m = usage.cacheCreationTokens - hour;
+  other.cache_creation_ratio_5m = round(price.cacheCreationRatio);
+  other.cache_creation_tokens_1h = hour;
+  other.cache_creation_ratio_1h = round(price.cacheCreation1hRatio);
 }
 
 /** The error usage event of a request whose pre-consume did not answer (billing refunds from it). */

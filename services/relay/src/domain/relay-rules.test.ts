@@ -86,6 +86,7 @@ describe('pricing', () => {
       completionRatio: 4,
       cacheRatio: 1,
       cacheCreationRatio: 1,
+      cacheCreation1hRatio: 1.6,
       audioRatio: 1,
       audioCompletionRatio: 1,
       imageRatio: 1,

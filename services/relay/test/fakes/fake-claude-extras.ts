@@ -122,6 +122,38 @@ export function thinkingError(body: Json): string | undefined {
   return undefined;
 }
 
+/** Every cache_control of a Messages request (system, messages' blocks, tools), in order. */
+export function cacheControls(body: Json): Json[] {
+  const out: Json[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) for (const x of v) visit(x);
+    else if (v && typeof v === 'object') {
+      const o = v as Json;
+      if (o.cache_control && typeof o.cache_control === 'object') out.push(o.cache_control as Json);
+      if (Array.isArray(o.content)) visit(o.content);
+    }
+  };
+  visit(body.system);
+  visit(body.messages);
+  visit(body.tools);
+  return out;
+}
+
+/**
+ * Anthropic's checks of cache breakpoints: `type: ephemeral`, `ttl` 5m or 1h, at most four. Returns
+ * the error message, or undefined.
+ */
+export function cacheControlError(body: Json): string | undefined {
+  const all = cacheControls(body);
+  if (all.length > 4) return 'A maximum of 4 blocks with cache_control may be provided. Found ' + all.length + '.';
+  for (const c of all) {
+    if (c.type !== 'ephemeral') return "cache_control.type: Input should be 'ephemeral'";
+    if (c.ttl !== undefined && c.ttl !== '5m' && c.ttl !== '1h')
+      return "cache_control.ttl: Input should be '5m' or '1h'";
+  }
+  return undefined;
+}
+
 /** Whether the fake answers with a thinking block. */
 export const thinks = (body: Json) => {
   const t = body.thinking as { type?: string } | undefined;
@@ -130,7 +162,7 @@ export const thinks = (body: Json) => {
 
 /** Answers Anthropic's 400 for a refused thinking setting; true when it did. */
 export function refuseThinking(body: Json, res: ServerResponse): boolean {
-  const message = thinkingError(body);
+  const message = thinkingError(body) ?? cacheControlError(body);
   if (!message) return false;
   invalid(res, message);
   return true;

@@ -12,7 +12,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { claudeExtras, FAKE_THINKING, refuseThinking, thinkingSignature, thinks } from './fake-claude-extras.ts';
+import {
+  cacheControls,
+  claudeExtras,
+  FAKE_THINKING,
+  refuseThinking,
+  thinkingSignature,
+  thinks,
+} from './fake-claude-extras.ts';
 import { fakeResponses } from './fake-responses.ts';
 
 export type FakeKind = 'openai' | 'azure' | 'anthropic' | 'gemini' | 'ollama' | 'cohere' | 'jina' | 'cloudflare';
@@ -492,7 +499,7 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { ...claudeInput(b), output_tokens: 1 },
+          usage: { ...claudeInput(b, body), output_tokens: 1 },
         },
       }),
       sseEvent('ping', { type: 'ping' }),
@@ -573,16 +580,27 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
     content,
     stop_reason: tool ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: { ...claudeInput(b), output_tokens: w.length },
+    usage: { ...claudeInput(b, body), output_tokens: w.length },
   });
 }
 
-/** Anthropic's input fields: input_tokens counts only what was neither read from nor written to the cache. */
-function claudeInput(b: FakeBehaviour): Record<string, number> {
+/**
+ * Anthropic's input fields: input_tokens counts only what was neither read from nor written to the
+ * cache; the writes split by lifetime in `cache_creation` (an hour when a breakpoint asked for it).
+ */
+function claudeInput(b: FakeBehaviour, body: Record<string, unknown>): Record<string, unknown> {
+  const hour = cacheControls(body).some((c) => c.ttl === '1h');
   return {
     input_tokens: b.promptTokens - b.cachedTokens - b.cacheWriteTokens,
     ...(b.cachedTokens || b.cacheWriteTokens
-      ? { cache_read_input_tokens: b.cachedTokens, cache_creation_input_tokens: b.cacheWriteTokens }
+      ? {
+          cache_read_input_tokens: b.cachedTokens,
+          cache_creation_input_tokens: b.cacheWriteTokens,
+          cache_creation: {
+            ephemeral_5m_input_tokens: hour ? 0 : b.cacheWriteTokens,
+            ephemeral_1h_input_tokens: hour ? b.cacheWriteTokens : 0,
+          },
+        }
       : {}),
   };
 }

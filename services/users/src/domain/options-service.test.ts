@@ -12,7 +12,14 @@ describe('validateOption', () => {
     expect(() => validateOption('ModelRatio', 'nope')).toThrow('不是合法的 JSON 字符串');
   });
   it('when a token-kind ratio (cache, audio, image) is set, then it must map model names to non-negative numbers', () => {
-    for (const key of ['CacheRatio', 'CacheCreationRatio', 'AudioRatio', 'AudioCompletionRatio', 'ImageRatio']) {
+    for (const key of [
+      'CacheRatio',
+      'CacheCreationRatio',
+      'CreateCacheRatio',
+      'AudioRatio',
+      'AudioCompletionRatio',
+      'ImageRatio',
+    ]) {
       expect(validateOption(key, '{"gpt-4o": 0.5}').value).toBe('{"gpt-4o": 0.5}');
       expect(() => validateOption(key, '{"gpt-4o": -1}')).toThrow('不是合法的 JSON 字符串');
       expect(() => validateOption(key, '{"gpt-4o": "half"}')).toThrow('不是合法的 JSON 字符串');

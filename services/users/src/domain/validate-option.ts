@@ -81,6 +81,7 @@ const NUMBER_MAPS = new Set([
   'ModelPrice',
   'CacheRatio',
   'CacheCreationRatio',
+  'CreateCacheRatio',
   'AudioRatio',
   'AudioCompletionRatio',
   'ImageRatio',

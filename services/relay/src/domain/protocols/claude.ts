@@ -62,6 +62,7 @@ export function claudeUsage(u: unknown): Usage | undefined {
     output_tokens?: number;
     cache_read_input_tokens?: number;
     cache_creation_input_tokens?: number;
+    cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
   };
   if (typeof o.input_tokens !== 'number' && typeof o.output_tokens !== 'number') return undefined;
   const cached = o.cache_read_input_tokens ?? 0;
@@ -72,6 +73,9 @@ export function claudeUsage(u: unknown): Usage | undefined {
   };
   if (cached) usage.cachedTokens = cached;
   if (written) usage.cacheCreationTokens = written;
+  // The split by lifetime (`cache_creation`): one-hour writes cost more than 5-minute ones.
+  const hour = o.cache_creation?.ephemeral_1h_input_tokens ?? 0;
+  if (written && hour) usage.cacheCreation1hTokens = Math.min(hour, written);
   return usage;
 }
 
@@ -81,16 +85,36 @@ function imageBlock(url: string): Block {
   return { type: 'image', source: { type: 'url', url } };
 }
 
-function toClaudeContent(content: ChatMessage['content']): Block[] {
-  if (content == null) return [];
-  if (typeof content === 'string') return content ? [{ type: 'text', text: content }] : [];
+/**
+ * Chat content as Claude blocks. Anthropic's `cache_control` (with its `ttl`) on a part, as chat
+ * clients of Claude models send it (OpenRouter's convention), stays on its block; on the message
+ * itself, it goes to the message's last block.
+ */
+function toClaudeContent(content: ChatMessage['content'], messageCache?: unknown): Block[] {
   const out: Block[] = [];
-  for (const p of content) {
-    if (p.type === 'text') out.push({ type: 'text', text: p.text ?? '' });
-    else if (p.type === 'image_url' && p.image_url) out.push(imageBlock(p.image_url.url));
+  if (typeof content === 'string') {
+    if (content) out.push({ type: 'text', text: content });
+  } else if (content) {
+    for (const p of content) {
+      const block =
+        p.type === 'text'
+          ? { type: 'text', text: p.text ?? '' }
+          : p.type === 'image_url' && p.image_url
+            ? imageBlock(p.image_url.url)
+            : undefined;
+      if (!block) continue;
+      if (p.cache_control) block.cache_control = p.cache_control;
+      out.push(block);
+    }
   }
+  const last = out.at(-1);
+  if (messageCache && last && !last.cache_control) last.cache_control = messageCache;
   return out;
 }
+
+/** Whether chat content carries cache breakpoints (then Claude's system stays in blocks to keep them). */
+const cached = (m: ChatMessage) =>
+  m.cache_control !== undefined || (Array.isArray(m.content) && m.content.some((p) => p.cache_control));
 
 function parseArgs(args: string | undefined): unknown {
   if (!args) return {};
@@ -104,6 +128,8 @@ function parseArgs(args: string | undefined): unknown {
 /** OpenAI chat request -> Claude Messages request. */
 export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
   const system: string[] = [];
+  const systemBlocks: Block[] = [];
+  const keepSystemBlocks = req.messages.some((m) => (m.role === 'system' || m.role === 'developer') && cached(m));
   const messages: { role: string; content: Block[] }[] = [];
   const push = (role: string, blocks: Block[]) => {
     const last = messages[messages.length - 1];
@@ -114,16 +140,19 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
   for (const m of req.messages) {
     if (m.role === 'system' || m.role === 'developer') {
       system.push(contentText(m.content));
+      if (keepSystemBlocks) systemBlocks.push(...toClaudeContent(m.content, m.cache_control));
     } else if (m.role === 'tool') {
-      push('user', [{ type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: contentText(m.content) }]);
+      const result: Block = { type: 'tool_result', tool_use_id: m.tool_call_id ?? '', content: contentText(m.content) };
+      if (m.cache_control) result.cache_control = m.cache_control;
+      push('user', [result]);
     } else if (m.role === 'assistant') {
-      const blocks = [...thinkingBlocks(m), ...toClaudeContent(m.content)];
+      const blocks = [...thinkingBlocks(m), ...toClaudeContent(m.content, m.cache_control)];
       for (const tc of m.tool_calls ?? []) {
         blocks.push({ type: 'tool_use', id: tc.id, name: tc.function.name, input: parseArgs(tc.function.arguments) });
       }
       push('assistant', blocks);
     } else {
-      push('user', toClaudeContent(m.content));
+      push('user', toClaudeContent(m.content, m.cache_control));
     }
   }
   const out: Json = {
@@ -133,8 +162,12 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
   };
   // Claude has no JSON output mode: OpenAI's response_format becomes an instruction.
   const json = responseFormatInstruction(req.response_format);
-  if (json) system.push(json);
-  if (system.length > 0) out.system = system.join('\n');
+  if (json) {
+    system.push(json);
+    systemBlocks.push({ type: 'text', text: json });
+  }
+  if (keepSystemBlocks) out.system = systemBlocks;
+  else if (system.length > 0) out.system = system.join('\n');
   if (req.temperature !== undefined) out.temperature = req.temperature;
   if (req.top_p !== undefined) out.top_p = req.top_p;
   if (req.stop !== undefined) out.stop_sequences = Array.isArray(req.stop) ? req.stop : [req.stop];
@@ -144,6 +177,9 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
       name: t.function.name,
       description: t.function.description,
       input_schema: t.function.parameters ?? { type: 'object', properties: {} },
+      ...((t as { cache_control?: unknown }).cache_control
+        ? { cache_control: (t as { cache_control?: unknown }).cache_control }
+        : {}),
     }));
   }
   const tc = req.tool_choice;
@@ -409,8 +445,13 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
           c.usage = usageToOpenAI(usage);
           // The relay bills cache writes apart; the usage chunk never reaches a client as is.
           const written = input?.cacheCreationTokens ?? out?.cacheCreationTokens;
+          const hour = input?.cacheCreation1hTokens ?? out?.cacheCreation1hTokens;
           if (written)
-            c.usage.prompt_tokens_details = { ...c.usage.prompt_tokens_details, cache_creation_tokens: written };
+            c.usage.prompt_tokens_details = {
+              ...c.usage.prompt_tokens_details,
+              cache_creation_tokens: written,
+              ...(hour ? { cache_creation_1h_tokens: hour } : {}),
+            };
           return [c];
         }
         case 'error': {
@@ -452,6 +493,7 @@ export function tallyClaudeEvent(t: StreamTally, ev: SseEvent): boolean {
       if (u.promptTokens) t.usage.promptTokens = u.promptTokens;
       if (u.cachedTokens) t.usage.cachedTokens = u.cachedTokens;
       if (u.cacheCreationTokens) t.usage.cacheCreationTokens = u.cacheCreationTokens;
+      if (u.cacheCreation1hTokens) t.usage.cacheCreation1hTokens = u.cacheCreation1hTokens;
     }
   }
   return false;

@@ -65,6 +65,8 @@ export interface OpenAIUsage {
     audio_tokens?: number;
     /** Not OpenAI's: Claude's cache writes carried through a translated stream's usage chunk. */
     cache_creation_tokens?: number;
+    /** Not OpenAI's: of those, the one-hour writes. */
+    cache_creation_1h_tokens?: number;
   };
   completion_tokens_details?: { audio_tokens?: number; reasoning_tokens?: number };
 }
@@ -107,6 +109,8 @@ export interface Usage {
   cachedTokens?: number;
   /** Prompt tokens written to the provider's prompt cache (part of promptTokens; Claude). */
   cacheCreationTokens?: number;
+  /** Of those, written for an hour (Claude's `ttl: "1h"`; the rest for 5 minutes). */
+  cacheCreation1hTokens?: number;
   audioInputTokens?: number;
   audioOutputTokens?: number;
   /** Prompt tokens that were images (gpt-image-1's input_tokens_details), part of promptTokens. */
@@ -132,6 +136,8 @@ export function usageFromOpenAI(u: unknown): Usage | undefined {
   if (cached) usage.cachedTokens = cached;
   const written = o.prompt_tokens_details?.cache_creation_tokens;
   if (written) usage.cacheCreationTokens = written;
+  const hour = o.prompt_tokens_details?.cache_creation_1h_tokens;
+  if (written && hour) usage.cacheCreation1hTokens = hour;
   const audioIn = o.prompt_tokens_details?.audio_tokens;
   if (audioIn) usage.audioInputTokens = audioIn;
   const audioOut = o.completion_tokens_details?.audio_tokens;

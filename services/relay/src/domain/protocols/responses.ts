@@ -150,6 +150,9 @@ export function responsesToChatRequest(body: Json): ChatRequest {
   if (typeof body.temperature === 'number') out.temperature = body.temperature;
   if (typeof body.top_p === 'number') out.top_p = body.top_p;
   if (typeof body.user === 'string') out.user = body.user;
+  // OpenAI's cache routing key means the same on chat (Codex sends one per session).
+  if (typeof body.prompt_cache_key === 'string') out.prompt_cache_key = body.prompt_cache_key;
+  if (typeof body.prompt_cache_retention === 'string') out.prompt_cache_retention = body.prompt_cache_retention;
   if (typeof body.parallel_tool_calls === 'boolean') out.parallel_tool_calls = body.parallel_tool_calls;
   if (Array.isArray(body.tools)) {
     const tools = (body.tools as Item[]).map(toChatTool).filter((t): t is ChatTool => t !== undefined);
@@ -210,6 +213,8 @@ export function chatToResponsesRequest(c: ChatRequest, model: string, stream: bo
   if (typeof max === 'number') out.max_output_tokens = max;
   if (c.temperature !== undefined) out.temperature = c.temperature;
   if (c.top_p !== undefined) out.top_p = c.top_p;
+  if (typeof c.prompt_cache_key === 'string') out.prompt_cache_key = c.prompt_cache_key;
+  if (typeof c.prompt_cache_retention === 'string') out.prompt_cache_retention = c.prompt_cache_retention;
   if (c.tools?.length) out.tools = c.tools.map((t) => ({ type: 'function', ...t.function, strict: false }));
   if (typeof c.tool_choice === 'string') out.tool_choice = c.tool_choice;
   else if (c.tool_choice?.function?.name) out.tool_choice = { type: 'function', name: c.tool_choice.function.name };
