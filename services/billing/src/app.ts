@@ -15,6 +15,7 @@ import {
   type Logger,
   listen,
   pingMongo,
+  previousSecrets,
   service,
   startGrpcServer,
   stopStack,
@@ -73,10 +74,20 @@ export async function createApp(
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       const ledgerRepo = ledgerRepository(conn);
-      const tokenRepo = tokenRepository(conn, keyCipher(config.TOKEN_KEY_SECRET, 'TOKEN_KEY_SECRET'));
+      const tokenRepo = tokenRepository(
+        conn,
+        keyCipher(config.TOKEN_KEY_SECRET, 'TOKEN_KEY_SECRET', previousSecrets(config.TOKEN_KEY_SECRET_PREVIOUS)),
+      );
       const codeRepo = redemptionRepository(conn);
       const orderRepo = orderRepository(conn);
       for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();
+      // A rotation of TOKEN_KEY_SECRET: tokens sealed with an earlier secret are sealed and
+      // indexed again (lookups find them meanwhile through the earlier secrets' digests).
+      if (config.TOKEN_KEY_SECRET_PREVIOUS)
+        void tokenRepo
+          .reseal()
+          .then((n) => logger.info({ resealed: n }, 'token keys sealed with the current TOKEN_KEY_SECRET'))
+          .catch((err: unknown) => logger.error({ err }, 'token key rotation failed; it runs again at the next start'));
       // Rows in plain written by a replica still on an earlier version (a rolling upgrade) are
       // migrated here, not by a scan on each unknown key.
       const sweep = setInterval(() => {

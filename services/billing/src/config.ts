@@ -7,6 +7,17 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   REDIS_KEY_PREFIX: z.string().default(''),
   /** Encrypts API token keys at rest and keys their lookup HMAC (64 hex characters). */
   TOKEN_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'TOKEN_KEY_SECRET must be 64 hex characters'),
+  /**
+   * Earlier TOKEN_KEY_SECRETs during a rotation (comma-separated): still read, and every token is
+   * sealed and indexed again under the current secret at start (docs/security.md, "Rotating").
+   */
+  TOKEN_KEY_SECRET_PREVIOUS: z
+    .string()
+    .regex(
+      /^([0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*)?$/,
+      'TOKEN_KEY_SECRET_PREVIOUS must be 64-hex secrets, comma-separated',
+    )
+    .default(''),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -5,7 +5,7 @@
  * stored in plain by an earlier version is migrated by the start-up and periodic sweep; an unknown
  * key never makes the lookup scan.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   connectMongo,
   createClient,
@@ -164,6 +164,36 @@ describe('token keys at rest', () => {
     } finally {
       await consumer.stop();
       await publisher.disconnect();
+    }
+  });
+  // Last in the file: it reseals every token of this stack's database under a new secret.
+  it('when TOKEN_KEY_SECRET is rotated (the old one in TOKEN_KEY_SECRET_PREVIOUS), then tokens are found throughout, resealed and indexed under the new secret, and the old secret can go', async () => {
+    const made = await owner.api.post<TokenJson[]>('/token/', { name: 'rot', unlimited_quota: true });
+    expect(made.body).toMatchObject({ success: true });
+    const list = await owner.api.get<{ items: TokenJson[] }>('/token/', { p: '1', page_size: '1', keyword: 'rot' });
+    const made1 = list.body.data?.items[0] as TokenJson;
+    const oldSecret = stack.env.TOKEN_KEY_SECRET as string;
+    const newSecret = randomBytes(32).toString('hex');
+    // The billing service as it starts after the rotation: its repository on the same database.
+    const conn = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+    try {
+      const rotating = tokenRepository(conn, keyCipher(newSecret, 'TOKEN_KEY_SECRET', [oldSecret]));
+      expect((await rotating.byKey(made1.key))?._id).toBe(made1.id);
+      const resealed = await rotating.reseal();
+      expect(resealed).toBeGreaterThanOrEqual(1);
+      expect(await rotating.reseal()).toBe(0);
+      const kid = keyCipher(newSecret).kid;
+      const row = await db.collection('tokens').findOne({ _id: made1.id as never });
+      expect(String(row?.key_enc).startsWith(`v2:${kid}:`)).toBe(true);
+      // The lookup entry moved to the new digest; the old one is gone.
+      const keysNow = await db.collection('token_keys').find({ token_id: made1.id }).toArray();
+      expect(keysNow.map((k) => k._id)).toEqual([keyCipher(newSecret).digest(made1.key)]);
+      // Rotation done: the new secret alone finds and opens the token.
+      const after = await tokenRepository(conn, keyCipher(newSecret, 'TOKEN_KEY_SECRET')).byKey(made1.key);
+      expect(after).toMatchObject({ _id: made1.id, key: made1.key });
+      expect(await rawText('tokens')).not.toContain(made1.key);
+    } finally {
+      await conn.close();
     }
   });
 });

@@ -56,6 +56,12 @@ export interface TokenRepository {
    * never scans: an unknown key costs one `_id` read.
    */
   sweepLegacy(): Promise<number>;
+  /**
+   * After a rotation of TOKEN_KEY_SECRET: seals every token again with the current secret and
+   * moves its lookup entry to the current digest; returns how many. Idempotent; lookups work
+   * throughout (byKey tries the earlier secrets' digests too).
+   */
+  reseal(): Promise<number>;
   /** Inserts a token; `makeKey` is called again when a key collides. */
   insert(token: NewToken, makeKey: () => string): Promise<TokenDoc>;
   get(userId: number, id: number): Promise<TokenDoc | null>;
@@ -137,13 +143,36 @@ export function tokenRepository(conn: Connection, cipher: KeyCipher): TokenRepos
     },
     get: async (userId, id) => open(await tokens.findOne({ _id: id, user_id: userId })),
     async byKey(key) {
-      const hash = cipher.digest(key);
-      const entry = await keys.findOne({ _id: hash });
-      // An unknown key ends here: no scan of `tokens` (rows in plain are found by sweepLegacy).
+      const hashes = cipher.digests(key);
+      // One _id read (several _ids while a rotation is under way). An unknown key ends here: no
+      // scan of `tokens` (rows in plain are found by sweepLegacy).
+      const entry =
+        hashes.length === 1
+          ? await keys.findOne({ _id: hashes[0] as string })
+          : await keys.findOne({ _id: { $in: hashes } });
       if (!entry) return null;
       const doc = await tokens.findOne({ _id: entry.token_id });
-      // A token removed between the two reads, or an entry left by a failed insert.
-      return doc?.key_hash === hash ? open(doc) : null;
+      // A token removed between the two reads, or an entry left by a failed insert. (During a
+      // reseal the entry and the row may name different secrets' digests of the same key.)
+      return doc?.key_hash && hashes.includes(doc.key_hash) ? open(doc) : null;
+    },
+    async reseal() {
+      let n = 0;
+      const stale = tokens.find({ key_enc: { $exists: true } }, { projection: { _id: 1, key_enc: 1, key_hash: 1 } });
+      for await (const doc of stale) {
+        if (!doc.key_enc || !cipher.stale(doc.key_enc)) continue;
+        const key = cipher.decrypt(doc.key_enc);
+        const hash = cipher.digest(key);
+        // New entry first, then the row, then the old entry: a lookup finds the token at every step.
+        await keys.updateOne({ _id: hash }, { $set: { token_id: doc._id } }, { upsert: true });
+        await tokens.updateOne(
+          { _id: doc._id, key_enc: doc.key_enc },
+          { $set: { key_enc: cipher.encrypt(key), key_hash: hash } },
+        );
+        if (doc.key_hash && doc.key_hash !== hash) await keys.deleteOne({ _id: doc.key_hash, token_id: doc._id });
+        n++;
+      }
+      return n;
     },
     byId: async (id) => open(await tokens.findOne({ _id: id })),
     async page(q, skip, limit) {
