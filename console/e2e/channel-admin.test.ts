@@ -105,4 +105,54 @@ describe('channel admin (browser)', () => {
     expect(await page.locator('input[name="name"]').count()).toBe(0);
     await context.close();
   });
+
+  it('when an admin sets overrides in the form and manages a key in the dialog, then the server holds what was chosen', async () => {
+    const name = `e2e-ov-${Date.now().toString(36)}`;
+    const id = await createChannel(s, { type: 1, baseUrl: fake.url, key: 'k', models: 'gpt-4o-mini', name });
+    const multi = `e2e-keys-${Date.now().toString(36)}`;
+    const { ids } = await s.channels.createChannels({
+      channel: {
+        name: multi,
+        type: 1,
+        key: 'sk-first-key-0001\nsk-second-key-0002',
+        baseUrl: fake.url,
+        models: 'gpt-4o-mini',
+        group: 'default',
+        status: 1,
+        multiKeyMode: 'polling',
+      },
+    });
+    const { context, page } = await h.fresh();
+    await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await login(page, 'root', '123456');
+    await page.goto('/channel');
+    const row = page.locator('tr', { hasText: name });
+    await row.getByRole('button', { name: '编辑' }).click();
+    const drawer = page.locator('.arco-drawer');
+    await drawer.locator('.aigw-channel-overrides .arco-collapse-item-header').click();
+    await drawer.locator('textarea[name="param_override"]').fill('{temperature: 0.1}');
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '参数覆盖必须是合法的 JSON 对象').waitFor();
+    await drawer.locator('textarea[name="param_override"]').fill('{"temperature": 0.1}');
+    await drawer.locator('textarea[name="system_prompt"]').fill('Be brief');
+    await shot(page, 'channel-overrides-form');
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '渠道更新成功！').waitFor();
+    const saved = (await s.channels.getChannel({ id })).channel;
+    expect(saved?.paramOverride).toBe('{"temperature": 0.1}');
+    expect(JSON.parse(saved?.setting ?? '{}')).toEqual({ system_prompt: 'Be brief' });
+    await row.locator('.aigw-overrides').waitFor();
+
+    await page.locator('tr', { hasText: multi }).locator('.aigw-multikey').click();
+    const dialog = page.locator('.arco-modal', { hasText: '管理密钥' });
+    await dialog.getByText('sk-f********0001').waitFor();
+    await dialog.locator('tr', { hasText: 'sk-f********0001' }).getByRole('button', { name: '禁用' }).click();
+    await toast(page, '密钥已禁用').waitFor();
+    await dialog.getByText('启用 1，手动禁用 1，自动禁用 0').waitFor();
+    await shot(page, 'channel-keys-dialog');
+    const keys = await s.channels.manageMultiKeys({ channelId: ids[0] ?? 0, action: 'get_key_status' });
+    expect(keys.keys.map((k) => k.status)).toEqual([2, 1]);
+    await context.close();
+  });
 });
