@@ -57,3 +57,24 @@ export const revokeSession = (sid: string) =>
   request<{ revoked_sid: string; current: boolean }>('DELETE', `/api/user/self/sessions/${encodeURIComponent(sid)}`);
 export const revokeOtherSessions = () =>
   request<{ revoked_count: number }>('POST', '/api/user/self/sessions/revoke-others');
+
+/** GET /api/user/checkin (new-api's shape). */
+export interface CheckinStatus {
+  enabled: boolean;
+  min_quota: number;
+  max_quota: number;
+  stats: {
+    total_quota: number;
+    total_checkins: number;
+    checkin_count: number;
+    checked_in_today: boolean;
+    records: { checkin_date: string; quota_awarded: number }[];
+  };
+}
+
+export const getCheckin = (month = '') =>
+  request<CheckinStatus>('GET', '/api/user/checkin', { params: { month: month || undefined }, toast: false });
+
+/** POST /api/user/checkin (the turnstile token goes in the query). */
+export const doCheckin = (turnstile = '') =>
+  request<{ quota_awarded: number; checkin_date: string }>('POST', '/api/user/checkin', { params: { turnstile } });

@@ -26,6 +26,8 @@ export interface Status {
   chat_link2?: string;
   email_verification?: boolean;
   turnstile_check?: boolean;
+  /** new-api's check-in switch (checkin_setting.enabled). */
+  checkin_enabled?: boolean;
   turnstile_site_key?: string;
   github_oauth?: boolean;
   github_client_id?: string;

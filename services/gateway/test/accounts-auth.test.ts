@@ -68,7 +68,8 @@ describe('accounts: register, login and the own account', () => {
         json(res, 200, { success: form.get('secret') === 'ts-secret' && form.get('response') === 'good-token' });
       },
     });
-    stack = await startAccountsStack({ TURNSTILE_VERIFY_URL: `${turnstile.url}/siteverify` });
+    // logs: the check-in reward's log row.
+    stack = await startAccountsStack({ TURNSTILE_VERIFY_URL: `${turnstile.url}/siteverify` }, ['logs']);
     url = stack.gatewayUrl;
     root = await rootClient(url);
   });
@@ -417,7 +418,7 @@ describe('accounts: register, login and the own account', () => {
     });
     // Another user's session cannot be ended by id.
     const stranger = await newUser(url);
-    const cSid = (await c.get<View[]>('/user/self/sessions')).body.data.find((v) => v.current)!.sid;
+    const cSid = (await c.get<View[]>('/user/self/sessions')).body.data?.find((v) => v.current)?.sid;
     expect((await stranger.client.del(`/user/self/sessions/${cSid}`)).body.success).toBe(false);
     expect((await c.get('/user/self')).status).toBe(200);
 
@@ -426,6 +427,114 @@ describe('accounts: register, login and the own account', () => {
     expect((await c.get('/user/self')).status).toBe(401);
     expect((await a.get('/user/self')).status).toBe(200);
     expect((await a.get<View[]>('/user/self/sessions')).body.data!.map((v) => v.current)).toEqual([true]);
+  });
+
+  it('when check-in is on, then a user checks in once a day in the operator time zone, the reward reaches the wallet once with its log row, and Turnstile guards it', async () => {
+    interface Checkin {
+      enabled: boolean;
+      min_quota: number;
+      max_quota: number;
+      stats: {
+        total_quota: number;
+        total_checkins: number;
+        checkin_count: number;
+        checked_in_today: boolean;
+        records: { checkin_date: string; quota_awarded: number }[];
+      };
+    }
+    const { client } = await newUser(url);
+    expect((await client.post('/user/checkin')).body).toEqual({ success: false, message: '签到功能未启用' });
+    expect((await root.put('/option/', { key: 'TimeZone', value: 'Mars/Olympus_Mons' })).body).toEqual({
+      success: false,
+      message: '无效的时区名称',
+    });
+    // UTC+14: its calendar day differs from UTC's for ten hours of every day.
+    const zone = 'Pacific/Kiritimati';
+    await setOptions(root, {
+      'checkin_setting.enabled': 'true',
+      'checkin_setting.min_quota': '4321',
+      'checkin_setting.max_quota': '4321',
+      TimeZone: zone,
+    });
+    try {
+      await eventually(
+        () => client.get<{ checkin_enabled: boolean }>('/status'),
+        (r) => r.body.data?.checkin_enabled === true,
+      );
+      const today = new Intl.DateTimeFormat('en-CA', {
+        timeZone: zone,
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+      }).format(new Date());
+      const before = (await client.get<UserData>('/user/self')).body.data!.quota;
+      const fresh = await client.get<Checkin>('/user/checkin');
+      expect(fresh.body.data).toMatchObject({ enabled: true, min_quota: 4321, max_quota: 4321 });
+      expect(fresh.body.data!.stats).toMatchObject({ checked_in_today: false, total_checkins: 0, records: [] });
+
+      // A double click: one check-in, one refusal.
+      const answers = (await Promise.all([client.post('/user/checkin'), client.post('/user/checkin')])).map(
+        (r) => r.body,
+      );
+      expect(answers).toContainEqual({
+        success: true,
+        message: '签到成功',
+        data: { quota_awarded: 4321, checkin_date: today },
+      });
+      expect(answers).toContainEqual({ success: false, message: '今日已签到' });
+      expect((await client.post('/user/checkin')).body).toEqual({ success: false, message: '今日已签到' });
+      const funded = await eventually(
+        () => client.get<UserData>('/user/self'),
+        (r) => r.body.data?.quota === before + 4321,
+      );
+      expect(funded.body.data!.quota).toBe(before + 4321);
+      const after = await client.get<Checkin>('/user/checkin', { month: today.slice(0, 7) });
+      expect(after.body.data!.stats).toEqual({
+        total_quota: 4321,
+        total_checkins: 1,
+        checkin_count: 1,
+        checked_in_today: true,
+        records: [{ checkin_date: today, quota_awarded: 4321 }],
+      });
+      expect((await client.get('/user/checkin', { month: '2026-13' })).body).toEqual({
+        success: false,
+        message: '月份格式错误，应为 YYYY-MM',
+      });
+      // The log row (a system entry from billing's credit), exactly one.
+      const logs = await eventually(
+        () => client.get<{ items: { content: string; quota: number; type: number }[] }>('/log/self', { type: '4' }),
+        (r) => (r.body.data?.items ?? []).some((l) => l.content.startsWith('用户签到')),
+      );
+      expect(logs.body.data!.items.filter((l) => l.content.startsWith('用户签到'))).toEqual([
+        expect.objectContaining({ content: '用户签到，获得额度 $0.01', quota: 4321, type: 4 }),
+      ]);
+      expect((await client.get<UserData>('/user/self')).body.data!.quota).toBe(before + 4321);
+
+      // Turnstile on: a check-in needs a token siteverify accepts.
+      const other = await newUser(url);
+      await setOptions(root, {
+        TurnstileSiteKey: 'ts-site',
+        TurnstileSecretKey: 'ts-secret',
+        TurnstileCheckEnabled: 'true',
+      });
+      await eventually(
+        () => client.get<{ turnstile_check: boolean }>('/status'),
+        (r) => r.body.data?.turnstile_check === true,
+      );
+      expect((await other.client.post('/user/checkin')).body).toEqual({
+        success: false,
+        message: 'Turnstile token 为空',
+      });
+      expect((await other.client.post('/user/checkin', undefined, { turnstile: 'bad-token' })).body.message).toBe(
+        'Turnstile 校验失败，请刷新重试！',
+      );
+      expect((await other.client.post('/user/checkin', undefined, { turnstile: 'good-token' })).body).toMatchObject({
+        success: true,
+        data: { quota_awarded: 4321 },
+      });
+    } finally {
+      await setOptions(root, { TurnstileCheckEnabled: 'false', 'checkin_setting.enabled': 'false', TimeZone: '' });
+    }
   });
 
   describe('TOTP two-factor login', () => {
@@ -474,7 +583,7 @@ describe('accounts: register, login and the own account', () => {
           await db.collection('two_fa').findOne({ _id: u.id as never }),
           await db.collection('two_fa_backup_codes').find({ user_id: u.id }).toArray(),
         ]);
-        expect(stored).toMatch(/"secret":"v1:/);
+        expect(stored).toMatch(/"secret":"v2:[0-9a-f]{8}:/);
         expect(stored).not.toContain(secret);
         for (const c of backup_codes) expect(stored).not.toContain(c);
       } finally {

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { eventually } from '@aigw/common/testing';
-import { type Stack, startStack } from '@aigw/local-stack/stack';
+import { type ServiceName, type Stack, startStack } from '@aigw/local-stack/stack';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -24,10 +24,10 @@ export interface Answer<T = unknown> {
   headers: Headers;
 }
 
-/** Starts the services the accounts routes need; extra env goes to every service. */
-export function startAccountsStack(env: Record<string, string> = {}): Promise<Stack> {
+/** Starts the services the accounts routes need (plus `extra`); extra env goes to every service. */
+export function startAccountsStack(env: Record<string, string> = {}, extra: ServiceName[] = []): Promise<Stack> {
   return startStack({
-    services: ['users', 'channels', 'billing', 'gateway'],
+    services: ['users', 'channels', 'billing', ...extra, 'gateway'],
     env: { CREDIT_RETRY_MS: '300', ...env },
   });
 }

@@ -54,6 +54,8 @@ const EXPECTED: Record<string, number> = {
   'GET /user/self/sessions': USER,
   'POST /user/self/sessions/revoke-others': USER,
   'DELETE /user/self/sessions/:sid': USER,
+  'GET /user/checkin': USER,
+  'POST /user/checkin': USER,
   'GET /oauth/wechat/bind': USER,
   'GET /oauth/telegram/bind': USER,
   'GET /oauth/email/bind': USER,

@@ -30,6 +30,7 @@ import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 import { renderQuota } from '../../utils/format.ts';
 import { startGitHubOAuth } from '../login/index.tsx';
+import CheckinCard from './checkin-card.tsx';
 import LoginSessionsCard from './login-sessions-card.tsx';
 import { ChangePasswordModal, DeleteAccountModal, EmailBindModal, WechatBindModal } from './personal-dialogs.tsx';
 import TwoFactorCard from './two-factor-card.tsx';
@@ -219,6 +220,7 @@ export default function PersonalSetting() {
         )}
       </Card>
 
+      <CheckinCard onCheckedIn={() => void load()} />
       <TwoFactorCard />
       <LoginSessionsCard />
 

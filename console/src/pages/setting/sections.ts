@@ -173,6 +173,23 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
     ],
   },
   {
+    // new-api's checkin_setting, and the operator's time zone that decides the check-in day.
+    id: 'checkin',
+    title: 'opt.checkin',
+    fields: [
+      sw('checkin_setting.enabled', 'opt.checkinEnabled'),
+      num('checkin_setting.min_quota', 'opt.checkinMinQuota'),
+      num('checkin_setting.max_quota', 'opt.checkinMaxQuota'),
+      {
+        key: 'TimeZone',
+        label: 'opt.timeZone',
+        kind: 'text',
+        placeholder: 'opt.timeZonePlaceholder',
+        extra: 'opt.timeZoneExtra',
+      },
+    ],
+  },
+  {
     id: 'chats',
     title: 'opt.tokenChatLinks',
     fields: [json('Chats', 'opt.chatLinks', 'opt.aJsonListOfName')],

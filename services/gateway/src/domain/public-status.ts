@@ -24,6 +24,8 @@ export interface PublicStatus {
   chat_link2: string;
   email_verification: boolean;
   turnstile_check: boolean;
+  /** new-api's checkin_enabled: the console shows the check-in button. */
+  checkin_enabled: boolean;
   turnstile_site_key: string;
   github_oauth: boolean;
   github_client_id: string;
@@ -72,6 +74,7 @@ export function buildPublicStatus(
     chat_link2: r.text('ChatLink2'),
     email_verification: r.bool('EmailVerificationEnabled'),
     turnstile_check: r.bool('TurnstileCheckEnabled'),
+    checkin_enabled: r.bool('checkin_setting.enabled'),
     turnstile_site_key: r.text('TurnstileSiteKey'),
     github_oauth: r.bool('GitHubOAuthEnabled'),
     github_client_id: r.text('GitHubClientId'),

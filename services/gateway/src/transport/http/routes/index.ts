@@ -2,6 +2,7 @@ import type { Router } from 'express';
 import type { RouteDeps } from '../deps.ts';
 import { accountRoutes } from './account.ts';
 import { channelRoutes } from './channel.ts';
+import { checkinRoutes } from './checkin.ts';
 import { dataRoutes } from './data.ts';
 import { logRoutes } from './log.ts';
 import { loginSessionRoutes } from './login-sessions.ts';
@@ -23,6 +24,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   accountRoutes(api, deps);
   twoFactorRoutes(api, deps);
   loginSessionRoutes(api, deps);
+  checkinRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
   optionRoutes(api, deps);
