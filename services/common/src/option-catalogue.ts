@@ -111,10 +111,6 @@ export const OPTION_CATALOGUE = {
   QuotaRemindThreshold: int(1000),
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
-  // Quota
-  QuotaForNewUser: int(0),
-  PreConsumedQuota: int(500),
-  QuotaForInviter: int(0),
   // Failover rules (new-api's formats, services/common/src/failover-rules.ts): keywords one per
   // line; status codes and ranges comma-separated. The retry default is the old fixed rule.
   AutomaticDisableKeywords: text(
@@ -144,6 +140,18 @@ export const OPTION_CATALOGUE = {
   ),
   AutomaticDisableStatusCodes: text('401'),
   AutomaticRetryStatusCodes: text('100-199,300-399,401-407,409-499,500-503,505-523,525-599'),
+  // Model request limits per user (new-api's names and defaults; the relay enforces them in Redis):
+  // within DurationMinutes, at most Count requests (failures included, 0 = no limit) and
+  // SuccessCount successful ones; Group: {"group": [count, successCount]}.
+  ModelRequestRateLimitEnabled: bool(false),
+  ModelRequestRateLimitDurationMinutes: int(1),
+  ModelRequestRateLimitCount: int(0),
+  ModelRequestRateLimitSuccessCount: int(1000),
+  ModelRequestRateLimitGroup: json({}),
+  // Quota
+  QuotaForNewUser: int(0),
+  PreConsumedQuota: int(500),
+  QuotaForInviter: int(0),
   QuotaForInvitee: int(0),
   // Daily check-in (new-api's checkin_setting; rewards in quota units, random in [min, max])
   'checkin_setting.enabled': bool(false),

@@ -174,6 +174,17 @@ export async function createApp(
         },
         '',
         (err) => logger.warn({ err }, 'rate limits not checked (Redis unavailable): allowing requests'),
+        // new-api's model request limits, read per request (off: one option lookup).
+        () =>
+          options.bool('ModelRequestRateLimitEnabled')
+            ? {
+                enabled: true,
+                minutes: options.number('ModelRequestRateLimitDurationMinutes'),
+                total: options.number('ModelRequestRateLimitCount'),
+                success: options.number('ModelRequestRateLimitSuccessCount'),
+                groups: options.json<Record<string, unknown>>('ModelRequestRateLimitGroup'),
+              }
+            : undefined,
       );
       const metrics = relayMetrics();
       const tracing = tracingActive();
@@ -244,7 +255,10 @@ export async function createApp(
           metrics.upstreamError(rec.channelId, rec.statusCode);
           events.health(rec);
         },
-        countTokens: (caller, n) => limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n),
+        countTokens: (caller, n) => {
+          limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n);
+          limiter.success(caller.user.id, caller.group);
+        },
         state: upstreamState(redis, logger),
       };
 

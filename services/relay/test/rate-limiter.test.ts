@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
+import { eventually } from '@aigw/common/testing';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimiter } from '../src/data/rate-limiter.ts';
@@ -65,5 +66,42 @@ describe('relay rate limits', () => {
     const limiter = rateLimiter(a, { tokenRpm: 0, tokenTpm: 0, userRpm: 0, userTpm: 0 });
     expect(limiter.enabled).toBe(false);
     expect(await limiter.check(1, 1)).toEqual({ ok: true });
+  });
+
+  it("when two replicas share new-api's model request limits, then both count, a group has its own pair and the refusal says when to retry", async () => {
+    const settings = {
+      enabled: true,
+      minutes: 1,
+      total: 3,
+      success: 2,
+      groups: { vip: [0, 5] } as Record<string, unknown>,
+    };
+    const one = rateLimiter(a, { tokenRpm: 0, tokenTpm: 0, userRpm: 0, userTpm: 0 }, '', undefined, () => settings);
+    const two = rateLimiter(b, { tokenRpm: 0, tokenTpm: 0, userRpm: 0, userTpm: 0 }, '', undefined, () => settings);
+    expect(one.enabled).toBe(true);
+    const user = 900_000 + Math.floor(Math.random() * 1000);
+    // Two successes (one per replica) reach the success limit.
+    expect(await one.check(0, user, 'default')).toEqual({ ok: true });
+    one.success(user, 'default');
+    expect(await two.check(0, user, 'default')).toEqual({ ok: true });
+    two.success(user, 'default');
+    const refused = await eventually(
+      () => one.check(0, user, 'default'),
+      (v) => !v.ok,
+    );
+    expect(refused).toMatchObject({ ok: false, what: 'model_success', limit: 2, minutes: 1 });
+    expect((refused as { retryAfter: number }).retryAfter).toBeGreaterThan(0);
+    expect((refused as { retryAfter: number }).retryAfter).toBeLessThanOrEqual(60);
+    // The vip group: no total limit, five successes.
+    expect(await two.check(0, user, 'vip')).toEqual({ ok: true });
+
+    // Failures count towards the total: three requests, none successful, then refused on either replica.
+    const other = user + 1;
+    for (const r of [one, two, one]) expect(await r.check(0, other, 'default')).toEqual({ ok: true });
+    expect(await two.check(0, other, 'default')).toMatchObject({ ok: false, what: 'model_total', limit: 3 });
+
+    settings.enabled = false;
+    expect(one.enabled).toBe(false);
+    expect(await one.check(0, other, 'default')).toEqual({ ok: true });
   });
 });

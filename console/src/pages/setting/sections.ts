@@ -163,6 +163,24 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
     ],
   },
   {
+    // new-api's model request limits per user; the relay enforces them across replicas (Redis).
+    id: 'rate-limit',
+    title: 'opt.rateLimit',
+    fields: [
+      sw('ModelRequestRateLimitEnabled', 'opt.rateLimitEnabled'),
+      num('ModelRequestRateLimitDurationMinutes', 'opt.rateLimitMinutes', 1),
+      num('ModelRequestRateLimitCount', 'opt.rateLimitCount', 0, 'opt.rateLimitCountExtra'),
+      num('ModelRequestRateLimitSuccessCount', 'opt.rateLimitSuccessCount', 1),
+      {
+        key: 'ModelRequestRateLimitGroup',
+        label: 'opt.rateLimitGroup',
+        kind: 'json',
+        placeholder: 'opt.rateLimitGroupPlaceholder',
+        extra: 'opt.rateLimitGroupExtra',
+      },
+    ],
+  },
+  {
     id: 'quota',
     title: 'opt.quota',
     fields: [

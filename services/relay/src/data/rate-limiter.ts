@@ -45,14 +45,87 @@ end
 return 0
 `;
 
-export type LimitVerdict = { ok: true } | { ok: false; subject: 'token' | 'user'; what: 'rpm' | 'tpm' };
+/**
+ * new-api's model request limits (options ModelRequestRateLimit*): per user, within a window of
+ * `minutes`, at most `total` requests (failures included; 0 = no limit) and `success` successful
+ * ones; a group of ModelRequestRateLimitGroup ({"vip": [total, success]}) has its own pair.
+ */
+export interface ModelRequestLimits {
+  enabled: boolean;
+  minutes: number;
+  total: number;
+  success: number;
+  groups: Record<string, unknown>;
+}
+
+// KEYS: [all requests, successful requests] (sorted sets of times in ms, Redis's own clock)
+// ARGV: [window ms, total limit, success limit, member]
+// Returns {0, 0} when allowed (the request is counted in KEYS[1]), else {1 total | 2 success,
+// ms until a slot frees}.
+const MODEL_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local win = tonumber(ARGV[1])
+local limits = { tonumber(ARGV[2]), tonumber(ARGV[3]) }
+for _, i in ipairs({ 2, 1 }) do
+  if limits[i] > 0 then
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now - win)
+    local n = redis.call('ZCARD', KEYS[i])
+    if n >= limits[i] then
+      local oldest = redis.call('ZRANGE', KEYS[i], n - limits[i], n - limits[i], 'WITHSCORES')
+      return { i, tonumber(oldest[2]) + win - now }
+    end
+  end
+end
+if limits[1] > 0 then
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], win)
+end
+return { 0, 0 }
+`;
+
+// KEYS: [successful requests]; ARGV: [window ms, success limit, member]
+const SUCCESS_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]))
+redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[2]) + 1))
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+return 0
+`;
+
+export type LimitVerdict =
+  | { ok: true }
+  | { ok: false; subject: 'token' | 'user'; what: 'rpm' | 'tpm' }
+  | {
+      ok: false;
+      subject: 'user';
+      /** new-api's total (failures included) or successful request limit. */
+      what: 'model_total' | 'model_success';
+      limit: number;
+      minutes: number;
+      /** Seconds until the window lets one more request in. */
+      retryAfter: number;
+    };
 
 export interface RateLimiter {
+  /** Whether any limit applies now (the model request limits follow their options). */
   readonly enabled: boolean;
   /** Requests allowed unchecked since Redis last answered a check. */
   failedOpen(): number;
-  check(tokenId: number, userId: number): Promise<LimitVerdict>;
+  /** `group`: the request's group, for ModelRequestRateLimitGroup. */
+  check(tokenId: number, userId: number, group?: string): Promise<LimitVerdict>;
   addTokens(tokenId: number, userId: number, tokens: number): void;
+  /** Counts a successful request for the model request limits. */
+  success(userId: number, group?: string): void;
+}
+
+/** The total and success limits of a group (its own pair in `groups`, else the defaults). */
+function modelLimitsOf(m: ModelRequestLimits, group: string | undefined): { total: number; success: number } {
+  const pair = group === undefined ? undefined : m.groups[group];
+  if (Array.isArray(pair) && pair.length >= 2) return { total: Number(pair[0]) || 0, success: Number(pair[1]) || 0 };
+  return { total: m.total, success: m.success };
 }
 
 export function rateLimiter(
@@ -60,8 +133,14 @@ export function rateLimiter(
   limits: RateLimits,
   prefix = '',
   onOpen: (err: unknown) => void = () => undefined,
+  modelLimits: () => ModelRequestLimits | undefined = () => undefined,
 ): RateLimiter {
-  const enabled = Object.values(limits).some((v) => v > 0);
+  const fixed = Object.values(limits).some((v) => v > 0);
+  const model = () => {
+    const m = modelLimits();
+    return m?.enabled ? m : undefined;
+  };
+  const member = () => `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
   let opened = 0;
   /** Allowed without a check (Redis not ready or the check failed). */
   const failOpen = (err: unknown): LimitVerdict => {
@@ -76,41 +155,61 @@ export function rateLimiter(
     `${prefix}rl:${kind}:${id}:t:${b}`,
     `${prefix}rl:${kind}:${id}:t:${b - 1}`,
   ];
+  /** new-api's model request limits; run after the per-minute ones allowed the request. */
+  async function checkModel(m: ModelRequestLimits, userId: number, group: string | undefined): Promise<LimitVerdict> {
+    const { total, success } = modelLimitsOf(m, group);
+    if (total <= 0 && success <= 0) return { ok: true };
+    if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
+    const minutes = Math.max(1, m.minutes);
+    let r: [number, number];
+    try {
+      r = (await redis.eval(
+        MODEL_SCRIPT,
+        2,
+        `${prefix}mrl:t:${userId}`,
+        `${prefix}mrl:s:${userId}`,
+        minutes * 60_000,
+        total,
+        success,
+        member(),
+      )) as [number, number];
+    } catch (err) {
+      return failOpen(err);
+    }
+    opened = 0;
+    if (Number(r[0]) === 0) return { ok: true };
+    const what = Number(r[0]) === 1 ? 'model_total' : 'model_success';
+    return {
+      ok: false,
+      subject: 'user',
+      what,
+      limit: what === 'model_total' ? total : success,
+      minutes,
+      retryAfter: Math.max(1, Math.ceil(Number(r[1]) / 1000)),
+    };
+  }
+
   return {
-    enabled,
+    get enabled() {
+      return fixed || model() !== undefined;
+    },
     failedOpen: () => opened,
-    async check(tokenId, userId) {
-      if (!enabled) return { ok: true };
-      const b = bucket();
-      const frac = 1 - (Date.now() % 60_000) / 60_000;
-      const k: string[] = [];
-      const argv: (string | number)[] = [frac];
-      const subjects: ('token' | 'user')[] = [];
-      if (tokenId && (limits.tokenRpm || limits.tokenTpm)) {
-        k.push(...keys('tok', tokenId, b));
-        argv.push(limits.tokenRpm, limits.tokenTpm);
-        subjects.push('token');
-      }
-      if (limits.userRpm || limits.userTpm) {
-        k.push(...keys('usr', userId, b));
-        argv.push(limits.userRpm, limits.userTpm);
-        subjects.push('user');
-      }
-      if (k.length === 0) return { ok: true };
-      // Not connected: commands would queue for the reconnects (seconds per request).
-      if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
-      let r: number;
-      try {
-        r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
-      } catch (err) {
-        return failOpen(err);
-      }
-      opened = 0;
-      if (r === 0) return { ok: true };
-      return { ok: false, subject: subjects[Math.abs(r) - 1] ?? 'user', what: r > 0 ? 'rpm' : 'tpm' };
+    async check(tokenId, userId, group) {
+      const m = model();
+      if (!fixed) return m ? checkModel(m, userId, group) : { ok: true };
+      const v = await checkFixed(tokenId, userId);
+      return v.ok && m ? checkModel(m, userId, group) : v;
+    },
+    success(userId, group) {
+      const m = model();
+      if (!m || redis.status !== 'ready') return;
+      const { success } = modelLimitsOf(m, group);
+      if (success <= 0) return;
+      const key = `${prefix}mrl:s:${userId}`;
+      redis.eval(SUCCESS_SCRIPT, 1, key, Math.max(1, m.minutes) * 60_000, success, member()).catch(() => undefined);
     },
     addTokens(tokenId, userId, tokens) {
-      if (!enabled || tokens <= 0 || redis.status !== 'ready') return;
+      if (!fixed || tokens <= 0 || redis.status !== 'ready') return;
       const b = bucket();
       const m = redis.multi();
       if (tokenId && limits.tokenTpm)
@@ -120,4 +219,34 @@ export function rateLimiter(
       m.exec().catch(() => undefined);
     },
   };
+
+  async function checkFixed(tokenId: number, userId: number): Promise<LimitVerdict> {
+    const b = bucket();
+    const frac = 1 - (Date.now() % 60_000) / 60_000;
+    const k: string[] = [];
+    const argv: (string | number)[] = [frac];
+    const subjects: ('token' | 'user')[] = [];
+    if (tokenId && (limits.tokenRpm || limits.tokenTpm)) {
+      k.push(...keys('tok', tokenId, b));
+      argv.push(limits.tokenRpm, limits.tokenTpm);
+      subjects.push('token');
+    }
+    if (limits.userRpm || limits.userTpm) {
+      k.push(...keys('usr', userId, b));
+      argv.push(limits.userRpm, limits.userTpm);
+      subjects.push('user');
+    }
+    if (k.length === 0) return { ok: true };
+    // Not connected: commands would queue for the reconnects (seconds per request).
+    if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
+    let r: number;
+    try {
+      r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
+    } catch (err) {
+      return failOpen(err);
+    }
+    opened = 0;
+    if (r === 0) return { ok: true };
+    return { ok: false, subject: subjects[Math.abs(r) - 1] ?? 'user', what: r > 0 ? 'rpm' : 'tpm' };
+  }
 }

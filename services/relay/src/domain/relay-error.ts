@@ -4,6 +4,8 @@ export class RelayError extends Error {
     readonly status: number,
     message: string,
     readonly code = 'relay_error',
+    /** Seconds for a Retry-After header (rate limits); 0 for none. */
+    readonly retryAfter = 0,
   ) {
     super(message);
     this.name = 'RelayError';

@@ -69,6 +69,11 @@ export function validateOption(key: string, rawValue: string): { value: string; 
     }
   }
   if (key === 'AutomaticDisableKeywords') value = parseKeywordLines(value);
+  if (key === 'ModelRequestRateLimitDurationMinutes' && Number(value) < 1) throw invalid('限制周期不能小于 1 分钟');
+  if ((key === 'ModelRequestRateLimitCount' || key === 'ModelRequestRateLimitSuccessCount') && Number(value) < 0) {
+    throw invalid('请求次数限制不能为负数');
+  }
+  if (key === 'ModelRequestRateLimitGroup') checkRateLimitGroups(value);
   return { value, implied };
 }
 
@@ -177,3 +182,20 @@ const parseKeywordLines = (value: string) =>
     .map((k) => k.trim())
     .filter(Boolean)
     .join('\n');
+
+/** ModelRequestRateLimitGroup: {"group": [total >= 0, success >= 1]} (new-api's check). */
+function checkRateLimitGroups(value: string): void {
+  const parsed: unknown = JSON.parse(value);
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw invalid('分组速率限制必须是 JSON 对象，例如 {"vip": [0, 2000]}');
+  }
+  for (const [group, pair] of Object.entries(parsed)) {
+    const ok =
+      Array.isArray(pair) &&
+      pair.length === 2 &&
+      pair.every((n) => Number.isInteger(n) && n <= 2 ** 31 - 1) &&
+      pair[0] >= 0 &&
+      pair[1] >= 1;
+    if (!ok) throw invalid(`分组 ${group} 的速率限制必须是 [总请求数 >= 0, 成功请求数 >= 1]`);
+  }
+}

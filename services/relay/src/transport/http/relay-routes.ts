@@ -164,7 +164,7 @@ export function relayRoutes(deps: RouteDeps) {
         startedAt,
       };
       at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
-      if (deps.limiter.enabled) await limit(id.token.id, id.user.id);
+      if (deps.limiter.enabled) await limit(id.token.id, id.user.id, caller.group);
       // A Responses request continuing a stored one goes first to the channel that holds it.
       const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
       if (typeof previous === 'string' && deps.pipeline.state) {
@@ -205,7 +205,7 @@ export function relayRoutes(deps: RouteDeps) {
         creq.raw = undefined;
       }
       at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
-      if (deps.limiter.enabled) await limit(0, user.id);
+      if (deps.limiter.enabled) await limit(0, user.id, caller.group);
       await run(res, caller, creq, at);
     } catch (err) {
       fail(res, 'openai', err, requestId, 'chat', at);

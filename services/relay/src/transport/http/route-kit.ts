@@ -85,6 +85,7 @@ export function sendError(
   message: string,
   code?: string,
   requestId?: string,
+  retryAfter = 0,
 ): void {
   if (res.headersSent) {
     res.end();
@@ -95,6 +96,7 @@ export function sendError(
     'content-type': 'application/json',
     'content-length': String(Buffer.byteLength(body)),
     ...(requestId ? { 'x-aigw-request-id': requestId } : {}),
+    ...(retryAfter > 0 ? { 'retry-after': String(retryAfter) } : {}),
   });
   res.end(body);
 }
@@ -144,9 +146,17 @@ export function routeContext(deps: RouteDeps) {
     return { user, token, pinned };
   }
 
-  async function limit(tokenId: number, userId: number): Promise<void> {
+  async function limit(tokenId: number, userId: number, group?: string): Promise<void> {
     if (!deps.limiter.enabled) return;
-    const v = await deps.limiter.check(tokenId, userId);
+    const v = await deps.limiter.check(tokenId, userId, group);
+    if (!v.ok && 'retryAfter' in v) {
+      // new-api's model request limits (ModelRequestRateLimit*), with its messages.
+      const message =
+        v.what === 'model_total'
+          ? `您已达到总请求数限制：${v.minutes}分钟内最多请求${v.limit}次，包括失败次数，请检查您的请求是否正确`
+          : `您已达到请求数限制：${v.minutes}分钟内最多请求${v.limit}次`;
+      throw new RelayError(429, message, 'rate_limit_exceeded', v.retryAfter);
+    }
     if (!v.ok) {
       const who = v.subject === 'token' ? '令牌' : '用户';
       throw new RelayError(
@@ -189,7 +199,7 @@ export function routeContext(deps: RouteDeps) {
     metrics.request(at.route, at.model, 'none', status, (performance.now() - at.startedAt) / 1000);
     if (err instanceof RelayError) {
       metrics.observe(mode, err.status, 0);
-      return sendError(res, format, err.status, err.message, err.code, requestId);
+      return sendError(res, format, err.status, err.message, err.code, requestId, err.retryAfter);
     }
     if (status === 413) return sendError(res, format, 413, '请求体过大', 'request_too_large', requestId);
     if (unavailable) {
