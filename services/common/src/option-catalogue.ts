@@ -106,6 +106,10 @@ export const OPTION_CATALOGUE = {
   DataExportEnabled: bool(true),
   DataExportInterval: int(5),
   DataExportDefaultTime: text('hour'),
+  // Days to keep each class of logs (logs service cleanup; 0 keeps them forever)
+  LogConsumeRetentionDays: int(0),
+  LogErrorRetentionDays: int(0),
+  LogSystemRetentionDays: int(0),
   // Monitoring
   ChannelDisableThreshold: float(5),
   QuotaRemindThreshold: int(1000),

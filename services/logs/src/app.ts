@@ -20,6 +20,7 @@ import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { logCleanup } from './data/log-cleanup.ts';
 import { logRepository } from './data/log-repository.ts';
 import { logsService } from './domain/logs-service.ts';
 import { logsHandlers } from './transport/grpc/logs-handlers.ts';
@@ -66,24 +67,32 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       consumers.add('usage', events.usage);
       consumers.add('audit', events.audit);
 
-      // Logs written before buckets were summed by the consumer: folded once, in the background.
-      void repo
-        .applyPending()
-        .then((n) => n > 0 && logger.info({ logs: n }, 'older pending logs folded into buckets'))
-        .catch((err) => logger.warn({ err }, 'folding older pending logs failed'));
+      // Logs of the single collection older versions wrote: their pending buckets folded, then
+      // the logs moved into the day partitions and the lists, once, in the background (queries
+      // scan the partitions until then).
+      void (async () => {
+        let folded = 0;
+        for (let n = await repo.applyPending(); n > 0; n = await repo.applyPending()) folded += n;
+        if (folded > 0) logger.info({ logs: folded }, 'older pending logs folded into buckets');
+        const moved = await repo.buildLists();
+        if (moved > 0) logger.info({ logs: moved }, 'older logs moved into the day partitions and the lists');
+      })().catch((err) => logger.warn({ err }, 'moving older logs failed'));
 
-      // Logs stored before the lists: listed once, in the background (queries scan until then);
-      // then those stored before the dimensions (filtered queries walk wider scopes until then).
-      void repo
-        .buildLists()
-        .then((n) => n > 0 && logger.info({ logs: n }, 'older logs added to the lists'))
-        .then(() => repo.buildDimensions())
-        .then((n) => n > 0 && logger.info({ logs: n }, 'older logs added to the model, channel, group and token lists'))
-        .catch((err) => logger.warn({ err }, 'listing older logs failed'));
+      // Retention and the history cut: a pass at start, after each DELETE /api/log/, and hourly.
+      const cleanup = logCleanup(repo, logger, () => ({
+        consume: options.number('LogConsumeRetentionDays', 0),
+        error: options.number('LogErrorRetentionDays', 0),
+        system: options.number('LogSystemRetentionDays', 0),
+      }));
+      const runCleanup = () => void cleanup.run().catch(() => undefined);
+      const timer = setInterval(runCleanup, config.LOG_CLEANUP_INTERVAL_MS);
+      timer.unref();
+      stack.add(() => clearInterval(timer));
+      runCleanup();
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(LogsService, logsHandlers(logsService(repo)))],
+        services: [service(LogsService, logsHandlers(logsService(repo, { afterCut: runCleanup })))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;

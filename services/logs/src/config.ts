@@ -9,6 +9,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   RELAY_ADDR: z.string(),
   LOGS_ADDR: z.string(),
   TASKS_ADDR: z.string(),
+  /** How often the retention and cleanup pass runs (also at start and after each cleanup request). */
+  LOG_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -4,17 +4,21 @@
  * of spec 02 section 7, after a backfill of logs stored before the lists, a redelivered batch and
  * a cleanup in the middle of an hour.
  */
-import { connectMongo } from '@aigw/common';
+import { connectMongo, createLogger } from '@aigw/common';
 import { uniqueName } from '@aigw/local-stack';
 import { type AuditEvent, AuditEventSchema, type UsageEvent, UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { create } from '@bufbuild/protobuf';
-import type { Connection } from 'mongoose';
+import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { logCleanup } from '../src/data/log-cleanup.ts';
 import { type LogQuery, type LogRepository, logRepository } from '../src/data/log-repository.ts';
+import { logRows } from '../src/data/log-rows.ts';
 import { ingestAudit, ingestUsage, type ReadEvent } from '../src/domain/ingest-events.ts';
-import { logFromUsage } from '../src/domain/log-record.ts';
+import { type LogDoc, logFromUsage } from '../src/domain/log-record.ts';
 
 const flags = { logConsume: true, aggregate: true };
+const KEEP_ALL = { consume: 0, error: 0, system: 0 };
+const logger = createLogger('logs-lists-test', process.env.TEST_LOG_LEVEL ?? 'silent');
 const T0 = Date.UTC(2026, 10, 20, 8, 0) / 1000;
 const MODELS = ['gpt-4o', 'gpt-4o-mini', 'claude-3-5-sonnet'];
 
@@ -63,19 +67,57 @@ function audit(i: number, at: number): AuditEvent {
 const read = <E>(events: E[], from: number): ReadEvent<E>[] =>
   events.map((event, i) => ({ event, partition: 0, offset: String(from + i) }));
 
-/** A page as the API lists it, through the scan and through the lists. */
-async function both(q: LogQuery, page: number, size: number, lists: LogRepository) {
-  const scan = await repo.find(q, page, size);
-  const listed = await lists.find(q, page, size);
-  const strip = (items: unknown[]) =>
-    items.map((l) => {
-      const { ix: _ix, ...rest } = l as Record<string, unknown>;
-      return rest;
-    });
+/**
+ * What the collection scan answers, computed in memory from every stored row (read once per state
+ * of the data: scanning the partitions per query made this file spend a minute in the scans).
+ */
+interface Snapshot {
+  rows: LogDoc[];
+  cut: number;
+}
+
+async function snapshot(lists: LogRepository): Promise<Snapshot> {
+  return { rows: await logRows(conn).scan({}), cut: (await lists.index.meta()).cut ?? 0 };
+}
+
+function selected(s: Snapshot, q: LogQuery): LogDoc[] {
+  const lo = Math.max(q.start ?? 0, s.cut);
+  return s.rows
+    .filter(
+      (l) =>
+        !l.hidden &&
+        (!q.type || l.type === q.type) &&
+        (!q.user_id || l.user_id === q.user_id) &&
+        (!q.username || l.username === q.username) &&
+        (!q.token_name || l.token_name === q.token_name) &&
+        (!q.model_name || l.model_name === q.model_name) &&
+        (!q.channel || l.channel === q.channel) &&
+        (!q.group || l.group === q.group) &&
+        l.created_at >= lo &&
+        (!q.end || l.created_at <= q.end),
+    )
+    .sort((a, b) => b.id - a.id);
+}
+
+function scanPage(s: Snapshot, q: LogQuery, page: number, size: number) {
+  const all = selected(s, q);
+  return { total: all.length, items: all.slice((page - 1) * size, page * size) };
+}
+
+function scanStat(s: Snapshot, q: LogQuery, now: number) {
+  const all = selected(s, { ...q, type: 2 });
+  const recent = selected(s, { ...q, type: 2, start: now - 60, end: undefined });
   return {
-    scan: { total: scan.total, items: strip(scan.items) },
-    listed: { total: listed.total, items: strip(listed.items) },
+    quota: all.reduce((n, l) => n + l.quota, 0),
+    rpm: recent.length,
+    tpm: recent.reduce((n, l) => n + l.tokens, 0),
   };
+}
+
+/** A page as the API lists it, through the scan and through the lists. */
+async function both(q: LogQuery, page: number, size: number, lists: LogRepository, s: Snapshot) {
+  const listed = await lists.find(q, page, size);
+  return { scan: scanPage(s, q, page, size), listed: { total: listed.total, items: listed.items } };
 }
 
 const QUERIES: [string, LogQuery][] = [
@@ -146,17 +188,14 @@ afterAll(async () => {
 
 describe('log lists', () => {
   let lists: LogRepository;
+  let snap: Snapshot;
   beforeAll(async () => {
     lists = logRepository(conn);
+    // The 300 logs of the older single collection move into the day partitions and the lists.
     expect(await lists.buildLists()).toBe(300);
-    // Before the dimensions are built, filtered queries walk the wider scopes, and still agree.
-    for (const q of [{ model_name: 'gpt-4o' }, { token_name: 'ci', channel: 1 }]) {
-      const r = await both(q, 1, 20, lists);
-      expect(r.listed).toEqual(r.scan);
-    }
-    // The 300 older logs; the consumer listed its own in the dimensions as it stored them.
-    expect(await lists.buildDimensions()).toBe(300);
-    expect(await lists.buildDimensions()).toBe(0);
+    expect(await lists.buildLists()).toBe(0);
+    expect((await conn.db?.listCollections({ name: 'logs' }).toArray())?.length).toBe(0);
+    snap = await snapshot(lists);
   }, 240_000);
 
   it.each(QUERIES)(
@@ -167,11 +206,10 @@ describe('log lists', () => {
         [3, 50],
         [40, 20],
       ] as const) {
-        const r = await both(q, page, size, lists);
+        const r = await both(q, page, size, lists, snap);
         expect(r.listed.total).toBe(r.scan.total);
         expect(r.listed.items).toEqual(r.scan.items);
       }
-      // The scan is the slow side (seconds per page on a busy machine).
     },
     240_000,
   );
@@ -179,10 +217,13 @@ describe('log lists', () => {
   it('when stats are asked, then quota, rpm and tpm equal the scan', async () => {
     const now = T0 + 86_400 + 1_250 * 7 + 30;
     for (const [, q] of QUERIES) {
-      expect(await lists.stat(q, now)).toEqual(await repo.stat(q, now));
+      expect(await lists.stat(q, now)).toEqual(scanStat(snap, q, now));
     }
     const s = await lists.stat({ user_id: 2 }, now);
     expect(s.rpm).toBeGreaterThan(0);
+    // The repository's own scan (queries before the older logs are moved) answers the same.
+    expect(await repo.stat({ user_id: 2 }, now)).toEqual(s);
+    expect(await repo.find({ model_name: 'gpt-4o' }, 2, 10)).toEqual(await lists.find({ model_name: 'gpt-4o' }, 2, 10));
   }, 240_000);
 
   it('when the newest page is asked, then it comes from a few documents read by _id', async () => {
@@ -194,15 +235,108 @@ describe('log lists', () => {
     console.info(`newest page from the lists: ${(performance.now() - t0).toFixed(0)} ms`);
   });
 
-  it('when logs before a time in the middle of an hour are deleted, then pages and stats match the scan', async () => {
-    const cut = T0 + 86_400 + 3_600 + 1_800 + 13;
-    const deleted = await lists.deleteBefore(cut);
-    expect(deleted).toBeGreaterThan(300);
-    for (const [, q] of QUERIES) {
-      const r = await both(q, 1, 20, lists);
-      expect(r.listed.total).toBe(r.scan.total);
-      expect(r.listed.items).toEqual(r.scan.items);
+  it('when each query of the log page and its stat runs, then every read is by _id and its plan uses the index', async () => {
+    // A connection of its own that reports every command it sends.
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    const reads: { coll: string; filter: Record<string, unknown> }[] = [];
+    watched.getClient().on('commandStarted', (e) => {
+      const c = e.command as Record<string, unknown>;
+      if (e.commandName === 'find')
+        reads.push({ coll: String(c.find), filter: (c.filter ?? {}) as Record<string, unknown> });
+      if (['aggregate', 'count', 'distinct', 'listCollections'].includes(e.commandName))
+        reads.push({ coll: e.commandName, filter: { command: e.commandName } });
+    });
+    try {
+      const watchedRepo = logRepository(watched);
+      const now = T0 + 86_400 + 1_250 * 7 + 30;
+      const range = { start: T0, end: now };
+      // Each filter of the page alone and combined, page 1 of 100 and a deep page of 10.
+      for (const [, q] of QUERIES) {
+        for (const [page, size] of [
+          [1, 100],
+          [30, 10],
+        ] as const)
+          await watchedRepo.find({ ...range, ...q }, page, size);
+        await watchedRepo.stat({ ...range, ...q }, now);
+      }
+      expect(reads.length).toBeGreaterThan(QUERIES.length * 4);
+      for (const r of reads) {
+        expect(Object.keys(r.filter), `${r.coll} ${JSON.stringify(r.filter)}`).toEqual(['_id']);
+      }
+      // The plan of each distinct read: the _id index, never a scan (FerretDB: SQLite's plan).
+      const shapes = new Map<string, { coll: string; filter: Record<string, unknown> }>();
+      for (const r of reads) shapes.set(`${r.coll}:${typeof r.filter._id}`, r);
+      const existing = new Set(
+        (await watched.db!.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name),
+      );
+      // Days without logs are read too (an empty answer, nothing to plan): only stored collections.
+      for (const r of [...shapes.values()].filter((x) => existing.has(x.coll))) {
+        const plan = JSON.stringify(await watched.collection(r.coll).find(r.filter).explain());
+        expect(plan, `${r.coll} ${JSON.stringify(r.filter).slice(0, 200)}`).toMatch(
+          /USING INDEX|IDHACK|IXSCAN|EXPRESS/,
+        );
+      }
+    } finally {
+      await watched.close();
     }
-    expect(await lists.stat({ type: 2 }, cut + 30)).toEqual(await repo.stat({ type: 2 }, cut + 30));
+  }, 120_000);
+
+  it('when logs before a time in the middle of an hour are deleted, then the answer counts them at once, every query starts there, and the cleanup deletes them in the background', async () => {
+    const cut = T0 + 86_400 + 3_600 + 1_800 + 13;
+    const before = await logRows(conn).scan({});
+    const gone = before.filter((l) => l.created_at < cut).length;
+    expect(await lists.deleteBefore(cut)).toBe(gone);
+    // Answered before a row was deleted: they are all still stored, and no query shows them.
+    expect((await logRows(conn).scan({})).length).toBe(before.length);
+    snap = await snapshot(lists);
+    const check = async () => {
+      for (const [, q] of QUERIES) {
+        const r = await both(q, 1, 20, lists, snap);
+        expect(r.listed.total).toBe(r.scan.total);
+        expect(r.listed.items).toEqual(r.scan.items);
+      }
+      expect(await lists.stat({ type: 2 }, cut + 30)).toEqual(scanStat(snap, { type: 2 }, cut + 30));
+    };
+    await check();
+    // The background pass: the day before goes whole (its consumption and error partitions and
+    // its lists), the cut's day loses its logs before the cut, by id.
+    const r = await logCleanup(lists, logger, () => KEEP_ALL).run();
+    expect(r).toMatchObject({ droppedPartitions: 2, droppedIndexDays: 1, deletedRows: gone - 300 });
+    const after = await logRows(conn).scan({});
+    expect(after.length).toBe(before.length - gone);
+    expect(after.every((l) => l.created_at >= cut)).toBe(true);
+    snap = await snapshot(lists);
+    await check();
+    // A second pass has nothing left to do.
+    expect(await logCleanup(lists, logger, () => KEEP_ALL).run()).toMatchObject({
+      droppedPartitions: 0,
+      deletedRows: 0,
+    });
+  }, 240_000);
+
+  it('when errors are kept one day and other logs forever, then older errors go with their partition and that day is listed again without them', async () => {
+    const day = Math.floor((T0 + 86_400) / 86_400);
+    const before = await logRows(conn).scan({});
+    const errors = before.filter((l) => l.type === 5).length;
+    expect(errors).toBeGreaterThan(0);
+    const r = await logCleanup(lists, logger, () => ({ ...KEEP_ALL, error: 1 })).run((day + 2) * 86_400 + 60);
+    expect(r).toMatchObject({ droppedPartitions: 1, rebuiltDays: 1 });
+    const after = await logRows(conn).scan({});
+    expect(after.length).toBe(before.length - errors);
+    expect(after.some((l) => l.type === 5)).toBe(false);
+    snap = await snapshot(lists);
+    for (const [, q] of QUERIES) {
+      for (const [page, size] of [
+        [1, 20],
+        [3, 50],
+      ] as const) {
+        const x = await both(q, page, size, lists, snap);
+        expect(x.listed.total).toBe(x.scan.total);
+        expect(x.listed.items).toEqual(x.scan.items);
+      }
+    }
+    const now = T0 + 86_400 + 1_250 * 7 + 30;
+    expect(await lists.stat({ user_id: 2 }, now)).toEqual(scanStat(snap, { user_id: 2 }, now));
   }, 240_000);
 });

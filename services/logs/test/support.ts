@@ -19,6 +19,7 @@ import { create } from '@bufbuild/protobuf';
 import type { Connection } from 'mongoose';
 import { encodeUsageEvent, ProtoWriter } from '../../relay/src/transport/kafka/usage-encoder.ts';
 import { type LogRepository, logRepository } from '../src/data/log-repository.ts';
+import { logRows } from '../src/data/log-rows.ts';
 import { bucketKey } from '../src/domain/log-record.ts';
 
 type Kafka = ReturnType<typeof createKafka>;
@@ -93,12 +94,9 @@ export function expectedBuckets(
   return out;
 }
 
-/** What the database holds: logs (count, distinct request ids) and every bucket's sums. */
+/** What the database holds: logs of every partition (count, distinct request ids) and every bucket's sums. */
 export async function stored(conn: Connection) {
-  const logs = await conn
-    .collection('logs')
-    .find({}, { projection: { _id: 0, request_id: 1 } })
-    .toArray();
+  const logs = await logRows(conn).scan({});
   const buckets = await conn
     .collection<{ _id: string; token_used: number; count: number; quota: number }>('quota_data')
     .find({})

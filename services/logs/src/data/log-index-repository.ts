@@ -1,13 +1,16 @@
 /**
  * The log list's read model (see domain/log-index.ts): every read and write here is by `_id`
- * (one value or an `$in` list), the only filter FerretDB on SQLite answers from an index.
+ * (one value or an `$in` list), the only filter FerretDB on SQLite answers from an index, and the
+ * index MongoDB keeps on every collection. A day's directories, blocks and seconds live in the
+ * day's collection (`log_index_<yyyymmdd>`); the meta document and the partitions' watermarks in
+ * `log_index`.
  *
  * Written by the consumer after a batch's logs are stored, per scope and day one directory update
- * (the hour counts, returned after the $inc, give the new entries' positions) and per hour one
- * update per block. A redelivered batch (same partition and offsets) is indexed again only above
- * the partition's watermark (`w|<topic>|p<n>`, raised after the blocks are written): a crash in
- * between may leave an entry twice (pages drop the copy; the count keeps it) or a position
- * empty (the page is one shorter).
+ * (the hour counts, returned after the $inc, give the new entries' positions), then one bulk write
+ * per day for the blocks and seconds. A redelivered batch (same partition and offsets) is indexed
+ * again only above the partition's watermark (`w|<topic>|p<n>`, raised after the blocks are
+ * written): a crash in between may leave an entry twice (pages drop the copy; the count keeps it)
+ * or a position empty (the page is one shorter).
  */
 
 import { LogType } from '@aigw/proto/common/v1/common';
@@ -18,6 +21,7 @@ import {
   countable,
   countOf,
   dayOf,
+  dayOfDoc,
   daysOf,
   dirId,
   E,
@@ -27,20 +31,25 @@ import {
   groupsOf,
   type HourSlot,
   hourIncrement,
-  hourOf,
   hoursOf,
   type Indexable,
   matches,
   posKey,
-  type ScopeSet,
+  SLICE,
   scopeAll,
   scopeChannel,
   scopeGroup,
   scopeModel,
   scopeToken,
+  scopeType,
   scopeUser,
+  scopeUserType,
+  secondsId,
+  secondsIncrements,
+  sliceOf,
   slotOf,
 } from '../domain/log-index.ts';
+import { indexCollection } from '../domain/log-partitions.ts';
 
 const DAY = 86_400;
 /** `$in` lists FerretDB pushes down hold up to 10,000 ids (deploy/local/infra/ferretdb). */
@@ -48,22 +57,25 @@ const IN_CHUNK = 5_000;
 
 interface IndexDoc {
   _id: string;
-  /** Directories: the UTC day; blocks: the hour (for cleanup). */
+  /** Directories: the UTC day; blocks: the hour. */
   day?: number;
   hour?: number;
   h?: Record<string, HourSlot>;
-  /** Blocks: `x<position>` -> an entry. */
-  /** Names: the user ids logged under a username. */
-  ids?: number[];
-  /** Meta: the first day logged, the cleanup cut, backfill progress (base scopes, dimensions). */
+  /** Blocks: `x<position>` -> an entry; seconds: `c<s>`, `k<s>`. */
+  /** Meta: the first day logged, the cleanup cut, the migration of the logs of one collection. */
   first?: number;
   cut?: number;
-  built?: boolean;
-  backfilled?: number;
-  dims?: boolean;
-  dimsBackfilled?: number;
+  /** Meta: the cut up to which the logs of its day were deleted. */
+  purged?: number;
+  migrated?: boolean;
+  migratedUpTo?: number;
+  /** Meta: days whose read model is being rebuilt (a class of their logs dropped). */
+  rebuild?: Record<string, boolean>;
   /** Watermarks: the last offset indexed. */
   o?: number;
+  /** Names (`n|<username>`): the user ids logged under it; users (`i|<id>`): their usernames. */
+  ids?: number[];
+  names?: string[];
 }
 
 export interface IndexQuery extends EntryFilter {
@@ -72,9 +84,16 @@ export interface IndexQuery extends EntryFilter {
   end?: number;
 }
 
-/** The scopes a query reads and the filters left to apply to their entries. */
+/** What a page lists: the log's `_id` (event id), time and type (which give its partition). */
+export interface LogRef {
+  eventId: string;
+  createdAt: number;
+  type: number;
+}
+
+/** The scope a query reads and the filters left to apply to its entries. */
 interface Plan {
-  scopes: string[];
+  scope: string;
   f: EntryFilter;
 }
 
@@ -86,34 +105,61 @@ interface Found {
 }
 
 const byNewest = (a: Found, b: Found) => b.hour - a.hour || b.pos - a.pos || b.e[E.id] - a.e[E.id];
+const refOf = (x: Found): LogRef => ({ eventId: x.e[E.eventId], createdAt: x.e[E.createdAt], type: x.e[E.type] });
 
 export function logIndexRepository(conn: Connection) {
-  const ix: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
-  const knownNames = new Set<string>();
-  let knownFirst = Number.POSITIVE_INFINITY;
-  /** Whether the dimensions hold every listed log (checked until they do; then for good). */
-  let dimsReady = false;
-
-  async function byIds(ids: string[]): Promise<IndexDoc[]> {
-    const out: IndexDoc[] = [];
-    for (let i = 0; i < ids.length; i += IN_CHUNK) {
-      out.push(...(await ix.find({ _id: { $in: ids.slice(i, i + IN_CHUNK) } }).toArray()));
+  const main: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
+  const days = new Map<number, Collection<IndexDoc>>();
+  const dayColl = (day: number) => {
+    let c = days.get(day);
+    if (!c) {
+      c = conn.collection<IndexDoc>(indexCollection(day));
+      if (days.size > 2_000) days.clear();
+      days.set(day, c);
     }
-    return out;
+    return c;
+  };
+  let knownFirst = Number.POSITIVE_INFINITY;
+  /** `<username>|<user id>` pairs recorded in the names documents. */
+  const knownNames = new Set<string>();
+
+  /** Documents by `_id`, each read from its day's collection (one `$in` per day). */
+  async function byIds(ids: string[]): Promise<IndexDoc[]> {
+    const perDay = new Map<number, string[]>();
+    for (const id of ids) {
+      const d = dayOfDoc(id);
+      const l = perDay.get(d);
+      if (l) l.push(id);
+      else perDay.set(d, [id]);
+    }
+    const reads: Promise<IndexDoc[]>[] = [];
+    for (const [day, list] of perDay) {
+      for (let i = 0; i < list.length; i += IN_CHUNK) {
+        reads.push(
+          dayColl(day)
+            .find({ _id: { $in: list.slice(i, i + IN_CHUNK) } })
+            .toArray(),
+        );
+      }
+    }
+    return (await Promise.all(reads)).flat();
   }
 
-  const meta = async () => (await ix.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
+  const meta = async () => (await main.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
+
+  const entriesOf = (d: IndexDoc): Found[] => {
+    const out: Found[] = [];
+    const hour = d.hour ?? 0;
+    for (const [key, v] of Object.entries(d)) {
+      if (key[0] === 'x' && Array.isArray(v)) out.push({ e: v as Entry, hour, pos: Number(key.slice(1)) });
+    }
+    return out;
+  };
 
   /** The entries of some blocks of one scope's hour, newest first. */
   async function blockEntries(scope: string, hour: number, ks: number[]): Promise<Found[]> {
     const docs = await byIds(ks.map((k) => blockId(scope, hour, k)));
-    const out: Found[] = [];
-    for (const d of docs) {
-      for (const [key, v] of Object.entries(d)) {
-        if (key[0] === 'x' && Array.isArray(v)) out.push({ e: v as Entry, hour, pos: Number(key.slice(1)) });
-      }
-    }
-    return out.sort(byNewest);
+    return docs.flatMap(entriesOf).sort(byNewest);
   }
 
   const blocksOf = (n: number) => Array.from({ length: Math.ceil(n / BLOCK) }, (_, k) => k);
@@ -128,48 +174,64 @@ export function logIndexRepository(conn: Connection) {
   }
 
   /**
-   * The scopes a query reads and the filters left for their entries (no scopes: no user by that
-   * name). Everyone's logs, one user's or a username's; once the dimensions are built, also the
-   * model's, channel's, group's or token name's, whichever holds the fewest logs in the range.
+   * The scope a query reads and the filters left for its entries: of the scopes its filters name
+   * (a user's, a username's, a model's, ..., a rare type's), the one with the fewest logs in the
+   * range; everyone's when it names none.
    */
   async function planOf(q: IndexQuery, lo: number, hi: number): Promise<Plan> {
-    const rest: EntryFilter = {
+    const all: EntryFilter = {
       type: q.type,
+      user_id: q.user_id,
       username: q.username,
       token_name: q.token_name,
       model_name: q.model_name,
       channel: q.channel,
       group: q.group,
     };
-    let base: Plan;
-    if (q.user_id) base = { scopes: [scopeUser(q.user_id)], f: rest };
-    else if (q.username) {
-      const names = await ix.findOne({ _id: `n|${q.username}` });
-      base = { scopes: (names?.ids ?? []).map(scopeUser), f: rest };
-    } else base = { scopes: [scopeAll], f: rest };
-    if (base.scopes.length === 0) return base;
-    const dims: Plan[] = [];
-    const all: EntryFilter = { ...rest, user_id: q.user_id };
-    if (q.model_name) dims.push({ scopes: [scopeModel(q.model_name)], f: { ...all, model_name: undefined } });
-    if (q.channel) dims.push({ scopes: [scopeChannel(q.channel)], f: { ...all, channel: undefined } });
-    if (q.group) dims.push({ scopes: [scopeGroup(q.group)], f: { ...all, group: undefined } });
-    if (q.token_name) dims.push({ scopes: [scopeToken(q.token_name)], f: { ...all, token_name: undefined } });
-    if (dims.length === 0) return base;
-    if (!dimsReady) dimsReady = (await meta()).dims === true;
-    if (!dimsReady) return base;
-    // Everyone's logs hold at least any dimension's; otherwise count (one directory read each).
-    const candidates = base.scopes[0] === scopeAll ? dims : [base, ...dims];
-    let best: Plan | undefined;
-    let fewest = Number.POSITIVE_INFINITY;
-    for (const plan of candidates) {
-      let n = 0;
-      for (const scope of plan.scopes) for (const h of await hoursIn(scope, lo, hi)) n += h.slot.n;
-      if (n < fewest) {
-        fewest = n;
-        best = plan;
+    const without = (...keys: (keyof EntryFilter)[]) => {
+      const f = { ...all };
+      for (const k of keys) delete f[k];
+      return f;
+    };
+    const candidates: Plan[] = [];
+    const rare = q.type && q.type !== LogType.CONSUME ? q.type : 0;
+    if (q.user_id && rare) candidates.push({ scope: scopeUserType(q.user_id, rare), f: without('user_id', 'type') });
+    else if (rare) candidates.push({ scope: scopeType(rare), f: without('type') });
+    if (q.user_id) candidates.push({ scope: scopeUser(q.user_id), f: without('user_id') });
+    if (q.username) {
+      // A username is its user's list; the filter is left to the entries only when the user logged
+      // under other names too (a rename). A name several users had walks everyone's logs.
+      const ids = (await main.findOne({ _id: `n|${q.username}` }))?.ids ?? [];
+      const [id] = ids;
+      if (id === undefined || (q.user_id && !ids.includes(q.user_id))) return { scope: scopeUser(0), f: all };
+      if (ids.length === 1) {
+        const names = (await main.findOne({ _id: `i|${id}` }))?.names ?? [];
+        const only = names.length === 1 && names[0] === q.username;
+        candidates.push({ scope: scopeUser(id), f: only ? without('username', 'user_id') : without('user_id') });
+        if (rare) {
+          const f = only ? without('username', 'user_id', 'type') : without('user_id', 'type');
+          candidates.push({ scope: scopeUserType(id, rare), f });
+        }
       }
     }
-    return best ?? base;
+    if (q.model_name) candidates.push({ scope: scopeModel(q.model_name), f: without('model_name') });
+    if (q.channel) candidates.push({ scope: scopeChannel(q.channel), f: without('channel') });
+    if (q.group) candidates.push({ scope: scopeGroup(q.group), f: without('group') });
+    if (q.token_name) candidates.push({ scope: scopeToken(q.token_name), f: without('token_name') });
+    if (candidates.length === 0) return { scope: scopeAll, f: all };
+    if (candidates.length === 1) return candidates[0] as Plan;
+    // A countable plan reads its directories and the page's blocks only, whatever its size: the
+    // smallest of those; else the smallest scope to walk (one directory read per candidate and day).
+    const sizes = await Promise.all(
+      candidates.map(async (p) => (await hoursIn(p.scope, lo, hi)).reduce((s, h) => s + h.slot.n, 0)),
+    );
+    const rank = (i: number) => (countable((candidates[i] as Plan).f) ? 0 : 1);
+    let best = 0;
+    for (let i = 1; i < candidates.length; i++) {
+      const better = rank(i) - rank(best) || (sizes[i] as number) - (sizes[best] as number);
+      if (better < 0) best = i;
+    }
+    return candidates[best] as Plan;
   }
 
   /** The range a query covers after cleanup, or null when nothing is logged in it. */
@@ -186,35 +248,69 @@ export function logIndexRepository(conn: Connection) {
   const inRange = (f: Found, lo: number, hi: number) => f.e[E.createdAt] >= lo && f.e[E.createdAt] <= hi;
 
   /** Every matching entry of the range, newest first (filters the counts cannot answer). */
-  async function walk(scopes: string[], f: EntryFilter, lo: number, hi: number): Promise<Found[]> {
+  async function walk(scope: string, f: EntryFilter, lo: number, hi: number): Promise<Found[]> {
+    const hours = await hoursIn(scope, lo, hi);
+    const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).map((k) => blockId(scope, hour, k)));
     const all: Found[] = [];
-    for (const scope of scopes) {
-      const hours = await hoursIn(scope, lo, hi);
-      const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).map((k) => blockId(scope, hour, k)));
-      for (const d of await byIds(ids)) {
-        const hour = d.hour ?? 0;
-        for (const [key, v] of Object.entries(d)) {
-          if (key[0] !== 'x' || !Array.isArray(v)) continue;
-          const found = { e: v as Entry, hour, pos: Number(key.slice(1)) };
-          if (inRange(found, lo, hi) && matches(found.e, f)) all.push(found);
-        }
+    for (const d of await byIds(ids)) {
+      for (const found of entriesOf(d)) if (inRange(found, lo, hi) && matches(found.e, f)) all.push(found);
+    }
+    return dedupe(all.sort(byNewest));
+  }
+
+  /** Consumption requests and tokens of a scope from `since` to `until` (seconds documents). */
+  async function bySeconds(scope: string, since: number, until: number): Promise<{ rpm: number; tpm: number }> {
+    const ids: string[] = [];
+    for (let m = sliceOf(since); m <= sliceOf(until); m++) ids.push(secondsId(scope, m));
+    let rpm = 0;
+    let tpm = 0;
+    for (const d of await byIds(ids)) {
+      const slice = Number(d._id.slice(d._id.lastIndexOf('|s') + 2));
+      for (const [key, v] of Object.entries(d)) {
+        if ((key[0] !== 'c' && key[0] !== 'k') || typeof v !== 'number') continue;
+        const at = slice * SLICE + Number(key.slice(1));
+        if (at < since || at > until) continue;
+        if (key[0] === 'c') rpm += v;
+        else tpm += v;
       }
     }
-    // Several scopes (a username logged under more than one user id): newest id first per hour.
-    return scopes.length > 1
-      ? all.sort((a, b) => b.hour - a.hour || b.e[E.id] - a.e[E.id])
-      : dedupe(all.sort(byNewest));
+    return { rpm, tpm };
+  }
+
+  /**
+   * Consumption requests and tokens of a scope from `since` to `until`: the seconds documents of
+   * the hours the range cuts, the directories' hour sums for the whole hours between.
+   */
+  async function recent(scope: string, since: number, until: number): Promise<{ rpm: number; tpm: number }> {
+    const parts: Promise<{ rpm: number; tpm: number }>[] = [];
+    const firstWhole = Math.ceil(since / 3600);
+    const lastWhole = Math.floor((until + 1) / 3600) - 1;
+    if (firstWhole > lastWhole) return bySeconds(scope, since, until);
+    if (since < firstWhole * 3600) parts.push(bySeconds(scope, since, firstWhole * 3600 - 1));
+    if (until >= (lastWhole + 1) * 3600) parts.push(bySeconds(scope, (lastWhole + 1) * 3600, until));
+    parts.push(
+      hoursIn(scope, firstWhole * 3600, (lastWhole + 1) * 3600 - 1).then((hours) => ({
+        rpm: hours.reduce((s, h) => s + (h.slot[`t${LogType.CONSUME}`] ?? 0), 0),
+        tpm: hours.reduce((s, h) => s + (h.slot.k ?? 0), 0),
+      })),
+    );
+    const all = await Promise.all(parts);
+    return { rpm: all.reduce((s, x) => s + x.rpm, 0), tpm: all.reduce((s, x) => s + x.tpm, 0) };
   }
 
   return {
     /** Adds stored logs to the lists (in id order within a batch). */
-    async add(logs: Indexable[], set: ScopeSet = 'all'): Promise<void> {
+    async add(logs: Indexable[]): Promise<void> {
       if (logs.length === 0) return;
-      const groups = groupsOf(logs, set);
-      const writes: Promise<unknown>[] = [];
+      const groups = groupsOf(logs);
       const dirWrites: Promise<void>[] = [];
-      // Block and name updates need no answer: one bulk write (one command, not hundreds).
-      const bulk: mongo.AnyBulkWriteOperation<IndexDoc>[] = [];
+      // Block and seconds updates need no answer: one bulk write per day (not hundreds of commands).
+      const bulk = new Map<number, mongo.AnyBulkWriteOperation<IndexDoc>[]>();
+      const push = (day: number, op: mongo.AnyBulkWriteOperation<IndexDoc>) => {
+        const l = bulk.get(day);
+        if (l) l.push(op);
+        else bulk.set(day, [op]);
+      };
       for (const [scope, hours] of groups) {
         const perDay = new Map<number, [number, Indexable[]][]>();
         for (const [hour, list] of hours) {
@@ -228,7 +324,7 @@ export function logIndexRepository(conn: Connection) {
             (async () => {
               const inc: Record<string, number> = {};
               for (const [hour, list] of hourLists) Object.assign(inc, hourIncrement(hour, list));
-              const after = await ix.findOneAndUpdate(
+              const after = await dayColl(day).findOneAndUpdate(
                 { _id: dirId(scope, day) },
                 { $inc: inc, $setOnInsert: { day } } as mongo.UpdateFilter<IndexDoc>,
                 { upsert: true, returnDocument: 'after' },
@@ -244,7 +340,7 @@ export function logIndexRepository(conn: Connection) {
                   perBlock.set(k, set);
                 });
                 for (const [k, set] of perBlock) {
-                  bulk.push({
+                  push(day, {
                     updateOne: {
                       filter: { _id: blockId(scope, hour, k) },
                       update: { $set: set, $setOnInsert: { hour } } as mongo.UpdateFilter<IndexDoc>,
@@ -257,74 +353,93 @@ export function logIndexRepository(conn: Connection) {
           );
         }
       }
-      const names = new Map<string, number>();
-      for (const l of logs)
-        if (set !== 'dims' && l.username && !knownNames.has(`${l.username}|${l.user_id}`))
-          names.set(l.username, l.user_id);
-      for (const [name, id] of names) {
-        bulk.push({ updateOne: { filter: { _id: `n|${name}` }, update: { $addToSet: { ids: id } }, upsert: true } });
+      for (const [id, inc] of secondsIncrements(logs)) {
+        push(dayOfDoc(id), {
+          updateOne: { filter: { _id: id }, update: { $inc: inc } as mongo.UpdateFilter<IndexDoc>, upsert: true },
+        });
       }
+      const names = new Map<string, [string, number]>();
+      for (const l of logs) {
+        const key = `${l.username}|${l.user_id}`;
+        if (l.username && l.user_id && !knownNames.has(key)) names.set(key, [l.username, l.user_id]);
+      }
+      const nameWrites = [...names.values()].flatMap(([name, id]): mongo.AnyBulkWriteOperation<IndexDoc>[] => [
+        { updateOne: { filter: { _id: `n|${name}` }, update: { $addToSet: { ids: id } }, upsert: true } },
+        { updateOne: { filter: { _id: `i|${id}` }, update: { $addToSet: { names: name } }, upsert: true } },
+      ]);
       const first = Math.min(...logs.map((l) => dayOf(l.created_at)));
-      if (set !== 'dims' && first < knownFirst) {
-        writes.push(
-          ix
-            .findOneAndUpdate({ _id: 'meta' }, { $min: { first } }, { upsert: true, returnDocument: 'after' })
-            .then((m) => {
-              knownFirst = m?.first ?? first;
-            }),
-        );
-      }
+      const firstWrite =
+        first < knownFirst
+          ? main
+              .findOneAndUpdate({ _id: 'meta' }, { $min: { first } }, { upsert: true, returnDocument: 'after' })
+              .then((m) => {
+                knownFirst = m?.first ?? first;
+              })
+          : Promise.resolve();
       await Promise.all(dirWrites);
-      if (bulk.length) await ix.bulkWrite(bulk, { ordered: false });
-      for (const [name, id] of names) knownNames.add(`${name}|${id}`);
-      await Promise.all(writes);
+      await Promise.all([
+        ...[...bulk].map(([day, ops]) => dayColl(day).bulkWrite(ops, { ordered: false })),
+        nameWrites.length ? main.bulkWrite(nameWrites, { ordered: false }) : undefined,
+      ]);
+      for (const key of names.keys()) knownNames.add(key);
+      await firstWrite;
     },
 
     /** The last offset of a partition the lists hold (-1: none). */
     async watermark(key: string): Promise<number> {
-      return (await ix.findOne({ _id: `w|${key}` }, { projection: { o: 1 } }))?.o ?? -1;
+      return (await main.findOne({ _id: `w|${key}` }, { projection: { o: 1 } }))?.o ?? -1;
     },
     async raiseWatermark(key: string, offset: number): Promise<void> {
-      await ix.updateOne({ _id: `w|${key}` }, { $max: { o: offset } }, { upsert: true });
+      await main.updateOne({ _id: `w|${key}` }, { $max: { o: offset } }, { upsert: true });
     },
 
-    /** True once the logs stored before the lists existed are in them (backfill). */
-    async built(): Promise<boolean> {
-      return (await meta()).built === true;
-    },
     meta,
-    async markBuilt(lastId: number | null): Promise<void> {
-      await ix.updateOne(
+    /** Progress of the move of the logs of the single `logs` collection (null: done). */
+    async markMigrated(lastId: number | null): Promise<void> {
+      await main.updateOne(
         { _id: 'meta' },
-        lastId === null ? { $set: { built: true } } : { $max: { backfilled: lastId } },
+        lastId === null ? { $set: { migrated: true } } : { $max: { migratedUpTo: lastId } },
         { upsert: true },
       );
     },
-    /** Backfill progress of the dimensions (null: done, queries may read them). */
-    async markDims(lastId: number | null): Promise<void> {
-      await ix.updateOne(
+    async markRebuild(day: number, on: boolean): Promise<void> {
+      await main.updateOne(
         { _id: 'meta' },
-        lastId === null ? { $set: { dims: true } } : { $max: { dimsBackfilled: lastId } },
+        on ? { $set: { [`rebuild.${day}`]: true } } : { $unset: { [`rebuild.${day}`]: '' } },
         { upsert: true },
       );
+    },
+    async markPurged(cut: number): Promise<void> {
+      await main.updateOne({ _id: 'meta' }, { $max: { purged: cut } }, { upsert: true });
+    },
+    /** The day's part of the read model goes (with the day's logs, or before a rebuild). */
+    async dropDay(day: number): Promise<void> {
+      await dayColl(day)
+        .drop()
+        .catch((err: { codeName?: string }) => {
+          if (err.codeName !== 'NamespaceNotFound') throw err;
+        });
+    },
+    /** Queries start no earlier than `day` (nothing older is kept any more). */
+    async raiseFirst(day: number): Promise<void> {
+      await main.updateOne({ _id: 'meta', first: { $lt: day } }, { $set: { first: day } });
+      knownFirst = Number.POSITIVE_INFINITY;
     },
 
     /**
-     * One page, newest first, and the number of matches: the event ids to read, in order. With
+     * One page, newest first, and the number of matches: the logs to read, in order. With
      * countable filters only the directories and the page's blocks are read.
      */
     async page(q: IndexQuery, page: number, size: number, now = Math.floor(Date.now() / 1000)) {
-      const none = { eventIds: [] as string[], total: 0 };
+      const none = { refs: [] as LogRef[], total: 0 };
       const range = await rangeOf(q, now);
       if (!range) return none;
       const [lo, hi] = range;
-      const { scopes, f } = await planOf(q, lo, hi);
-      if (scopes.length === 0) return none;
+      const { scope, f } = await planOf(q, lo, hi);
       const skip = (page - 1) * size;
-      const [scope] = scopes;
-      if (scopes.length > 1 || !scope || !countable(f)) {
-        const all = await walk(scopes, f, lo, hi);
-        return { eventIds: all.slice(skip, skip + size).map((x) => x.e[E.eventId]), total: all.length };
+      if (!countable(f)) {
+        const all = await walk(scope, f, lo, hi);
+        return { refs: all.slice(skip, skip + size).map(refOf), total: all.length };
       }
       const hours = await hoursIn(scope, lo, hi);
       // Hours cut by the range: their entries, exactly.
@@ -360,10 +475,15 @@ export function logIndexRepository(conn: Connection) {
           const list = await blockEntries(scope, h.hour, ks);
           out.push(...dedupe(list.filter((x) => x.pos <= top && x.pos >= bottom)));
         } else {
-          // A type: blocks from the newest down until the page is full.
+          // A type mixed with others in this scope (consumption in everyone's): blocks from the
+          // newest down until the page is full, as many at once as the type's share suggests.
+          const share = Math.max(countOf(h.slot, f) / h.slot.n, 0.01);
+          const step = Math.max(1, Math.ceil((left + size - out.length) / share / BLOCK));
           let seen = 0;
-          for (let k = Math.floor((h.slot.n - 1) / BLOCK); k >= 0 && out.length < size; k--) {
-            for (const x of dedupe(await blockEntries(scope, h.hour, [k]))) {
+          for (let k = Math.floor((h.slot.n - 1) / BLOCK); k >= 0 && out.length < size; k -= step) {
+            const ks = [];
+            for (let j = k; j > k - step && j >= 0; j--) ks.push(j);
+            for (const x of dedupe(await blockEntries(scope, h.hour, ks))) {
               if (!matches(x.e, f)) continue;
               if (seen++ < left) continue;
               if (out.length < size) out.push(x);
@@ -372,23 +492,24 @@ export function logIndexRepository(conn: Connection) {
         }
         left = 0;
       }
-      return { eventIds: out.map((x) => x.e[E.eventId]), total };
+      return { refs: out.map(refOf), total };
     },
 
-    /** Consumption quota over the query's range; requests and tokens since `now - 60`. */
+    /**
+     * Consumption quota over the query's range (the directories' hour sums), requests and tokens
+     * from `now - 60` (the seconds documents and hour sums), for countable filters; others walk
+     * their scope.
+     */
     async stat(q: IndexQuery, now = Math.floor(Date.now() / 1000)) {
       const zero = { quota: 0, rpm: 0, tpm: 0 };
       const range = await rangeOf(q, now);
-      // The range's plan also serves the last minute (which lies in it or after it).
-      const { scopes, f: rest } = await planOf(q, range?.[0] ?? now - 60, range?.[1] ?? now);
-      const f: EntryFilter = { ...rest, type: LogType.CONSUME };
-      if (scopes.length === 0) return zero;
+      const consume = { ...q, type: LogType.CONSUME };
+      const { scope, f } = await planOf(consume, range?.[0] ?? now - 60, range?.[1] ?? now);
       let quota = 0;
-      const [scope] = scopes;
       if (range) {
         const [lo, hi] = range;
-        if (scopes.length > 1 || !scope || !countable(f)) {
-          for (const x of await walk(scopes, f, lo, hi)) quota += x.e[E.quota];
+        if (!countable(f)) {
+          for (const x of await walk(scope, f, lo, hi)) quota += x.e[E.quota];
         } else {
           for (const h of await hoursIn(scope, lo, hi)) {
             if (h.whole) quota += h.slot.q ?? 0;
@@ -399,35 +520,55 @@ export function logIndexRepository(conn: Connection) {
           }
         }
       }
-      // The last minute: blocks from the newest down, until one is wholly a minute older than that.
-      const recent = await rangeOf({ start: now - 60 }, now);
+      const last = await rangeOf({ start: now - 60 }, now);
+      if (!last) return { ...zero, quota };
+      if (countable(f)) return { quota, ...(await recent(scope, last[0], last[1])) };
       let rpm = 0;
       let tpm = 0;
-      if (recent) {
-        const since = recent[0];
-        for (const s of scopes) {
-          scan: for (const h of await hoursIn(s, recent[0], recent[1])) {
-            for (let k = Math.floor((h.slot.n - 1) / BLOCK); k >= 0; k--) {
-              const list = dedupe(await blockEntries(s, h.hour, [k]));
-              for (const x of list) {
-                if (x.e[E.createdAt] >= since && matches(x.e, f)) {
-                  rpm++;
-                  tpm += x.e[E.tokens];
-                }
-              }
-              if (list.length > 0 && list.every((x) => x.e[E.createdAt] < since - 60)) break scan;
-            }
-          }
-        }
+      for (const x of await walk(scope, f, last[0], last[1])) {
+        rpm++;
+        tpm += x.e[E.tokens];
       }
       return { quota, rpm, tpm };
     },
 
-    /** After logs before `ts` are deleted: lists start there, and what is wholly before goes. */
+    /** The number of listed logs from the current cut up to `ts` (what a cleanup to `ts` removes). */
+    async countBefore(ts: number, now = Math.floor(Date.now() / 1000)): Promise<number> {
+      const range = await rangeOf({}, now);
+      if (!range || ts - 1 < range[0]) return 0;
+      const [lo] = range;
+      const hi = Math.min(ts - 1, range[1]);
+      let n = 0;
+      for (const h of await hoursIn(scopeAll, lo, hi)) {
+        if (h.whole) n += h.slot.n;
+        else {
+          const list = await blockEntries(scopeAll, h.hour, blocksOf(h.slot.n));
+          n += dedupe(list).filter((x) => inRange(x, lo, hi)).length;
+        }
+      }
+      return n;
+    },
+
+    /**
+     * Everyone's entries from `from` to `ts` (exclusive), a few blocks at a time, oldest hour first:
+     * the rows a cleanup deletes from a day it cuts.
+     */
+    async *refsBetween(from: number, ts: number): AsyncGenerator<LogRef[]> {
+      if (ts <= from) return;
+      const hours = (await hoursIn(scopeAll, from, ts - 1)).reverse();
+      for (const h of hours) {
+        const ks = blocksOf(h.slot.n);
+        for (let i = 0; i < ks.length; i += 10) {
+          const list = await blockEntries(scopeAll, h.hour, ks.slice(i, i + 10));
+          const refs = list.filter((x) => inRange(x, from, ts - 1)).map(refOf);
+          if (refs.length) yield refs;
+        }
+      }
+    },
+
+    /** Lists start at `ts` from now on (logs before it are gone for every query at once). */
     async cut(ts: number): Promise<void> {
-      await ix.updateOne({ _id: 'meta' }, { $max: { cut: ts } }, { upsert: true });
-      await ix.deleteMany({ hour: { $lt: hourOf(ts) } });
-      await ix.deleteMany({ day: { $lt: dayOf(ts) } });
+      await main.updateOne({ _id: 'meta' }, { $max: { cut: ts } }, { upsert: true });
     },
   };
 }

@@ -1,13 +1,15 @@
 /**
  * Logs and hourly aggregates in the service's own database. No transactions and no change
- * streams (the MongoDB-compatible server has neither): idempotency comes from the unique
- * event_id index, and aggregates from batch-tagged $inc upserts (see applyPending).
+ * streams (the MongoDB-compatible server has neither): idempotency comes from the event id as
+ * `_id` in each day's partition (log-rows.ts), and aggregates from offset-tagged $inc upserts.
+ * Pages and stats come from the read model (log-index-repository.ts); both are time-partitioned
+ * by UTC day, and cleanup drops whole days (log-cleanup.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { duplicateIndexes, isDuplicateKey, nextSequence } from '@aigw/common';
+import { isDuplicateKey, nextSequence } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { Connection } from 'mongoose';
-import type { Indexable, ScopeSet } from '../domain/log-index.ts';
+import type { Indexable } from '../domain/log-index.ts';
 import {
   type Bucket,
   bucketDeltas,
@@ -18,6 +20,7 @@ import {
   type OffsetLog,
 } from '../domain/log-record.ts';
 import { logIndexRepository } from './log-index-repository.ts';
+import { logRows, type StoredLog } from './log-rows.ts';
 
 export interface LogQuery {
   type?: number;
@@ -39,8 +42,8 @@ interface BucketDoc extends Omit<Bucket, 'key'> {
   applied?: Record<string, number>;
 }
 
-/** A stored log: new ones are keyed by their event id (an `_id` lookup is all FerretDB indexes). */
-type StoredLog = LogDoc & { _id: string; ix?: number };
+/** A log of the single collection older versions wrote (`logs`), moved into the partitions at start. */
+type LegacyLog = LogDoc & { _id: string; ix?: number };
 
 /** A stored log to add to the lists, with the offset it was read at (`fresh`: stored just now). */
 export interface ToIndex {
@@ -49,7 +52,7 @@ export interface ToIndex {
   fresh: boolean;
 }
 
-function toFilter(q: LogQuery): Record<string, unknown> {
+function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
   const f: Record<string, unknown> = { hidden: { $ne: true } };
   if (q.type) f.type = q.type;
   if (q.user_id) f.user_id = q.user_id;
@@ -58,97 +61,46 @@ function toFilter(q: LogQuery): Record<string, unknown> {
   if (q.model_name) f.model_name = q.model_name;
   if (q.channel) f.channel = q.channel;
   if (q.group) f.group = q.group;
-  if (q.start || q.end) {
+  if (q.start || q.end || cut) {
     const range: Record<string, number> = {};
-    if (q.start) range.$gte = q.start;
+    if (q.start || cut) range.$gte = Math.max(q.start ?? 0, cut);
     if (q.end) range.$lte = q.end;
     f.created_at = range;
   }
   return f;
 }
 
-/** `lists: false` answers queries by scanning the collection, as before the lists (tests compare). */
+/** `lists: false` answers queries by scanning the partitions, as before the lists (tests compare). */
 export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) {
-  const logs = conn.collection<StoredLog>('logs');
+  const legacy = conn.collection<LegacyLog>('logs');
   const buckets = conn.collection<BucketDoc>('quota_data');
   /** Per bucket and partition: the offset the bucket holds (this process's last read or write). */
   const watermarks = new Map<string, number>();
   const index = logIndexRepository(conn);
+  const rows = logRows(conn);
   /** Whether the lists hold every log (checked until they do; then for good). */
   let listsBuilt = false;
   const useLists = async () => {
     if (opts.lists === false) return false;
-    if (!listsBuilt) listsBuilt = await index.built();
+    if (!listsBuilt) listsBuilt = (await index.meta()).migrated === true;
     return listsBuilt;
   };
-
-  /**
-   * One pass over the visible logs a filter selects, in id order, added to a set of scopes in
-   * chunks; `mark` records each chunk's last id, then null when done.
-   */
-  async function backfill(
-    filter: Record<string, unknown>,
-    set: ScopeSet,
-    mark: (lastId: number | null) => Promise<void>,
-  ): Promise<number> {
-    const cursor = logs
-      .find(
-        { ...filter, hidden: { $ne: true } },
-        {
-          projection: {
-            id: 1,
-            event_id: 1,
-            created_at: 1,
-            type: 1,
-            quota: 1,
-            tokens: 1,
-            prompt_tokens: 1,
-            completion_tokens: 1,
-            user_id: 1,
-            username: 1,
-            token_name: 1,
-            model_name: 1,
-            channel: 1,
-            group: 1,
-          },
-        },
-      )
-      .sort({ id: 1 })
-      .batchSize(2_000);
-    let chunk: Indexable[] = [];
-    let n = 0;
-    const flush = async () => {
-      if (chunk.length === 0) return;
-      await index.add(chunk, set);
-      await mark(chunk[chunk.length - 1]?.id ?? 0);
-      n += chunk.length;
-      chunk = [];
-    };
-    for await (const l of cursor) {
-      chunk.push({ ...l, tokens: l.tokens ?? (l.prompt_tokens ?? 0) + (l.completion_tokens ?? 0) });
-      if (chunk.length >= 2_000) await flush();
-    }
-    await flush();
-    await mark(null);
-    return n;
-  }
+  const cutNow = async () => (await index.meta()).cut ?? 0;
 
   return {
+    index,
+    rows,
     async ensureIndexes(): Promise<void> {
-      await logs.createIndex({ event_id: 1 }, { unique: true });
-      await logs.createIndex({ id: -1 });
-      await logs.createIndex({ created_at: -1 });
-      await logs.createIndex({ user_id: 1, created_at: -1 });
-      await logs.createIndex({ agg: 1 });
+      // The partitions need only their `_id` (the event id); the dashboard's buckets are read by time.
       await buckets.createIndex({ created_at: 1 });
       await buckets.createIndex({ user_id: 1, created_at: 1 });
     },
 
     /**
-     * Stores a batch of logs keyed by event id with one insert (unordered: duplicates fail alone).
-     * Returns the event ids stored now, and those stored before from the same partition offset
-     * (`src`): a redelivery, whose aggregation may not have finished. A second publish of an
-     * event (another offset) is neither: it was logged and summed once already.
+     * Stores a batch of logs keyed by event id, one unordered insert per day partition (duplicates
+     * fail alone). Returns the event ids stored now, and those stored before from the same
+     * partition offset (`src`): a redelivery, whose aggregation may not have finished. A second
+     * publish of an event (another offset) is neither: it was logged and summed once already.
      */
     async insertBatch(
       docs: (NewLog & { src: string })[],
@@ -160,33 +112,15 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       const ids = new Map<string, number>();
       if (unique.length === 0) return { inserted, replayed, ids };
       const last = await nextSequence(conn, 'logs', unique.length);
-      // ix: listed by the consumer, 2 with the dimensions (logs without it predate the lists, with
-      // 1 the dimensions; both are backfilled).
-      const rows = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i, ix: 2 }));
-      for (const r of rows) ids.set(r.event_id, r.id);
-      const dups: (NewLog & { src: string })[] = [];
-      try {
-        await logs.insertMany(rows, { ordered: false });
-      } catch (err) {
-        const refused = duplicateIndexes(err);
-        if (!refused) throw err;
-        for (const i of refused) {
-          const d = unique[i];
-          if (d) dups.push(d);
-        }
-      }
-      const dupIds = new Set(dups.map((d) => d.event_id));
+      const stored = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i }));
+      for (const r of stored) ids.set(r.event_id, r.id);
+      const dups = await rows.insert(stored);
+      const dupIds = new Set(dups.map((d) => d.row.event_id));
       for (const d of unique) if (!dupIds.has(d.event_id)) inserted.add(d.event_id);
-      // Only redeliveries get here: a lookup per duplicate, by _id.
-      const seen = await Promise.all(
-        dups.map((d) =>
-          logs.findOne({ _id: d.event_id }, { projection: { src: 1, id: 1 } }).then((r) => [d, r] as const),
-        ),
-      );
-      for (const [d, r] of seen) {
-        if (r?.src !== d.src) continue;
-        replayed.add(d.event_id);
-        ids.set(d.event_id, r.id);
+      for (const { row, stored: s } of dups) {
+        if (s?.src !== row.src) continue;
+        replayed.add(row.event_id);
+        ids.set(row.event_id, s.id);
       }
       return { inserted, replayed, ids };
     },
@@ -196,35 +130,48 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
      * the offset the lists hold for the partition (`key`: topic and partition). Hidden logs are not
      * listed.
      */
-    async indexBatch(key: string, rows: ToIndex[], lastOffset: number): Promise<void> {
-      const wm = rows.some((r) => !r.fresh) ? await index.watermark(key) : -1;
-      await index.add(rows.filter((r) => !r.log.hidden && (r.fresh || r.offset > wm)).map((r) => r.log));
+    async indexBatch(key: string, list: ToIndex[], lastOffset: number): Promise<void> {
+      const wm = list.some((r) => !r.fresh) ? await index.watermark(key) : -1;
+      await index.add(list.filter((r) => !r.log.hidden && (r.fresh || r.offset > wm)).map((r) => r.log));
       await index.raiseWatermark(key, lastOffset);
     },
 
     /**
-     * Lists the logs stored before the lists existed (once; resumes after a restart by id), then
-     * lets queries use the lists. One pass over the collection.
+     * Moves the logs of the single collection older versions wrote (`logs`) into the day
+     * partitions and the lists, once, in id order (resumes after a restart by id), then drops it;
+     * queries scan the partitions until then. Returns the logs moved.
      */
     async buildLists(): Promise<number> {
       const m = await index.meta();
-      if (m.built) return 0;
-      const n = await backfill({ ix: { $exists: false }, id: { $gt: m.backfilled ?? 0 } }, 'base', (id) =>
-        index.markBuilt(id),
-      );
+      if (m.migrated) {
+        listsBuilt = true;
+        return 0;
+      }
+      let n = 0;
+      let chunk: LegacyLog[] = [];
+      const flush = async () => {
+        if (chunk.length === 0) return;
+        const moved = chunk.map(({ ix: _ix, ...l }) => l as StoredLog);
+        const dups = new Set((await rows.insert(moved)).map((d) => d.row._id));
+        // A log the consumer stored again meanwhile (a redelivery) is listed already.
+        await index.add(moved.filter((l) => !dups.has(l._id) && !l.hidden).map(indexable));
+        await index.markMigrated(chunk[chunk.length - 1]?.id ?? 0);
+        n += chunk.length;
+        chunk = [];
+      };
+      const cursor = legacy
+        .find({ id: { $gt: m.migratedUpTo ?? 0 } })
+        .sort({ id: 1 })
+        .batchSize(2_000);
+      for await (const l of cursor) {
+        chunk.push(l);
+        if (chunk.length >= 2_000) await flush();
+      }
+      await flush();
+      await index.markMigrated(null);
+      await legacy.drop().catch(() => undefined);
       listsBuilt = true;
       return n;
-    },
-
-    /**
-     * Lists the logs that predate the dimensions (model, channel, group and token name scopes) in
-     * them, once, resuming after a restart by id; queries read the dimensions after that. Logs
-     * stored since (`ix: 2`) were listed there by the consumer.
-     */
-    async buildDimensions(): Promise<number> {
-      const m = await index.meta();
-      if (m.dims) return 0;
-      return backfill({ ix: { $ne: 2 }, id: { $gt: m.dimsBackfilled ?? 0 } }, 'dims', (id) => index.markDims(id));
     },
 
     /**
@@ -286,54 +233,38 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
 
     async find(q: LogQuery, page: number, pageSize: number): Promise<{ items: LogDoc[]; total: number }> {
       if (await useLists()) {
-        const { eventIds, total } = await index.page(q, page, pageSize);
-        if (eventIds.length === 0) return { items: [], total };
-        const found = await logs.find({ _id: { $in: eventIds } }).toArray();
-        const byId = new Map(found.map(({ _id, ix: _ix, ...l }) => [_id, l as LogDoc]));
-        return { items: eventIds.map((id) => byId.get(id)).filter((l): l is LogDoc => l !== undefined), total };
+        const { refs, total } = await index.page(q, page, pageSize);
+        if (refs.length === 0) return { items: [], total };
+        const byId = await rows.byRefs(refs);
+        return { items: refs.map((r) => byId.get(r.eventId)).filter((l): l is LogDoc => l !== undefined), total };
       }
-      const filter = toFilter(q);
-      const [items, total] = await Promise.all([
-        logs
-          .find(filter, { projection: { _id: 0 } })
-          .sort({ id: -1 })
-          .skip((page - 1) * pageSize)
-          .limit(pageSize)
-          .toArray(),
-        logs.countDocuments(filter),
-      ]);
-      return { items: items as LogDoc[], total };
+      const all = (await rows.scan(toFilter(q, await cutNow()))).sort((a, b) => b.id - a.id);
+      return { items: all.slice((page - 1) * pageSize, page * pageSize), total: all.length };
     },
 
     /** Quota over the filter; requests and tokens over the last 60 seconds. */
     async stat(q: LogQuery, now = Math.floor(Date.now() / 1000)): Promise<{ quota: number; rpm: number; tpm: number }> {
       if (await useLists()) return index.stat(q, now);
-      const filter = toFilter({ ...q, type: LogType.CONSUME });
-      const recentFilter = toFilter({ ...q, type: LogType.CONSUME, start: now - 60, end: undefined });
-      const sum = async (f: Record<string, unknown>) => {
-        const rows = await logs
-          .aggregate<{ quota: number; tokens: number; count: number }>([
-            { $match: f },
-            {
-              $group: {
-                _id: null,
-                quota: { $sum: '$quota' },
-                tokens: { $sum: '$tokens' },
-                count: { $sum: 1 },
-              },
-            },
-          ])
-          .toArray();
-        return rows[0] ?? { quota: 0, tokens: 0, count: 0 };
+      const cut = await cutNow();
+      const all = await rows.scan(toFilter({ ...q, type: LogType.CONSUME }, cut));
+      const recent = await rows.scan(toFilter({ ...q, type: LogType.CONSUME, start: now - 60, end: undefined }, cut));
+      return {
+        quota: all.reduce((s, l) => s + l.quota, 0),
+        rpm: recent.length,
+        tpm: recent.reduce((s, l) => s + l.tokens, 0),
       };
-      const [all, recent] = await Promise.all([sum(filter), sum(recentFilter)]);
-      return { quota: all.quota, rpm: recent.count, tpm: recent.tokens };
     },
 
+    /**
+     * Every query starts at `ts` from now on; the logs before it are deleted in the background
+     * (log-cleanup.ts). Returns the number of listed logs it removes.
+     */
     async deleteBefore(ts: number): Promise<number> {
-      const res = await logs.deleteMany({ created_at: { $lt: ts } });
+      const n = (await useLists())
+        ? await index.countBefore(ts)
+        : (await rows.scan({ hidden: { $ne: true }, created_at: { $gte: await cutNow(), $lt: ts } })).length;
       await index.cut(ts);
-      return res.deletedCount;
+      return n;
     },
 
     async dashboard(q: { user_id?: number; username?: string; start: number; end: number }): Promise<Bucket[]> {
@@ -355,21 +286,21 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
      */
     async applyPending(limit = 5_000): Promise<number> {
       let applied = 0;
-      const stuck = await logs.distinct('agg', { agg: /^b-/ });
+      const stuck = await legacy.distinct('agg', { agg: /^b-/ });
       for (const batch of stuck) applied += await applyBatch(String(batch));
-      const pending = await logs
+      const pending = await legacy
         .find({ agg: 'pending' }, { projection: { id: 1 } })
         .limit(limit)
         .toArray();
       if (pending.length === 0) return applied;
       const batch = `b-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-      await logs.updateMany({ id: { $in: pending.map((p) => p.id) }, agg: 'pending' }, { $set: { agg: batch } });
+      await legacy.updateMany({ id: { $in: pending.map((p) => p.id) }, agg: 'pending' }, { $set: { agg: batch } });
       return applied + (await applyBatch(batch));
     },
   };
 
   async function applyBatch(batch: string): Promise<number> {
-    const rows = await logs
+    const rows = await legacy
       .find(
         { agg: batch },
         {
@@ -406,7 +337,7 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
         if (!isDuplicateKey(err)) throw err;
       }
     }
-    await logs.updateMany({ agg: batch }, { $set: { agg: 'done' } });
+    await legacy.updateMany({ agg: batch }, { $set: { agg: 'done' } });
     return rows.length;
   }
 }
@@ -422,3 +353,19 @@ function difference(want: OffsetLog[], have: OffsetLog[]): { token_used: number;
 }
 
 export type LogRepository = ReturnType<typeof logRepository>;
+
+/** The fields the lists keep of a log (older logs may lack the stored token sum). */
+const indexable = (l: LogDoc): Indexable => ({
+  id: l.id,
+  event_id: l.event_id,
+  created_at: l.created_at,
+  type: l.type,
+  quota: l.quota,
+  tokens: l.tokens ?? (l.prompt_tokens ?? 0) + (l.completion_tokens ?? 0),
+  user_id: l.user_id,
+  username: l.username,
+  token_name: l.token_name,
+  model_name: l.model_name,
+  channel: l.channel,
+  group: l.group,
+});

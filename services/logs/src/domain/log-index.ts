@@ -4,11 +4,18 @@
  * documents whose `_id`s a query can compute:
  *
  * - a scope is everyone's logs (`a`), one user's (`u<id>`), or those of one model, channel, group
- *   or token name (`m<name>`, `c<id>`, `g<name>`, `k<name>`: the dimensions);
+ *   or token name (`m<name>`, `c<id>`, `g<name>`, `k<name>`), and for
+ *   the rare types (all but consumption) everyone's and each user's of that type (`t<type>`,
+ *   `u<id>t<type>`);
  * - per scope and UTC day a directory (`<scope>|d<day>`) counts the logs of each hour, per type,
- *   with the consumption quota and tokens of the hour (the stat);
+ *   with the consumption quota and tokens of the hour (the stat's buckets);
  * - per scope and hour the logs are entries in blocks of BLOCK (`<scope>|<hour>|<k>`), at dense
- *   positions taken from the hour's count when they are written (arrival order).
+ *   positions taken from the hour's count when they are written (arrival order);
+ * - per scope and ten minutes the consumption requests and tokens of each second
+ *   (`<scope>|s<slice>`: rpm and tpm read one or two of them).
+ *
+ * Each UTC day's documents live in that day's collection (`log_index_<yyyymmdd>`, see
+ * log-partitions.ts), dropped with the day's logs.
  *
  * A page is newest hour first, newest position first: whole hours are skipped by their counts, and
  * only the blocks the page falls in are read (by `_id`), then the page's logs (by `_id`). A query
@@ -97,22 +104,48 @@ export const scopeChannel = (id: number) => `c${id}`;
 export const scopeGroup = (name: string) => `g${encodeURIComponent(name)}`;
 export const scopeToken = (name: string) => `k${encodeURIComponent(name)}`;
 
-/** The dimension scopes a log is listed in (none for a field it does not have). */
-export function dimensionScopes(l: Pick<Indexable, 'model_name' | 'channel' | 'group' | 'token_name'>): string[] {
-  const out: string[] = [];
+/** Everyone's logs of one type, and one user's: only for the rare types (not consumption). */
+export const scopeType = (type: number) => `t${type}`;
+export const scopeUserType = (userId: number, type: number) => `u${userId}t${type}`;
+
+/**
+ * The scopes a log is listed in besides everyone's: its user's, its model's, channel's, group's
+ * and token name's (none for a field it does not have), and for a type other
+ * than consumption that type's (everyone's and its user's), so that a page of a rare type reads
+ * a list of its own instead of everyone's.
+ */
+export function scopesOf(
+  l: Pick<Indexable, 'type' | 'user_id' | 'model_name' | 'channel' | 'group' | 'token_name'>,
+): string[] {
+  const out: string[] = [scopeAll];
+  if (l.user_id) out.push(scopeUser(l.user_id));
   if (l.model_name) out.push(scopeModel(l.model_name));
   if (l.channel) out.push(scopeChannel(l.channel));
   if (l.group) out.push(scopeGroup(l.group));
   if (l.token_name) out.push(scopeToken(l.token_name));
+  if (l.type !== LogType.CONSUME) {
+    out.push(scopeType(l.type));
+    if (l.user_id) out.push(scopeUserType(l.user_id, l.type));
+  }
   return out;
 }
 
-/** Which scopes a write fills: everyone's and the users' (`base`), the dimensions, or all. */
-export type ScopeSet = 'base' | 'dims' | 'all';
 export const hourOf = (sec: number) => Math.floor(sec / HOUR);
 export const dayOf = (sec: number) => Math.floor(sec / DAY);
+/** Seconds documents cover ten minutes each (a batch of a backlog spans many minutes: fewer writes). */
+export const SLICE = 600;
+export const sliceOf = (sec: number) => Math.floor(sec / SLICE);
 export const dirId = (scope: string, day: number) => `${scope}|d${day}`;
 export const blockId = (scope: string, hour: number, k: number) => `${scope}|${hour}|${k}`;
+/** Per scope and ten minutes: consumption requests (`c<second>`) and tokens (`k<second>`), for rpm/tpm. */
+export const secondsId = (scope: string, slice: number) => `${scope}|s${slice}`;
+/** The UTC day a directory, block or seconds document belongs to (its collection). */
+export function dayOfDoc(id: string): number {
+  const part = id.split('|')[1] ?? '';
+  if (part[0] === 'd') return Number(part.slice(1));
+  if (part[0] === 's') return Math.floor((Number(part.slice(1)) * SLICE) / DAY);
+  return Math.floor(Number(part) / 24);
+}
 /** The field of a position inside a block document. */
 export const posKey = (pos: number) => `x${pos}`;
 
@@ -166,7 +199,7 @@ export function daysOf(lo: number, hi: number): number[] {
  * Where a batch's entries go: per scope and hour, the entries (in id order) and the counts to add.
  * Hidden logs (LogConsumeEnabled off) are not listed, so not indexed.
  */
-export function groupsOf(logs: Indexable[], set: ScopeSet = 'all'): Map<string, Map<number, Indexable[]>> {
+export function groupsOf(logs: Indexable[]): Map<string, Map<number, Indexable[]>> {
   const out = new Map<string, Map<number, Indexable[]>>();
   const add = (scope: string, l: Indexable) => {
     let hours = out.get(scope);
@@ -179,12 +212,26 @@ export function groupsOf(logs: Indexable[], set: ScopeSet = 'all'): Map<string, 
     if (list) list.push(l);
     else hours.set(hour, [l]);
   };
-  for (const l of [...logs].sort((a, b) => a.id - b.id)) {
-    if (set !== 'dims') {
-      add(scopeAll, l);
-      if (l.user_id) add(scopeUser(l.user_id), l);
+  for (const l of [...logs].sort((a, b) => a.id - b.id)) for (const scope of scopesOf(l)) add(scope, l);
+  return out;
+}
+
+/**
+ * The per-second consumption counts of a batch: seconds document id -> the $inc (requests and
+ * tokens per second of the minute), for every scope the logs are listed in.
+ */
+export function secondsIncrements(logs: Indexable[]): Map<string, Record<string, number>> {
+  const out = new Map<string, Record<string, number>>();
+  for (const l of logs) {
+    if (l.type !== LogType.CONSUME) continue;
+    const s = l.created_at % SLICE;
+    for (const scope of scopesOf(l)) {
+      const id = secondsId(scope, sliceOf(l.created_at));
+      const inc = out.get(id) ?? {};
+      inc[`c${s}`] = (inc[`c${s}`] ?? 0) + 1;
+      inc[`k${s}`] = (inc[`k${s}`] ?? 0) + l.tokens;
+      out.set(id, inc);
     }
-    if (set !== 'base') for (const scope of dimensionScopes(l)) add(scope, l);
   }
   return out;
 }

@@ -4,8 +4,20 @@ import type { LogQuery, LogRepository } from '../data/log-repository.ts';
 import type { Bucket, LogDoc } from './log-record.ts';
 
 export const MAX_SELF_RANGE_SECONDS = 30 * 24 * 3600;
+/**
+ * The window of a log query or stat that names no start: the 30 days before its end (or now).
+ * Every read is bounded by time; the console always sends its range.
+ */
+export const DEFAULT_LOG_WINDOW_SECONDS = 30 * 24 * 3600;
 
-export function logsService(repo: LogRepository) {
+/** A query with its time range filled in (the default window when it names no start). */
+export function bounded(q: LogQuery, now = Math.floor(Date.now() / 1000)): LogQuery {
+  if (q.start) return q;
+  return { ...q, start: Math.max(1, (q.end || now) - DEFAULT_LOG_WINDOW_SECONDS) };
+}
+
+/** `afterCut`: starts the background deletion of the logs before a cut (log-cleanup.ts). */
+export function logsService(repo: LogRepository, opts: { afterCut?: () => void } = {}) {
   return {
     async query(
       q: LogQuery,
@@ -14,13 +26,15 @@ export function logsService(repo: LogRepository) {
     ): Promise<{ items: LogDoc[]; total: number; page: number; pageSize: number }> {
       const p = Math.max(1, Math.floor(page) || 1);
       const size = Math.min(100, Math.max(1, Math.floor(pageSize) || 10));
-      const { items, total } = await repo.find(q, p, size);
+      const { items, total } = await repo.find(bounded(q), p, size);
       return { items, total, page: p, pageSize: size };
     },
-    stat: (q: LogQuery) => repo.stat(q),
+    stat: (q: LogQuery) => repo.stat(bounded(q)),
     async deleteBefore(ts: number): Promise<number> {
       if (!ts || ts <= 0) throw invalid('请选择日志记录时间');
-      return repo.deleteBefore(ts);
+      const n = await repo.deleteBefore(ts);
+      opts.afterCut?.();
+      return n;
     },
     async dashboard(q: {
       userId: number;
