@@ -381,7 +381,7 @@ describe('prompt caching', () => {
               role: 'user',
               content: [{ type: 'text', text: 'The question', cache_control: { type: 'ephemeral' } }],
             },
-          ] as OpenAI.ChatCompletionMessageParam[],
+          ] as unknown as OpenAI.ChatCompletionMessageParam[],
         })
         .withResponse();
     claudeFake.set({ promptTokens: 1000, cachedTokens: 100, cacheWriteTokens: 300 });

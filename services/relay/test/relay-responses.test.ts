@@ -2,7 +2,9 @@
  * OpenAI's Responses API end to end with the official `openai` SDK (client.responses.*) through
  * the gateway: passed through to an OpenAI channel (whole, streamed, retrieve, delete, owners
  * only) and translated to chat for a Claude channel (text, tools, streamed typed events, reasoning
- * items keeping Claude's signed thinking through a tool loop). Checks
+ * items keeping Claude's signed thinking through a tool loop); /v1/responses/compact forwarded
+ * to OpenAI channels (documented fields only) and refused elsewhere with a 400, and
+ * /v1/responses/input_tokens counted by OpenAI channels and estimated elsewhere. Checks
  * the answers, what the fakes received, the wallet charge and the log rows.
  */
 import OpenAI from 'openai';
@@ -346,5 +348,86 @@ describe('the Responses API', () => {
     } finally {
       await gemini.close();
     }
+  });
+});
+
+describe('compaction and input token counts', () => {
+  it('when Codex compacts on an OpenAI channel, then the documented fields reach /v1/responses/compact and it is billed from its usage; on a Claude channel it is a 400 in OpenAI shape, unbilled', async () => {
+    const model = modelName('gpt-4o-mini');
+    const claudeModel = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 1, baseUrl: openaiFake.url, key: 'up-openai', models: model });
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: claudeModel });
+    await routable(s.stack.relayUrl, u.key, model);
+    await routable(s.stack.relayUrl, u.key, claudeModel);
+    const post = (path: string, body: unknown) =>
+      fetch(`${s.stack.gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    // As Codex sends it: tools, reasoning and text too, which the endpoint does not take.
+    const input = [
+      { role: 'user', content: 'Fix the build' },
+      { type: 'function_call', call_id: 'c1', name: 'shell', arguments: '{"cmd":"make"}' },
+      { type: 'function_call_output', call_id: 'c1', output: 'ok' },
+    ];
+    const res = await post('/v1/responses/compact', {
+      model,
+      input,
+      instructions: 'You are Codex',
+      prompt_cache_key: 'session-1',
+      tools: [{ type: 'function', name: 'shell', parameters: {} }],
+      reasoning: { effort: 'high' },
+      text: { verbosity: 'low' },
+    });
+    expect(res.status).toBe(200);
+    const compacted = (await res.json()) as { object: string; output: { type: string }[] };
+    expect(compacted.object).toBe('response.compaction');
+    expect(compacted.output.map((o) => o.type)).toEqual(['message', 'compaction']);
+    const sent = openaiFake.requests.at(-1);
+    expect(sent?.path).toBe('/v1/responses/compact');
+    expect(sent?.body).toEqual({ model, input, instructions: 'You are Codex', prompt_cache_key: 'session-1' });
+    // (12 input + 7 output x 4) x 0.075 = 3.
+    await expectCharged(u.userId, quotaOf(PROMPT_TOKENS, 7, 0.075, 4));
+
+    const claudeCalls = claudeFake.requests.length;
+    const refused = await post('/v1/responses/compact', { model: claudeModel, input });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: {
+        message: expect.stringContaining('不支持该接口'),
+        type: 'invalid_request_error',
+        param: null,
+        code: 'upstream_error',
+      },
+    });
+    const missing = await post('/v1/responses/compact', { input });
+    expect(missing.status).toBe(400);
+    expect(await missing.json()).toMatchObject({ error: { message: "Missing required parameter: 'model'." } });
+    expect(claudeFake.requests.length).toBe(claudeCalls);
+
+    // Counting input tokens: by the OpenAI channel itself, estimated for the Claude one; free.
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.gatewayUrl}/v1`, maxRetries: 0 });
+    const counted = await client.responses.inputTokens.count({ model, input: 'How long is this?' });
+    expect(counted).toEqual({ object: 'response.input_tokens', input_tokens: PROMPT_TOKENS });
+    expect(openaiFake.requests.at(-1)?.path).toBe('/v1/responses/input_tokens');
+    const estimated = await client.responses.inputTokens
+      .count({ model: claudeModel, input: 'How long is this?' })
+      .withResponse();
+    expect(estimated.response.headers.get('x-aigw-estimated')).toBe('true');
+    expect(estimated.data).toMatchObject({ object: 'response.input_tokens' });
+    expect(estimated.data.input_tokens).toBeGreaterThan(3);
+    expect(claudeFake.requests.length).toBe(claudeCalls);
+    // The compaction's consumption log; the refusal is an error log at no charge (counts make none).
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length >= 2,
+      10_000,
+    );
+    expect(logs.items.map((l) => [l.type, l.quota]).sort()).toEqual([
+      [2, quotaOf(PROMPT_TOKENS, 7, 0.075, 4)],
+      [5, 0],
+    ]);
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Counting a request's input tokens without running it (Claude's /v1/messages/count_tokens,
- * Gemini's models/{model}:countTokens): asked of the upstream when the channel counts natively in
- * the client's protocol, estimated by the relay's tokenizer otherwise. Free: nothing is reserved
- * or billed.
+ * Gemini's models/{model}:countTokens, OpenAI's /v1/responses/input_tokens): asked of the upstream
+ * when the channel counts natively in the client's protocol, estimated by the relay's tokenizer
+ * otherwise. Free: nothing is reserved or billed.
  */
 import type { ClientRequest } from './exchange/build-request.ts';
 import { upstreamMessage } from './exchange/failure.ts';
@@ -35,8 +35,16 @@ export async function countTokens(
   const upstreamModel = ch.modelMapping?.[req.model] ?? req.model;
   const client = clientOf(req.format);
 
-  if (ch.adaptor.countTarget && ch.adaptor.protocol === req.format) {
-    const target = ch.adaptor.countTarget(ch.target, upstreamModel);
+  // The Responses API counts at {its URL}/input_tokens on the channels that serve it.
+  const responses =
+    req.format === 'responses' && ch.adaptor.speaks?.has('responses')
+      ? ch.adaptor.target(ch.target, 'chat', upstreamModel, false, 'responses')
+      : undefined;
+  const responsesCount = responses && { url: `${responses.url}/input_tokens`, headers: responses.headers };
+  if (responsesCount || (ch.adaptor.countTarget && ch.adaptor.protocol === req.format)) {
+    const target =
+      responsesCount ??
+      (ch.adaptor.countTarget as NonNullable<typeof ch.adaptor.countTarget>)(ch.target, upstreamModel);
     // Gemini names the model in the URL; Claude in the body.
     const payload =
       req.format === 'gemini'
@@ -75,5 +83,11 @@ export async function countTokens(
   // The count is all this request asks for: wait for the exact one (a loaded machine answered
   // the cheap estimate after the pre-consume's 50 ms, 156 for a prompt of 200 tokens).
   const n = fixed + (await deps.tokenizer.count(texts, req.model, { waitMs: EXPLICIT_COUNT_WAIT_MS }));
-  return { status: 200, body: req.format === 'gemini' ? { totalTokens: n } : { input_tokens: n }, estimated: true };
+  const answer =
+    req.format === 'gemini'
+      ? { totalTokens: n }
+      : req.format === 'responses'
+        ? { object: 'response.input_tokens', input_tokens: n }
+        : { input_tokens: n };
+  return { status: 200, body: answer, estimated: true };
 }

@@ -2,7 +2,9 @@
  * OpenAI's Responses API for the fake OpenAI provider (fake-provider.ts): POST /v1/responses
  * (whole, or streamed as typed SSE events with sequence numbers), GET /v1/responses/{id},
  * GET /v1/responses/{id}/input_items and DELETE /v1/responses/{id}. Responses created with
- * `store` (the default) are kept in memory, as the real API keeps them.
+ * `store` (the default) are kept in memory, as the real API keeps them. POST /v1/responses/compact
+ * (documented fields only, as the API takes them) answers a `response.compaction` with the user
+ * messages and one compaction item; POST /v1/responses/input_tokens counts (the fake's prompt size).
  */
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -49,6 +51,8 @@ export function fakeResponses(
     stores.set(port, stored);
   }
   const [, rid, items] = m;
+  if (method === 'POST' && (rid === 'compact' || rid === 'input_tokens') && !items)
+    return Promise.resolve(rid === 'compact' ? compact(b, body, res) : inputTokens(b, body, res));
   if (rid) {
     const kept = stored.get(rid);
     if (!kept) return Promise.resolve(json(res, 404, notFound(rid)));
@@ -217,4 +221,57 @@ export function fakeResponses(
   }
   events.push(ev('response.completed', { response: done }));
   return stream(events);
+}
+
+const COMPACT_FIELDS = new Set([
+  'model',
+  'input',
+  'instructions',
+  'previous_response_id',
+  'parallel_tool_calls',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+]);
+
+const invalid = (message: string, param: string | null, code: string) => ({
+  error: { message, type: 'invalid_request_error', param, code },
+});
+
+/** POST /v1/responses/compact: the user messages kept, the rest as one encrypted compaction item. */
+function compact(b: ResponsesBehaviour, body: Json, res: ServerResponse) {
+  const unknown = Object.keys(body).find((k) => !COMPACT_FIELDS.has(k));
+  if (unknown) return json(res, 400, invalid(`Unknown parameter: '${unknown}'.`, unknown, 'unknown_parameter'));
+  if (typeof body.model !== 'string')
+    return json(res, 400, invalid("Missing required parameter: 'model'.", 'model', 'missing_required_parameter'));
+  const input =
+    typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : ((body.input as Json[]) ?? []);
+  const users = input
+    .filter((it) => (it.type ?? 'message') === 'message' && it.role === 'user')
+    .map((it) => ({ id: id('msg'), type: 'message', status: 'completed', role: 'user', content: it.content }));
+  const output = 7;
+  return json(res, 200, {
+    id: id('resp'),
+    object: 'response.compaction',
+    created_at: Math.floor(Date.now() / 1000),
+    output: [
+      ...users,
+      { id: id('cmp'), type: 'compaction', encrypted_content: `enc-${randomBytes(6).toString('hex')}` },
+    ],
+    usage: {
+      input_tokens: b.promptTokens,
+      input_tokens_details: { cached_tokens: b.cachedTokens },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: b.promptTokens + output,
+    },
+  });
+}
+
+/** POST /v1/responses/input_tokens: the fake's prompt size as the count. */
+function inputTokens(b: ResponsesBehaviour, body: Json, res: ServerResponse) {
+  if (typeof body.model !== 'string')
+    return json(res, 400, invalid("Missing required parameter: 'model'.", 'model', 'missing_required_parameter'));
+  return json(res, 200, { object: 'response.input_tokens', input_tokens: b.promptTokens });
 }

@@ -15,7 +15,7 @@ import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
 import { palm } from './palm.ts';
 import { spark } from './spark.ts';
-import type { Adaptor, RelayMode } from './types.ts';
+import { type Adaptor, RESPONSES_MODES, type RelayMode } from './types.ts';
 import { vertex } from './vertex.ts';
 
 export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from './types.ts';
@@ -29,7 +29,7 @@ const chatOnly = new Set<RelayMode>(['chat', 'completions', 'embeddings']);
  * 36 (Suno, tasks service).
  */
 export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
-  1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', undefined, { speaks: new Set(['responses']) }),
+  1: openaiCompatible('OpenAI', 'https://api.openai.com', '/v1', RESPONSES_MODES, { speaks: new Set(['responses']) }),
   3: azure,
   4: ollama,
   8: openaiCompatible('Custom', ''),

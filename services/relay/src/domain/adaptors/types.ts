@@ -17,7 +17,9 @@ export type RelayMode =
   | 'transcriptions'
   | 'translations'
   | 'moderations'
-  | 'rerank';
+  | 'rerank'
+  /** OpenAI's POST /v1/responses/compact (Codex's context compaction), on channels that have it. */
+  | 'responses_compact';
 
 /** The parts of a channel an adaptor needs to reach the upstream. */
 export interface ChannelTarget {
@@ -112,9 +114,16 @@ export const OPENAI_PATHS: Record<RelayMode, string> = {
   translations: '/audio/translations',
   moderations: '/moderations',
   rerank: '/rerank',
+  responses_compact: '/responses/compact',
 };
 
-export const ALL_MODES: ReadonlySet<RelayMode> = new Set(Object.keys(OPENAI_PATHS) as RelayMode[]);
+/** The modes of OpenAI-compatible channels (compaction only where the Responses API is: RESPONSES_MODES). */
+export const ALL_MODES: ReadonlySet<RelayMode> = new Set(
+  (Object.keys(OPENAI_PATHS) as RelayMode[]).filter((m) => m !== 'responses_compact'),
+);
+
+/** The modes of channels that serve OpenAI's Responses API itself (type 1). */
+export const RESPONSES_MODES: ReadonlySet<RelayMode> = new Set(Object.keys(OPENAI_PATHS) as RelayMode[]);
 
 /** The channel's base URL, else the adaptor's default, without a trailing slash. */
 export function baseOf(ch: ChannelTarget, adaptor: { defaultBaseUrl: string }): string {

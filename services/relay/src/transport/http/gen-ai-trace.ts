@@ -26,6 +26,7 @@ const OPERATIONS: Record<RelayMode, string> = {
   translations: 'generate_content',
   moderations: 'moderation',
   rerank: 'rerank',
+  responses_compact: 'chat',
 };
 
 /** The finish reason and model fields of every protocol the relay speaks (OpenAI, Claude, Gemini, Ollama, Cohere). */

@@ -18,7 +18,7 @@ import { tracedPipeline } from './gen-ai-trace.ts';
 import { providerOf } from './metrics.ts';
 import { handleGeminiModels, handleModels } from './model-routes.ts';
 import { nodeSink } from './node-sink.ts';
-import { parseClientRequest } from './request-body.ts';
+import { compactionRequest, parseClientRequest } from './request-body.ts';
 import {
   clientIp,
   type Labels,
@@ -67,7 +67,7 @@ export function relayRoutes(deps: RouteDeps) {
     req: IncomingMessage,
     res: ServerResponse,
     url: string,
-    format: 'claude' | 'gemini',
+    format: 'claude' | 'gemini' | 'responses',
     route: string,
     gemini?: { model: string },
   ) {
@@ -77,7 +77,12 @@ export function relayRoutes(deps: RouteDeps) {
       const who = identify(req, format, url);
       const parsing = parse(req, 'chat', format, gemini ? { model: gemini.model, stream: false } : undefined);
       const [id, creq] = who instanceof Promise ? await Promise.all([who, parsing]) : [who, await parsing];
-      if (!creq.model) throw new RelayError(400, 'model: Field required', 'invalid_request');
+      if (!creq.model)
+        throw new RelayError(
+          400,
+          format === 'responses' ? "Missing required parameter: 'model'." : 'model: Field required',
+          'invalid_request',
+        );
       const body = creq.body as Json;
       if (format === 'claude' && !Array.isArray(body.messages))
         throw new RelayError(400, 'messages: Field required', 'invalid_request');
@@ -148,10 +153,11 @@ export function relayRoutes(deps: RouteDeps) {
     if (tracing) nameActiveSpan(`POST ${route}`, { 'http.route': route });
     try {
       const who = identify(req, format, url);
-      const [id, creq] =
+      let [id, creq] =
         who instanceof Promise
           ? await Promise.all([who, parse(req, mode, format, gemini)])
           : [who, await parse(req, mode, format, gemini)];
+      if (mode === 'responses_compact') creq = compactionRequest(creq);
       checkModel(id.token, creq.model);
       deps.screen?.(creq.body);
       const caller: RelayCaller = {
@@ -226,6 +232,11 @@ export function relayRoutes(deps: RouteDeps) {
       if (path === '/v1/messages/count_tokens')
         return track(handleCount(req, res, url, 'claude', '/v1/messages/count_tokens'));
       if (path === '/v1/responses') return track(handleApi(req, res, url, 'responses', 'chat', path));
+      // Codex's context compaction: forwarded to channels that serve the Responses API (type 1);
+      // elsewhere a 400 in OpenAI's shape (README).
+      if (path === '/v1/responses/compact') return track(handleApi(req, res, url, 'openai', 'responses_compact', path));
+      if (path === '/v1/responses/input_tokens')
+        return track(handleCount(req, res, url, 'responses', '/v1/responses/input_tokens'));
       if (path === '/pg/chat/completions') return track(handlePlayground(req, res));
       const g = /^\/(v1beta|v1)\/models\/([^/:]+):(generateContent|streamGenerateContent|countTokens)$/.exec(path);
       if (g) {

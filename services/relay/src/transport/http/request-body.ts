@@ -120,3 +120,29 @@ function forwarded(req: IncomingMessage, format: ClientFormat): Record<string, s
   }
   return out;
 }
+
+/** The fields OpenAI documents for POST /v1/responses/compact (new-api forwards these alone too). */
+const COMPACT_FIELDS = [
+  'model',
+  'input',
+  'instructions',
+  'previous_response_id',
+  'parallel_tool_calls',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_options',
+  'prompt_cache_retention',
+];
+
+/**
+ * A Responses compaction request as it goes upstream: the model required (OpenAI's message), and
+ * only the documented fields (Codex also sends tools, reasoning and text, which the endpoint does
+ * not take).
+ */
+export function compactionRequest(creq: ClientRequest): ClientRequest {
+  if (!creq.model) throw new RelayError(400, "Missing required parameter: 'model'.", 'missing_required_parameter');
+  const body = creq.body as Json;
+  const kept: Json = {};
+  for (const k of COMPACT_FIELDS) if (body[k] !== undefined) kept[k] = body[k];
+  return { ...creq, body: kept, raw: undefined };
+}
