@@ -15,6 +15,7 @@ import {
 import { IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { listMj, type MjFilters, type MjTask } from '../../api/task.ts';
+import { useIsMobile } from '../../layout/use-mobile.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
@@ -39,6 +40,7 @@ interface FilterForm {
 
 /** 绘图: the drawing tasks of spec 02 (filters, paged table, image viewer, detail pop-ups). */
 export default function MidjourneyPage() {
+  const mobile = useIsMobile();
   const { user } = useUser();
   const admin = isAdmin(user);
   const [form, setForm] = useState<FilterForm>(() => ({ mj_id: '', channel_id: '', range: defaultDrawRange() }));
@@ -156,7 +158,7 @@ export default function MidjourneyPage() {
 
   return (
     <Card className="aigw-mj" title={tr('mj.drawingLogs')}>
-      <Form layout="inline" className="aigw-mj-filters" onSubmit={search}>
+      <Form layout={mobile ? 'vertical' : 'inline'} className="aigw-mj-filters" onSubmit={search}>
         <Form.Item label={tr('mj.taskId2')}>
           <Input name="mj_id" value={form.mj_id} onChange={(v) => setForm({ ...form, mj_id: v })} allowClear />
         </Form.Item>
@@ -173,6 +175,8 @@ export default function MidjourneyPage() {
         <Form.Item label={tr('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
+            // A phone shows both ends whole without the year and the seconds (as the log page).
+            format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
             value={form.range}
             onChange={(_s, d) => {
               setForm({ ...form, range: d?.[0] && d[1] ? [d[0].valueOf(), d[1].valueOf()] : undefined });

@@ -14,11 +14,12 @@ import {
 import { IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { type AsyncTask, listTasks, type TaskFilters } from '../../api/task.ts';
+import { useIsMobile } from '../../layout/use-mobile.ts';
 import { useT } from '../../locale/index.tsx';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
-import { mediaOf, platformTag, taskActionTag, taskDuration, taskStatusTag } from './task-rules.ts';
+import { defaultTaskRange, mediaOf, platformTag, taskActionTag, taskDuration, taskStatusTag } from './task-rules.ts';
 import './style/index.css';
 
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -38,6 +39,7 @@ interface FilterForm {
 
 /** 异步任务: music tasks (spec 02): filters, a paged table, result pop-ups that play the media. */
 export default function TaskPage() {
+  const mobile = useIsMobile();
   const t = useT();
   const { user } = useUser();
   const admin = isAdmin(user);
@@ -135,7 +137,7 @@ export default function TaskPage() {
   return (
     <Card className="aigw-task" title={t('menu.task')}>
       <Form
-        layout="inline"
+        layout={mobile ? 'vertical' : 'inline'}
         className="aigw-task-filters"
         onSubmit={() => {
           setPage(1);
@@ -158,6 +160,8 @@ export default function TaskPage() {
         <Form.Item label={t('common.timeRange')}>
           <DatePicker.RangePicker
             showTime
+            // A phone shows both ends whole without the year and the seconds (as the log page).
+            format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
             value={form.range ? [form.range[0] * 1000, form.range[1] * 1000] : undefined}
             onChange={(_s, d) => setForm({ ...form, range: d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined })}
           />
