@@ -154,7 +154,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       ratios.groupRatio,
     );
     if (deps.limiter.enabled) {
-      const v = await deps.limiter.check(token.id, user.id);
+      const v = await deps.limiter.check(token.id, user.id, group);
       if (!v.ok) throw new RelayError(429, '请求频率超过限制，请稍后再试', 'rate_limit_exceeded');
     }
     const price = priceOf(ratios, model);
