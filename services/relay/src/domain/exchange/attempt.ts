@@ -60,10 +60,11 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
         : { ...target.headers, ...JSON_HEADERS };
   if (req.stream) headers.accept = 'text/event-stream';
   if (overrides) headers = overrideHeaders(headers, overrides.headers, headerEdits, channel.key);
-  // force_format and thinking_to_content re-encode answers even between equal protocols.
+  // force_format and thinking_to_content (new-api's, for OpenAI chat answers) re-encode answers
+  // through the canonical form even when the channel speaks OpenAI too.
   const setting = overrides?.setting;
   const reshape =
-    req.mode === 'chat' && (setting?.force_format || setting?.thinking_to_content)
+    req.mode === 'chat' && req.format === 'openai' && (setting?.force_format || setting?.thinking_to_content)
       ? { thinkingToContent: setting.thinking_to_content === true }
       : undefined;
   const native = wire === req.format && !reshape;
