@@ -20,6 +20,8 @@ export interface UserRecord extends User {
   inviter_id: number;
   /** Soft delete time; null while the account is live. */
   DeletedAt: string | null;
+  /** The admin's note (new-api's remark); in admin answers only. */
+  remark?: string;
 }
 
 export interface RegisterBody {

@@ -29,6 +29,7 @@ export const updateUser = (body: {
   password?: string;
   group?: string;
   quota?: number;
+  remark?: string;
 }) => request<null>('PUT', '/api/user/', { body });
 
 /** POST /api/user/manage: data is the user's new status and role. */

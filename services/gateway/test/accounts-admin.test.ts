@@ -163,6 +163,22 @@ describe('accounts: user administration', () => {
     expect((await new Client(url).login(target.username, 'changed-pass1')).body.success).toBe(true);
   });
 
+  it('when an admin writes a remark on a user, then admins see it in the user and the lists, the user does not', async () => {
+    const { client, id, username } = await newUser(url);
+    expect((await admin.put('/user/', { id, remark: '  大客户，月结  ' })).body.success).toBe(true);
+    const got = await admin.get<UserData & { remark: string }>(`/user/${id}`);
+    expect(got.body.data).toMatchObject({ id, remark: '大客户，月结' });
+    const found = await admin.get<{ items: (UserData & { remark: string })[] }>('/user/search', { keyword: username });
+    expect(found.body.data!.items.find((u) => u.id === id)?.remark).toBe('大客户，月结');
+    expect((await client.get('/user/self')).body.data).not.toHaveProperty('remark');
+    expect((await admin.put('/user/', { id, remark: 'x'.repeat(256) })).body).toEqual({
+      success: false,
+      message: '备注长度不能超过 255 个字符',
+    });
+    expect((await admin.put('/user/', { id, display_name: 'other' })).body.success).toBe(true);
+    expect((await admin.get<{ remark: string }>(`/user/${id}`)).body.data!.remark).toBe('大客户，月结');
+  });
+
   it('when an admin edits or manages a user of equal or higher role, then it is refused', async () => {
     const other = await newUser(url);
     await root.post('/user/manage', { id: other.id, action: 'promote' });

@@ -1,3 +1,4 @@
+import { connectMongo } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
@@ -10,6 +11,7 @@ interface CodeJson {
   quota: number;
   used_user_id: number;
   redeemed_time: number;
+  expired_time: number;
 }
 interface Page<T> {
   items: T[];
@@ -122,6 +124,57 @@ describe('redemption codes through the gateway', () => {
     expect(gained.filter((g) => g !== 0)).toEqual([777]);
     const code = (await findByKey(key as string)) as CodeJson;
     expect(racers.map((r) => r.id)).toContain(code.used_user_id);
+  });
+
+  it('when a code has expired, then redeeming it is refused, and deleting invalid codes removes used, disabled and expired ones only', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(
+      (await admin.post('/redemption/', { name: 'past', quota: 1, count: 1, expired_time: now - 10 })).body,
+    ).toEqual({
+      success: false,
+      message: '过期时间不能早于当前时间',
+    });
+    const [valid, used, disabled, expiring, later] = [
+      ...(await create('keep', 10)),
+      ...(await create('used', 10)),
+      ...(await create('off', 10)),
+      ...(await admin.post<string[]>('/redemption/', { name: 'exp', quota: 10, count: 1, expired_time: now + 3600 }))
+        .body.data!,
+      ...(await admin.post<string[]>('/redemption/', { name: 'later', quota: 10, count: 1, expired_time: now + 7200 }))
+        .body.data!,
+    ] as [string, string, string, string, string];
+    expect((await findByKey(expiring!))?.expired_time).toBe(now + 3600);
+    const edited = await admin.put<CodeJson>('/redemption/', { id: (await findByKey(later))!.id, expired_time: 0 });
+    expect(edited.body.data).toMatchObject({ expired_time: 0 });
+    expect(
+      (await admin.put('/redemption/', { id: (await findByKey(later))!.id, expired_time: now - 5 })).body.message,
+    ).toBe('过期时间不能早于当前时间');
+    expect((await user.api.post('/user/topup', { key: used })).body.success).toBe(true);
+    await admin.put('/redemption/', { id: (await findByKey(disabled))!.id, status: 2 }, { status_only: 'true' });
+    // The expiry passes: the stored code is what an hour-old code looks like.
+    const db = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+    try {
+      await db.collection('redemptions').updateOne({ key: expiring }, { $set: { expired_time: now - 60 } });
+    } finally {
+      await db.close();
+    }
+    const before = await balance(user.api);
+    expect((await user.api.post('/user/topup', { key: expiring })).body).toEqual({
+      success: false,
+      message: '该兑换码已过期',
+    });
+    expect(await balance(user.api)).toBe(before);
+
+    expect((await user.api.del('/redemption/invalid')).status).toBe(403);
+    const removed = await admin.del<number>('/redemption/invalid');
+    expect(removed.body.success).toBe(true);
+    expect(removed.body.data).toBeGreaterThanOrEqual(3);
+    const left = (await admin.get<Page<CodeJson>>('/redemption/', { p: '1', page_size: '100' })).body.data!.items;
+    const keys = left.map((c) => c.key);
+    expect(keys).toEqual(expect.arrayContaining([valid, later]));
+    for (const gone of [used, disabled, expiring]) expect(keys).not.toContain(gone);
+    expect(left.every((c) => c.status === 1)).toBe(true);
+    expect((await admin.del<number>('/redemption/invalid')).body.data).toBe(0);
   });
 
   it('when root asks, then root may manage codes too', async () => {

@@ -106,6 +106,7 @@ const EXPECTED: Record<string, number> = {
   'GET /redemption/:id': ADMIN,
   'POST /redemption/': ADMIN,
   'PUT /redemption/': ADMIN,
+  'DELETE /redemption/invalid': ADMIN,
   'DELETE /redemption/:id': ADMIN,
   'GET /log/': ADMIN,
   'GET /log/stat': ADMIN,

@@ -1,6 +1,7 @@
 import {
   Button,
   Card,
+  DatePicker,
   Drawer,
   Form,
   Input,
@@ -18,6 +19,7 @@ import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useState } from 'react';
 import {
   createRedemptions,
+  deleteInvalidRedemptions,
   deleteRedemption,
   listRedemptions,
   type Redemption,
@@ -48,7 +50,12 @@ export function downloadKeys(name: string, keys: string[]): void {
   URL.revokeObjectURL(url);
 }
 
-function StatusTag({ status }: { status: number }) {
+/** Whether an unused code is past its expiry (new-api's expired_time). */
+const isExpired = (r: Pick<Redemption, 'status' | 'expired_time'>) =>
+  r.status === 1 && r.expired_time > 0 && r.expired_time < Date.now() / 1000;
+
+function StatusTag({ status, expired }: { status: number; expired: boolean }) {
+  if (expired) return <Tag color="orange">{tr('redemption.expired')}</Tag>;
   if (status === 1) return <Tag color="green">{tr('redemption.unused')}</Tag>;
   if (status === 2) return <Tag color="red">{tr('common.disabled')}</Tag>;
   if (status === 3) return <Tag color="gray">{tr('redemption.used')}</Tag>;
@@ -60,8 +67,10 @@ interface FormState {
   name: string;
   quota: number;
   count: number;
+  /** Unix seconds; 0 never. */
+  expiredTime: number;
 }
-const EMPTY: FormState = { name: '', quota: 100000, count: 1 };
+const EMPTY: FormState = { name: '', quota: 100000, count: 1, expiredTime: 0 };
 
 /** 管理兑换码: search by id or name, table, create/edit drawer, row and bulk copy. */
 export default function RedemptionPage() {
@@ -102,13 +111,19 @@ export default function RedemptionPage() {
         id: form.id as number,
         name: form.name.trim(),
         quota: Math.floor(form.quota),
+        expired_time: form.expiredTime,
       });
       setSaving(false);
       if (!res.success) return;
       Message.success(tr('redemption.redemptionCodeUpdated'));
     } else {
       const name = form.name.trim();
-      const res = await createRedemptions({ name, quota: Math.floor(form.quota), count: Math.floor(form.count) });
+      const res = await createRedemptions({
+        name,
+        quota: Math.floor(form.quota),
+        count: Math.floor(form.count),
+        expired_time: form.expiredTime,
+      });
       setSaving(false);
       if (!res.success) return;
       Message.success(tr('redemption.redemptionCodeCreated'));
@@ -133,6 +148,13 @@ export default function RedemptionPage() {
     }
   };
 
+  const removeInvalid = async () => {
+    const res = await deleteInvalidRedemptions();
+    if (!res.success) return;
+    Message.success(tr('redemption.deletedInvalid', { n: res.data ?? 0 }));
+    void load();
+  };
+
   const remove = async (r: Redemption) => {
     const res = await deleteRedemption(r.id);
     if (res.success) {
@@ -144,9 +166,18 @@ export default function RedemptionPage() {
   const columns: TableColumnProps<Redemption>[] = [
     { title: 'ID', dataIndex: 'id', width: 80 },
     { title: tr('common.name'), dataIndex: 'name' },
-    { title: tr('common.status'), dataIndex: 'status', render: (s: number) => <StatusTag status={s} /> },
+    {
+      title: tr('common.status'),
+      dataIndex: 'status',
+      render: (s: number, r) => <StatusTag status={s} expired={isExpired(r)} />,
+    },
     { title: tr('redemption.quota'), dataIndex: 'quota', render: (q: number) => renderQuota(q, status) },
     { title: tr('common.created'), dataIndex: 'created_time', render: (s: number) => timeText(s) },
+    {
+      title: tr('redemption.expiredTime'),
+      dataIndex: 'expired_time',
+      render: (s: number) => (s ? timeText(s) : tr('redemption.neverExpires')),
+    },
     {
       title: tr('redemption.redeemedBy'),
       dataIndex: 'used_user_id',
@@ -186,7 +217,7 @@ export default function RedemptionPage() {
           <Button
             size="mini"
             disabled={r.status !== 1}
-            onClick={() => setForm({ id: r.id, name: r.name, quota: r.quota, count: 1 })}
+            onClick={() => setForm({ id: r.id, name: r.name, quota: r.quota, count: 1, expiredTime: r.expired_time })}
           >
             {tr('common.edit')}
           </Button>
@@ -234,6 +265,9 @@ export default function RedemptionPage() {
         >
           {tr('redemption.copySelectedCodes')}
         </Button>
+        <Popconfirm title={tr('redemption.deleteInvalidConfirm')} onOk={() => void removeInvalid()}>
+          <Button status="danger">{tr('redemption.deleteInvalid')}</Button>
+        </Popconfirm>
       </Space>
       <Table
         rowKey="id"
@@ -289,6 +323,14 @@ export default function RedemptionPage() {
                 min={1}
                 precision={0}
                 onChange={(v) => setForm({ ...form, quota: v ?? 0 })}
+              />
+            </Form.Item>
+            <Form.Item label={tr('redemption.expiredTime')} extra={tr('redemption.expiredTimeExtra')}>
+              <DatePicker
+                showTime
+                style={{ width: '100%' }}
+                value={form.expiredTime ? form.expiredTime * 1000 : undefined}
+                onChange={(_text, date) => setForm({ ...form, expiredTime: date ? date.unix() : 0 })}
               />
             </Form.Item>
             {form.id === undefined && (

@@ -1,7 +1,19 @@
-import { Button, Form, Input, InputNumber, Message, Modal, Select, Space, Typography } from '@arco-design/web-react';
+import {
+  Button,
+  Form,
+  Input,
+  InputNumber,
+  Message,
+  Modal,
+  Popconfirm,
+  Select,
+  Space,
+  Typography,
+} from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
 import type { UserRecord } from '../../api/account.ts';
 import { listGroups, updateUser } from '../../api/admin-user.ts';
+import { adminDisableTwoFactor } from '../../api/security.ts';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
@@ -21,6 +33,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
     password: '',
     group: user.group,
     quota: user.quota,
+    remark: user.remark ?? '',
   });
   const [groups, setGroups] = useState<string[]>([]);
   const [adding, setAdding] = useState(false);
@@ -34,6 +47,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
       password: '',
       group: user.group,
       quota: user.quota,
+      remark: user.remark ?? '',
     });
   }, [user]);
   useEffect(() => {
@@ -53,6 +67,7 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
       password: form.password || undefined,
       group: form.group,
       quota: form.quota,
+      remark: form.remark,
     });
     setSaving(false);
     if (res.success) {
@@ -109,10 +124,29 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           <Button onClick={() => setAdding(true)}>{tr('user.addQuota')}</Button>
         </Space>
       </Form.Item>
+      <Form.Item label={tr('user.remark')}>
+        <Input.TextArea
+          name="remark"
+          value={form.remark}
+          onChange={(v) => setForm((f) => ({ ...f, remark: v }))}
+          maxLength={255}
+          placeholder={tr('user.remarkPlaceholder')}
+          autoSize={{ minRows: 1, maxRows: 4 }}
+        />
+      </Form.Item>
       <Space>
         <Button type="primary" htmlType="submit" loading={saving}>
           {tr('common.submit')}
         </Button>
+        <Popconfirm
+          title={tr('user.resetTwoFactorConfirm')}
+          onOk={async () => {
+            const res = await adminDisableTwoFactor(user.id);
+            if (res.success) Message.success(res.message || tr('user.resetTwoFactor'));
+          }}
+        >
+          <Button status="warning">{tr('user.resetTwoFactor')}</Button>
+        </Popconfirm>
         {onCancel && <Button onClick={onCancel}>{tr('common.cancel')}</Button>}
       </Space>
       <Modal

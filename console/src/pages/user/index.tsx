@@ -100,7 +100,7 @@ export default function UserPage() {
       title: tr('common.username2'),
       dataIndex: 'username',
       render: (_v, u) => (
-        <Tooltip content={u.display_name || u.username}>
+        <Tooltip content={u.remark ? `${u.display_name || u.username} · ${u.remark}` : u.display_name || u.username}>
           <span>{u.username}</span>
         </Tooltip>
       ),

@@ -15,6 +15,8 @@ export interface RedemptionDoc {
   created_time: number;
   redeemed_time: number;
   used_user_id: number;
+  /** Unix seconds after which it cannot be redeemed; 0 (or absent, rows from before) never. */
+  expired_time?: number;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface RedemptionRepository {
   page(keyword: string, skip: number, limit: number): Promise<{ items: RedemptionDoc[]; total: number }>;
   update(id: number, set: Partial<Omit<RedemptionDoc, '_id'>>): Promise<RedemptionDoc | null>;
   remove(id: number): Promise<boolean>;
+  /** Removes used and disabled codes and unused ones expired before `nowSec`; answers how many. */
+  removeInvalid(nowSec: number): Promise<number>;
   /** Claims a code; false when it was claimed before. */
   claim(use: RedemptionUse): Promise<boolean>;
   markCredited(key: string): Promise<void>;
@@ -85,6 +89,12 @@ export function redemptionRepository(conn: Connection): RedemptionRepository {
     },
     async remove(id) {
       return (await codes.deleteOne({ _id: id })).deletedCount === 1;
+    },
+    async removeInvalid(nowSec) {
+      const r = await codes.deleteMany({
+        $or: [{ status: { $in: [2, 3] } }, { status: 1, expired_time: { $gt: 0, $lt: nowSec } }],
+      });
+      return r.deletedCount;
     },
     async claim(use) {
       try {

@@ -23,6 +23,7 @@ export interface RedemptionView {
   createdTime: number;
   redeemedTime: number;
   usedUserId: number;
+  expiredTime: number;
 }
 
 export const toRedemptionView = (d: RedemptionDoc): RedemptionView => ({
@@ -35,6 +36,7 @@ export const toRedemptionView = (d: RedemptionDoc): RedemptionView => ({
   createdTime: d.created_time,
   redeemedTime: d.redeemed_time,
   usedUserId: d.used_user_id,
+  expiredTime: d.expired_time ?? 0,
 });
 
 function checkName(name: string): string {
@@ -42,6 +44,13 @@ function checkName(name: string): string {
   if (n === '') throw invalid('兑换码名称不能为空');
   if ([...n].length > 20) throw invalid('兑换码名称长度不能超过 20 个字符');
   return n;
+}
+
+/** new-api's rule: 0 (never) or a moment not in the past. */
+function checkExpiry(expiredTime: number): number {
+  if (!Number.isInteger(expiredTime) || expiredTime < 0) throw invalid('过期时间无效');
+  if (expiredTime !== 0 && expiredTime < nowSec()) throw invalid('过期时间不能早于当前时间');
+  return expiredTime;
 }
 
 function checkQuota(quota: number): number {
@@ -82,9 +91,13 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
       return toRedemptionView(await existing(id));
     },
 
-    async create(actorId: number, input: { name: string; quota: number; count: number }): Promise<string[]> {
+    async create(
+      actorId: number,
+      input: { name: string; quota: number; count: number; expiredTime?: number },
+    ): Promise<string[]> {
       const name = checkName(input.name);
       const quota = checkQuota(input.quota);
+      const expiredTime = checkExpiry(input.expiredTime ?? 0);
       const count = input.count || 1;
       if (!Number.isInteger(count) || count < 1) throw invalid('兑换码个数必须大于 0');
       if (count > MAX_COUNT) throw invalid(`一次兑换码批量生成的个数不能大于 ${MAX_COUNT}`);
@@ -99,19 +112,24 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
           created_time: nowSec(),
           redeemed_time: 0,
           used_user_id: 0,
+          expired_time: expiredTime,
         });
         keys.push(doc.key);
       }
       return keys;
     },
 
-    async update(id: number, input: { name?: string | undefined; quota?: number | undefined }) {
+    async update(
+      id: number,
+      input: { name?: string | undefined; quota?: number | undefined; expiredTime?: number | undefined },
+    ) {
       const doc = await existing(id);
       if (doc.status === REDEMPTION_STATUS.used) throw precondition('兑换码已被使用，不能修改');
       if (doc.status !== REDEMPTION_STATUS.unused) throw precondition('只能编辑未使用的兑换码');
       const set: Partial<RedemptionDoc> = {};
       if (input.name !== undefined) set.name = checkName(input.name);
       if (input.quota !== undefined) set.quota = checkQuota(input.quota);
+      if (input.expiredTime !== undefined) set.expired_time = checkExpiry(input.expiredTime);
       return toRedemptionView((await repo.update(id, set)) ?? doc);
     },
 
@@ -127,6 +145,9 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
       if (!(await repo.remove(id))) throw notFound('兑换码不存在');
     },
 
+    /** DELETE /api/redemption/invalid: used, disabled and expired codes; answers how many. */
+    removeInvalid: () => repo.removeInvalid(nowSec()),
+
     /** Uses a code once and credits its quota; answers the quota added. */
     async redeem(userId: number, username: string, rawKey: string): Promise<number> {
       const key = rawKey.trim();
@@ -135,6 +156,7 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
       if (!doc) throw invalid('无效的兑换码');
       if (doc.status === REDEMPTION_STATUS.used) throw invalid('该兑换码已被使用');
       if (doc.status !== REDEMPTION_STATUS.unused) throw invalid('该兑换码已被禁用');
+      if (doc.expired_time && doc.expired_time < nowSec()) throw invalid('该兑换码已过期');
       const use: RedemptionUse = {
         _id: doc.key,
         code_id: doc._id,

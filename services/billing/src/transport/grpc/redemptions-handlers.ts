@@ -32,6 +32,7 @@ export function redemptionsHandlers(codes: RedemptionsService): ServiceImpl<type
       await codes.remove(req.id);
       return {};
     },
+    deleteInvalidRedemptions: async () => ({ count: await codes.removeInvalid() }),
     async redeem(req) {
       return { quota: await codes.redeem(req.userId, req.username, req.key) };
     },

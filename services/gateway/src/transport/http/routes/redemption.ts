@@ -2,7 +2,7 @@ import { ok } from '@aigw/common';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, flag, id, int32, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
+import { body, flag, id, int32, optional, optText, pageOf, pageShape, pathId, quota, timestamp } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { actorOf, caller, pageAnswer, snake } from './wire.ts';
 
@@ -14,6 +14,7 @@ const Create = validate({
     name: optText,
     quota: optional(quota()),
     count: optional(int32('数量必须是整数')),
+    expired_time: optional(timestamp),
   }),
 });
 const Update = validate({
@@ -23,6 +24,7 @@ const Update = validate({
     status: optional(int32('无效的状态')),
     name: optText,
     quota: optional(quota()),
+    expired_time: optional(timestamp),
   }),
 });
 const Redeem = validate({ body: body({ key: optText }) });
@@ -42,6 +44,12 @@ export function redemptionRoutes(api: Router, { clients, guard }: RouteDeps): vo
     ok(res, pageAnswer(r.items, r.page));
   });
 
+  // Before /redemption/:id, which would take "invalid" for an id.
+  api.delete('/redemption/invalid', guard.admin, async (_req, res) => {
+    const r = await redemptions.deleteInvalidRedemptions({});
+    ok(res, r.count);
+  });
+
   api.get('/redemption/:id', guard.admin, ById, async (req, res) => {
     const r = await redemptions.getRedemption({ id: input(req, ById).params.id });
     ok(res, r.redemption ? snake(r.redemption) : null);
@@ -54,6 +62,7 @@ export function redemptionRoutes(api: Router, { clients, guard }: RouteDeps): vo
       name: b.name ?? '',
       quota: b.quota ?? 0,
       count: b.count ?? 1,
+      expiredTime: b.expired_time ?? 0,
     });
     ok(res, r.keys);
   });
@@ -69,6 +78,7 @@ export function redemptionRoutes(api: Router, { clients, guard }: RouteDeps): vo
       id: b.id,
       ...(b.name === undefined ? {} : { name: b.name }),
       ...(b.quota === undefined ? {} : { quota: b.quota }),
+      ...(b.expired_time === undefined ? {} : { expiredTime: b.expired_time }),
     });
     ok(res, r.redemption ? snake(r.redemption) : null);
   });

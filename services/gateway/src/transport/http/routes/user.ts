@@ -32,6 +32,7 @@ const Update = validate({
     group: optText,
     email: optText,
     role: optional(role),
+    remark: optText,
   }),
 });
 const Manage = validate({ body: body({ id: id('无效的用户 id'), action: optText }) });
@@ -61,9 +62,10 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
   const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
 
   const withWallet = async (u: User) => userJson(u, await wallets.get(u.id));
+  /** Admin answers add the admin's note (new-api's remark), which the user's own answers leave out. */
   const withWallets = async (items: User[]) => {
     const map = await wallets.getMany(items.map((u) => u.id));
-    return items.map((u) => userJson(u, map.get(u.id)));
+    return items.map((u) => ({ ...userJson(u, map.get(u.id)), remark: u.remark }));
   };
   /** Brings the sessions of a changed user up to date: ended when the user may no longer log in. */
   const syncSessions = async (u: User | undefined, ended: boolean) => {
@@ -180,6 +182,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
       group: b.group,
       email: b.email,
       role: b.role,
+      remark: b.remark,
     });
     if (!user) throw notFound('用户不存在');
     if (quota !== undefined && quota !== (await wallets.get(id)).quota) {
@@ -206,7 +209,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     if (user.role >= me(req).role && user.id !== me(req).id && me(req).role < 100) {
       throw denied('无权获取同级或更高等级用户的信息');
     }
-    ok(res, await withWallet(user));
+    ok(res, { ...(await withWallet(user)), remark: user.remark });
   });
 
   api.delete('/user/:id', numericId, guard.admin, ById, async (req, res) => {
