@@ -273,10 +273,10 @@ export function applyParamOverride(
         editString(body, path, (s) => s.toUpperCase());
         break;
       case 'replace':
-        editString(body, path, (s) => s.replaceAll(op.from ?? '', op.to ?? ''));
+        if (op.from) editString(body, path, (s) => s.replaceAll(op.from as string, op.to ?? ''));
         break;
       case 'regex_replace':
-        editString(body, path, (s) => s.replace(new RegExp(op.from ?? '', 'g'), op.to ?? ''));
+        if (op.from) editString(body, path, (s) => s.replace(new RegExp(op.from as string, 'g'), op.to ?? ''));
         break;
       case 'return_error':
         throw returnError(value);
