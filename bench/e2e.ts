@@ -25,6 +25,7 @@
  *
  * Exits 1 when the accounting identity breaks for any user (or cannot be checked).
  */
+
 import type { ServiceName } from '../deploy/local/stack/in-process.ts';
 import { TOPICS } from '../proto/src/topics.ts';
 import { connectMongo, createKafka, createLogger, createPublisher } from '../services/common/src/index.ts';
@@ -32,6 +33,7 @@ import { Pool } from '../services/relay/test/bench/load.ts';
 import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
 import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
 import { clientsFor, type RelayStack, routable, userWithToken } from '../services/relay/test/relay-harness.ts';
+import { logRows } from './log-rows.ts';
 import { consumed, cpuMs, MODEL, type Platform, PRICE, priceModel, REPLY, sleep, startPlatform } from './platform.ts';
 
 const arg = (name: string, dflt: string) =>
@@ -320,11 +322,10 @@ async function main() {
     log('');
     await sleep(2_000);
     const conn = await connectMongo(stack.env.MONGO_URL as string, `e2e_${run}_logs`);
-    const logs = conn.collection('logs');
     // One pass over the consumption logs (on the local server every filtered query reads the
     // whole collection, so one per user would take minutes at a few hundred thousand rows).
     const sums = new Map<number, { quota: number; rows: number; ids: Set<string> }>();
-    for await (const row of logs.find({ type: 2 }, { projection: { user_id: 1, quota: 1, request_id: 1 } })) {
+    for await (const row of logRows(conn, [2], {}, ['user_id', 'quota', 'request_id'])) {
       const uid = Number(row.user_id);
       let acc = sums.get(uid);
       if (!acc) {

@@ -23,6 +23,7 @@
  *     [--window=90000] [--batch=1000] [--concurrency=32]
  * Exit 1 when an invariant fails.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -34,6 +35,7 @@ import { connectMongo, connectRedis } from '../services/common/src/index.ts';
 import { clientsFor, createChannel, setOption, userWithToken } from '../services/relay/test/relay-harness.ts';
 import { dueSchedules } from '../services/tasks/src/data/due-schedule.ts';
 import { type FakeKling, startFakeKling } from '../services/tasks/test/fakes/fake-kling.ts';
+import { countLogRows } from './log-rows.ts';
 import { cpuMs, type Platform, sleep, startPlatform, waitReady } from './platform.ts';
 
 const arg = (name: string, d: number) => {
@@ -350,10 +352,9 @@ async function main() {
     check(succeeded + refunded === rows.length, `${succeeded} settled + ${refunded} refunded = ${rows.length}`);
 
     // Money: the logs consumer and the wallet catch up.
-    const logs = logsDb.collection('logs');
     let refunds = 0;
     for (let i = 0; i < 60; i++) {
-      refunds = await logs.countDocuments({ type: 6 });
+      refunds = await countLogRows(logsDb, [6], {});
       if (refunds >= refunded) break;
       await sleep(2_000);
     }
