@@ -447,8 +447,8 @@ describe('screen walk (browser)', () => {
 
       await open(page, '/setting');
       await shows(page, username, '[data-card="profile"]');
-      // The invitation link holds the stack's port and a random code.
-      await still(page, w, 'user-setting', ['input']);
+      // The invitation link holds the stack's port and a random code; the login sessions their times.
+      await still(page, w, 'user-setting', ['input', '.aigw-session-meta']);
 
       await open(page, '/pricing');
       await shows(page, MODEL);

@@ -1,4 +1,4 @@
-import { Button, Card, Message, Popconfirm, Table, Tag } from '@arco-design/web-react';
+import { Button, Card, Message, Popconfirm, Tag, Typography } from '@arco-design/web-react';
 import { useCallback, useEffect, useState } from 'react';
 import { type LoginSession, listSessions, revokeOtherSessions, revokeSession } from '../../api/security.ts';
 import { tr } from '../../locale/translate.ts';
@@ -29,41 +29,11 @@ export default function LoginSessionsCard() {
     void load();
   };
 
-  const columns = [
-    {
-      title: tr('setting.sessionDevice'),
-      dataIndex: 'user_agent',
-      render: (ua: string, row: LoginSession) => (
-        <span>
-          {row.current && (
-            <Tag color="green" size="small" style={{ marginRight: 6 }}>
-              {tr('setting.sessionCurrent')}
-            </Tag>
-          )}
-          {ua || '-'}
-        </span>
-      ),
-    },
-    { title: tr('setting.sessionIp'), dataIndex: 'ip', render: (ip: string) => ip || '-' },
-    { title: tr('setting.sessionMethod'), dataIndex: 'login_method', render: (m: string) => m || '-' },
-    { title: tr('setting.sessionCreated'), dataIndex: 'created_at', render: time },
-    { title: tr('setting.sessionLastActive'), dataIndex: 'last_active_at', render: time },
-    {
-      title: '',
-      dataIndex: 'sid',
-      render: (sid: string, row: LoginSession) =>
-        row.current ? null : (
-          <Button size="mini" status="danger" onClick={() => void revoke(sid)}>
-            {tr('setting.sessionRevoke')}
-          </Button>
-        ),
-    },
-  ];
-
   return (
     <Card
       title={tr('setting.sessions')}
       bordered={false}
+      className="aigw-sessions-card"
       data-card="sessions"
       extra={
         <Popconfirm title={tr('setting.sessionRevokeOthers')} onOk={() => void revokeOthers()}>
@@ -73,7 +43,33 @@ export default function LoginSessionsCard() {
         </Popconfirm>
       }
     >
-      <Table rowKey="sid" size="small" columns={columns} data={rows} pagination={false} scroll={{ x: true }} />
+      {rows.map((row) => (
+        <div key={row.sid} className="aigw-session-row" data-session={row.current ? 'current' : 'other'}>
+          <div className="aigw-session-main">
+            <Typography.Text ellipsis={{ showTooltip: true }} className="aigw-session-agent">
+              {row.current && (
+                <Tag color="green" size="small" style={{ marginRight: 6 }}>
+                  {tr('setting.sessionCurrent')}
+                </Tag>
+              )}
+              {row.user_agent || '-'}
+            </Typography.Text>
+            <Typography.Text type="secondary" className="aigw-session-meta">
+              {[
+                `${tr('setting.sessionIp')} ${row.ip || '-'}`,
+                `${tr('setting.sessionMethod')} ${row.login_method || '-'}`,
+                `${tr('setting.sessionCreated')} ${time(row.created_at)}`,
+                `${tr('setting.sessionLastActive')} ${time(row.last_active_at)}`,
+              ].join(' · ')}
+            </Typography.Text>
+          </div>
+          {!row.current && (
+            <Button size="mini" status="danger" onClick={() => void revoke(row.sid)}>
+              {tr('setting.sessionRevoke')}
+            </Button>
+          )}
+        </div>
+      ))}
     </Card>
   );
 }
