@@ -11,9 +11,19 @@ import { create } from '@bufbuild/protobuf';
 import { afterEach, describe, expect, it } from 'vitest';
 import { logRepository } from '../src/data/log-repository.ts';
 import { ingestUsage } from '../src/domain/ingest-events.ts';
+import type { Bucket } from '../src/domain/log-record.ts';
 import { logFromUsage } from '../src/domain/log-record.ts';
 import { runEventConsumers } from '../src/transport/kafka/event-consumer.ts';
-import { drained, expectedBuckets, isolated, logger, publishUsage, stored, usageEvents } from './support.ts';
+import {
+  drained,
+  expectedBuckets,
+  expectedEveryone,
+  isolated,
+  logger,
+  publishUsage,
+  stored,
+  usageEvents,
+} from './support.ts';
 
 const flags = () => ({ logConsume: true, aggregate: true });
 const cleanups: (() => Promise<void>)[] = [];
@@ -62,7 +72,23 @@ describe('logs consumer', () => {
     expect(s.count).toBe(events.length);
     expect(s.requestIds).toBe(events.length);
     expect(s.buckets).toEqual(expectedBuckets(events));
+    expect(s.everyone).toEqual(expectedEveryone(events));
     expect(elapsed).toBeLessThan(BACKLOG_BOUND_MS);
+
+    // The dashboard, read by _id (the buckets of every hour are this version's): one user's
+    // buckets, a username's, and everyone's summed per model, equal to the events' sums.
+    const range = { start: events[0]!.occurredAtMs / 1000 - 1, end: events.at(-1)!.occurredAtMs / 1000 + 1 };
+    const sums = (rows: Bucket[]) =>
+      new Map(rows.map((b) => [b.key, { token_used: b.token_used, count: b.count, quota: b.quota }]));
+    await env.conn.collection('quota_data').updateOne({ _id: 'meta|dashboard' as never }, { $set: { created_at: 0 } });
+    const reader = logRepository(env.conn);
+    const mine = events.filter((e) => e.userId === 1_007);
+    expect(sums(await reader.dashboard({ user_id: 1_007, ...range }))).toEqual(expectedBuckets(mine));
+    expect(sums(await reader.dashboard({ username: 'user1007', ...range }))).toEqual(expectedBuckets(mine));
+    expect(sums(await reader.dashboard(range))).toEqual(expectedEveryone(events));
+    // The scan of older versions' buckets (hours before this version started) answers the same.
+    expect(sums(await env.repo.dashboard({ user_id: 1_007, ...range }))).toEqual(expectedBuckets(mine));
+    expect(sums(await env.repo.dashboard(range))).toEqual(expectedEveryone(events));
   }, 240_000);
 
   it('when the consumer falls out of its group mid-batch (event loop blocked past the session timeout), then it rejoins and finishes with nothing lost or doubled', async () => {
@@ -152,6 +178,7 @@ describe('logs consumer', () => {
     const after = await stored(env.conn);
     expect(after).toEqual(before);
     expect(after.buckets).toEqual(expectedBuckets(events));
+    expect(after.everyone).toEqual(expectedEveryone(events));
   }, 180_000);
 
   it('when a batch was logged but not summed (a crash in between), comes back cut differently, is applied by two replicas, and an event was published twice, then every sum is exact', async () => {
@@ -185,6 +212,7 @@ describe('logs consumer', () => {
     expect(s.count).toBe(400);
     expect(s.requestIds).toBe(400);
     expect(s.buckets).toEqual(expectedBuckets(events));
+    expect(s.everyone).toEqual(expectedEveryone(events));
   });
 });
 

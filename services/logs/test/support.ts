@@ -94,6 +94,13 @@ export function expectedBuckets(
   return out;
 }
 
+/** Expected sums of everyone's buckets: (0, model, hour). */
+export function expectedEveryone(
+  events: TestUsage[],
+): Map<string, { token_used: number; count: number; quota: number }> {
+  return expectedBuckets(events.map((e) => ({ ...e, userId: 0 })));
+}
+
 /** What the database holds: logs of every partition (count, distinct request ids) and every bucket's sums. */
 export async function stored(conn: Connection) {
   const logs = await logRows(conn).scan({});
@@ -101,10 +108,17 @@ export async function stored(conn: Connection) {
     .collection<{ _id: string; token_used: number; count: number; quota: number }>('quota_data')
     .find({})
     .toArray();
+  const sums = (b: { token_used: number; count: number; quota: number }) => ({
+    token_used: b.token_used,
+    count: b.count,
+    quota: b.quota,
+  });
   return {
     count: logs.length,
     requestIds: new Set(logs.map((l) => l.request_id as string)).size,
-    buckets: new Map(buckets.map((b) => [b._id, { token_used: b.token_used, count: b.count, quota: b.quota }])),
+    // Users' buckets (`<user>:<model>:<hour>`), and everyone's (user 0, per model and hour).
+    buckets: new Map(buckets.filter((b) => /^[1-9]\d*:/.test(b._id)).map((b) => [b._id, sums(b)])),
+    everyone: new Map(buckets.filter((b) => b._id.startsWith('0:')).map((b) => [b._id, sums(b)])),
   };
 }
 

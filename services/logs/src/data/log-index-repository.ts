@@ -385,6 +385,11 @@ export function logIndexRepository(conn: Connection) {
       await firstWrite;
     },
 
+    /** The user ids logged under a username. */
+    async userIds(name: string): Promise<number[]> {
+      return (await main.findOne({ _id: `n|${name}` }))?.ids ?? [];
+    },
+
     /** The last offset of a partition the lists hold (-1: none). */
     async watermark(key: string): Promise<number> {
       return (await main.findOne({ _id: `w|${key}` }, { projection: { o: 1 } }))?.o ?? -1;

@@ -86,14 +86,19 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
     return listsBuilt;
   };
   const cutNow = async () => (await index.meta()).cut ?? 0;
+  /** `<day models id>|<model>` pairs written (the dashboard's lists of models per user and day). */
+  const knownDayModels = new Set<string>();
+  let dashFromCache: number | undefined;
 
   return {
     index,
     rows,
     async ensureIndexes(): Promise<void> {
-      // The partitions need only their `_id` (the event id); the dashboard's buckets are read by time.
+      // The partitions need only their `_id` (the event id). The buckets are read by `_id`; these
+      // serve the dashboard's scan of the hours before this version (and older versions).
       await buckets.createIndex({ created_at: 1 });
       await buckets.createIndex({ user_id: 1, created_at: 1 });
+      await dashFrom();
     },
 
     /**
@@ -186,49 +191,34 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
      */
     async applyBuckets(partition: number, rows: OffsetLog[]): Promise<number> {
       if (rows.length === 0) return 0;
-      const field = `p${partition}`;
-      const mark = (k: string) => `${k}|${field}`;
-      const keys = [...new Set(rows.map(bucketKeyOf))];
-      if (watermarks.size > 200_000) watermarks.clear();
-      await Promise.all(
-        keys
-          .filter((k) => !watermarks.has(mark(k)))
-          .map(async (k) => {
-            const b = await buckets.findOne({ _id: k }, { projection: { applied: 1 } });
-            watermarks.set(mark(k), b?.applied?.[field] ?? -1);
-          }),
-      );
-      const seen = (k: string) => watermarks.get(mark(k)) ?? -1;
-      const deltas = bucketDeltas(rows, seen);
-      await Promise.all(
-        deltas.map(async (d) => {
-          const assumed = seen(d.key);
-          const before = await buckets.findOneAndUpdate(
-            { _id: d.key },
-            {
-              $inc: { token_used: d.token_used, count: d.count, quota: d.quota },
-              $max: { [`applied.${field}`]: d.lastOffset },
-              $setOnInsert: {
-                user_id: d.user_id,
-                username: d.username,
-                model_name: d.model_name,
-                created_at: d.created_at,
-              },
+      // The dashboard reads by _id: which models each user (and everyone, user 0) used each day.
+      const dayModels = new Map<string, Set<string>>();
+      for (const r of rows) {
+        for (const user of [r.log.user_id, 0]) {
+          const id = dayModelsId(user, Math.floor(r.log.created_at / 86_400));
+          if (knownDayModels.has(`${id}|${r.log.model_name}`)) continue;
+          const set = dayModels.get(id) ?? new Set<string>();
+          set.add(r.log.model_name);
+          dayModels.set(id, set);
+        }
+      }
+      if (dayModels.size > 0) {
+        await buckets.bulkWrite(
+          [...dayModels].map(([id, models]) => ({
+            updateOne: {
+              filter: { _id: id },
+              update: { $addToSet: { models: { $each: [...models] } } } as never,
+              upsert: true,
             },
-            { upsert: true, returnDocument: 'before' },
-          );
-          const actual = before?.applied?.[field] ?? -1;
-          watermarks.set(mark(d.key), Math.max(actual, d.lastOffset));
-          if (actual === assumed) return;
-          const mine = rows.filter((r) => bucketKeyOf(r) === d.key);
-          const fix = difference(
-            mine.filter((r) => r.offset > actual),
-            mine.filter((r) => r.offset > assumed),
-          );
-          if (fix.count !== 0) await buckets.updateOne({ _id: d.key }, { $inc: fix });
-        }),
-      );
-      return deltas.length;
+          })),
+          { ordered: false },
+        );
+        if (knownDayModels.size > 100_000) knownDayModels.clear();
+        for (const [id, models] of dayModels) for (const m of models) knownDayModels.add(`${id}|${m}`);
+      }
+      const everyone = rows.map((r) => ({ ...r, log: { ...r.log, user_id: 0, username: '' } }));
+      const [mine] = await Promise.all([applyKeyed(partition, rows), applyKeyed(partition, everyone)]);
+      return mine;
     },
 
     async find(q: LogQuery, page: number, pageSize: number): Promise<{ items: LogDoc[]; total: number }> {
@@ -267,15 +257,29 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       return n;
     },
 
+    /**
+     * The dashboard's hourly buckets: one user's (user_id, or a username's users) per model, or
+     * everyone's summed per model (user 0, as new-api sums them). Read by _id: the day's models,
+     * then the hours' buckets; hours before this version's first start scan by time.
+     */
     async dashboard(q: { user_id?: number; username?: string; start: number; end: number }): Promise<Bucket[]> {
-      const f: Record<string, unknown> = { created_at: { $gte: Math.floor(q.start / 3600) * 3600, $lte: q.end } };
-      if (q.user_id) f.user_id = q.user_id;
-      if (q.username) f.username = q.username;
-      const rows = await buckets
-        .find(f, { projection: { batches: 0 } })
-        .sort({ created_at: 1 })
-        .toArray();
-      return rows.map(({ _id, ...b }) => ({ key: _id, ...b }) as Bucket);
+      const lo = Math.floor(q.start / 3600) * 3600;
+      const hi = q.end;
+      const from = await dashFrom();
+      const users = q.user_id ? [q.user_id] : q.username ? await index.userIds(q.username) : [0];
+      const out: BucketDoc[] = [];
+      if (lo < from) {
+        const f: Record<string, unknown> = { created_at: { $gte: lo, $lte: Math.min(hi, from - 1) } };
+        if (q.user_id) f.user_id = q.user_id;
+        else if (q.username) f.username = q.username;
+        else f.user_id = { $gt: 0 };
+        const old = await buckets.find(f, { projection: { batches: 0 } }).toArray();
+        out.push(...(q.user_id || q.username ? old : sumPerModel(old)));
+      }
+      if (hi >= from) for (const u of users) out.push(...(await bucketsById(u, Math.max(lo, from), hi)));
+      return out
+        .sort((a, b) => a.created_at - b.created_at || a.model_name.localeCompare(b.model_name))
+        .map(({ _id, applied: _a, batches: _b, ...b }) => ({ key: _id, ...b }) as Bucket);
     },
 
     /**
@@ -298,6 +302,85 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       return applied + (await applyBatch(batch));
     },
   };
+
+  /** Adds a partition's rows to their buckets, exactly once (see applyBuckets). */
+  async function applyKeyed(partition: number, rows: OffsetLog[]): Promise<number> {
+    const field = `p${partition}`;
+    const mark = (k: string) => `${k}|${field}`;
+    const keys = [...new Set(rows.map(bucketKeyOf))];
+    if (watermarks.size > 200_000) watermarks.clear();
+    const unknown = keys.filter((k) => !watermarks.has(mark(k)));
+    if (unknown.length > 0) {
+      const found = await buckets.find({ _id: { $in: unknown } }, { projection: { applied: 1 } }).toArray();
+      const applied = new Map(found.map((b) => [b._id, b.applied?.[field] ?? -1]));
+      for (const k of unknown) watermarks.set(mark(k), applied.get(k) ?? -1);
+    }
+    const seen = (k: string) => watermarks.get(mark(k)) ?? -1;
+    const deltas = bucketDeltas(rows, seen);
+    await Promise.all(
+      deltas.map(async (d) => {
+        const assumed = seen(d.key);
+        const before = await buckets.findOneAndUpdate(
+          { _id: d.key },
+          {
+            $inc: { token_used: d.token_used, count: d.count, quota: d.quota },
+            $max: { [`applied.${field}`]: d.lastOffset },
+            $setOnInsert: {
+              user_id: d.user_id,
+              username: d.username,
+              model_name: d.model_name,
+              created_at: d.created_at,
+            },
+          },
+          { upsert: true, returnDocument: 'before' },
+        );
+        const actual = before?.applied?.[field] ?? -1;
+        watermarks.set(mark(d.key), Math.max(actual, d.lastOffset));
+        if (actual === assumed) return;
+        const mine = rows.filter((r) => bucketKeyOf(r) === d.key);
+        const fix = difference(
+          mine.filter((r) => r.offset > actual),
+          mine.filter((r) => r.offset > assumed),
+        );
+        if (fix.count !== 0) await buckets.updateOne({ _id: d.key }, { $inc: fix });
+      }),
+    );
+    return deltas.length;
+  }
+
+  /**
+   * The hour from which the buckets of everyone (user 0) and the day's models exist: set at the
+   * first start of this version, at the next whole hour; the dashboard scans the buckets by time
+   * before it, as older versions did.
+   */
+  async function dashFrom(): Promise<number> {
+    if (dashFromCache !== undefined) return dashFromCache;
+    const next = Math.ceil(Date.now() / 1000 / 3600) * 3600;
+    const m = await buckets.findOneAndUpdate(
+      { _id: 'meta|dashboard' },
+      { $setOnInsert: { created_at: next } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    dashFromCache = m?.created_at ?? next;
+    return dashFromCache;
+  }
+
+  /** Buckets by _id: the models of each day, then each hour's bucket of each model. */
+  async function bucketsById(user: number, lo: number, hi: number): Promise<BucketDoc[]> {
+    const days: number[] = [];
+    for (let d = Math.floor(lo / 86_400); d <= Math.floor(hi / 86_400); d++) days.push(d);
+    const listed = await buckets.find({ _id: { $in: days.map((d) => dayModelsId(user, d)) } }).toArray();
+    const models = new Map(listed.map((d) => [d._id, (d as { models?: string[] }).models ?? []]));
+    const ids: string[] = [];
+    for (let h = Math.floor(lo / 3600) * 3600; h <= hi; h += 3600) {
+      for (const m of models.get(dayModelsId(user, Math.floor(h / 86_400))) ?? []) ids.push(bucketKey(user, m, h));
+    }
+    const out: BucketDoc[] = [];
+    for (let i = 0; i < ids.length; i += 5_000) {
+      out.push(...(await buckets.find({ _id: { $in: ids.slice(i, i + 5_000) } }).toArray()));
+    }
+    return out;
+  }
 
   async function applyBatch(batch: string): Promise<number> {
     const rows = await legacy
@@ -343,6 +426,22 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
 }
 
 const bucketKeyOf = (r: OffsetLog) => bucketKey(r.log.user_id, r.log.model_name, r.log.created_at);
+/** The models a user (0: everyone) used on a day: `d|<user>|<day>`. */
+const dayModelsId = (user: number, day: number) => `d|${user}|${day}`;
+
+/** Older per-user buckets summed per model and hour (everyone's dashboard before user 0's buckets). */
+function sumPerModel(rows: BucketDoc[]): BucketDoc[] {
+  const out = new Map<string, BucketDoc>();
+  for (const r of rows) {
+    const key = bucketKey(0, r.model_name, r.created_at);
+    const b = out.get(key) ?? { ...r, _id: key, user_id: 0, username: '', token_used: 0, count: 0, quota: 0 };
+    b.token_used += r.token_used;
+    b.count += r.count;
+    b.quota += r.quota;
+    out.set(key, b);
+  }
+  return [...out.values()];
+}
 
 /** The sums of `want` minus those of `have`. */
 function difference(want: OffsetLog[], have: OffsetLog[]): { token_used: number; count: number; quota: number } {
