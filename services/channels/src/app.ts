@@ -12,6 +12,7 @@ import {
   type Logger,
   listen,
   pingMongo,
+  previousSecrets,
   service,
   startGrpcServer,
   stopStack,
@@ -27,6 +28,7 @@ import { channelRepository } from './data/channel-repository.ts';
 import { seenEvents } from './data/seen-events.ts';
 import { channelHealth } from './domain/channel-health.ts';
 import { channelsService } from './domain/channels-service.ts';
+import { resealChannelKeys } from './domain/reseal-keys.ts';
 import { channelsHandlers } from './transport/grpc/channels-handlers.ts';
 import { relayTester } from './transport/grpc/relay-tester.ts';
 import { channelChangePublisher, runHealthConsumer, runUsageConsumer } from './transport/kafka/channel-events.ts';
@@ -38,13 +40,25 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
   return {
     grpcPort: () => grpcPort,
     async start() {
-      const cipher = keyCipher(config.CHANNEL_KEY_SECRET);
+      const cipher = keyCipher(
+        config.CHANNEL_KEY_SECRET,
+        'CHANNEL_KEY_SECRET',
+        previousSecrets(config.CHANNEL_KEY_SECRET_PREVIOUS),
+      );
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
       const channelRepo = channelRepository(conn);
       const abilityRepo = abilityRepository(conn);
       await channelRepo.ensureIndexes();
       await abilityRepo.ensureIndexes();
+      // A rotation of CHANNEL_KEY_SECRET: keys sealed with an earlier secret are sealed again
+      // (they are read meanwhile with the earlier secrets).
+      if (config.CHANNEL_KEY_SECRET_PREVIOUS)
+        void resealChannelKeys(channelRepo, cipher)
+          .then((n) => logger.info({ resealed: n }, 'channel keys sealed with the current CHANNEL_KEY_SECRET'))
+          .catch((err: unknown) =>
+            logger.error({ err }, 'channel key rotation failed; it runs again at the next start'),
+          );
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'channels', logger);
       await ensureTopics(kafka, [

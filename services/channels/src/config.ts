@@ -11,6 +11,17 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   TASKS_ADDR: z.string(),
   /** AES-256-GCM key of channel keys at rest: 32 bytes as 64 hex characters. */
   CHANNEL_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'CHANNEL_KEY_SECRET must be 64 hex characters'),
+  /**
+   * Earlier CHANNEL_KEY_SECRETs during a rotation (comma-separated): still read, and every channel
+   * key is sealed again with the current secret at start (docs/security.md, "Rotating").
+   */
+  CHANNEL_KEY_SECRET_PREVIOUS: z
+    .string()
+    .regex(
+      /^([0-9a-fA-F]{64}(,[0-9a-fA-F]{64})*)?$/,
+      'CHANNEL_KEY_SECRET_PREVIOUS must be 64-hex secrets, comma-separated',
+    )
+    .default(''),
   /** How often the monitor re-tests auto-disabled channels (AutomaticEnableChannelEnabled). */
   CHANNEL_MONITOR_INTERVAL_SEC: z.coerce.number().int().min(5).default(600),
 });

@@ -70,6 +70,8 @@ export interface ChannelRepository {
   idsWithStatus(statuses: number[]): Promise<number[]>;
   /** Adds to a channel's used quota (usage events). */
   addUsedQuota(id: number, quota: number): Promise<void>;
+  /** Replaces the sealed key only if it is still `from` (an edit in between wins); true if replaced. */
+  replaceKeyEnc(id: number, from: string, to: string): Promise<boolean>;
 }
 
 export function channelRepository(conn: Connection): ChannelRepository {
@@ -77,6 +79,10 @@ export function channelRepository(conn: Connection): ChannelRepository {
   return {
     async ensureIndexes() {
       await channels.createIndex({ status: 1 });
+    },
+    async replaceKeyEnc(id, from, to) {
+      const res = await channels.updateOne({ _id: id, key_enc: from }, { $set: { key_enc: to } });
+      return res.modifiedCount === 1;
     },
     async insert(doc) {
       let stored: ChannelDoc | undefined;
