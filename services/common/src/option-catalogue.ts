@@ -180,6 +180,14 @@ export const OPTION_CATALOGUE = {
   AudioCompletionRatio: json({}),
   ImageRatio: json({}),
   GroupRatio: json(DEFAULT_GROUP_RATIO),
+  // Channel affinity (new-api's channel_affinity_setting): one session's requests (a prompt cache
+  // key, Claude Code's metadata.user_id, Codex's session) stick to one channel while it serves;
+  // services/relay/src/domain/channel-affinity.ts. Rules: new-api's JSON list; empty: the defaults.
+  'channel_affinity_setting.enabled': bool(true),
+  'channel_affinity_setting.switch_on_success': bool(true),
+  'channel_affinity_setting.keep_on_channel_disabled': bool(false),
+  'channel_affinity_setting.default_ttl_seconds': int(3600),
+  'channel_affinity_setting.rules': json([]),
   // Models with no ModelPrice or ModelRatio entry: refused (400, naming the model) unless this is
   // on; then served at DefaultModelRatio (completion ratio from CompletionRatio, else 1).
   UnpricedModelsEnabled: bool(false),

@@ -26,6 +26,7 @@ import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { affinitySettings, channelAffinityStore } from './data/channel-affinity-store.ts';
 import { identityCaches } from './data/identity-caches.ts';
 import { rateLimiter } from './data/rate-limiter.ts';
 import { channelSnapshot, pricingData } from './data/routing-data.ts';
@@ -260,6 +261,7 @@ export async function createApp(
           limiter.success(caller.user.id, caller.group);
         },
         state: upstreamState(redis, logger),
+        affinity: channelAffinityStore(redis, logger, () => affinitySettings(options)),
       };
 
       const grpc = await startGrpcServer({

@@ -4,7 +4,8 @@
  * only) and translated to chat for a Claude channel (text, tools, streamed typed events, reasoning
  * items keeping Claude's signed thinking through a tool loop); /v1/responses/compact forwarded
  * to OpenAI channels (documented fields only) and refused elsewhere with a 400, and
- * /v1/responses/input_tokens counted by OpenAI channels and estimated elsewhere. Checks
+ * /v1/responses/input_tokens counted by OpenAI channels and estimated elsewhere; channel affinity
+ * (one prompt_cache_key stays on one channel, moves when it is disabled, hits counted). Checks
  * the answers, what the fakes received, the wallet charge and the log rows.
  */
 import OpenAI from 'openai';
@@ -429,5 +430,74 @@ describe('compaction and input token counts', () => {
       [2, quotaOf(PROMPT_TOKENS, 7, 0.075, 4)],
       [5, 0],
     ]);
+  });
+});
+
+describe('channel affinity', () => {
+  it('when chat requests carry one prompt_cache_key, then they stay on the channel that served it first, even one the weights never pick, and move when it is disabled', async () => {
+    const model = modelName('gpt-4o-mini');
+    const other = await startFakeProvider({
+      kind: 'openai',
+      key: 'up-openai',
+      reply: REPLY,
+      promptTokens: PROMPT_TOKENS,
+    });
+    try {
+      const u = await userWithToken(s);
+      // Weight 0 next to weight 3 is never picked by the weights alone.
+      const kept = await createChannel(s, {
+        type: 1,
+        baseUrl: openaiFake.url,
+        key: 'up-openai',
+        models: model,
+        weight: 0,
+      });
+      await routable(s.stack.relayUrl, u.key, model);
+      const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+      const ask = (key: string) =>
+        client.chat.completions.create({ model, prompt_cache_key: key, messages: [{ role: 'user', content: 'hi' }] });
+      const served = () => ({ kept: openaiFake.requests.length, other: other.requests.length });
+      const metric = async (result: string) => {
+        const text = await fetch(`http://127.0.0.1:${s.stack.ports.relay.metrics}/metrics`).then((r) => r.text());
+        return Number(new RegExp(`relay_channel_affinity_total\\{result="${result}"\\} (\\d+)`).exec(text)?.[1] ?? 0);
+      };
+      const hitsBefore = await metric('hit');
+
+      await ask('session-a'); // the only channel: the session is kept there
+      await createChannel(s, { type: 1, baseUrl: other.url, key: 'up-openai', models: model, weight: 3 });
+      // New sessions land on the new channel once the relay has it.
+      let probe = 0;
+      await eventually(
+        async () => {
+          const before = other.requests.length;
+          await ask(`session-probe-${probe++}`);
+          return other.requests.length > before;
+        },
+        (v) => v,
+        { what: 'the second channel serving' },
+      );
+      const before = served();
+      for (let i = 0; i < 5; i++) await ask('session-a');
+      expect(served()).toEqual({ kept: before.kept + 5, other: before.other });
+      expect(await metric('hit')).toBeGreaterThanOrEqual(hitsBefore + 5);
+
+      // Disabled, the kept channel is passed over; the session moves and stays on the new one.
+      await s.channels.updateChannelStatus({ id: kept, status: 2, reason: '' });
+      await eventually(
+        async () => {
+          const n = other.requests.length;
+          await ask('session-a');
+          return other.requests.length > n;
+        },
+        (v) => v,
+        { what: 'the session moved off the disabled channel' },
+      );
+      await s.channels.updateChannelStatus({ id: kept, status: 1, reason: '' });
+      const moved = served();
+      for (let i = 0; i < 3; i++) await ask('session-a');
+      expect(served()).toEqual({ kept: moved.kept, other: moved.other + 3 });
+    } finally {
+      await other.close();
+    }
   });
 });

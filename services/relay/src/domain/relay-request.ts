@@ -7,6 +7,7 @@ import { keyFingerprint } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
 import type { TokenInfo, UserInfo } from './authorize.ts';
+import type { AffinityKey, AffinitySettings } from './channel-affinity.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
 import { runAttempt } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
@@ -32,6 +33,8 @@ export interface RelayCaller {
    * conversation a Responses request continues); retries go elsewhere as usual.
    */
   preferredChannelId?: number;
+  /** The session the request belongs to (channel affinity), when a rule names one. */
+  affinity?: AffinityKey;
   ip: string;
   /** performance.now() at arrival. */
   startedAt: number;
@@ -124,6 +127,17 @@ export interface UpstreamStatePort {
   forget(id: string): Promise<void>;
 }
 
+/** Where sessions' channels are kept (Redis; data/channel-affinity-store.ts). */
+export interface AffinityPort {
+  settings(): AffinitySettings;
+  /** The channel that served the session last; undefined when none (or Redis is away). */
+  find(key: string): Promise<number | undefined>;
+  /** Best effort, not awaited. */
+  remember(key: string, channelId: number, ttlSeconds: number): void;
+  /** A served request of a session: on the channel kept for it (hit) or not (miss). */
+  count(result: 'hit' | 'miss'): void;
+}
+
 export interface RelayDeps {
   upstream: UpstreamClient;
   channels(): ChannelIndex;
@@ -138,6 +152,8 @@ export interface RelayDeps {
   countTokens?(caller: RelayCaller, tokens: number): void;
   /** Owners of the answers upstreams keep (absent: retrieve and delete find nothing). */
   state?: UpstreamStatePort;
+  /** Channel affinity (absent: none). */
+  affinity?: AffinityPort;
 }
 
 /** The result the HTTP layer may use (tests, metrics). */
@@ -258,6 +274,12 @@ export async function relayRequest(
       throw new RelayError(500, message, 'pre_consume_failed');
     }
   }
+
+  // Channel affinity: the session's channel goes first while it serves the model (retries go
+  // elsewhere as usual); a stored response's channel (previous_response_id) comes before it.
+  const session = pinned ? undefined : caller.affinity;
+  const kept = session && deps.affinity ? await deps.affinity.find(session.key) : undefined;
+  if (kept && !caller.preferredChannelId) caller.preferredChannelId = kept;
 
   // Step 3 and 6: attempts on channels, retries on others.
   const tried: number[] = [];
@@ -410,10 +432,34 @@ export async function relayRequest(
   if (result.estimated) other.usage_estimated = true;
   cacheWriteDetails(other, result.usage, price);
   if (result.stateId) deps.state?.remember(result.stateId, { channelId: served.id, userId });
+  if (session && deps.affinity)
+    keepSession(deps.affinity, session, kept, served.id, () => index.serves(caller.group, req.model, kept ?? 0));
   deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other));
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
+}
+
+/**
+ * Where a served session goes next: the same channel (its TTL renewed); another that served it
+ * after the kept one failed (switch_on_success), unless the kept one is disabled and
+ * keep_on_channel_disabled holds the session for it.
+ */
+function keepSession(
+  port: AffinityPort,
+  session: AffinityKey,
+  kept: number | undefined,
+  servedId: number,
+  keptServes: () => boolean,
+): void {
+  const hit = kept === servedId;
+  port.count(hit ? 'hit' : 'miss');
+  if (!hit && kept !== undefined) {
+    const s = port.settings();
+    if (!s.switchOnSuccess) return;
+    if (s.keepOnChannelDisabled && !keptServes()) return;
+  }
+  port.remember(session.key, servedId, session.ttlSeconds);
 }
 
 /**

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { nameActiveSpan, tracingActive } from '@aigw/common/telemetry';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
 import { checkModel, checkUser } from '../../domain/authorize.ts';
+import { affinityKey } from '../../domain/channel-affinity.ts';
 import type { ChannelIndex } from '../../domain/channel-index.ts';
 import { countTokens } from '../../domain/count-tokens.ts';
 import type { ClientRequest } from '../../domain/exchange/build-request.ts';
@@ -171,6 +172,19 @@ export function relayRoutes(deps: RouteDeps) {
       };
       at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
       if (deps.limiter.enabled) await limit(id.token.id, id.user.id, caller.group);
+      // Channel affinity: the session this request belongs to, when a rule names one.
+      const affinity = deps.pipeline.affinity;
+      if (affinity)
+        caller.affinity = affinityKey(affinity.settings(), {
+          path: route,
+          model: creq.model,
+          group: caller.group,
+          body: creq.body,
+          header: (name) => {
+            const v = req.headers[name];
+            return Array.isArray(v) ? v[0] : v;
+          },
+        });
       // A Responses request continuing a stored one goes first to the channel that holds it.
       const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
       if (typeof previous === 'string' && deps.pipeline.state) {
