@@ -124,7 +124,11 @@ function runAgent(bin: string, args: string[], cwd: string, env: Record<string, 
     });
     const timer = setTimeout(() => {
       stderr += `\n[test] killed after ${RUN_TIMEOUT_MS} ms`;
-      if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // The group ended between the timer and the kill.
+      }
     }, RUN_TIMEOUT_MS);
     child.on('error', reject);
     child.on('close', (code, signal) => {

@@ -105,7 +105,7 @@ export async function startAgentUpstream(o: AgentUpstreamOptions): Promise<Agent
         text: step === 'tool' ? AGENT_PLAN : step === 'final' ? o.final : SIDE_TEXT,
         usage: AGENT_USAGE[step],
         ...(step === 'tool' && shell
-          ? { call: { id: `call_agent_${calls}`, name: shell.name, args: argsFor(shell, o.command) } }
+          ? { call: { id: `${idPrefix[route.wire]}${calls}`, name: shell.name, args: argsFor(shell, o.command) } }
           : {}),
       };
       requests.push({
@@ -146,6 +146,13 @@ export async function startAgentUpstream(o: AgentUpstreamOptions): Promise<Agent
 }
 
 type WireName = 'responses' | 'chat' | 'messages' | 'gemini';
+/** Tool call ids as each API spells them (Gemini has none on the wire; its calls pair by name). */
+const idPrefix: Record<WireName, string> = {
+  responses: 'call_agent_',
+  chat: 'call_agent_',
+  messages: 'toolu_agent_',
+  gemini: 'agent_',
+};
 interface Route {
   wire: WireName;
   stream?: boolean;
