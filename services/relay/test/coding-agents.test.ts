@@ -53,8 +53,9 @@ beforeAll(async () => {
   s = await startRelayStack();
   scratch = mkdtempSync(join(tmpdir(), 'aigw-agents-'));
   const ratios = (v: number) => JSON.stringify(Object.fromEntries(ALL_MODELS.map((m) => [m, v])));
-  await setOption(s, 'ModelRatio', ratios(MODEL_RATIO));
+  // Completion ratio first: a relay that has the model ratio (and so serves the model) has both.
   await setOption(s, 'CompletionRatio', ratios(COMPLETION_RATIO));
+  await setOption(s, 'ModelRatio', ratios(MODEL_RATIO));
   for (const kind of KINDS) {
     upstreams[kind] = await startAgentUpstream({
       kind,
