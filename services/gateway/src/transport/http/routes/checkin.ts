@@ -3,11 +3,13 @@ import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
 import { turnstileCheck } from '../middleware/turnstile.ts';
-import { optText } from '../schemas.ts';
+import { body, optText } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { caller } from './wire.ts';
 
 const Status = validate({ query: z.object({ month: optText }) });
+/** The Turnstile token travels in the query (read by the Turnstile check), as on the login. */
+const Checkin = validate({ query: z.object({ turnstile: optText }), body: body({}) });
 
 /**
  * Daily check-in (new-api's /api/user/checkin): the month's records, and the check-in itself
@@ -36,7 +38,7 @@ export function checkinRoutes(api: Router, { clients, guard, options, config }: 
     });
   });
 
-  api.post('/user/checkin', guard.user, human, async (req, res) => {
+  api.post('/user/checkin', guard.user, Checkin, human, async (req, res) => {
     const r = await clients.users.checkin({ userId: caller(req).id });
     ok(res, { quota_awarded: r.quotaAwarded, checkin_date: r.checkinDate }, '签到成功');
   });

@@ -3,9 +3,11 @@ import { invalid } from '@aigw/common/errors';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
+import { body } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { caller } from './wire.ts';
 
+const NoInput = validate({ body: body({}) });
 const BySid = validate({ params: z.object({ sid: z.string().regex(/^[\w-]{1,64}$/, '无效的会话 ID') }) });
 
 /**
@@ -19,7 +21,7 @@ export function loginSessionRoutes(api: Router, { guard, sessions }: RouteDeps):
     ok(res, await sessions.list(caller(req).id, req.sessionId));
   });
 
-  api.post('/user/self/sessions/revoke-others', guard.user, async (req, res) => {
+  api.post('/user/self/sessions/revoke-others', guard.user, NoInput, async (req, res) => {
     const count = await sessions.revokeOthers(caller(req).id, req.sessionId);
     ok(res, { revoked_count: count });
   });

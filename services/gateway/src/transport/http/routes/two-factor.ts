@@ -6,6 +6,7 @@ import { input, validate } from '../validate.ts';
 import { actorOf, caller } from './wire.ts';
 
 const Code = validate({ body: body({ code: optText }) });
+const NoInput = validate({ body: body({}) });
 const ById = validate({ params: pathId });
 
 /** No cache for answers that carry secrets or codes. */
@@ -36,7 +37,7 @@ export function twoFactorRoutes(api: Router, { clients, guard, audit, sessions }
     });
   });
 
-  api.post('/user/2fa/setup', guard.user, noStore, async (req, res) => {
+  api.post('/user/2fa/setup', guard.user, noStore, NoInput, async (req, res) => {
     const s = await users.setupTwoFactor({ userId: caller(req).id });
     ok(
       res,
