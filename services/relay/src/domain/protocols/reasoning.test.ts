@@ -37,6 +37,7 @@ describe('model-name suffixes (new-api)', () => {
     });
     // Clamped to what the model takes (2.5 Pro: 128-32768).
     expect(parseModelSuffix('gemini-2.5-pro-thinking-99999', 'gemini')?.intent.budget).toBe(32768);
+    expect(parseModelSuffix('gemini-2.0-flash-thinking-exp-01-21', 'gemini')).toBeUndefined();
     expect(parseModelSuffix('gemini-2.5-flash-nothinking', 'gemini')).toMatchObject({
       model: 'gemini-2.5-flash',
       intent: { enabled: false },

@@ -170,8 +170,10 @@ export function parseModelSuffix(model: string, wire: string): SuffixMeaning | u
     const at = model.indexOf('-thinking-');
     if (at > 0) {
       const base = model.slice(0, at);
-      const n = Number(model.slice(at + '-thinking-'.length));
-      if (!Number.isInteger(n)) return { model: base, intent: { enabled: true, include: true }, effortSuffix: false };
+      const tail = model.slice(at + '-thinking-'.length);
+      const n = Number(tail);
+      // A name such as gemini-2.0-flash-thinking-exp-01-21 is a model of its own, not a budget.
+      if (!/^\d+$/.test(tail) || !Number.isInteger(n)) return undefined;
       return {
         model: base,
         intent: { enabled: n !== 0, budget: clampGeminiBudget(base, n), include: true },
