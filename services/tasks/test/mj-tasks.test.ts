@@ -87,13 +87,15 @@ describe('midjourney through the gateway', () => {
 
   it('when an action is sent before its task succeeded, then it is refused unbilled; after SUCCESS it runs on that channel', async () => {
     const u = await userWithToken(s, { quota: 1_000_000 });
-    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'a blue dog' });
+    // Held IN_PROGRESS by the fake until released: the early action cannot race the task's end.
+    const sub = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'a blue dog held' });
     const id = String(sub.body.result);
     const w0 = await walletOf(s, u.userId);
     const early = await mj(s, u.key, '/mj/submit/action', { taskId: id, customId: `MJ::JOB::upsample::1::h${id}` });
     expect(early.status).toBe(400);
     expect(early.body).toMatchObject({ code: 4, description: '任务状态不是成功，无法执行该操作' });
     expect(await walletOf(s, u.userId)).toEqual(w0);
+    s.fake.release(id);
 
     const { task } = await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
     const button = (task.buttons as { customId: string; label: string }[]).find((b) => b.label === 'U1');

@@ -29,6 +29,11 @@ export interface FakeMidjourney {
   tasks: Map<string, FakeTask>;
   /** While true every call answers 503. */
   down: boolean;
+  /**
+   * Tasks whose prompt holds `held` stay IN_PROGRESS until released here (a test that must act
+   * before SUCCESS does not race the clock on a loaded machine).
+   */
+  release(id: string): void;
   close(): Promise<void>;
 }
 
@@ -62,6 +67,7 @@ export async function startFakeMidjourney(opts: {
 }): Promise<FakeMidjourney> {
   const stepMs = opts.stepMs ?? 200;
   const steps = opts.steps ?? 3;
+  const held = new Set<string>();
   const state: FakeMidjourney = {
     url: '',
     submits: [],
@@ -69,6 +75,9 @@ export async function startFakeMidjourney(opts: {
     fetchTimes: new Map(),
     tasks: new Map(),
     down: false,
+    release: (id) => {
+      held.delete(id);
+    },
     close: async () => undefined,
   };
 
@@ -105,7 +114,7 @@ export async function startFakeMidjourney(opts: {
         finishTime: Date.now(),
       };
     }
-    if (step < steps || t.prompt.includes('never-finish')) {
+    if (step < steps || t.prompt.includes('never-finish') || held.has(t.id)) {
       const pct = Math.min(99, Math.round((100 * step) / steps));
       return { ...base, status: 'IN_PROGRESS', progress: `${pct}%`, imageUrl: '' };
     }
@@ -164,6 +173,7 @@ export async function startFakeMidjourney(opts: {
         if (!action) return send(200, { code: 4, description: 'unsupported', result: null });
         const id = `${Date.now()}${randomInt(100000, 999999)}`;
         state.tasks.set(id, { id, action, prompt, submitTime: Date.now(), mode, body });
+        if (prompt.includes('held')) held.add(id);
         return send(200, { code: 1, description: '提交成功', result: id, properties: { discordInstanceId: 'fake' } });
       }
       const task = /^\/task\/([^/]+)\/(fetch|image-seed)$/.exec(rest);
