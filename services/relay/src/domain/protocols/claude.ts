@@ -23,6 +23,7 @@ import {
 } from './openai.ts';
 import {
   CLAUDE_MIN_BUDGET,
+  CLAUDE5,
   claudeAdaptive,
   claudeBudgetFor,
   effortForBudget,
@@ -190,6 +191,12 @@ export function openaiToClaudeRequest(req: ChatRequest, model: string): Json {
     else if (typeof tc === 'object' && tc.function?.name) out.tool_choice = { type: 'tool', name: tc.function.name };
   }
   applyThinking(out, reasoningOf(req), req.max_completion_tokens ?? req.max_tokens);
+  // Claude 5 refuses sampling settings other than the defaults (Anthropic's Sonnet 5 page): chat
+  // clients send a temperature by habit.
+  if (CLAUDE5.test(model)) {
+    delete out.temperature;
+    delete out.top_p;
+  }
   return out;
 }
 

@@ -115,6 +115,9 @@ describe('reasoning between formats', () => {
     expect(five).toMatchObject({ thinking: { type: 'adaptive' }, output_config: { effort: 'high' }, max_tokens: 1000 });
     expect(five).not.toHaveProperty('temperature');
     expect(parseModelSuffix('claude-opus-5-5-high', 'claude')?.model).toBe('claude-opus-5-5');
+    expect(
+      openaiToClaudeRequest({ model: 'm', messages: [user('x')], temperature: 0.7 }, 'claude-sonnet-5'),
+    ).not.toHaveProperty('temperature');
   });
 
   it('when Claude answers with signed thinking, then chat gets reasoning_content and the signature, and sends it back as a thinking block', () => {

@@ -115,7 +115,7 @@ export function openaiReasons(model: string): boolean {
 }
 
 /** Claude 5 models: adaptive thinking only (Sonnet 5 refuses `enabled` thinking with a 400). */
-const CLAUDE5 = /^claude-(opus|sonnet|haiku|fable|mythos)-5/;
+export const CLAUDE5 = /^claude-(opus|sonnet|haiku|fable|mythos)-5/;
 
 /**
  * Claude models whose thinking is `adaptive` (new-api: Opus 4.6 with an effort suffix, 4.7 and 4.8
