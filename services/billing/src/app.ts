@@ -129,7 +129,12 @@ export async function createApp(
       const tokens = tokensService({ repo: tokenRepo, ledger, events, options });
       const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
       const codes = redemptionsService({ repo: codeRepo, wallet, options });
-      const topup = topupService({ orders: orderRepo, wallet, options });
+      const topup = topupService({
+        orders: orderRepo,
+        wallet,
+        options,
+        cardApi: { stripeBase: config.STRIPE_API_BASE, creemBase: config.CREEM_API_BASE },
+      });
       const pricing = pricingService({
         options,
         writeOption: async (key, value) => {

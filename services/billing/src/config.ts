@@ -18,6 +18,10 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
       'TOKEN_KEY_SECRET_PREVIOUS must be 64-hex secrets, comma-separated',
     )
     .default(''),
+  /** Stripe's API (tests point it at a fake); empty: https://api.stripe.com. */
+  STRIPE_API_BASE: z.string().default(''),
+  /** Creem's API; empty: https://api.creem.io, or https://test-api.creem.io with CreemTestMode. */
+  CREEM_API_BASE: z.string().default(''),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -63,6 +63,17 @@ export const OPTION_CATALOGUE = {
   Price: float(7.3),
   MinTopUp: int(1),
   TopupGroupRatio: json(DEFAULT_GROUP_RATIO),
+  // Card payments (new-api's names): Stripe Checkout and Creem
+  StripeApiSecret: secret(),
+  StripeWebhookSecret: secret(),
+  StripePriceId: text(),
+  StripeUnitPrice: float(8),
+  StripeMinTopUp: int(1),
+  StripePromotionCodesEnabled: bool(false),
+  CreemApiKey: secret(),
+  CreemWebhookSecret: secret(),
+  CreemProducts: json([]),
+  CreemTestMode: bool(false),
   // Third-party login
   GitHubClientId: text(),
   GitHubClientSecret: secret(),

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { Stack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
+import { type Api, eventually, rootApi, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
+import { FakeCreem } from './fakes/creem.ts';
+import { FakeStripe } from './fakes/stripe.ts';
 
 const EPAY_KEY = 'test-merchant-key';
 
@@ -20,12 +22,18 @@ function sign(params: Record<string, string>, key = EPAY_KEY): string {
 describe('online top-up through the gateway', () => {
   let stack: Stack;
   let user: { api: Api; id: number };
+  const stripe = new FakeStripe('sk_test_fake', 'whsec_fake');
+  const creem = new FakeCreem('creem_test_key', 'creem_whsec', { prod_ten: 1000 });
   beforeAll(async () => {
-    stack = await startMoneyStack();
+    await Promise.all([stripe.start(), creem.start()]);
+    stack = await startMoneyStack([], { STRIPE_API_BASE: stripe.baseUrl, CREEM_API_BASE: creem.baseUrl });
+    stripe.webhookUrl = `${stack.gatewayUrl}/api/stripe/webhook`;
+    creem.webhookUrl = `${stack.gatewayUrl}/api/creem/webhook`;
     user = await userApi(stack);
   });
   afterAll(async () => {
     await stack?.stop();
+    await Promise.all([stripe.stop(), creem.stop()]);
   });
 
   const balance = async () => (await user.api.get<{ quota: number }>('/user/self')).body.data?.quota ?? 0;
@@ -142,5 +150,136 @@ describe('online top-up through the gateway', () => {
     expect((await user.api.post('/user/pay', { amount: 1.5, payment_method: 'zfb' })).body.message).toBe(
       '充值数量必须为整数',
     );
+  });
+  type Order = { trade_no: string; status: string; amount: number; money: number; payment_method: string };
+  const history = async (api = user.api) =>
+    (await api.get<{ items: Order[]; total: number }>('/user/topup/self')).body.data?.items ?? [];
+
+  it('when a user pays with Stripe, then the signed webhook credits the amount once and the history shows it paid', async () => {
+    // Webhooks of a provider that is not configured are refused without crediting.
+    expect((await stripe.deliver('{}')).status).toBe(404);
+    await setOptions(stack, {
+      StripeUnitPrice: '8',
+      StripeApiSecret: 'sk_test_fake',
+      StripeWebhookSecret: 'whsec_fake',
+      StripePriceId: 'price_fake',
+    });
+    await eventually(
+      () => user.api.get<{ enable_stripe_topup: boolean }>('/user/topup/info'),
+      (r) => r.body.data?.enable_stripe_topup === true,
+    );
+    const pay = await user.api.post<{ pay_link: string; trade_no: string }>('/user/stripe/pay', {
+      amount: 3,
+      payment_method: 'stripe',
+    });
+    expect(pay.body.success).toBe(true);
+    const tradeNo = pay.body.data?.trade_no as string;
+    const session = stripe.sessionOf(tradeNo);
+    expect(pay.body.data?.pay_link).toBe(session.url);
+    // What Stripe received: form-encoded Checkout parameters with our order as the reference.
+    expect(stripe.created.at(-1)).toMatchObject({
+      mode: 'payment',
+      client_reference_id: tradeNo,
+      'line_items[0][price]': 'price_fake',
+      'line_items[0][quantity]': '3',
+      'metadata[trade_no]': tradeNo,
+    });
+    expect((await history()).find((o) => o.trade_no === tradeNo)).toMatchObject({
+      status: 'pending',
+      amount: 3,
+      money: 24,
+      payment_method: 'stripe',
+    });
+
+    const before = await balance();
+    const delivery = await stripe.complete(tradeNo);
+    expect(delivery.status).toBe(200);
+    expect(await balance()).toBe(before + 3 * 500000);
+    expect((await history()).find((o) => o.trade_no === tradeNo)?.status).toBe('success');
+
+    // The same event again, and a second event for the same order: nothing more.
+    expect((await stripe.deliver(delivery.payload)).status).toBe(200);
+    const again = stripe.event('checkout.session.async_payment_succeeded', stripe.sessionOf(tradeNo));
+    expect((await stripe.deliver(again)).status).toBe(200);
+    expect(await balance()).toBe(before + 3 * 500000);
+  });
+
+  it('when a Stripe webhook has a bad signature or an old timestamp, then it is refused with 400 and nothing is credited', async () => {
+    const pay = await user.api.post<{ trade_no: string }>('/user/stripe/pay', { amount: 2, payment_method: 'stripe' });
+    const tradeNo = pay.body.data?.trade_no as string;
+    const session = { ...stripe.sessionOf(tradeNo), status: 'complete' as const, payment_status: 'paid' as const };
+    const payload = stripe.event('checkout.session.completed', session);
+    const before = await balance();
+    expect((await stripe.deliver(payload, { secret: 'whsec_wrong' })).status).toBe(400);
+    expect((await stripe.deliver(payload, { signature: 'garbage' })).status).toBe(400);
+    expect((await stripe.deliver(payload, { t: Math.floor(Date.now() / 1000) - 301 })).status).toBe(400);
+    // A body changed after signing: the raw bytes are what is verified.
+    const signed = await stripe.deliver(payload, { secret: 'whsec_wrong' });
+    expect((await stripe.deliver(`${payload} `, { signature: signed.signature })).status).toBe(400);
+    expect(await balance()).toBe(before);
+    expect((await history()).find((o) => o.trade_no === tradeNo)?.status).toBe('pending');
+  });
+
+  it('when a user pays with Creem, then the signed webhook credits the product quota once', async () => {
+    await setOptions(stack, {
+      CreemApiKey: 'creem_test_key',
+      CreemWebhookSecret: 'creem_whsec',
+      CreemProducts: JSON.stringify([
+        { productId: 'prod_ten', name: 'Ten', price: 10, currency: 'USD', quota: 5000000 },
+      ]),
+    });
+    await eventually(
+      () => user.api.get<{ enable_creem_topup: boolean }>('/user/topup/info'),
+      (r) => r.body.data?.enable_creem_topup === true,
+    );
+    expect((await user.api.post('/user/creem/pay', { product_id: 'nope', payment_method: 'creem' })).body.message).toBe(
+      '产品不存在',
+    );
+    const pay = await user.api.post<{ checkout_url: string; order_id: string }>('/user/creem/pay', {
+      product_id: 'prod_ten',
+      payment_method: 'creem',
+    });
+    expect(pay.body.success).toBe(true);
+    const tradeNo = pay.body.data?.order_id as string;
+    expect(pay.body.data?.checkout_url).toBe(creem.checkoutOf(tradeNo).checkout_url);
+    expect(creem.created.at(-1)).toMatchObject({ product_id: 'prod_ten', request_id: tradeNo });
+
+    const before = await balance();
+    const bad = await creem.deliver(
+      JSON.stringify({ eventType: 'checkout.completed', object: { request_id: tradeNo, order: { status: 'paid' } } }),
+      { secret: 'wrong' },
+    );
+    expect(bad.status).toBe(400);
+    expect(await balance()).toBe(before);
+
+    const delivery = await creem.complete(tradeNo);
+    expect(delivery.status).toBe(200);
+    expect(await balance()).toBe(before + 5000000);
+    expect((await creem.deliver(delivery.payload)).status).toBe(200);
+    expect(await balance()).toBe(before + 5000000);
+    expect((await history()).find((o) => o.trade_no === tradeNo)).toMatchObject({ status: 'success', money: 10 });
+  });
+
+  it('when an admin completes a pending order, then it is credited once and later webhooks add nothing', async () => {
+    const pay = await user.api.post<{ trade_no: string }>('/user/stripe/pay', { amount: 4, payment_method: 'stripe' });
+    const tradeNo = pay.body.data?.trade_no as string;
+    const root = await rootApi(stack);
+    const listed = await root.get<{ items: Order[]; total: number }>('/user/topup', { keyword: tradeNo });
+    expect(listed.body.data?.total).toBe(1);
+    expect(listed.body.data?.items[0]).toMatchObject({ trade_no: tradeNo, status: 'pending', user_id: user.id });
+    expect((await user.api.post('/user/topup/complete', { trade_no: tradeNo })).status).toBe(403);
+
+    const before = await balance();
+    expect((await root.post('/user/topup/complete', { trade_no: tradeNo })).body).toMatchObject({
+      success: true,
+      data: { credited: true },
+    });
+    expect((await root.post('/user/topup/complete', { trade_no: tradeNo })).body.data).toEqual({ credited: false });
+    expect((await stripe.complete(tradeNo)).status).toBe(200);
+    expect(await balance()).toBe(before + 4 * 500000);
+    expect((await root.post('/user/topup/complete', { trade_no: 'nope' })).body).toMatchObject({
+      success: false,
+      message: '充值订单不存在',
+    });
   });
 });

@@ -68,6 +68,15 @@ const EXPECTED: Record<string, number> = {
   'POST /user/topup': USER,
   'POST /user/amount': USER,
   'POST /user/pay': USER,
+  // Card payments: the providers' webhooks are authenticated by their signatures.
+  'POST /stripe/webhook': PUBLIC,
+  'POST /creem/webhook': PUBLIC,
+  'GET /user/topup/info': USER,
+  'POST /user/stripe/pay': USER,
+  'POST /user/creem/pay': USER,
+  'GET /user/topup/self': USER,
+  'GET /user/topup': ADMIN,
+  'POST /user/topup/complete': ADMIN,
   'GET /log/self': USER,
   // Spec 02 section 7: drawing and async tasks, all of them for admins, one's own for users.
   'GET /mj/': ADMIN,

@@ -19,6 +19,24 @@ export function topupHandlers(topup: TopupService): ServiceImpl<typeof TopupServ
     async handlePaymentNotify(req) {
       return topup.handleNotify(req.params);
     },
+    async getTopupInfo() {
+      return topup.info();
+    },
+    async createStripeOrder(req) {
+      return topup.createStripeOrder(req);
+    },
+    async createCreemOrder(req) {
+      return topup.createCreemOrder(req);
+    },
+    async handleCardWebhook(req) {
+      return topup.handleCardWebhook(req.provider, Buffer.from(req.payload), req.signature);
+    },
+    async listTopups(req) {
+      return topup.list(req);
+    },
+    async completeTopup(req) {
+      return topup.complete(req.tradeNo);
+    },
   };
 }
 

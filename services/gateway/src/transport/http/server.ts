@@ -20,7 +20,7 @@ import { sessions as createSessions } from './middleware/session.ts';
 import { openApiDocument } from './openapi.ts';
 import { proxyTo } from './proxy.ts';
 import { routeTable } from './route-table.ts';
-import { mountRoutes } from './routes/index.ts';
+import { mountRawRoutes, mountRoutes } from './routes/index.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -115,6 +115,8 @@ export function createServer({ config, logger, redis, options, clients, audit }:
   };
 
   const api = express.Router();
+  // Webhooks whose signature covers the raw body: before the JSON parser.
+  mountRawRoutes(api, deps);
   // 1 MB: far above any form of the console, far below what a gRPC message may carry (4 MB).
   api.use(express.json({ limit: API_BODY_LIMIT, verify: utf8Only }));
   api.use(sessions.load);

@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps.ts';
 import { accountRoutes } from './account.ts';
+import { cardPaymentRoutes } from './card-payments.ts';
 import { channelRoutes } from './channel.ts';
 import { checkinRoutes } from './checkin.ts';
 import { dataRoutes } from './data.ts';
@@ -18,6 +19,9 @@ import { topupRoutes } from './topup.ts';
 import { twoFactorRoutes } from './two-factor.ts';
 import { userRoutes } from './user.ts';
 
+/** Routes that read their body raw (webhook signatures): mounted before the JSON parser. */
+export { cardWebhookRoutes as mountRawRoutes } from './card-payments.ts';
+
 /** Mounts every /api route module. One line per module. */
 export function mountRoutes(api: Router, deps: RouteDeps): void {
   statusRoutes(api, deps);
@@ -33,6 +37,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   tokenRoutes(api, deps);
   redemptionRoutes(api, deps);
   topupRoutes(api, deps);
+  cardPaymentRoutes(api, deps);
   pricingRoutes(api, deps);
   logRoutes(api, deps);
   dataRoutes(api, deps);
