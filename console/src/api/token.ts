@@ -18,6 +18,10 @@ export interface Token {
   model_limits_enabled: boolean;
   model_limits: string;
   group: string;
+  /** Requests per minute, tokens per minute and requests at once (0 no limit). */
+  rpm_limit?: number;
+  tpm_limit?: number;
+  concurrency_limit?: number;
 }
 
 export interface TokenInput {
@@ -29,6 +33,9 @@ export interface TokenInput {
   model_limits?: string[] | string;
   allow_ips?: string;
   group?: string;
+  rpm_limit?: number;
+  tpm_limit?: number;
+  concurrency_limit?: number;
   count?: number;
 }
 

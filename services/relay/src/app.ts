@@ -257,7 +257,7 @@ export async function createApp(
           events.health(rec);
         },
         countTokens: (caller, n) => {
-          limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n);
+          limiter.addTokens(caller.token?.id ?? 0, caller.user.id, n, caller.token?.tpmLimit ?? 0);
           limiter.success(caller.user.id, caller.group);
         },
         state: upstreamState(redis, logger),

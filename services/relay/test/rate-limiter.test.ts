@@ -105,3 +105,84 @@ describe('relay rate limits', () => {
     expect(await one.check(0, other, 'default')).toEqual({ ok: true });
   });
 });
+
+describe("a token's own limits (rpm_limit, tpm_limit, concurrency_limit)", () => {
+  const none = { tokenRpm: 0, tokenTpm: 0, userRpm: 0, userTpm: 0 };
+  const tokenId = () => 800_000 + Math.floor(Math.random() * 100_000);
+
+  it("when two replicas check one token's own RPM, then they hold it together, and the lower of it and TOKEN_RPM applies", async () => {
+    const one = rateLimiter(a, none);
+    const two = rateLimiter(b, none);
+    expect(one.enabled).toBe(false);
+    const id = tokenId();
+    const own = { rpm: 2, tpm: 0, concurrency: 0 };
+    expect(await one.check(id, 1, 'default', own)).toEqual({ ok: true });
+    expect(await two.check(id, 1, 'default', own)).toEqual({ ok: true });
+    expect(await one.check(id, 1, 'default', own)).toEqual({ ok: false, subject: 'token', what: 'rpm' });
+    // Another token is not affected; a token without its own limit is not counted.
+    expect(await two.check(id + 1, 1, 'default', own)).toEqual({ ok: true });
+    expect(await two.check(id + 2, 1, 'default', { rpm: 0, tpm: 0, concurrency: 0 })).toEqual({ ok: true });
+    // TOKEN_RPM 1 is lower than the token's 5: 1 applies.
+    const capped = rateLimiter(a, { ...none, tokenRpm: 1 });
+    const id2 = tokenId();
+    expect(await capped.check(id2, 1, 'default', { rpm: 5, tpm: 0, concurrency: 0 })).toEqual({ ok: true });
+    expect(await capped.check(id2, 1, 'default', { rpm: 5, tpm: 0, concurrency: 0 })).toMatchObject({ ok: false });
+  });
+
+  it('when a token used its own TPM, then its next request is refused on the other replica', async () => {
+    const one = rateLimiter(a, none);
+    const two = rateLimiter(b, none);
+    const id = tokenId();
+    const own = { rpm: 0, tpm: 100, concurrency: 0 };
+    expect(await one.check(id, 1, 'default', own)).toEqual({ ok: true });
+    one.addTokens(id, 1, 150, own.tpm);
+    const v = await eventually(
+      () => two.check(id, 1, 'default', own),
+      (r) => !r.ok,
+    );
+    expect(v).toEqual({ ok: false, subject: 'token', what: 'tpm' });
+  });
+
+  it('when two replicas share a concurrency limit, then slots are held together, freed on release, and a killed replica frees its slot when its lease ends', async () => {
+    const one = rateLimiter(a, none, '', undefined, undefined, 400);
+    const two = rateLimiter(b, none, '', undefined, undefined, 400);
+    const id = tokenId();
+    const s1 = await one.acquire(id, 2);
+    const s2 = await two.acquire(id, 2);
+    expect(s1.ok && s2.ok).toBe(true);
+    // Held past several leases: renewed while the request runs.
+    await new Promise((r) => setTimeout(r, 900));
+    expect(await one.acquire(id, 2)).toEqual({ ok: false, limit: 2, retryAfter: 1 });
+    if (s1.ok) {
+      s1.release();
+      s1.release(); // idempotent
+    }
+    const s3 = await eventually(
+      () => two.acquire(id, 2),
+      (s) => s.ok,
+    );
+    expect(await one.acquire(id, 2)).toMatchObject({ ok: false });
+    // A replica killed while holding a slot (its connection gone, no renewal, no release).
+    const prefix = (a.options.keyPrefix as string) ?? '';
+    const doomed = await connectRedis(process.env.REDIS_URL as string, prefix);
+    const killed = rateLimiter(doomed, none, '', undefined, undefined, 400);
+    if (s3.ok) s3.release();
+    const held = await eventually(
+      () => killed.acquire(id, 2),
+      (s) => s.ok,
+    );
+    expect(held.ok).toBe(true);
+    doomed.disconnect();
+    // Two held (s2 and the killed replica's): refused until the dead lease ends.
+    expect(await one.acquire(id, 2)).toMatchObject({ ok: false });
+    const t0 = Date.now();
+    const freed = await eventually(
+      () => one.acquire(id, 2),
+      (s) => s.ok,
+    );
+    expect(freed.ok).toBe(true);
+    expect(Date.now() - t0).toBeLessThan(2_000);
+    if (freed.ok) freed.release();
+    if (s2.ok) s2.release();
+  });
+});

@@ -3,6 +3,7 @@
  * (用户额度不足 or 令牌额度不足), not a prefix that repeats it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import {
   createChannel,
@@ -101,5 +102,128 @@ describe('relay quota refusals', () => {
       await setOption(s, 'ModelRequestRateLimitEnabled', 'false');
       await setOption(s, 'ModelRequestRateLimitSuccessCount', '1000');
     }
+  });
+  it("when a token has its own concurrency and RPM limits (set through /api/token), then the relay refuses beyond them with 429 and Retry-After in each API's shape, frees a slot when the client goes away, counts the refusals and bills nothing for them", async () => {
+    const model = modelName('gpt-4o-mini');
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
+    const u = await userWithToken(s);
+    await routable(s.stack.relayUrl, u.key, model);
+    // The console's calls: a session of the token's owner.
+    const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: u.username, password: 'password123' }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
+        method,
+        headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
+    };
+    const bad = await api('POST', '/api/token/', { name: 'bad', unlimited_quota: true, concurrency_limit: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.message).toContain('并发请求限制必须是 0 到 1000000000 之间的整数');
+    const created = await api('POST', '/api/token/', {
+      name: 'limited',
+      unlimited_quota: true,
+      rpm_limit: 100,
+      concurrency_limit: 1,
+    });
+    expect(created.success).toBe(true);
+    const [tok] = created.data as { id: number; key: string }[];
+    expect(tok).toMatchObject({ rpm_limit: 100, tpm_limit: 0, concurrency_limit: 1 });
+    const listed = await api('GET', '/api/token/?p=1&size=10');
+    expect((listed.data as { items: { name: string }[] }).items.filter((t) => t.name === 'bad')).toEqual([]);
+    const updated = await api('PUT', '/api/token/', { id: tok?.id, rpm_limit: 0, tpm_limit: 500_000 });
+    expect(updated.data).toMatchObject({ rpm_limit: 0, tpm_limit: 500_000, concurrency_limit: 1 });
+    expect((await api('GET', `/api/token/${tok?.id}`)).data).toMatchObject({
+      rpm_limit: 0,
+      tpm_limit: 500_000,
+      concurrency_limit: 1,
+    });
+    const key = `sk-${tok?.key}`;
+    const post = (path: string, body: unknown, headers: Record<string, string>, signal?: AbortSignal) =>
+      fetch(`${s.stack.relayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+        ...(signal ? { signal } : {}),
+      });
+    const chatBody = { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 };
+
+    // One slow answer holds the token's only slot: the next request is refused, in each API's shape.
+    fake.set({ delayMs: 5_000 });
+    try {
+      const seen = fake.requests.length;
+      const abort = new AbortController();
+      const held = post('/v1/chat/completions', chatBody, { authorization: `Bearer ${key}` }, abort.signal).catch(
+        () => undefined,
+      );
+      await eventually(
+        () => fake.requests.length,
+        (n) => n > seen,
+      );
+      const openai = await post('/v1/chat/completions', chatBody, { authorization: `Bearer ${key}` });
+      expect(openai.status).toBe(429);
+      expect(Number(openai.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(await openai.json()).toMatchObject({
+        error: { message: '令牌并发请求数超过限制（最多 1 个），请稍后再试', code: 'rate_limit_exceeded' },
+      });
+      const gemini = await post(
+        `/v1beta/models/${model}:generateContent`,
+        { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+        { 'x-goog-api-key': key },
+      );
+      expect(gemini.status).toBe(429);
+      expect(gemini.headers.get('retry-after')).toBe('1');
+      expect(await gemini.json()).toMatchObject({
+        error: { code: 429, message: '令牌并发请求数超过限制（最多 1 个），请稍后再试' },
+      });
+      expect(fake.requests.length).toBe(seen + 1);
+      // The client goes away: its slot is free at once (not after the 60 s lease).
+      abort.abort();
+      await held;
+    } finally {
+      fake.set({ delayMs: 0 });
+    }
+    const after = await eventually(
+      () => post('/v1/chat/completions', chatBody, { authorization: `Bearer ${key}` }),
+      (r) => r.status === 200,
+      { timeoutMs: 5_000, what: 'the slot freed by the client that went away' },
+    );
+    expect(after.status).toBe(200);
+
+    // A token's own RPM (set through billing as the console does): the third request in the minute
+    // is refused, reaches no upstream and is not billed.
+    const v = await userWithToken(s, { token: { rpmLimit: 2 } });
+    for (let i = 0; i < 2; i++)
+      expect((await post('/v1/chat/completions', chatBody, { authorization: `Bearer ${v.key}` })).status).toBe(200);
+    const upstream = fake.requests.length;
+    const claude = await post(
+      '/v1/messages',
+      { model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+      { 'x-api-key': v.key, 'anthropic-version': '2023-06-01' },
+    );
+    expect(claude.status).toBe(429);
+    expect(Number(claude.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(claude.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(await claude.json()).toMatchObject({
+      type: 'error',
+      error: { message: '令牌请求频率超过限制，请稍后再试' },
+    });
+    expect(fake.requests.length).toBe(upstream);
+    await expectBilled(s, v.userId, model, 2);
+
+    const metrics = await fetch(`http://127.0.0.1:${s.stack.ports.relay.metrics}/metrics`).then((r) => r.text());
+    const refused = (reason: string) =>
+      Number(new RegExp(`relay_requests_refused_total\\{reason="${reason}"\\} (\\d+)`).exec(metrics)?.[1] ?? 0);
+    expect(refused('token_concurrency')).toBeGreaterThanOrEqual(2);
+    expect(refused('token_rpm')).toBeGreaterThanOrEqual(1);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_PRESETS, expiryIn, QUOTA_PRESETS } from './token-drawer.tsx';
+import { COUNT_PRESETS, expiryIn, invalidLimit, QUOTA_PRESETS } from './token-drawer.tsx';
 
 describe('token drawer presets', () => {
   it('when presets are offered, then they follow spec 02 section 5', () => {
@@ -20,5 +20,15 @@ describe('token drawer presets', () => {
     expect(expiryIn('hour', now)).toBe(1_700_003_600);
     expect(expiryIn('day', now)).toBe(1_700_086_400);
     expect(expiryIn('month', now)).toBe(1_702_592_000);
+  });
+
+  it('when a rate limit is negative, fractional or too large, then the drawer names that field before saving', () => {
+    expect(invalidLimit({ rpm_limit: 0, tpm_limit: 0, concurrency_limit: 0 })).toBeUndefined();
+    expect(invalidLimit({ rpm_limit: 60, tpm_limit: 100_000, concurrency_limit: 4 })).toBeUndefined();
+    expect(invalidLimit({ rpm_limit: -1, tpm_limit: 0, concurrency_limit: 0 })).toBe('token.rpmLimit');
+    expect(invalidLimit({ rpm_limit: 1, tpm_limit: 1.5, concurrency_limit: 0 })).toBe('token.tpmLimit');
+    expect(invalidLimit({ rpm_limit: 1, tpm_limit: 1, concurrency_limit: 2_000_000_000 })).toBe(
+      'token.concurrencyLimit',
+    );
   });
 });

@@ -40,6 +40,28 @@ interface FormState {
   model_limits: string[];
   allow_ips: string;
   group: string;
+  rpm_limit: number;
+  tpm_limit: number;
+  concurrency_limit: number;
+}
+
+/** The largest RPM, TPM or concurrency limit the server accepts. */
+export const MAX_TOKEN_LIMIT = 1_000_000_000;
+const LIMIT_FIELDS = [
+  ['rpm_limit', 'token.rpmLimit'],
+  ['tpm_limit', 'token.tpmLimit'],
+  ['concurrency_limit', 'token.concurrencyLimit'],
+] as const;
+
+/** The first invalid rate limit field (its label key), or undefined when all are whole numbers in range. */
+export function invalidLimit(
+  form: Pick<FormState, 'rpm_limit' | 'tpm_limit' | 'concurrency_limit'>,
+): (typeof LIMIT_FIELDS)[number][1] | undefined {
+  for (const [field, label] of LIMIT_FIELDS) {
+    const v = form[field];
+    if (!Number.isInteger(v) || v < 0 || v > MAX_TOKEN_LIMIT) return label;
+  }
+  return undefined;
 }
 
 const EMPTY: FormState = {
@@ -52,6 +74,9 @@ const EMPTY: FormState = {
   model_limits: [],
   allow_ips: '',
   group: '',
+  rpm_limit: 0,
+  tpm_limit: 0,
+  concurrency_limit: 0,
 };
 
 /** Expiry quick buttons: never, one hour, one day, one month (from now). */
@@ -63,7 +88,8 @@ export function expiryIn(choice: 'never' | 'hour' | 'day' | 'month', now = Date.
 
 /**
  * Token editor (create when `id` is undefined): name, quota presets with the unlimited toggle,
- * creation count, expiry quick buttons, model limits, IP allow-list and group.
+ * creation count, expiry quick buttons, model limits, IP allow-list, group, and the token's own
+ * RPM, TPM and concurrent-request limits (0 no limit; the relay enforces them).
  */
 export default function TokenDrawer({
   visible,
@@ -102,6 +128,9 @@ export default function TokenDrawer({
           model_limits: t.model_limits ? t.model_limits.split(',') : [],
           allow_ips: t.allow_ips,
           group: t.group,
+          rpm_limit: t.rpm_limit ?? 0,
+          tpm_limit: t.tpm_limit ?? 0,
+          concurrency_limit: t.concurrency_limit ?? 0,
         });
       });
     } else setForm(EMPTY);
@@ -122,6 +151,11 @@ export default function TokenDrawer({
       Message.error(tr('token.invalidExpiryTime'));
       return;
     }
+    const bad = invalidLimit(form);
+    if (bad) {
+      Message.error(tr('token.limitMustBeWhole', { field: tr(bad), max: MAX_TOKEN_LIMIT }));
+      return;
+    }
     const body: TokenInput = {
       name: form.name.trim(),
       remain_quota: form.remain_quota,
@@ -131,6 +165,9 @@ export default function TokenDrawer({
       model_limits: form.model_limits,
       allow_ips: form.allow_ips,
       group: form.group,
+      rpm_limit: form.rpm_limit,
+      tpm_limit: form.tpm_limit,
+      concurrency_limit: form.concurrency_limit,
     };
     setSaving(true);
     const res = editing ? await updateToken({ ...body, id }) : await createTokens({ ...body, count: form.count });
@@ -263,6 +300,18 @@ export default function TokenDrawer({
             autoSize={{ minRows: 2, maxRows: 6 }}
           />
         </Form.Item>
+        {LIMIT_FIELDS.map(([field, label]) => (
+          <Form.Item key={field} label={tr(label)} extra={tr('token.limitZeroMeansNone')}>
+            <InputNumber
+              value={form[field]}
+              min={0}
+              max={MAX_TOKEN_LIMIT}
+              precision={0}
+              step={1}
+              onChange={(v) => set(field, v ?? 0)}
+            />
+          </Form.Item>
+        ))}
         <Form.Item label={tr('token.tokenGroup')}>
           {groupNames.length > 0 ? (
             <Select

@@ -23,6 +23,10 @@ export interface TokenDoc {
   model_limits_enabled: boolean;
   model_limits: string;
   group: string;
+  /** Requests per minute, tokens per minute and requests at once; absent or 0: no limit. */
+  rpm_limit?: number;
+  tpm_limit?: number;
+  concurrency_limit?: number;
 }
 
 export type NewToken = Omit<TokenDoc, '_id'>;

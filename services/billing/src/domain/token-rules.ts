@@ -90,6 +90,16 @@ export function checkGroup(group: string, usable: Record<string, string>): strin
 }
 
 /** The extra names of a batch: `name-xxxxxx` (a random 6-character suffix). */
+/** Maximum of a token's RPM, TPM and concurrency limits (an int32 on the wire). */
+export const MAX_TOKEN_LIMIT = 1_000_000_000;
+
+/** A token's RPM, TPM or concurrent-request limit: a whole number from 0 (no limit). */
+export function checkTokenLimit(value: number, label: string): number {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_TOKEN_LIMIT)
+    throw invalid(`${label}必须是 0 到 ${MAX_TOKEN_LIMIT} 之间的整数（0 表示不限制）`);
+  return value;
+}
+
 export function batchNames(name: string, count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i === 0 ? name : `${name}-${randomAlphanumeric(6)}`));
 }

@@ -8,6 +8,7 @@ import {
   checkExpiry,
   checkGroup,
   checkRemainQuota,
+  checkTokenLimit,
   checkTokenName,
   effectiveStatus,
   newTokenKey,
@@ -34,6 +35,9 @@ export interface TokenView {
   modelLimitsEnabled: boolean;
   modelLimits: string;
   group: string;
+  rpmLimit: number;
+  tpmLimit: number;
+  concurrencyLimit: number;
 }
 
 export interface TokenInput {
@@ -45,6 +49,21 @@ export interface TokenInput {
   modelLimits?: string | undefined;
   allowIps?: string | undefined;
   group?: string | undefined;
+  rpmLimit?: number | undefined;
+  tpmLimit?: number | undefined;
+  concurrencyLimit?: number | undefined;
+}
+
+const LIMIT_LABELS = { rpmLimit: 'RPM 限制', tpmLimit: 'TPM 限制', concurrencyLimit: '并发请求限制' } as const;
+
+/** The rate limit fields of an input, checked, as stored (only those given). */
+function limitsOf(input: TokenInput): Pick<NewToken, 'rpm_limit' | 'tpm_limit' | 'concurrency_limit'> {
+  const out: Pick<NewToken, 'rpm_limit' | 'tpm_limit' | 'concurrency_limit'> = {};
+  if (input.rpmLimit !== undefined) out.rpm_limit = checkTokenLimit(input.rpmLimit, LIMIT_LABELS.rpmLimit);
+  if (input.tpmLimit !== undefined) out.tpm_limit = checkTokenLimit(input.tpmLimit, LIMIT_LABELS.tpmLimit);
+  if (input.concurrencyLimit !== undefined)
+    out.concurrency_limit = checkTokenLimit(input.concurrencyLimit, LIMIT_LABELS.concurrencyLimit);
+  return out;
 }
 
 const MAX_BATCH = 100;
@@ -68,6 +87,9 @@ export function toTokenView(doc: TokenDoc, state: LedgerState, now = nowSec()): 
     modelLimitsEnabled: doc.model_limits_enabled,
     modelLimits: doc.model_limits,
     group: doc.group,
+    rpmLimit: doc.rpm_limit ?? 0,
+    tpmLimit: doc.tpm_limit ?? 0,
+    concurrencyLimit: doc.concurrency_limit ?? 0,
   };
 }
 
@@ -136,6 +158,10 @@ export function tokensService(deps: {
         model_limits_enabled: input.modelLimitsEnabled ?? false,
         model_limits: normaliseModelList(input.modelLimits ?? ''),
         group: checkGroup(input.group ?? '', usableGroups()),
+        rpm_limit: 0,
+        tpm_limit: 0,
+        concurrency_limit: 0,
+        ...limitsOf(input),
       };
       const created: TokenDoc[] = [];
       for (const n of batchNames(name, count)) {
@@ -163,6 +189,7 @@ export function tokensService(deps: {
       if (input.modelLimits !== undefined) set.model_limits = normaliseModelList(input.modelLimits);
       if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
       if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
+      Object.assign(set, limitsOf(input));
       const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
       const updated = await repo.update(userId, id, set);
       if (!updated) throw notFound('令牌不存在');

@@ -54,6 +54,9 @@ export function identityCaches(deps: {
           allowIps: parseAllowIps(t.allowIps),
           modelLimits: limits,
           group: t.group,
+          rpmLimit: t.rpmLimit,
+          tpmLimit: t.tpmLimit,
+          concurrencyLimit: t.concurrencyLimit,
         };
         keyById.set(t.id, key);
         byKey.set(t.id, info);

@@ -1,6 +1,6 @@
 /**
- * Requests and tokens per minute per token and per user, shared by every relay replica through
- * Redis. A sliding window approximated by two fixed one-minute buckets (the previous bucket
+ * Requests and tokens per minute per token and per user, and a token's concurrent requests,
+ * shared by every relay replica through Redis. A sliding window approximated by two fixed one-minute buckets (the previous bucket
  * weighted by how much of it still overlaps the window): one round trip per request.
  *
  * Fails open: while Redis is unreachable (docs/reliability.md, scenario 5) requests are allowed
@@ -95,6 +95,38 @@ redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 0
 `;
 
+// KEYS: [the token's leases] (a sorted set: member per request, score its lease's end in ms)
+// ARGV: [limit, lease ms, member]
+// Returns -1 when a slot was taken, else the ms until the earliest lease ends.
+const ACQUIRE_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local lease = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= tonumber(ARGV[1]) then
+  local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  return math.max(0, tonumber(first[2]) - now)
+end
+redis.call('ZADD', KEYS[1], now + lease, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], lease)
+return -1
+`;
+
+// KEYS: [the token's leases]; ARGV: [lease ms, member]. Extends a lease still held.
+const RENEW_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZADD', KEYS[1], 'XX', now + tonumber(ARGV[1]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return 0
+`;
+
+/** The lower of two limits, 0 meaning none. */
+const lowest = (a: number, b: number) => (a > 0 && b > 0 ? Math.min(a, b) : a > 0 ? a : b);
+
 export type LimitVerdict =
   | { ok: true }
   | { ok: false; subject: 'token' | 'user'; what: 'rpm' | 'tpm' }
@@ -109,14 +141,34 @@ export type LimitVerdict =
       retryAfter: number;
     };
 
+/** A token's own limits (its rpm_limit, tpm_limit and concurrency_limit; 0 no limit). */
+export interface TokenLimits {
+  rpm: number;
+  tpm: number;
+  concurrency: number;
+}
+
+/** A concurrency slot: released once (later calls do nothing). */
+export type Slot = { ok: true; release(): void } | { ok: false; limit: number; retryAfter: number };
+
 export interface RateLimiter {
   /** Whether any limit applies now (the model request limits follow their options). */
   readonly enabled: boolean;
   /** Requests allowed unchecked since Redis last answered a check. */
   failedOpen(): number;
-  /** `group`: the request's group, for ModelRequestRateLimitGroup. */
-  check(tokenId: number, userId: number, group?: string): Promise<LimitVerdict>;
-  addTokens(tokenId: number, userId: number, tokens: number): void;
+  /**
+   * `group`: the request's group, for ModelRequestRateLimitGroup; `token`: the token's own
+   * limits (the lower of its own and the TOKEN_RPM/TPM defaults applies).
+   */
+  check(tokenId: number, userId: number, group?: string, token?: TokenLimits): Promise<LimitVerdict>;
+  /**
+   * Takes one of the token's `limit` concurrent-request slots, shared by every replica: a lease
+   * in Redis renewed while the request runs, so the slot of a relay that was killed frees itself
+   * within the lease. Fails open like the other limits.
+   */
+  acquire(tokenId: number, limit: number): Promise<Slot>;
+  /** `tokenTpm`: the token's own TPM limit (its tokens are counted when it has one). */
+  addTokens(tokenId: number, userId: number, tokens: number, tokenTpm?: number): void;
   /** Counts a successful request for the model request limits. */
   success(userId: number, group?: string): void;
 }
@@ -134,6 +186,8 @@ export function rateLimiter(
   prefix = '',
   onOpen: (err: unknown) => void = () => undefined,
   modelLimits: () => ModelRequestLimits | undefined = () => undefined,
+  /** How long a concurrency slot outlives a relay that stopped renewing it (killed). */
+  leaseMs = 60_000,
 ): RateLimiter {
   const fixed = Object.values(limits).some((v) => v > 0);
   const model = () => {
@@ -194,11 +248,49 @@ export function rateLimiter(
       return fixed || model() !== undefined;
     },
     failedOpen: () => opened,
-    async check(tokenId, userId, group) {
+    async check(tokenId, userId, group, token) {
       const m = model();
-      if (!fixed) return m ? checkModel(m, userId, group) : { ok: true };
-      const v = await checkFixed(tokenId, userId);
+      const own = !!tokenId && !!token && (token.rpm > 0 || token.tpm > 0);
+      if (!fixed && !own) return m ? checkModel(m, userId, group) : { ok: true };
+      const v = await checkFixed(tokenId, userId, token);
       return v.ok && m ? checkModel(m, userId, group) : v;
+    },
+    async acquire(tokenId, limit) {
+      const free: Slot = { ok: true, release: () => undefined };
+      if (!tokenId || limit <= 0) return free;
+      if (redis.status !== 'ready') {
+        failOpen(new Error(`redis ${redis.status}`));
+        return free;
+      }
+      const key = `${prefix}cc:tok:${tokenId}`;
+      const id = member();
+      let r: number;
+      try {
+        r = Number(await redis.eval(ACQUIRE_SCRIPT, 1, key, limit, leaseMs, id));
+      } catch (err) {
+        failOpen(err);
+        return free;
+      }
+      opened = 0;
+      if (r >= 0) return { ok: false, limit, retryAfter: 1 };
+      // Renewed while the request runs; a killed relay stops renewing and the lease ends.
+      const timer = setInterval(
+        () => {
+          redis.eval(RENEW_SCRIPT, 1, key, leaseMs, id).catch(() => undefined);
+        },
+        Math.max(50, Math.floor(leaseMs / 3)),
+      );
+      timer.unref();
+      let held = true;
+      return {
+        ok: true,
+        release() {
+          if (!held) return;
+          held = false;
+          clearInterval(timer);
+          redis.zrem(key, id).catch(() => undefined);
+        },
+      };
     },
     success(userId, group) {
       const m = model();
@@ -208,11 +300,11 @@ export function rateLimiter(
       const key = `${prefix}mrl:s:${userId}`;
       redis.eval(SUCCESS_SCRIPT, 1, key, Math.max(1, m.minutes) * 60_000, success, member()).catch(() => undefined);
     },
-    addTokens(tokenId, userId, tokens) {
-      if (!fixed || tokens <= 0 || redis.status !== 'ready') return;
+    addTokens(tokenId, userId, tokens, tokenTpm = 0) {
+      if ((!fixed && !(tokenId && tokenTpm > 0)) || tokens <= 0 || redis.status !== 'ready') return;
       const b = bucket();
       const m = redis.multi();
-      if (tokenId && limits.tokenTpm)
+      if (tokenId && (limits.tokenTpm || tokenTpm > 0))
         m.incrby(`${prefix}rl:tok:${tokenId}:t:${b}`, tokens).expire(`${prefix}rl:tok:${tokenId}:t:${b}`, 120);
       if (limits.userTpm)
         m.incrby(`${prefix}rl:usr:${userId}:t:${b}`, tokens).expire(`${prefix}rl:usr:${userId}:t:${b}`, 120);
@@ -220,15 +312,17 @@ export function rateLimiter(
     },
   };
 
-  async function checkFixed(tokenId: number, userId: number): Promise<LimitVerdict> {
+  async function checkFixed(tokenId: number, userId: number, token?: TokenLimits): Promise<LimitVerdict> {
     const b = bucket();
     const frac = 1 - (Date.now() % 60_000) / 60_000;
     const k: string[] = [];
     const argv: (string | number)[] = [frac];
     const subjects: ('token' | 'user')[] = [];
-    if (tokenId && (limits.tokenRpm || limits.tokenTpm)) {
+    const tokenRpm = lowest(limits.tokenRpm, token?.rpm ?? 0);
+    const tokenTpm = lowest(limits.tokenTpm, token?.tpm ?? 0);
+    if (tokenId && (tokenRpm || tokenTpm)) {
       k.push(...keys('tok', tokenId, b));
-      argv.push(limits.tokenRpm, limits.tokenTpm);
+      argv.push(tokenRpm, tokenTpm);
       subjects.push('token');
     }
     if (limits.userRpm || limits.userTpm) {

@@ -24,6 +24,10 @@ export interface TokenInfo {
   /** Null: every model. */
   modelLimits: Set<string> | null;
   group: string;
+  /** The token's own requests and tokens per minute and concurrent requests (0 no limit). */
+  rpmLimit?: number;
+  tpmLimit?: number;
+  concurrencyLimit?: number;
 }
 
 /** What the relay keeps of a user (from the users service). */

@@ -3,6 +3,15 @@ import { Counter, Gauge } from 'prom-client';
 
 let made: ReturnType<typeof create> | undefined;
 
+/** Why a limit refused a request: the label values of relay_requests_refused_total. */
+export type RefusalReason =
+  | 'token_rpm'
+  | 'token_tpm'
+  | 'token_concurrency'
+  | 'user_rpm'
+  | 'user_tpm'
+  | 'model_rate_limit';
+
 /**
  * The provider of a channel type, as OpenTelemetry's gen_ai.provider.name names the well-known
  * ones (openai, azure.ai.openai, anthropic, gcp.gemini, cohere, mistral_ai); the others by their
@@ -132,6 +141,12 @@ function create() {
     [],
     [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
   );
+  const refused = new FastCounter(
+    'relay_requests_refused_total',
+    'Requests refused by a limit before any upstream call or charge, by reason (token_rpm, token_tpm, token_concurrency, user_rpm, user_tpm, model_rate_limit).',
+    ['reason'],
+  );
+  const refusedBy = new Map<string, CounterSeries>();
   const inflight = new Set<() => number>();
   new Gauge({
     name: 'relay_in_flight_requests',
@@ -229,6 +244,10 @@ function create() {
         status,
         () => upstreamErrors.handle([String(channelId), String(status)]),
       ).inc();
+    },
+    /** A request refused by a rate or concurrency limit (REFUSAL_REASONS: bounded values). */
+    refused(reason: RefusalReason) {
+      child(refusedBy, reason, () => refused.handle([reason])).inc();
     },
     retries(n: number) {
       if (n > 0) retried.inc(n);

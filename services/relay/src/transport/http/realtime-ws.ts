@@ -40,7 +40,9 @@ import {
 } from '../../domain/realtime.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
+import { relayMetrics } from './metrics.ts';
 import { newRequestId } from './relay-routes.ts';
+import { limitRefusal } from './route-kit.ts';
 
 export interface RealtimeDeps {
   pipeline: RelayDeps;
@@ -153,9 +155,14 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       deps.options.json<Record<string, unknown>>('UserUsableGroups'),
       ratios.groupRatio,
     );
-    if (deps.limiter.enabled) {
-      const v = await deps.limiter.check(token.id, user.id, group);
-      if (!v.ok) throw new RelayError(429, '请求频率超过限制，请稍后再试', 'rate_limit_exceeded');
+    const own = { rpm: token.rpmLimit ?? 0, tpm: token.tpmLimit ?? 0, concurrency: 0 };
+    if (deps.limiter.enabled || own.rpm > 0 || own.tpm > 0) {
+      const v = await deps.limiter.check(token.id, user.id, group, own);
+      if (!v.ok) {
+        const refusal = limitRefusal(v);
+        relayMetrics().refused(refusal.reason);
+        throw refusal.error;
+      }
     }
     const price = priceOf(ratios, model);
     const groupRatio = ratios.groupRatio[group] ?? 1;

@@ -171,7 +171,10 @@ export function relayRoutes(deps: RouteDeps) {
         startedAt,
       };
       at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
-      if (deps.limiter.enabled) await limit(id.token.id, id.user.id, caller.group);
+      // The token's concurrency slot ends with the answer, or when the client goes away.
+      const release = await limit(id.token, id.user.id, caller.group);
+      if (res.closed) release();
+      else res.once('close', release);
       // Channel affinity: the session this request belongs to, when a rule names one.
       const affinity = deps.pipeline.affinity;
       if (affinity)
@@ -225,7 +228,7 @@ export function relayRoutes(deps: RouteDeps) {
         creq.raw = undefined;
       }
       at.model = modelLabel(deps.pipeline.channels(), caller.group, creq.model);
-      if (deps.limiter.enabled) await limit(0, user.id, caller.group);
+      if (deps.limiter.enabled) await limit(undefined, user.id, caller.group);
       await run(res, caller, creq, at);
     } catch (err) {
       fail(res, 'openai', err, requestId, 'chat', at);

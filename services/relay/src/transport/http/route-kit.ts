@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
-import type { RateLimiter } from '../../data/rate-limiter.ts';
+import type { LimitVerdict, RateLimiter } from '../../data/rate-limiter.ts';
 import type { RelayMode } from '../../domain/adaptors/index.ts';
 import {
   ADMIN_ROLE,
@@ -25,7 +25,7 @@ import type { Json } from '../../domain/protocols/openai.ts';
 import { errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayDeps } from '../../domain/relay-request.ts';
-import { relayMetrics } from './metrics.ts';
+import { type RefusalReason, relayMetrics } from './metrics.ts';
 import type { SessionUser } from './session.ts';
 
 /** The labels of a request's relay_request_duration_seconds, filled in as it is understood. */
@@ -107,6 +107,37 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   res.end(text);
 }
 
+const noop = (): void => undefined;
+
+/** The 429 of a limit's refusal (new-api's messages for its model request limits) and its reason. */
+export function limitRefusal(
+  v: Exclude<LimitVerdict, { ok: true }>,
+  now = Date.now(),
+): {
+  reason: RefusalReason;
+  error: RelayError;
+} {
+  if ('retryAfter' in v) {
+    const message =
+      v.what === 'model_total'
+        ? `您已达到总请求数限制：${v.minutes}分钟内最多请求${v.limit}次，包括失败次数，请检查您的请求是否正确`
+        : `您已达到请求数限制：${v.minutes}分钟内最多请求${v.limit}次`;
+    return { reason: 'model_rate_limit', error: new RelayError(429, message, 'rate_limit_exceeded', v.retryAfter) };
+  }
+  const who = v.subject === 'token' ? '令牌' : '用户';
+  // Per-minute buckets: the current minute's ends within this many seconds.
+  const retryAfter = Math.max(1, Math.ceil((60_000 - (now % 60_000)) / 1000));
+  return {
+    reason: `${v.subject}_${v.what}`,
+    error: new RelayError(
+      429,
+      `${who}${v.what === 'rpm' ? '请求' : ' token '}频率超过限制，请稍后再试`,
+      'rate_limit_exceeded',
+      retryAfter,
+    ),
+  };
+}
+
 export type Identity = { user: UserInfo; token: TokenInfo; pinned: number };
 
 export type RouteContext = ReturnType<typeof routeContext>;
@@ -146,25 +177,38 @@ export function routeContext(deps: RouteDeps) {
     return { user, token, pinned };
   }
 
-  async function limit(tokenId: number, userId: number, group?: string): Promise<void> {
-    if (!deps.limiter.enabled) return;
-    const v = await deps.limiter.check(tokenId, userId, group);
-    if (!v.ok && 'retryAfter' in v) {
-      // new-api's model request limits (ModelRequestRateLimit*), with its messages.
-      const message =
-        v.what === 'model_total'
-          ? `您已达到总请求数限制：${v.minutes}分钟内最多请求${v.limit}次，包括失败次数，请检查您的请求是否正确`
-          : `您已达到请求数限制：${v.minutes}分钟内最多请求${v.limit}次`;
-      throw new RelayError(429, message, 'rate_limit_exceeded', v.retryAfter);
+  /**
+   * The request's limits: the token's concurrent requests, then the per-minute and model request
+   * limits. Resolves to the release of the request's concurrency slot (idempotent): call it when
+   * the request ends; a refusal throws the 429 and counts relay_requests_refused_total.
+   */
+  async function limit(token: TokenInfo | undefined, userId: number, group?: string): Promise<() => void> {
+    const own = token && {
+      rpm: token.rpmLimit ?? 0,
+      tpm: token.tpmLimit ?? 0,
+      concurrency: token.concurrencyLimit ?? 0,
+    };
+    if (!deps.limiter.enabled && !(own && (own.rpm > 0 || own.tpm > 0 || own.concurrency > 0))) return noop;
+    let release: () => void = noop;
+    if (token && own && own.concurrency > 0) {
+      const slot = await deps.limiter.acquire(token.id, own.concurrency);
+      if (!slot.ok) {
+        metrics.refused('token_concurrency');
+        throw new RelayError(
+          429,
+          `令牌并发请求数超过限制（最多 ${slot.limit} 个），请稍后再试`,
+          'rate_limit_exceeded',
+          slot.retryAfter,
+        );
+      }
+      release = slot.release;
     }
-    if (!v.ok) {
-      const who = v.subject === 'token' ? '令牌' : '用户';
-      throw new RelayError(
-        429,
-        `${who}${v.what === 'rpm' ? '请求' : ' token '}频率超过限制，请稍后再试`,
-        'rate_limit_exceeded',
-      );
-    }
+    const v = await deps.limiter.check(token?.id ?? 0, userId, group, own);
+    if (v.ok) return release;
+    release();
+    const refusal = limitRefusal(v);
+    metrics.refused(refusal.reason);
+    throw refusal.error;
   }
 
   function group(requested: string, user: UserInfo): string {

@@ -16,6 +16,10 @@ const fields = {
   model_limits: list.nullish().transform((v) => v ?? undefined),
   allow_ips: optText,
   group: optText,
+  // Per-token rate limits (0 no limit), enforced by the relay across replicas.
+  rpm_limit: optional(int(0, 1_000_000_000, 'RPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
+  tpm_limit: optional(int(0, 1_000_000_000, 'TPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
+  concurrency_limit: optional(int(0, 1_000_000_000, '并发请求限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
 };
 
 const List = validate({ query: z.object(pageShape) });
@@ -37,6 +41,9 @@ const toGrpc = (f: Fields) => ({
   modelLimits: f.model_limits,
   allowIps: f.allow_ips,
   group: f.group,
+  rpmLimit: f.rpm_limit,
+  tpmLimit: f.tpm_limit,
+  concurrencyLimit: f.concurrency_limit,
 });
 
 /** /api/token: the caller's own API tokens. */
@@ -77,6 +84,9 @@ export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
       modelLimits: f.modelLimits ?? '',
       allowIps: f.allowIps ?? '',
       group: f.group ?? '',
+      rpmLimit: f.rpmLimit ?? 0,
+      tpmLimit: f.tpmLimit ?? 0,
+      concurrencyLimit: f.concurrencyLimit ?? 0,
       count: b.count ?? 1,
     });
     ok(res, r.tokens.map(snake), `${r.tokens.length} 个令牌创建成功`);
