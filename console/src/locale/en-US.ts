@@ -218,6 +218,8 @@ export const enUS: LocaleMessages = {
   'channel.failedToCopyTheChannel': 'Failed to copy the channel',
   'channel.iflytekSpark': 'iFlytek Spark',
   'channel.jimeng': 'Jimeng',
+  'channel.baiduQianfanV2': 'Baidu Qianfan V2',
+  'channel.cozeBotId': 'Agent ID (Coze bot_id)',
   'channel.knowledgeBaseAiProxy': 'Knowledge base: AI Proxy',
   'channel.knowledgeBaseFastgpt': 'Knowledge base: FastGPT',
   'channel.knowledgeBaseId': 'Knowledge base ID',

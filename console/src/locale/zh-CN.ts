@@ -215,6 +215,8 @@ export const zhCN = {
   'channel.failedToCopyTheChannel': '渠道复制失败',
   'channel.iflytekSpark': '讯飞星火认知',
   'channel.jimeng': '即梦',
+  'channel.baiduQianfanV2': '百度千帆 V2',
+  'channel.cozeBotId': '智能体 ID（Coze 的 bot_id）',
   'channel.knowledgeBaseAiProxy': '知识库：AI Proxy',
   'channel.knowledgeBaseFastgpt': '知识库：FastGPT',
   'channel.knowledgeBaseId': '知识库 ID',

@@ -72,6 +72,21 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
     return tr('channel.volcEngine');
   }, color: 'arcoblue' },
   { value: 48, label: 'xAI', color: 'gray' },
+  { value: 6, label: 'OpenAIMax', color: 'green' },
+  { value: 7, label: 'OhMyGPT', color: 'green' },
+  { value: 9, label: 'AILS', color: 'green' },
+  { value: 10, label: 'AIProxy', color: 'magenta' },
+  { value: 12, label: 'API2GPT', color: 'green' },
+  { value: 13, label: 'AIGC2D', color: 'green' },
+  { value: 44, label: 'MokaAI', color: 'gray' },
+  { value: 46, get label() {
+    return tr('channel.baiduQianfanV2');
+  }, color: 'blue' },
+  { value: 47, label: 'Xinference', color: 'purple' },
+  { value: 49, label: 'Coze', color: 'blue' },
+  { value: 53, label: 'Submodel', color: 'cyan' },
+  { value: 59, label: 'Sub2API', color: 'orange' },
+  { value: 60, label: 'New API', color: 'pinkpurple' },
 ];
 
 export const channelTypeOf = (type: number) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === type);
@@ -202,6 +217,7 @@ export function otherLabel(type: number): string {
   if (type === 18) return tr('channel.modelVersion');
   if (type === 41) return tr('channel.regionOrJsonModelRegion');
   if (type === 21) return tr('channel.knowledgeBaseId');
+  if (type === 49) return tr('channel.cozeBotId');
   return '';
 }
 

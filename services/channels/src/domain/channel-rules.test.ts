@@ -36,6 +36,26 @@ describe('channel rules', () => {
     ]);
   });
 
+  it("when the catalogue is read, then new-api's types 6-13, 44, 46, 47, 49, 53, 59 and 60 are there with their hosts", () => {
+    expect(
+      [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 53, 59, 60].map((t) => [CHANNEL_TYPES[t]?.name, CHANNEL_TYPES[t]?.baseUrl]),
+    ).toEqual([
+      ['OpenAIMax', 'https://api.openaimax.com'],
+      ['OhMyGPT', 'https://api.ohmygpt.com'],
+      ['AILS', 'https://api.caipacity.com'],
+      ['AIProxy', 'https://api.aiproxy.io'],
+      ['API2GPT', 'https://api.api2gpt.com'],
+      ['AIGC2D', 'https://api.aigc2d.com'],
+      ['MokaAI', 'https://api.moka.ai'],
+      ['百度千帆 V2', 'https://qianfan.baidubce.com'],
+      ['Xinference', ''],
+      ['Coze', 'https://api.coze.cn'],
+      ['Submodel', 'https://llm.submodel.ai'],
+      ['Sub2API', ''],
+      ['New API', ''],
+    ]);
+  });
+
   it('when a channel holds several keys, then each line is checked and the mode is random or polling', () => {
     expect(multiKeysOf(33, 'a|b|us-east-1\n\n c|d|us-west-2 \n')).toEqual(['a|b|us-east-1', 'c|d|us-west-2']);
     expect(() => multiKeysOf(33, 'a|b|us-east-1\nbroken')).toThrow('密钥格式错误，应为 Ak|Sk|Region');

@@ -1,5 +1,5 @@
 /**
- * The channel types of spec 01 section 3 (and new-api's OpenAI-format 20, 27, 43, 45, 48): display name, where the provider lives by default,
+ * The channel types of spec 01 section 3 (and new-api's 6-13, 20, 27, 43-49, 53, 59, 60): display name, where the provider lives by default,
  * the key format, the models the platform knows for the type, and whether a balance endpoint
  * exists. Type numbers are part of the API (the console and stored channels use them).
  */
@@ -174,6 +174,33 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     models: ['doubao-1.5-pro-32k', 'doubao-1.5-lite-32k', 'doubao-seed-1.6', 'doubao-embedding'],
   },
   48: { name: 'xAI', baseUrl: 'https://api.x.ai', models: ['grok-3', 'grok-3-mini', 'grok-4', 'grok-2-image'] },
+  // new-api's OpenAI-compatible resellers (6-13) and gateways (59, 60: no default host).
+  6: { name: 'OpenAIMax', baseUrl: 'https://api.openaimax.com', models: GPT },
+  7: { name: 'OhMyGPT', baseUrl: 'https://api.ohmygpt.com', models: GPT },
+  9: { name: 'AILS', baseUrl: 'https://api.caipacity.com', models: GPT },
+  10: { name: 'AIProxy', baseUrl: 'https://api.aiproxy.io', models: GPT },
+  12: { name: 'API2GPT', baseUrl: 'https://api.api2gpt.com', models: GPT },
+  13: { name: 'AIGC2D', baseUrl: 'https://api.aigc2d.com', models: GPT },
+  44: { name: 'MokaAI', baseUrl: 'https://api.moka.ai', models: ['m3e-large', 'm3e-base', 'm3e-small'] },
+  46: {
+    name: '百度千帆 V2',
+    baseUrl: 'https://qianfan.baidubce.com',
+    models: ['ernie-4.0-8k', 'ernie-4.0-turbo-8k', 'ernie-3.5-8k', 'ernie-speed-8k', 'ernie-lite-8k', 'embedding-v1'],
+  },
+  47: { name: 'Xinference', baseUrl: '', models: ['bge-reranker-v2-m3', 'jina-reranker-v2'] },
+  49: { name: 'Coze', baseUrl: 'https://api.coze.cn', models: [] },
+  53: {
+    name: 'Submodel',
+    baseUrl: 'https://llm.submodel.ai',
+    models: [
+      'deepseek-ai/DeepSeek-V3.1',
+      'deepseek-ai/DeepSeek-R1',
+      'Qwen/Qwen3-235B-A22B-Instruct-2507',
+      'openai/gpt-oss-120b',
+    ],
+  },
+  59: { name: 'Sub2API', baseUrl: '', models: [] },
+  60: { name: 'New API', baseUrl: '', models: [] },
 };
 
 /** Whether a number is a known channel type. */

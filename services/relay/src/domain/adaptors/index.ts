@@ -2,14 +2,18 @@ import { aiproxy } from './aiproxy.ts';
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
 import { baidu } from './baidu.ts';
+import { baiduV2 } from './baidu-v2.ts';
 import { bedrock } from './bedrock.ts';
 import { cloudflare } from './cloudflare.ts';
 import { cohere } from './cohere.ts';
+import { coze } from './coze.ts';
 import { dify } from './dify.ts';
+import { newApi, sub2api } from './gateways.ts';
 import { gemini } from './gemini.ts';
 import { hunyuan } from './hunyuan.ts';
 import { jina } from './jina.ts';
 import { minimax } from './minimax.ts';
+import { mokaai } from './mokaai.ts';
 import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
@@ -17,6 +21,7 @@ import { palm } from './palm.ts';
 import { spark } from './spark.ts';
 import { type Adaptor, RESPONSES_MODES, type RelayMode } from './types.ts';
 import { vertex } from './vertex.ts';
+import { xinference } from './xinference.ts';
 
 export type { Adaptor, ChannelTarget, Protocol, RelayMode, UpstreamTarget } from './types.ts';
 
@@ -61,6 +66,12 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   35: minimax,
   37: dify,
   41: vertex,
+  44: mokaai,
+  46: baiduV2,
+  47: xinference,
+  49: coze,
+  59: sub2api,
+  60: newApi,
   ...OPENAI_FAMILY,
 };
 

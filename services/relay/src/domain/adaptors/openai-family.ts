@@ -21,4 +21,13 @@ export const OPENAI_FAMILY: Readonly<Record<number, Adaptor>> = {
   48: openaiCompatible('xAI', 'https://api.x.ai', '/v1', modes('chat', 'completions', 'images')),
   // FastGPT's OpenAPI speaks OpenAI's chat; the whole `APIKey-AppId` key is the bearer token.
   22: openaiCompatible('FastGPT', 'https://fastgpt.run/api/openapi', '/v1', modes('chat')),
+  // new-api's OpenAI-compatible resellers (6-13, served by its OpenAI adaptor): their hosts by default.
+  6: openaiCompatible('OpenAIMax', 'https://api.openaimax.com'),
+  7: openaiCompatible('OhMyGPT', 'https://api.ohmygpt.com'),
+  9: openaiCompatible('AILS', 'https://api.caipacity.com'),
+  10: openaiCompatible('AIProxy', 'https://api.aiproxy.io'),
+  12: openaiCompatible('API2GPT', 'https://api.api2gpt.com'),
+  13: openaiCompatible('AIGC2D', 'https://api.aigc2d.com'),
+  // Submodel serves chat only (new-api refuses its embeddings, rerank and Responses).
+  53: openaiCompatible('Submodel', 'https://llm.submodel.ai', '/v1', modes('chat')),
 };

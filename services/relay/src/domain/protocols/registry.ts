@@ -9,6 +9,7 @@ import { aiproxyProtocol } from './aiproxy.ts';
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
 import { cohereProtocol } from './cohere.ts';
+import { cozeProtocol } from './coze.ts';
 import { difyProtocol } from './dify.ts';
 import { geminiProtocol } from './gemini.ts';
 import { hunyuanProtocol } from './hunyuan.ts';
@@ -34,6 +35,7 @@ const PROTOCOLS = {
   aiproxy: aiproxyProtocol,
   palm: palmProtocol,
   spark: sparkProtocol,
+  coze: cozeProtocol,
 } satisfies Record<string, WireProtocol>;
 
 /** The name of a wire protocol. */

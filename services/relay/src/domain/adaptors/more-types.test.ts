@@ -1,0 +1,444 @@
+/**
+ * new-api's channel types 6-13, 44, 46, 47, 49, 53, 59 and 60 (issue 24 point 6), each against
+ * a fake speaking the provider's own format: OpenAI-compatible ones against the OpenAI, Claude
+ * and Gemini fakes, Coze, MokaAI and Xinference against small fakes of their APIs below.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeKind, type FakeProvider, startFakeProvider } from '../../../test/fakes/fake-provider.ts';
+import { memorySink } from '../../../test/fakes/memory-sink.ts';
+import { createUpstreamHttp } from '../../data/upstream-http.ts';
+import { runAttempt } from '../exchange/attempt.ts';
+import { type ClientRequest, canonicalChat } from '../exchange/build-request.ts';
+import { UpstreamFailure } from '../exchange/failure.ts';
+import type { ClientFormat } from '../exchange/ports.ts';
+import type { Json } from '../protocols/openai.ts';
+import { adaptorFor, type RelayMode } from './index.ts';
+
+const http = createUpstreamHttp({ timeoutMs: 10_000 });
+const fakes = new Map<FakeKind, FakeProvider>();
+const KEY = 'upstream-key';
+
+/** A provider fake of our own: records each request and answers through `handle`. */
+interface MiniFake {
+  url: string;
+  requests: { path: string; headers: IncomingMessage['headers']; body: Json }[];
+  close(): Promise<void>;
+}
+async function miniFake(handle: (path: string, body: Json, req: IncomingMessage, res: ServerResponse) => void) {
+  const requests: MiniFake['requests'] = [];
+  const server: Server = createServer((req, res) => {
+    const parts: Buffer[] = [];
+    req.on('data', (c: Buffer) => parts.push(c));
+    req.on('end', () => {
+      const text = Buffer.concat(parts).toString('utf8');
+      const body = text ? (JSON.parse(text) as Json) : {};
+      requests.push({ path: req.url ?? '', headers: req.headers, body });
+      handle(req.url ?? '', body, req, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const fake: MiniFake = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+  return fake;
+}
+const sendJson = (res: ServerResponse, status: number, body: unknown) => {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+};
+
+// Coze's v3 chat: the events and fields of https://www.coze.cn/open/docs/developer_guides/chat_v3
+const CHAT = { id: '7382159487131697202', conversation_id: '7381473525342978089', bot_id: 'bot-7342866812345' };
+let coze: MiniFake;
+// MokaAI's embeddings: OpenAI's list with input as a list of strings.
+let moka: MiniFake;
+// Xinference's rerank: results without usage, documents as {text} when asked.
+let xinference: MiniFake;
+
+beforeAll(async () => {
+  for (const kind of ['openai', 'anthropic', 'gemini'] as FakeKind[]) {
+    fakes.set(kind, await startFakeProvider({ kind, key: KEY, reply: 'Hello there friend', promptTokens: 7 }));
+  }
+  coze = await miniFake((path, body, req, res) => {
+    if (path !== '/v3/chat') return sendJson(res, 404, { code: 4000, msg: `no route ${path}` });
+    // Coze refuses with HTTP 200 and a code.
+    if (req.headers.authorization !== `Bearer ${KEY}`)
+      return sendJson(res, 200, { code: 4100, msg: 'authentication is invalid' });
+    if (body.bot_id !== CHAT.bot_id) return sendJson(res, 200, { code: 4200, msg: 'bot not found' });
+    if (body.stream !== true)
+      return sendJson(res, 200, { code: 0, msg: '', data: { ...CHAT, status: 'in_progress', created_at: 1718609571 } });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const ev = (event: string, data: unknown) =>
+      res.write(`event:${event}\ndata:${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+    ev('conversation.chat.created', { ...CHAT, status: 'created', last_error: { code: 0, msg: '' } });
+    ev('conversation.chat.in_progress', { ...CHAT, status: 'in_progress' });
+    const msg = {
+      id: '7382159494123470858',
+      conversation_id: CHAT.conversation_id,
+      bot_id: CHAT.bot_id,
+      chat_id: CHAT.id,
+    };
+    for (const piece of ['Hello ', 'from ', 'Coze'])
+      ev('conversation.message.delta', {
+        ...msg,
+        role: 'assistant',
+        type: 'answer',
+        content: piece,
+        content_type: 'text',
+      });
+    ev('conversation.message.completed', {
+      ...msg,
+      role: 'assistant',
+      type: 'answer',
+      content: 'Hello from Coze',
+      content_type: 'text',
+    });
+    ev('conversation.message.completed', {
+      ...msg,
+      role: 'assistant',
+      type: 'verbose',
+      content: '{"msg_type":"generate_answer_finish","data":""}',
+      content_type: 'text',
+    });
+    ev('conversation.message.delta', {
+      ...msg,
+      role: 'assistant',
+      type: 'follow_up',
+      content: 'Tell me more?',
+      content_type: 'text',
+    });
+    ev('conversation.chat.completed', {
+      ...CHAT,
+      status: 'completed',
+      usage: { token_count: 21, output_count: 4, input_count: 17 },
+    });
+    ev('done', '"[DONE]"');
+    res.end();
+  });
+  moka = await miniFake((path, body, req, res) => {
+    if (path !== '/embeddings') return sendJson(res, 404, { error: { message: `no route ${path}` } });
+    if (req.headers.authorization !== `Bearer ${KEY}`) return sendJson(res, 401, { error: { message: 'bad key' } });
+    const input = body.input;
+    if (!Array.isArray(input) || input.some((s) => typeof s !== 'string'))
+      return sendJson(res, 422, { error: { message: 'input must be a list of strings' } });
+    sendJson(res, 200, {
+      object: 'list',
+      model: body.model,
+      data: input.map((_, i) => ({ object: 'embedding', index: i, embedding: [0.1 * (i + 1), 0.2] })),
+      usage: { prompt_tokens: 5 * input.length, total_tokens: 5 * input.length },
+    });
+  });
+  xinference = await miniFake((path, body, _req, res) => {
+    if (path !== '/v1/rerank') return sendJson(res, 404, { detail: 'Not Found' });
+    const docs = body.documents as string[];
+    const ranked = docs.map((d, index) => ({ index, d, score: d.length / 10 })).sort((a, b) => b.score - a.score);
+    sendJson(res, 200, {
+      id: 'rerank-1',
+      results: ranked.map((r) => ({
+        index: r.index,
+        relevance_score: r.score,
+        document: body.return_documents ? { text: r.d } : null,
+      })),
+      meta: { api_version: null, billed_units: null, tokens: null, warnings: null },
+    });
+  });
+});
+afterAll(async () => {
+  for (const f of fakes.values()) await f.close();
+  await Promise.all([coze.close(), moka.close(), xinference.close()]);
+  await http.close();
+});
+
+interface RunOpts {
+  type: number;
+  url: string;
+  format?: ClientFormat;
+  mode?: RelayMode;
+  model?: string;
+  stream?: boolean;
+  body?: Json;
+  other?: string;
+  key?: string;
+  forward?: Record<string, string>;
+}
+
+async function run(o: RunOpts) {
+  const adaptor = adaptorFor(o.type);
+  if (!adaptor) throw new Error(`no adaptor for type ${o.type}`);
+  const format = o.format ?? 'openai';
+  const model = o.model ?? 'gpt-4o-mini';
+  const stream = o.stream ?? false;
+  const body = o.body ?? { model, messages: [{ role: 'user', content: 'hi' }], ...(stream ? { stream: true } : {}) };
+  const req: ClientRequest = {
+    format,
+    mode: o.mode ?? 'chat',
+    model,
+    stream,
+    body,
+    includeUsage: false,
+    ...(o.forward ? { forward: o.forward } : {}),
+  };
+  const sink = memorySink();
+  let canon: ReturnType<typeof canonicalChat> | undefined;
+  const result = await runAttempt({
+    req,
+    adaptor,
+    channel: { type: o.type, key: o.key ?? KEY, baseUrl: o.url, other: o.other ?? '', organization: '' },
+    upstreamModel: model,
+    canonical: () => {
+      canon ??= canonicalChat(req);
+      return canon;
+    },
+    upstream: http,
+    sink,
+    startedAt: performance.now(),
+    firstTokenTimeoutMs: 0,
+    estimatePrompt: async () => 3,
+    countText: async (t) => Math.ceil(t.length / 4),
+  });
+  return { result, sink };
+}
+
+const fake = (kind: FakeKind) => fakes.get(kind) as FakeProvider;
+const last = (kind: FakeKind) => fake(kind).requests.at(-1);
+
+/** The events and text of an OpenAI SSE answer. */
+function streamed(text: string): { content: string; chunks: Json[]; done: boolean } {
+  const chunks: Json[] = [];
+  let done = false;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('data: ')) continue;
+    if (line === 'data: [DONE]') done = true;
+    else chunks.push(JSON.parse(line.slice(6)));
+  }
+  const content = chunks
+    .map((c) => (c.choices as { delta?: { content?: string } }[] | undefined)?.[0]?.delta?.content ?? '')
+    .join('');
+  return { content, chunks, done };
+}
+
+describe("new-api's OpenAI-compatible types", () => {
+  it('when types 6, 7, 9, 10, 12, 13 and 53 answer a chat, then it goes to {base}/v1/chat/completions with the bearer key', async () => {
+    for (const type of [6, 7, 9, 10, 12, 13, 53]) {
+      const { result, sink } = await run({ type, url: fake('openai').url });
+      expect(last('openai')?.path).toBe('/v1/chat/completions');
+      expect(last('openai')?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(JSON.parse(sink.text()).choices[0].message.content).toBe('Hello there friend');
+      expect(result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+    }
+    // Each has new-api's host by default; Submodel serves chat only.
+    expect([6, 7, 9, 10, 12, 13, 53].map((t) => adaptorFor(t)?.defaultBaseUrl)).toEqual([
+      'https://api.openaimax.com',
+      'https://api.ohmygpt.com',
+      'https://api.caipacity.com',
+      'https://api.aiproxy.io',
+      'https://api.api2gpt.com',
+      'https://api.aigc2d.com',
+      'https://llm.submodel.ai',
+    ]);
+    expect([...(adaptorFor(53)?.modes ?? [])]).toEqual(['chat']);
+    expect(adaptorFor(6)?.modes.has('embeddings')).toBe(true);
+  });
+
+  it('when type 46 (Qianfan v2) is called with token|appid, then /v2 gets the bearer token and the appid header', async () => {
+    const { sink } = await run({ type: 46, url: fake('openai').url, key: `${KEY}|app-123`, model: 'ernie-4.0-8k' });
+    expect(last('openai')?.path).toBe('/v2/chat/completions');
+    expect(last('openai')?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(last('openai')?.headers.appid).toBe('app-123');
+    expect(JSON.parse(sink.text()).choices[0].message.content).toBe('Hello there friend');
+
+    // A -search model goes as the model with Qianfan's web search on.
+    await run({ type: 46, url: fake('openai').url, key: KEY, model: 'ernie-4.0-8k-search', stream: true });
+    const sent = last('openai');
+    expect(sent?.headers.appid).toBeUndefined();
+    expect((sent?.body as Json).model).toBe('ernie-4.0-8k');
+    expect((sent?.body as Json).web_search).toEqual({
+      enable: true,
+      enable_citation: true,
+      enable_trace: true,
+      enable_status: false,
+    });
+
+    const emb = await run({
+      type: 46,
+      url: fake('openai').url,
+      mode: 'embeddings',
+      model: 'embedding-v1',
+      body: { model: 'embedding-v1', input: ['a'] },
+    });
+    expect(last('openai')?.path).toBe('/v2/embeddings');
+    expect(emb.result.usage.promptTokens).toBe(7);
+  });
+
+  it('when type 47 (Xinference) reranks, then the answer is in Jina’s shape with documents as asked and the input billed as estimated', async () => {
+    const { result, sink } = await run({
+      type: 47,
+      url: xinference.url,
+      mode: 'rerank',
+      model: 'bge-reranker-v2-m3',
+      body: { model: 'bge-reranker-v2-m3', query: 'q', documents: ['a', 'bbb', 'cc'], return_documents: true },
+    });
+    expect(xinference.requests.at(-1)?.body).toMatchObject({ model: 'bge-reranker-v2-m3', query: 'q' });
+    expect(JSON.parse(sink.text())).toEqual({
+      id: 'rerank-1',
+      model: 'bge-reranker-v2-m3',
+      results: [
+        { index: 1, relevance_score: 0.3, document: { text: 'bbb' } },
+        { index: 2, relevance_score: 0.2, document: { text: 'cc' } },
+        { index: 0, relevance_score: 0.1, document: { text: 'a' } },
+      ],
+      usage: { prompt_tokens: 3, total_tokens: 3 },
+    });
+    expect(result.usage).toEqual({ promptTokens: 3, completionTokens: 0 });
+
+    const chat = await run({ type: 47, url: fake('openai').url, model: 'qwen2.5-instruct' });
+    expect(last('openai')?.path).toBe('/v1/chat/completions');
+    expect(chat.result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+  });
+
+  for (const type of [59, 60]) {
+    it(`when type ${type} chains another gateway, then OpenAI, Claude, Gemini and Responses clients pass through with the key in each one's header`, async () => {
+      const chat = await run({ type, url: fake('openai').url });
+      expect(last('openai')?.path).toBe('/v1/chat/completions');
+      expect(last('openai')?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(chat.result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+
+      const claudeBody = { model: 'claude-3-5-sonnet', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] };
+      const claude = await run({
+        type,
+        url: fake('anthropic').url,
+        format: 'claude',
+        model: 'claude-3-5-sonnet',
+        body: claudeBody,
+        forward: { 'anthropic-beta': 'prompt-caching-2024-07-31' },
+      });
+      const c = last('anthropic');
+      expect(c?.path).toBe('/v1/messages');
+      expect(c?.headers['x-api-key']).toBe(KEY);
+      expect(c?.headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(c?.headers['anthropic-version']).toBe('2023-06-01');
+      expect(c?.headers['anthropic-beta']).toBe('prompt-caching-2024-07-31');
+      expect(c?.body).toEqual(claudeBody);
+      expect(JSON.parse(claude.sink.text())).toMatchObject({
+        type: 'message',
+        content: [{ type: 'text', text: 'Hello there friend' }],
+      });
+      expect(claude.result.usage).toMatchObject({ promptTokens: 7, completionTokens: 3 });
+
+      const gemBody = { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] };
+      const gem = await run({
+        type,
+        url: fake('gemini').url,
+        format: 'gemini',
+        model: 'gemini-2.5-pro',
+        body: gemBody,
+        stream: true,
+      });
+      const g = last('gemini');
+      expect(g?.path).toBe('/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse');
+      expect(g?.headers['x-goog-api-key']).toBe(KEY);
+      expect(gem.sink.text()).toContain('"candidates"');
+      expect(gem.result.usage.promptTokens).toBe(7);
+
+      const responses = await run({
+        type,
+        url: fake('openai').url,
+        format: 'responses',
+        body: { model: 'gpt-4o-mini', input: 'hi' },
+      });
+      expect(last('openai')?.path).toBe('/v1/responses');
+      expect(JSON.parse(responses.sink.text()).object).toBe('response');
+    });
+  }
+});
+
+describe('Coze (type 49)', () => {
+  const body = {
+    model: 'coze-bot',
+    user: 'user-42',
+    messages: [
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+      { role: 'user', content: [{ type: 'text', text: 'who are you?' }] },
+    ],
+  };
+
+  it('when a chat is streamed, then the bot of the channel gets the turns as v3 messages and the answer and usage come back', async () => {
+    const { result, sink } = await run({
+      type: 49,
+      url: coze.url,
+      model: 'coze-bot',
+      other: CHAT.bot_id,
+      stream: true,
+      body: { ...body, stream: true },
+    });
+    const sent = coze.requests.at(-1);
+    expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(sent?.body).toEqual({
+      bot_id: CHAT.bot_id,
+      user_id: 'user-42',
+      stream: true,
+      additional_messages: [
+        { role: 'user', type: 'question', content: 'hi', content_type: 'text' },
+        { role: 'assistant', type: 'answer', content: 'hello', content_type: 'text' },
+        { role: 'user', type: 'question', content: 'who are you?', content_type: 'text' },
+      ],
+    });
+    const out = streamed(sink.text());
+    // Only the answer's deltas (not the follow-up suggestion) reach the client.
+    expect(out.content).toBe('Hello from Coze');
+    expect(out.done).toBe(true);
+    expect(out.chunks.some((c) => (c.choices as { finish_reason?: string }[])[0]?.finish_reason === 'stop')).toBe(true);
+    expect(result.usage).toEqual({ promptTokens: 17, completionTokens: 4 });
+    expect(result.estimated).toBe(false);
+  });
+
+  it('when a whole answer is asked for, then Coze’s stream is collected into one chat completion with its usage', async () => {
+    const { result, sink } = await run({ type: 49, url: coze.url, model: 'coze-bot', other: CHAT.bot_id, body });
+    expect(coze.requests.at(-1)?.body.stream).toBe(true);
+    expect(JSON.parse(sink.text())).toMatchObject({
+      object: 'chat.completion',
+      model: 'coze-bot',
+      choices: [{ message: { role: 'assistant', content: 'Hello from Coze' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 17, completion_tokens: 4, total_tokens: 21 },
+    });
+    expect(result.usage).toEqual({ promptTokens: 17, completionTokens: 4 });
+  });
+
+  it('when Coze refuses with a code in a 200 answer, then the attempt fails with a 4xx and its message', async () => {
+    const bad = await run({ type: 49, url: coze.url, model: 'coze-bot', other: CHAT.bot_id, key: 'wrong' }).catch(
+      (e) => e,
+    );
+    expect(bad).toBeInstanceOf(UpstreamFailure);
+    expect(bad).toMatchObject({ status: 401, message: 'coze error 4100: authentication is invalid' });
+    const noBot = await run({ type: 49, url: coze.url, model: 'coze-bot', other: 'bot-other', stream: true }).catch(
+      (e) => e,
+    );
+    expect(noBot).toMatchObject({ status: 400, message: 'coze error 4200: bot not found' });
+  });
+});
+
+describe('MokaAI (type 44)', () => {
+  it('when embeddings are asked with one string, then MokaAI gets a list of strings and the usage is billed', async () => {
+    const { result, sink } = await run({
+      type: 44,
+      url: moka.url,
+      mode: 'embeddings',
+      model: 'm3e-base',
+      body: { model: 'm3e-base', input: 'hello', encoding_format: 'float' },
+    });
+    expect(moka.requests.at(-1)?.body).toEqual({ input: ['hello'], model: 'm3e-base' });
+    expect(JSON.parse(sink.text())).toEqual({
+      object: 'list',
+      model: 'm3e-base',
+      data: [{ object: 'embedding', index: 0, embedding: [0.1, 0.2] }],
+      usage: { prompt_tokens: 5, total_tokens: 5 },
+    });
+    expect(result.usage).toEqual({ promptTokens: 5, completionTokens: 0 });
+  });
+});
