@@ -20,6 +20,7 @@ import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
+import { CardPayments, TopupHistory } from './card-payments.tsx';
 
 /** Posts the payment form to the gateway's URL in a hidden form (the browser leaves for it). */
 export function submitPaymentForm(url: string, fields: Record<string, string>): void {
@@ -177,6 +178,8 @@ export default function TopupPage() {
         <Divider />
         <Typography.Text type="secondary">{tr('topup.theBalanceIsCreditedOnce')}</Typography.Text>
       </Card>
+      <CardPayments />
+      <TopupHistory />
       <Modal
         title={tr('topup.confirmTopUp')}
         visible={confirm !== null}

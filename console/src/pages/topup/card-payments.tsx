@@ -1,0 +1,159 @@
+import { Button, Card, Form, InputNumber, Message, Space, Table, Tag, Typography } from '@arco-design/web-react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { getTopupInfo, listMyTopups, payCreem, payStripe, type TopupInfo, type TopupRecord } from '../../api/wallet.ts';
+import { tr } from '../../locale/translate.ts';
+
+interface CreemProduct {
+  productId: string;
+  name: string;
+  price: number;
+  currency: string;
+  quota: number;
+}
+
+function products(info: TopupInfo | null): CreemProduct[] {
+  try {
+    const list = JSON.parse(info?.creem_products || '[]') as unknown;
+    return Array.isArray(list) ? (list as CreemProduct[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Stripe Checkout and Creem, shown only when the operator enabled them (GET /api/user/topup/info). */
+export function CardPayments() {
+  const [info, setInfo] = useState<TopupInfo | null>(null);
+  const [amount, setAmount] = useState(1);
+  const [busy, setBusy] = useState('');
+
+  useEffect(() => {
+    void getTopupInfo().then((res) => {
+      if (res.success && res.data) {
+        setInfo(res.data);
+        setAmount(Math.max(1, res.data.stripe_min_topup || 1));
+      }
+    });
+  }, []);
+
+  const creem = useMemo(() => products(info), [info]);
+  if (!info || (!info.enable_stripe_topup && !info.enable_creem_topup)) return null;
+  const min = Math.max(1, info.stripe_min_topup || 1);
+
+  const go = (url: string) => {
+    Message.info(tr('topup.redirecting'));
+    window.location.href = url;
+  };
+  const stripe = async () => {
+    if (amount < min) {
+      Message.error(tr('topup.amountMin', { min }));
+      return;
+    }
+    setBusy('stripe');
+    const res = await payStripe(amount);
+    setBusy('');
+    if (res.success && res.data?.pay_link) go(res.data.pay_link);
+  };
+  const buy = async (productId: string) => {
+    setBusy(productId);
+    const res = await payCreem(productId);
+    setBusy('');
+    if (res.success && res.data?.checkout_url) go(res.data.checkout_url);
+  };
+
+  return (
+    <Card bordered={false} title={tr('topup.cardPayments')}>
+      {info.enable_stripe_topup && (
+        <Form layout="vertical">
+          <Form.Item label={tr('topup.amountLabel', { min })}>
+            <InputNumber
+              value={amount}
+              min={1}
+              max={10000}
+              precision={0}
+              onChange={(v) => setAmount(Math.max(1, Math.floor(v ?? 1)))}
+              style={{ width: 200 }}
+            />
+          </Form.Item>
+          <Typography.Paragraph>
+            {tr('topup.amountToPay')}
+            <Typography.Text bold>{(amount * (info.stripe_unit_price || 0)).toFixed(2)}</Typography.Text>
+          </Typography.Paragraph>
+          <Button type="primary" loading={busy === 'stripe'} onClick={() => void stripe()}>
+            {tr('topup.payWithStripe')}
+          </Button>
+        </Form>
+      )}
+      {info.enable_creem_topup && creem.length > 0 && (
+        <div style={{ marginTop: 16 }}>
+          <Typography.Paragraph>{tr('topup.creemProducts')}</Typography.Paragraph>
+          <Space wrap>
+            {creem.map((p) => (
+              <Button key={p.productId} loading={busy === p.productId} onClick={() => void buy(p.productId)}>
+                {tr('topup.creemProduct', { name: p.name, price: p.price, currency: p.currency })}
+              </Button>
+            ))}
+          </Space>
+        </div>
+      )}
+    </Card>
+  );
+}
+
+const STATUS: Record<string, { key: string; color: string }> = {
+  pending: { key: 'topup.statusPending', color: 'orange' },
+  success: { key: 'topup.statusSuccess', color: 'green' },
+  failed: { key: 'topup.statusFailed', color: 'red' },
+  expired: { key: 'topup.statusExpired', color: 'gray' },
+};
+
+const when = (sec: number) => (sec > 0 ? new Date(sec * 1000).toLocaleString() : '-');
+
+/** The caller's top-up orders (GET /api/user/topup/self), newest first. */
+export function TopupHistory() {
+  const [rows, setRows] = useState<TopupRecord[]>([]);
+  const [total, setTotal] = useState(0);
+  const [page, setPage] = useState(1);
+  const [loading, setLoading] = useState(false);
+  const pageSize = 10;
+
+  const load = useCallback(async (p: number) => {
+    setLoading(true);
+    const res = await listMyTopups(p, pageSize);
+    setLoading(false);
+    if (res.success && res.data) {
+      setRows(res.data.items);
+      setTotal(res.data.total);
+    }
+  }, []);
+
+  useEffect(() => {
+    void load(page);
+  }, [load, page]);
+
+  return (
+    <Card bordered={false} title={tr('topup.history')}>
+      <Table<TopupRecord>
+        rowKey="trade_no"
+        loading={loading}
+        data={rows}
+        pagination={{ current: page, pageSize, total, onChange: setPage }}
+        columns={[
+          { title: tr('topup.colTradeNo'), dataIndex: 'trade_no' },
+          { title: tr('topup.colMethod'), dataIndex: 'payment_method' },
+          { title: tr('topup.colAmount'), dataIndex: 'amount' },
+          { title: tr('topup.colMoney'), dataIndex: 'money', render: (v: number) => v.toFixed(2) },
+          {
+            title: tr('topup.colStatus'),
+            dataIndex: 'status',
+            render: (s: string) => {
+              const st = STATUS[s];
+              return <Tag color={st?.color}>{st ? tr(st.key as Parameters<typeof tr>[0]) : s}</Tag>;
+            },
+          },
+          { title: tr('topup.colCreated'), dataIndex: 'create_time', render: when },
+          { title: tr('topup.colCompleted'), dataIndex: 'complete_time', render: when },
+        ]}
+      />
+    </Card>
+  );
+}
