@@ -261,6 +261,23 @@ export const SYSTEM_SECTIONS: readonly SectionSpec[] = [
   },
   {
     id: 'login',
+  {
+    id: 'card-payments',
+    title: 'opt.cardPayments',
+    requires: { key: 'ServerAddress', message: 'opt.fillInTheServerAddress' },
+    fields: [
+      secret('StripeApiSecret', 'opt.stripeApiSecret'),
+      secret('StripeWebhookSecret', 'opt.stripeWebhookSecret'),
+      text('StripePriceId', 'opt.stripePriceId', 'opt.stripePriceIdPlaceholder'),
+      num('StripeUnitPrice', 'opt.stripeUnitPrice', 0),
+      num('StripeMinTopUp', 'opt.stripeMinTopUp', 1),
+      sw('StripePromotionCodesEnabled', 'opt.stripePromotionCodes'),
+      secret('CreemApiKey', 'opt.creemApiKey'),
+      secret('CreemWebhookSecret', 'opt.creemWebhookSecret'),
+      json('CreemProducts', 'opt.creemProducts', 'opt.creemProductsPlaceholder'),
+      sw('CreemTestMode', 'opt.creemTestMode'),
+    ],
+  },
     title: 'opt.loginAndRegistration',
     immediate: true,
     fields: [
