@@ -85,6 +85,7 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 47, label: 'Xinference', color: 'purple' },
   { value: 49, label: 'Coze', color: 'blue' },
   { value: 53, label: 'Submodel', color: 'cyan' },
+  { value: 56, label: 'Replicate', color: 'gray' },
   { value: 59, label: 'Sub2API', color: 'orange' },
   { value: 60, label: 'New API', color: 'pinkpurple' },
 ];

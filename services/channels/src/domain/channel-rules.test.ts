@@ -36,9 +36,12 @@ describe('channel rules', () => {
     ]);
   });
 
-  it("when the catalogue is read, then new-api's types 6-13, 44, 46, 47, 49, 53, 59 and 60 are there with their hosts", () => {
+  it("when the catalogue is read, then new-api's types 6-13, 44, 46, 47, 49, 53, 56, 59 and 60 are there with their hosts", () => {
     expect(
-      [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 53, 59, 60].map((t) => [CHANNEL_TYPES[t]?.name, CHANNEL_TYPES[t]?.baseUrl]),
+      [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 53, 56, 59, 60].map((t) => [
+        CHANNEL_TYPES[t]?.name,
+        CHANNEL_TYPES[t]?.baseUrl,
+      ]),
     ).toEqual([
       ['OpenAIMax', 'https://api.openaimax.com'],
       ['OhMyGPT', 'https://api.ohmygpt.com'],
@@ -51,6 +54,7 @@ describe('channel rules', () => {
       ['Xinference', ''],
       ['Coze', 'https://api.coze.cn'],
       ['Submodel', 'https://llm.submodel.ai'],
+      ['Replicate', 'https://api.replicate.com'],
       ['Sub2API', ''],
       ['New API', ''],
     ]);

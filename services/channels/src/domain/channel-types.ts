@@ -1,5 +1,5 @@
 /**
- * The channel types of spec 01 section 3 (and new-api's 6-13, 20, 27, 43-49, 53, 59, 60): display name, where the provider lives by default,
+ * The channel types of spec 01 section 3 (and new-api's 6-13, 20, 27, 43-49, 53, 56, 59, 60): display name, where the provider lives by default,
  * the key format, the models the platform knows for the type, and whether a balance endpoint
  * exists. Type numbers are part of the API (the console and stored channels use them).
  */
@@ -198,6 +198,11 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
       'Qwen/Qwen3-235B-A22B-Instruct-2507',
       'openai/gpt-oss-120b',
     ],
+  },
+  56: {
+    name: 'Replicate',
+    baseUrl: 'https://api.replicate.com',
+    models: ['black-forest-labs/flux-1.1-pro', 'black-forest-labs/flux-schnell', 'black-forest-labs/flux-dev'],
   },
   59: { name: 'Sub2API', baseUrl: '', models: [] },
   60: { name: 'New API', baseUrl: '', models: [] },

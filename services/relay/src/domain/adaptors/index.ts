@@ -18,6 +18,7 @@ import { ollama } from './ollama.ts';
 import { openaiCompatible } from './openai-compatible.ts';
 import { OPENAI_FAMILY } from './openai-family.ts';
 import { palm } from './palm.ts';
+import { replicate } from './replicate.ts';
 import { spark } from './spark.ts';
 import { type Adaptor, RESPONSES_MODES, type RelayMode } from './types.ts';
 import { vertex } from './vertex.ts';
@@ -70,6 +71,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   46: baiduV2,
   47: xinference,
   49: coze,
+  56: replicate,
   59: sub2api,
   60: newApi,
   ...OPENAI_FAMILY,

@@ -58,6 +58,8 @@ let coze: MiniFake;
 let moka: MiniFake;
 // Xinference's rerank: results without usage, documents as {text} when asked.
 let xinference: MiniFake;
+// Replicate's predictions API: a prediction object, `Prefer: wait` answering it finished.
+let replicateFake: MiniFake;
 
 beforeAll(async () => {
   for (const kind of ['openai', 'anthropic', 'gemini'] as FakeKind[]) {
@@ -146,10 +148,50 @@ beforeAll(async () => {
       meta: { api_version: null, billed_units: null, tokens: null, warnings: null },
     });
   });
+  replicateFake = await miniFake((path, body, req, res) => {
+    const m = /^\/v1\/models\/([^/]+)\/([^/]+)\/predictions$/.exec(path);
+    if (!m) return sendJson(res, 404, { detail: 'Not found.', status: 404 });
+    if (req.headers.authorization !== `Bearer ${KEY}`)
+      return sendJson(res, 401, {
+        title: 'Unauthenticated',
+        detail: 'You did not pass a valid authentication token',
+        status: 401,
+      });
+    const input = body.input as Json;
+    if (typeof input?.prompt !== 'string')
+      return sendJson(res, 422, {
+        title: 'Input validation failed',
+        detail: '- input: prompt is required',
+        status: 422,
+      });
+    const id = 'gm3qorzdhgbfurvjtvhg6dckhu';
+    const done = req.headers.prefer === 'wait' && input.prompt !== 'slow';
+    const n = Number(input.num_outputs ?? 1);
+    sendJson(res, 201, {
+      id,
+      model: `${m[1]}/${m[2]}`,
+      version: 'dp-4d0bcc010b3049749a251855f12800be',
+      input,
+      logs: '',
+      output: done
+        ? n === 1
+          ? `https://replicate.delivery/xezq/${id}/out-0.webp`
+          : Array.from({ length: n }, (_, i) => `https://replicate.delivery/xezq/${id}/out-${i}.webp`)
+        : null,
+      data_removed: false,
+      error: null,
+      status: done ? 'succeeded' : 'processing',
+      created_at: '2026-11-27T09:00:00.000Z',
+      urls: {
+        get: `https://api.replicate.com/v1/predictions/${id}`,
+        cancel: `https://api.replicate.com/v1/predictions/${id}/cancel`,
+      },
+    });
+  });
 });
 afterAll(async () => {
   for (const f of fakes.values()) await f.close();
-  await Promise.all([coze.close(), moka.close(), xinference.close()]);
+  await Promise.all([coze.close(), moka.close(), xinference.close(), replicateFake.close()]);
   await http.close();
 });
 
@@ -440,5 +482,64 @@ describe('MokaAI (type 44)', () => {
       usage: { prompt_tokens: 5, total_tokens: 5 },
     });
     expect(result.usage).toEqual({ promptTokens: 5, completionTokens: 0 });
+  });
+});
+
+describe('Replicate (type 56)', () => {
+  it('when an image is asked for, then a FLUX prediction is made with Prefer: wait and its outputs come back as URLs', async () => {
+    const { result, sink } = await run({
+      type: 56,
+      url: replicateFake.url,
+      mode: 'images',
+      model: 'black-forest-labs/flux-1.1-pro',
+      body: {
+        model: 'black-forest-labs/flux-1.1-pro',
+        prompt: 'a red fox',
+        size: '1792x1024',
+        n: 2,
+        quality: 'hd',
+        input: { seed: 7 },
+      },
+    });
+    const sent = replicateFake.requests.at(-1);
+    expect(sent?.path).toBe('/v1/models/black-forest-labs/flux-1.1-pro/predictions');
+    expect(sent?.headers.prefer).toBe('wait');
+    expect(sent?.body).toEqual({
+      input: { prompt: 'a red fox', aspect_ratio: '16:9', num_outputs: 2, prompt_upsampling: true, seed: 7 },
+    });
+    const out = JSON.parse(sink.text());
+    expect(out.data).toEqual([
+      { url: 'https://replicate.delivery/xezq/gm3qorzdhgbfurvjtvhg6dckhu/out-0.webp' },
+      { url: 'https://replicate.delivery/xezq/gm3qorzdhgbfurvjtvhg6dckhu/out-1.webp' },
+    ]);
+    expect(typeof out.created).toBe('number');
+    expect(result.usage).toEqual({ promptTokens: 3, completionTokens: 0 });
+  });
+
+  it('when the size is no FLUX ratio, then a custom size in its bounds is sent; bad input and unfinished predictions fail clearly', async () => {
+    await run({
+      type: 56,
+      url: replicateFake.url,
+      mode: 'images',
+      model: 'black-forest-labs/flux-1.1-pro',
+      body: { prompt: 'a fox', size: '1000x2000' },
+    });
+    expect(replicateFake.requests.at(-1)?.body).toEqual({
+      input: { prompt: 'a fox', aspect_ratio: 'custom', width: 992, height: 1440 },
+    });
+
+    const opts = { type: 56, url: replicateFake.url, mode: 'images' as const, model: 'black-forest-labs/flux-1.1-pro' };
+    const before = replicateFake.requests.length;
+    const noPrompt = await run({ ...opts, body: { prompt: ' ' } }).catch((e) => e);
+    expect(noPrompt).toMatchObject({ status: 400, kind: 'refused', message: 'prompt is required' });
+    const b64 = await run({ ...opts, body: { prompt: 'x', response_format: 'b64_json' } }).catch((e) => e);
+    expect(b64).toMatchObject({ status: 400, kind: 'refused' });
+    expect(replicateFake.requests.length).toBe(before);
+
+    const slow = await run({ ...opts, body: { prompt: 'slow' } }).catch((e) => e);
+    expect(slow).toBeInstanceOf(UpstreamFailure);
+    expect(slow.message).toBe('replicate: prediction gm3qorzdhgbfurvjtvhg6dckhu is processing');
+    const denied = await run({ ...opts, key: 'wrong', body: { prompt: 'x' } }).catch((e) => e);
+    expect(denied).toMatchObject({ status: 401, message: 'You did not pass a valid authentication token' });
   });
 });
