@@ -190,6 +190,10 @@ export const OPTION_CATALOGUE = {
   AudioRatio: json({}),
   AudioCompletionRatio: json({}),
   ImageRatio: json({}),
+  // Long-context prices by prompt size (this platform's name; new-api has an expression for it):
+  // {"model": [{"above_prompt_tokens": 200000, "model_ratio": 6, "completion_ratio": 7.5}]},
+  // optional cache_ratio and create_cache_ratio; services/relay/src/domain/pricing.ts.
+  ModelPriceTiers: json({}),
   GroupRatio: json(DEFAULT_GROUP_RATIO),
   // Channel affinity (new-api's channel_affinity_setting): one session's requests (a prompt cache
   // key, Claude Code's metadata.user_id, Codex's session) stick to one channel while it serves;

@@ -50,6 +50,13 @@ import { sessionReader } from './transport/http/session.ts';
 import { followEntityChanges } from './transport/kafka/entity-events.ts';
 import { relayEvents } from './transport/kafka/relay-events.ts';
 
+/** Whether the ModelPriceTiers option holds any model (most deployments: none, no copy per request). */
+function hasTiers(tiers: Record<string, unknown>): boolean {
+  if (!tiers || typeof tiers !== 'object') return false;
+  for (const _ in tiers) return true;
+  return false;
+}
+
 const RATIO_KEYS = new Set([
   'ModelRatio',
   'CompletionRatio',
@@ -210,7 +217,9 @@ export async function createApp(
           if (events.full()) throw new RelayError(503, '服务繁忙，请稍后重试', 'usage_buffer_full');
           if (!ratios.loaded() || !snapshot.loaded())
             throw new RelayError(503, '服务繁忙，请稍后重试', 'snapshot_not_loaded');
-          return ratios.current();
+          // Long-context tiers straight from the options (parsed once per change); pricing.ts checks them.
+          const priceTiers = options.json<Record<string, unknown>>('ModelPriceTiers');
+          return hasTiers(priceTiers) ? { ...ratios.current(), priceTiers } : ratios.current();
         },
         settings: {
           retryTimes: () => options.number('RetryTimes'),

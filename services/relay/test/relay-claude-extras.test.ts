@@ -443,3 +443,83 @@ describe('prompt caching', () => {
     }
   });
 });
+
+describe('long-context price tiers', () => {
+  it('when the upstream reports a prompt above a tier threshold (ModelPriceTiers), then the whole call is billed at that tier and the log row names it; below it, at the base price', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    // Base (the claude-sonnet-4-5 defaults): model ratio 1.5, completion 5, cache reads 0.1.
+    // Above 200k prompt tokens: ratio 3 ($6 per M), completion 8, cache reads 0.2.
+    await setOption(
+      s,
+      'ModelPriceTiers',
+      JSON.stringify({
+        [model]: [{ above_prompt_tokens: 200_000, model_ratio: 3, completion_ratio: 8, cache_ratio: 0.2 }],
+      }),
+    );
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    const ask = (key: string) =>
+      new Anthropic({ apiKey: key, baseURL: s.stack.gatewayUrl, maxRetries: 0 }).messages
+        .create({ model, max_tokens: 100, messages: [{ role: 'user', content: 'Summarise the repository' }] })
+        .withResponse();
+    const rowOf = async (userId: number, requestId?: string) => {
+      const logs = await eventually(
+        () => s.logs.queryLogs({ filter: { userId, type: 2 }, page: { page: 1, pageSize: 20 } }),
+        (r) => r.items.some((l) => !requestId || l.requestId === requestId),
+        { what: 'the log row' },
+      );
+      return logs.items.find((l) => !requestId || l.requestId === requestId);
+    };
+    const usedOf = (userId: number, what: string) =>
+      eventually(
+        async () => (await s.wallet.getWallet({ userId })).wallet?.usedQuota ?? 0,
+        (v) => v > 0,
+        { what },
+      );
+    claudeFake.set({ promptTokens: 250_000, cachedTokens: 50_000 });
+    try {
+      // The option reaches the relay by event: a first user's calls until its log shows the tier.
+      const warm = await userWithToken(s);
+      await routable(s.stack.relayUrl, warm.key, model);
+      await eventually(
+        async () => {
+          const { response } = await ask(warm.key);
+          const row = await rowOf(warm.userId, response.headers.get('x-aigw-request-id') ?? '');
+          return JSON.parse(row?.other ?? '{}') as Record<string, unknown>;
+        },
+        (o) => o.matched_tier === '>200000',
+        { what: 'ModelPriceTiers applied' },
+      );
+
+      // Above: 250,000 prompt tokens, 50,000 of them cache reads, 3 answer tokens, all at the tier:
+      // (200,000 + 50,000 x 0.2 + 3 x 8) x 3 = 630,072.
+      const big = await userWithToken(s);
+      const { data } = await ask(big.key);
+      expect(data.content[0]).toMatchObject({ type: 'text', text: REPLY });
+      expect(await usedOf(big.userId, 'the long call settled')).toBe(630_072);
+      const row = await rowOf(big.userId);
+      expect(row).toMatchObject({ quota: 630_072, promptTokens: 250_000, completionTokens: 3 });
+      expect(JSON.parse(row?.other ?? '{}')).toMatchObject({
+        model_ratio: 3,
+        completion_ratio: 8,
+        cache_tokens: 50_000,
+        cache_ratio: 0.2,
+        matched_tier: '>200000',
+        tier_above_prompt_tokens: 200_000,
+        tier_model_ratio: 3,
+        tier_completion_ratio: 8,
+        tier_cache_ratio: 0.2,
+      });
+
+      // Below: 199,999 prompt tokens at the base price: (199,999 + 3 x 5) x 1.5 = 300,021.
+      claudeFake.set({ promptTokens: 199_999, cachedTokens: 0 });
+      const small = await userWithToken(s);
+      await ask(small.key);
+      expect(await usedOf(small.userId, 'the short call settled')).toBe(300_021);
+      const base = JSON.parse((await rowOf(small.userId))?.other ?? '{}') as Record<string, unknown>;
+      expect(base).toMatchObject({ model_ratio: 1.5, completion_ratio: 5 });
+      expect(base).not.toHaveProperty('matched_tier');
+    } finally {
+      claudeFake.set({ promptTokens: PROMPT_TOKENS, cachedTokens: 0, cacheWriteTokens: 0 });
+    }
+  });
+});

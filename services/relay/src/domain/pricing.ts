@@ -20,6 +20,23 @@ export interface Ratios {
   audioCompletionRatio?: Record<string, number>;
   /** Image input tokens relative to text prompt tokens. */
   imageRatio?: Record<string, number>;
+  /** Long-context prices (option ModelPriceTiers): per model, tiers by prompt size. */
+  priceTiers?: Record<string, unknown>;
+}
+
+/**
+ * One long-context price tier of a model (option ModelPriceTiers, this platform's name: new-api
+ * prices long contexts with an expression, billing_setting.billing_expr, not with a table). A
+ * request whose prompt has more than `above_prompt_tokens` tokens (cache reads and writes
+ * included, as providers count it) is priced with the tier's ratios; a ratio the tier leaves
+ * out stays the model's own. Cache and 1 h write ratios stay relative to the tier's model ratio.
+ */
+export interface PriceTier {
+  above_prompt_tokens: number;
+  model_ratio: number;
+  completion_ratio?: number;
+  cache_ratio?: number;
+  create_cache_ratio?: number;
 }
 
 /** How a model is priced. Token-kind ratios are 1 (the text price) where none is set. */
@@ -36,6 +53,10 @@ export type Price =
       audioRatio: number;
       audioCompletionRatio: number;
       imageRatio: number;
+      /** The model's long-context tiers, ascending (none: one price whatever the prompt). */
+      tiers?: PriceTier[];
+      /** The tier these ratios are of (set by priceAt; absent: the model's base price). */
+      tier?: PriceTier;
     }
   | { kind: 'call'; price: number };
 
@@ -44,7 +65,7 @@ export type Price =
  * longest that fits), then without a date or version suffix (gpt-4o-2024-08-06 -> gpt-4o), then by
  * the longest entry it extends (claude-sonnet-4-5-thinking -> claude-sonnet-4-5).
  */
-function lookup(map: Record<string, number>, model: string): number | undefined {
+function lookup<T>(map: Record<string, T>, model: string): T | undefined {
   if (Object.hasOwn(map, model)) return map[model];
   let pattern: string | undefined;
   for (const k of Object.keys(map))
@@ -75,8 +96,10 @@ export function priceOf(r: Ratios, model: string, unpricedRatio?: number): Price
   }
   // A ratio the maps do not set is 1: the text price.
   const of = (map: Record<string, number> | undefined) => (map && lookup(map, model)) ?? 1;
+  const tiers = r.priceTiers ? priceTiers(lookup(r.priceTiers, model)) : undefined;
   return {
     kind: 'ratio',
+    ...(tiers ? { tiers } : {}),
     modelRatio,
     completionRatio: of(r.completionRatio),
     cacheRatio: of(r.cacheRatio),
@@ -88,12 +111,99 @@ export function priceOf(r: Ratios, model: string, unpricedRatio?: number): Price
   };
 }
 
+const isRatio = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
+
+/**
+ * A model's tiers as the option holds them, checked (the users service refuses bad ones on save;
+ * an entry that still does not fit is left out) and sorted by threshold; undefined when none.
+ */
+export function priceTiers(raw: unknown): PriceTier[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  const tiers = raw.filter(
+    (t): t is PriceTier =>
+      !!t &&
+      typeof t === 'object' &&
+      Number.isInteger(t.above_prompt_tokens) &&
+      t.above_prompt_tokens >= 0 &&
+      isRatio(t.model_ratio) &&
+      (t.completion_ratio === undefined || isRatio(t.completion_ratio)) &&
+      (t.cache_ratio === undefined || isRatio(t.cache_ratio)) &&
+      (t.create_cache_ratio === undefined || isRatio(t.create_cache_ratio)),
+  );
+  return tiers.length ? tiers.sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens) : undefined;
+}
+
+/** The tier a prompt of `promptTokens` falls in: the highest threshold it exceeds; undefined: the base price. */
+export function tierFor(tiers: readonly PriceTier[] | undefined, promptTokens: number): PriceTier | undefined {
+  let found: PriceTier | undefined;
+  for (const t of tiers ?? []) if (promptTokens > t.above_prompt_tokens) found = t;
+  return found;
+}
+
+/** A model's price for a prompt of `promptTokens` tokens: its tier's ratios where one applies. */
+export function priceAt(p: Price, promptTokens: number): Price {
+  if (p.kind !== 'ratio' || !p.tiers) return p;
+  return withTier(p, tierFor(p.tiers, promptTokens));
+}
+
+function withTier(p: Price & { kind: 'ratio' }, tier: PriceTier | undefined): Price {
+  const base = p.tier ? undefined : p;
+  if (!tier || !base) return p;
+  const cacheCreationRatio = tier.create_cache_ratio ?? base.cacheCreationRatio;
+  return {
+    ...base,
+    modelRatio: tier.model_ratio,
+    completionRatio: tier.completion_ratio ?? base.completionRatio,
+    cacheRatio: tier.cache_ratio ?? base.cacheRatio,
+    cacheCreationRatio,
+    cacheCreation1hRatio: cacheCreationRatio * CACHE_1H_MULTIPLIER,
+    tier,
+  };
+}
+
+/**
+ * The prices a prompt of `low` to `high` tokens may be charged at: the base price and every
+ * tier whose range meets [low, high] (a reservation takes the dearest of them).
+ */
+export function pricesBetween(p: Price, low: number, high: number): Price[] {
+  if (p.kind !== 'ratio' || !p.tiers || p.tier) return [p];
+  const out: Price[] = [];
+  const tiers = p.tiers;
+  if (low <= (tiers[0]?.above_prompt_tokens ?? Number.POSITIVE_INFINITY)) out.push(p);
+  tiers.forEach((t, i) => {
+    const next = tiers[i + 1]?.above_prompt_tokens ?? Number.POSITIVE_INFINITY;
+    if (high > t.above_prompt_tokens && low <= next) out.push(withTier(p, t));
+  });
+  return out.length ? out : [priceAt(p, high)];
+}
+
+/**
+ * How much a prompt estimate may fall short of the upstream's own count (another tokenizer,
+ * images, tools): a reservation prices the estimate up to this factor above it, so a prompt
+ * estimated just below a long-context threshold reserves at the dearer tier.
+ */
+export const PROMPT_ESTIMATE_MARGIN = 1.25;
+
+/** The long-context tier of a settled price on the log row (new-api's matched_tier and its ratios). */
+export function tierDetails(other: Record<string, unknown>, p: Price): void {
+  if (p.kind !== 'ratio' || !p.tier) return;
+  const round = (n: number) => Math.round(n * 1e6) / 1e6;
+  other.matched_tier = `>${p.tier.above_prompt_tokens}`;
+  other.tier_above_prompt_tokens = p.tier.above_prompt_tokens;
+  other.tier_model_ratio = round(p.modelRatio);
+  other.tier_completion_ratio = round(p.completionRatio);
+  other.tier_cache_ratio = round(p.cacheRatio);
+  other.tier_create_cache_ratio = round(p.cacheCreationRatio);
+}
+
 /**
  * The amount to reserve before the upstream call: what the request can cost at most,
  * (max(prompt estimate, PreConsumedQuota) + output tokens x completion ratio) x model ratio x
  * group ratio, where output tokens are max_tokens or, without it, the model's output limit
  * (reference-behaviour step 5 leaves the completion ratio out, so a reservation covered only a
- * fraction of an answer's price); or the per-call price.
+ * fraction of an answer's price); or the per-call price. With long-context tiers, the price is
+ * the dearest of those a prompt of `tierRange[0]` to `tierRange[1]` tokens (default: exactly
+ * `promptTokens`) may be charged at, counted for `promptTokens`.
  */
 export function preConsumeAmount(
   p: Price,
@@ -103,6 +213,25 @@ export function preConsumeAmount(
   preConsumed: number,
   outputTokens: number,
   units = 1,
+  tierRange: readonly [number, number] = [promptTokens, promptTokens],
+): number {
+  if (p.kind === 'ratio' && p.tiers && !p.tier) {
+    let most = 0;
+    for (const q of pricesBetween(p, tierRange[0], Math.max(...tierRange)))
+      most = Math.max(most, reserveAt(q, groupRatio, quotaPerUnit, promptTokens, preConsumed, outputTokens, units));
+    return most;
+  }
+  return reserveAt(p, groupRatio, quotaPerUnit, promptTokens, preConsumed, outputTokens, units);
+}
+
+function reserveAt(
+  p: Price,
+  groupRatio: number,
+  quotaPerUnit: number,
+  promptTokens: number,
+  preConsumed: number,
+  outputTokens: number,
+  units: number,
 ): number {
   if (p.kind === 'call') return Math.ceil(p.price * quotaPerUnit * groupRatio * units);
   // Per token, the dearest kind a settle may count it as (settleQuota).
@@ -119,9 +248,11 @@ export function preConsumeAmount(
  * group ratio, at least 1 when the ratios are not zero; or price x QuotaPerUnit x group ratio.
  * Where the upstream reports them, cached, cache-written, audio and image prompt tokens count with
  * their own ratios instead of the text price, and audio output tokens with audio ratio x audio
- * completion ratio instead of the completion ratio.
+ * completion ratio instead of the completion ratio. A model with long-context tiers is priced by
+ * the tier the upstream-reported prompt falls in.
  */
-export function settleQuota(p: Price, groupRatio: number, quotaPerUnit: number, usage: Usage, units = 1): number {
+export function settleQuota(price: Price, groupRatio: number, quotaPerUnit: number, usage: Usage, units = 1): number {
+  const p = priceAt(price, usage.promptTokens);
   if (p.kind === 'call') return Math.round(p.price * quotaPerUnit * groupRatio * Math.max(1, units));
   const ratio = p.modelRatio * groupRatio;
   if (ratio === 0) return 0;

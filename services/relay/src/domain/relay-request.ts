@@ -13,7 +13,16 @@ import { runAttempt } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
 import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
-import { type Price, preConsumeAmount, priceOf, type Ratios, settleQuota } from './pricing.ts';
+import {
+  PROMPT_ESTIMATE_MARGIN,
+  type Price,
+  preConsumeAmount,
+  priceAt,
+  priceOf,
+  type Ratios,
+  settleQuota,
+  tierDetails,
+} from './pricing.ts';
 import { applyModelSuffix } from './protocols/model-suffix.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
@@ -229,29 +238,23 @@ export async function relayRequest(
   const units = unitsOf(req);
   const preConsumedQuota = deps.settings.preConsumedQuota();
   const bodyBytes = req.raw?.length ?? 4096;
-  const bound = preConsumeAmount(
-    price,
-    groupRatio,
-    quotaPerUnit,
-    promptUpperBound(bodyBytes),
-    preConsumedQuota,
-    maxTokens,
-    units,
-  );
+  const upper = promptUpperBound(bodyBytes);
+  // Long-context tiers: the bound takes the dearest tier a prompt up to its upper bound can fall in.
+  const bound = preConsumeAmount(price, groupRatio, quotaPerUnit, upper, preConsumedQuota, maxTokens, units, [
+    0,
+    upper,
+  ]);
   let reserved = 0;
   let skip: SkipTicket | undefined;
   if (deps.balances.ample(userId, caller.token, bound)) {
     skip = deps.balances.hold(userId, bound, caller.token);
   } else {
-    const amount = preConsumeAmount(
-      price,
-      groupRatio,
-      quotaPerUnit,
-      await estimatePrompt(),
-      preConsumedQuota,
-      maxTokens,
-      units,
-    );
+    // The tier of the estimate, or a dearer one its margin reaches (the upstream counts the prompt).
+    const estimated = await estimatePrompt();
+    const amount = preConsumeAmount(price, groupRatio, quotaPerUnit, estimated, preConsumedQuota, maxTokens, units, [
+      estimated,
+      Math.ceil(estimated * PROMPT_ESTIMATE_MARGIN),
+    ]);
     const sentAt = Date.now();
     try {
       const res = await deps.wallet.preConsume({ requestId: caller.requestId, userId, tokenId, amount });
@@ -378,6 +381,7 @@ export async function relayRequest(
     statusCode: number,
     errorMessage: string,
     other: Json,
+    priced: Price = price,
   ): UsageRecord => ({
     requestId: caller.requestId,
     caller,
@@ -393,7 +397,7 @@ export async function relayRequest(
     type,
     statusCode,
     errorMessage,
-    price,
+    price: priced,
     groupRatio,
     other,
   });
@@ -430,11 +434,14 @@ export async function relayRequest(
   const other: Json = {};
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
-  cacheWriteDetails(other, result.usage, price);
+  // The long-context tier of the upstream's prompt count: its ratios on the row, and which it was.
+  const settled = priceAt(price, result.usage.promptTokens);
+  tierDetails(other, settled);
+  cacheWriteDetails(other, result.usage, settled);
   if (result.stateId) deps.state?.remember(result.stateId, { channelId: served.id, userId });
   if (session && deps.affinity)
     keepSession(deps.affinity, session, kept, served.id, () => index.serves(caller.group, req.model, kept ?? 0));
-  deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other));
+  deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled));
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };

@@ -9,6 +9,28 @@ describe('option rules beyond the format', () => {
     expect(validateOption('Chats', '[{"A":"https://a"}]').value).toBe('[{"A":"https://a"}]');
   });
 
+  it('when ModelPriceTiers is saved, then each tier needs a whole positive threshold and non-negative ratios', () => {
+    const good = '{"claude-sonnet-4-5":[{"above_prompt_tokens":200000,"model_ratio":3,"completion_ratio":7.5}]}';
+    expect(validateOption('ModelPriceTiers', good).value).toBe(good);
+    expect(validateOption('ModelPriceTiers', '{}').value).toBe('{}');
+    const refused = (v: string, why: string) => {
+      expect(() => validateOption('ModelPriceTiers', v)).toThrow('ModelPriceTiers 格式错误：');
+      expect(() => validateOption('ModelPriceTiers', v)).toThrow(why);
+    };
+    refused('[]', '应为');
+    refused('{"m":[]}', '模型 m 的阶梯应为非空数组');
+    refused('{"m":[{"model_ratio":2}]}', '模型 m 的 above_prompt_tokens 必须是正整数');
+    refused('{"m":[{"above_prompt_tokens":1.5,"model_ratio":2}]}', 'above_prompt_tokens 必须是正整数');
+    refused('{"m":[{"above_prompt_tokens":10}]}', '模型 m 的阶梯缺少 model_ratio');
+    refused('{"m":[{"above_prompt_tokens":10,"model_ratio":-1}]}', '模型 m 的 model_ratio 必须是非负数');
+    refused('{"m":[{"above_prompt_tokens":10,"model_ratio":1,"cache_ratio":"x"}]}', 'cache_ratio 必须是非负数');
+    refused('{"m":[{"above_prompt_tokens":10,"model_ratio":1,"price":1}]}', '未知字段 price');
+    refused(
+      '{"m":[{"above_prompt_tokens":10,"model_ratio":1},{"above_prompt_tokens":10,"model_ratio":2}]}',
+      'above_prompt_tokens 10 重复',
+    );
+  });
+
   it('when a login method is switched on before its settings, then it is refused; off is always allowed', () => {
     expect(() =>
       checkPrerequisites('GitHubOAuthEnabled', 'true', { GitHubClientId: 'id', GitHubClientSecret: '' }),

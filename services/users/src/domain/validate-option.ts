@@ -74,7 +74,43 @@ export function validateOption(key: string, rawValue: string): { value: string; 
     throw invalid('请求次数限制不能为负数');
   }
   if (key === 'ModelRequestRateLimitGroup') checkRateLimitGroups(value);
+  if (key === 'ModelPriceTiers') checkPriceTiers(value);
   return { value, implied };
+}
+
+const TIER_FIELDS = ['above_prompt_tokens', 'model_ratio', 'completion_ratio', 'cache_ratio', 'create_cache_ratio'];
+
+/**
+ * ModelPriceTiers: {"model": [{"above_prompt_tokens": n, "model_ratio": r, ...}]}, thresholds
+ * whole, positive and distinct per model, ratios non-negative numbers; nothing else.
+ */
+function checkPriceTiers(value: string): void {
+  const fail = (why: string) => invalid(`ModelPriceTiers 格式错误：${why}`);
+  const parsed: unknown = JSON.parse(value);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw fail('应为 {"模型名": [阶梯, ...]}');
+  for (const [model, tiers] of Object.entries(parsed)) {
+    if (!Array.isArray(tiers) || tiers.length === 0) throw fail(`模型 ${model} 的阶梯应为非空数组`);
+    const seen = new Set<number>();
+    for (const t of tiers as unknown[]) {
+      if (!t || typeof t !== 'object' || Array.isArray(t)) throw fail(`模型 ${model} 的阶梯应为对象`);
+      const tier = t as Record<string, unknown>;
+      const extra = Object.keys(tier).find((k) => !TIER_FIELDS.includes(k));
+      if (extra) throw fail(`模型 ${model} 的阶梯有未知字段 ${extra}`);
+      const above = tier.above_prompt_tokens;
+      if (typeof above !== 'number' || !Number.isInteger(above) || above < 1) {
+        throw fail(`模型 ${model} 的 above_prompt_tokens 必须是正整数`);
+      }
+      if (seen.has(above)) throw fail(`模型 ${model} 的 above_prompt_tokens ${above} 重复`);
+      seen.add(above);
+      if (tier.model_ratio === undefined) throw fail(`模型 ${model} 的阶梯缺少 model_ratio`);
+      for (const k of TIER_FIELDS.slice(1)) {
+        const v = tier[k];
+        if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
+          throw fail(`模型 ${model} 的 ${k} 必须是非负数`);
+        }
+      }
+    }
+  }
 }
 
 /** JSON options that must map names to non-negative numbers. */
