@@ -35,6 +35,18 @@ export interface LogOther {
   cache_ratio?: number;
   cache_creation_tokens?: number;
   cache_creation_ratio?: number;
+  /** Cache writes by lifetime (new-api's names), written when some were for an hour. */
+  cache_creation_tokens_5m?: number;
+  cache_creation_ratio_5m?: number;
+  cache_creation_tokens_1h?: number;
+  cache_creation_ratio_1h?: number;
+  /** The long-context tier that priced the request (option ModelPriceTiers) and its ratios. */
+  matched_tier?: string;
+  tier_above_prompt_tokens?: number;
+  tier_model_ratio?: number;
+  tier_completion_ratio?: number;
+  tier_cache_ratio?: number;
+  tier_create_cache_ratio?: number;
   image_tokens?: number;
   image_ratio?: number;
   audio?: boolean;

@@ -13,6 +13,19 @@ export interface PricingEntry {
   audio_ratio?: number;
   /** Audio output tokens cost this many times audio input (when the server sends it). */
   audio_completion_ratio?: number;
+  /** Cache reads and (5-minute) cache writes against text input, where set (new-api's names). */
+  cache_ratio?: number;
+  create_cache_ratio?: number;
+  /** Long-context tiers (option ModelPriceTiers): above a prompt size, other ratios. */
+  price_tiers?: PriceTier[];
+}
+
+export interface PriceTier {
+  above_prompt_tokens: number;
+  model_ratio: number;
+  completion_ratio?: number;
+  cache_ratio?: number;
+  create_cache_ratio?: number;
 }
 
 /** GET /api/pricing: data plus group_ratio (and the caller's group) at the top level. */

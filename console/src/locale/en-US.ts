@@ -942,4 +942,22 @@ export const enUS: LocaleMessages = {
   'playground.stop': 'Stop',
   'pricing.audioPromptPrice': 'Audio prompt {price} / 1M tokens',
   'pricing.audioCompletionPrice': 'Audio completion {price} / 1M tokens',
+  // Issue 24: cache prices on the pricing page, cache writes by lifetime and long-context tiers.
+  'pricing.cacheReadColon': 'Cache read: ',
+  'pricing.cacheWriteColon': 'Cache write: ',
+  'pricing.cacheWrite1hColon': '1 h cache write: ',
+  'pricing.cacheReadPrice': 'Cache read {price} / 1M tokens',
+  'pricing.cacheWritePrice': 'Cache write {price} / 1M tokens',
+  'pricing.cacheWrite1hPrice': '1 h cache write {price} / 1M tokens',
+  'pricing.tierPrice': 'Prompt above {above} tokens: prompt {prompt}, completion {completion} / 1M tokens',
+  'log.cacheWriteTokens5m': 'Cache write tokens (5 min)',
+  'log.cacheWriteRatio5m': 'Cache write ratio (5 min)',
+  'log.cacheWriteTokens1h': 'Cache write tokens (1 h)',
+  'log.cacheWriteRatio1h': 'Cache write ratio (1 h)',
+  'log.priceTier': 'Long-context tier',
+  'log.priceTierValue':
+    'prompt above {above} tokens (model ratio {model}, completion ratio {completion}, cache ratio {cache}, cache write ratio {write})',
+  'opt.modelPriceTiers': 'Long-context price tiers',
+  'opt.modelPriceTiersHint':
+    'JSON: {"model": [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 7.5}]}; a request whose prompt is above the threshold is billed at that tier; optional cache_ratio, create_cache_ratio',
 };

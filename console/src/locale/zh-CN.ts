@@ -933,6 +933,24 @@ export const zhCN = {
   'playground.stop': '停止',
   'pricing.audioPromptPrice': '音频提示 {price} / 1M tokens',
   'pricing.audioCompletionPrice': '音频补全 {price} / 1M tokens',
+  // Issue 24: cache prices on the pricing page, cache writes by lifetime and long-context tiers.
+  'pricing.cacheReadColon': '缓存读取：',
+  'pricing.cacheWriteColon': '缓存写入：',
+  'pricing.cacheWrite1hColon': '1 小时缓存写入：',
+  'pricing.cacheReadPrice': '缓存读取 {price} / 1M tokens',
+  'pricing.cacheWritePrice': '缓存写入 {price} / 1M tokens',
+  'pricing.cacheWrite1hPrice': '1 小时缓存写入 {price} / 1M tokens',
+  'pricing.tierPrice': '提示超过 {above} tokens：提示 {prompt}，补全 {completion} / 1M tokens',
+  'log.cacheWriteTokens5m': '缓存写入 Tokens（5 分钟）',
+  'log.cacheWriteRatio5m': '缓存写入倍率（5 分钟）',
+  'log.cacheWriteTokens1h': '缓存写入 Tokens（1 小时）',
+  'log.cacheWriteRatio1h': '缓存写入倍率（1 小时）',
+  'log.priceTier': '长上下文阶梯',
+  'log.priceTierValue':
+    '提示超过 {above} tokens（模型倍率 {model}，补全倍率 {completion}，缓存倍率 {cache}，缓存写入倍率 {write}）',
+  'opt.modelPriceTiers': '长上下文阶梯价格',
+  'opt.modelPriceTiersHint':
+    'JSON：{"模型名": [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 7.5}]}，提示超过阈值时整次请求按该阶梯的倍率计费，可选 cache_ratio、create_cache_ratio',
 } as const;
 
 export type LocaleKey = keyof typeof zhCN;

@@ -86,4 +86,21 @@ describe('pricing through the gateway', () => {
     const set = await eventually(pricing, (r) => r.data.find((m) => m.model_name === 'gpt-4o')?.audio_ratio === 7);
     expect(set.data.find((m) => m.model_name === 'gpt-4o')?.audio_completion_ratio).toBe(1);
   });
+
+  it('when a model has cache ratios or long-context tiers, then the pricing rows carry them (new-api names)', async () => {
+    const tiers = [{ above_prompt_tokens: 200000, model_ratio: 3, completion_ratio: 7.5 }];
+    await setOptions(stack, {
+      CacheRatio: '{"gpt-4o":0.5}',
+      CreateCacheRatio: '{"gpt-4o":1.5}',
+      ModelPriceTiers: JSON.stringify({ 'gpt-4o': tiers }),
+    });
+    const p = await eventually(pricing, (r) => {
+      const row = r.data.find((m) => m.model_name === 'gpt-4o') as Record<string, unknown> | undefined;
+      return row?.cache_ratio === 0.5 && row.create_cache_ratio === 1.5 && Array.isArray(row.price_tiers);
+    });
+    expect(p.data.find((m) => m.model_name === 'gpt-4o')).toMatchObject({ price_tiers: tiers });
+    // Per-call models carry none.
+    expect(p.data.find((m) => m.model_name === 'dall-e-3')).not.toHaveProperty('cache_ratio');
+    expect(p.data.find((m) => m.model_name === 'dall-e-3')).not.toHaveProperty('price_tiers');
+  });
 });

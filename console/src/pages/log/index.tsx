@@ -32,7 +32,16 @@ import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
-import { frtColor, logTypeOptions, logTypeTag, pageSizeOf, savePageSize, timeColor, todayStart } from './log-rules.ts';
+import {
+  cacheAndTierLines,
+  frtColor,
+  logTypeOptions,
+  logTypeTag,
+  pageSizeOf,
+  savePageSize,
+  timeColor,
+  todayStart,
+} from './log-rules.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
@@ -406,12 +415,8 @@ function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   if (other.group_ratio !== undefined) data.push({ label: tr('log.groupRatio'), value: String(other.group_ratio) });
   if (other.frt) data.push({ label: tr('log.firstTokenTime'), value: `${(other.frt / 1000).toFixed(2)} s` });
   if (other.upstream_model_name) data.push({ label: tr('log.actualModel'), value: other.upstream_model_name });
-  if (other.cache_tokens) data.push({ label: tr('log.cachedTokens'), value: String(other.cache_tokens) });
-  if (other.cache_ratio) data.push({ label: tr('log.cacheRatio'), value: String(other.cache_ratio) });
-  if (other.cache_creation_tokens)
-    data.push({ label: tr('log.cacheWriteTokens'), value: String(other.cache_creation_tokens) });
-  if (other.cache_creation_ratio)
-    data.push({ label: tr('log.cacheWriteRatio'), value: String(other.cache_creation_ratio) });
+  // Cache reads, writes by lifetime and the long-context tier, each with the ratio applied.
+  data.push(...cacheAndTierLines(other));
   if (other.image_tokens) data.push({ label: tr('log.imageInputTokens'), value: String(other.image_tokens) });
   if (other.image_ratio) data.push({ label: tr('log.imageRatio'), value: String(other.image_ratio) });
   if (other.audio) {

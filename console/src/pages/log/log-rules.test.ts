@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { frtColor, logTypeOptions, timeColor, todayStart } from './log-rules.ts';
+import { cacheAndTierLines, frtColor, logTypeOptions, timeColor, todayStart } from './log-rules.ts';
 
 describe('log colour rules', () => {
   it('when the use time is under 101 s, then green; under 300 s orange; else red', () => {
@@ -27,6 +27,52 @@ describe('log colour rules', () => {
       [4, '系统'],
       [5, '错误'],
       [6, '退款'],
+    ]);
+  });
+});
+
+describe('log details: prompt cache and long-context tier', () => {
+  it('when a row has cache reads and one-hour writes, then reads and writes of 5 min and 1 h show with their ratios', () => {
+    const lines = cacheAndTierLines({
+      cache_tokens: 100,
+      cache_ratio: 0.1,
+      cache_creation_tokens: 300,
+      cache_creation_ratio: 2,
+      cache_creation_tokens_5m: 0,
+      cache_creation_ratio_5m: 2,
+      cache_creation_tokens_1h: 300,
+      cache_creation_ratio_1h: 3.2,
+    });
+    expect(lines.map((l) => `${l.label}：${l.value}`)).toEqual([
+      '缓存 Tokens：100',
+      '缓存倍率：0.1',
+      '缓存写入 Tokens（5 分钟）：0',
+      '缓存写入倍率（5 分钟）：2',
+      '缓存写入 Tokens（1 小时）：300',
+      '缓存写入倍率（1 小时）：3.2',
+    ]);
+    // Only 5-minute writes: the total and its ratio, as before.
+    expect(cacheAndTierLines({ cache_creation_tokens: 40, cache_creation_ratio: 1.25 })).toEqual([
+      { label: '缓存写入 Tokens', value: '40' },
+      { label: '缓存写入倍率', value: '1.25' },
+    ]);
+    expect(cacheAndTierLines({ model_ratio: 1 })).toEqual([]);
+  });
+
+  it('when a long-context tier priced the row, then it is named with its ratios', () => {
+    const lines = cacheAndTierLines({
+      matched_tier: '>200000',
+      tier_above_prompt_tokens: 200000,
+      tier_model_ratio: 3,
+      tier_completion_ratio: 8,
+      tier_cache_ratio: 0.2,
+      tier_create_cache_ratio: 1.25,
+    });
+    expect(lines).toEqual([
+      {
+        label: '长上下文阶梯',
+        value: '提示超过 200000 tokens（模型倍率 3，补全倍率 8，缓存倍率 0.2，缓存写入倍率 1.25）',
+      },
     ]);
   });
 });

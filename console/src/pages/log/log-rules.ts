@@ -1,5 +1,6 @@
 import { Tag } from '@arco-design/web-react';
 import { createElement } from 'react';
+import type { LogOther } from '../../api/log.ts';
 import { tr } from '../../locale/translate.ts';
 import type { LocaleKey } from '../../locale/zh-CN.ts';
 
@@ -60,4 +61,46 @@ export function pageSizeOf(): number {
 
 export function savePageSize(n: number): void {
   localStorage.setItem(PAGE_SIZE_KEY, String(n));
+}
+
+/** One line of a log's details. */
+export interface DetailLine {
+  label: string;
+  value: string;
+}
+
+/**
+ * The detail lines of a log's prompt cache and long-context tier: cache reads and their ratio;
+ * cache writes split into 5 minutes and 1 hour with each ratio where the row has them (else the
+ * total and its ratio); the tier that priced the request with its ratios.
+ */
+export function cacheAndTierLines(other: LogOther): DetailLine[] {
+  const lines: DetailLine[] = [];
+  const push = (label: Parameters<typeof tr>[0], value: unknown) => {
+    if (value !== undefined && value !== null) lines.push({ label: tr(label), value: String(value) });
+  };
+  if (other.cache_tokens) push('log.cachedTokens', other.cache_tokens);
+  if (other.cache_ratio) push('log.cacheRatio', other.cache_ratio);
+  if (other.cache_creation_tokens_1h !== undefined || other.cache_creation_tokens_5m !== undefined) {
+    push('log.cacheWriteTokens5m', other.cache_creation_tokens_5m ?? 0);
+    push('log.cacheWriteRatio5m', other.cache_creation_ratio_5m ?? other.cache_creation_ratio);
+    push('log.cacheWriteTokens1h', other.cache_creation_tokens_1h ?? 0);
+    push('log.cacheWriteRatio1h', other.cache_creation_ratio_1h);
+  } else {
+    if (other.cache_creation_tokens) push('log.cacheWriteTokens', other.cache_creation_tokens);
+    if (other.cache_creation_ratio) push('log.cacheWriteRatio', other.cache_creation_ratio);
+  }
+  if (other.tier_above_prompt_tokens !== undefined) {
+    push(
+      'log.priceTier',
+      tr('log.priceTierValue', {
+        above: other.tier_above_prompt_tokens,
+        model: other.tier_model_ratio ?? '-',
+        completion: other.tier_completion_ratio ?? '-',
+        cache: other.tier_cache_ratio ?? '-',
+        write: other.tier_create_cache_ratio ?? '-',
+      }),
+    );
+  }
+  return lines;
 }

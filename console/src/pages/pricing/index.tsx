@@ -7,26 +7,77 @@ import { tr } from '../../locale/translate.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
 
+/** A one-hour cache write against a 5-minute one (the relay's rule: Anthropic's 2x against 1.25x). */
+export const CACHE_1H_MULTIPLIER = 6 / 3.75;
+
+/** One long-context tier's prices per 1M tokens: above `above` prompt tokens. */
+export interface TierPrices {
+  above: number;
+  prompt: string;
+  completion: string;
+}
+
+export interface Prices {
+  prompt?: string;
+  completion?: string;
+  perCall?: string;
+  audioPrompt?: string;
+  audioCompletion?: string;
+  cacheRead?: string;
+  cacheWrite?: string;
+  cacheWrite1h?: string;
+  tiers?: TierPrices[];
+}
+
+const dollars = (n: number) => `$${n.toFixed(4)}`;
+
 /**
  * Prices per 1M tokens (spec 02 section 9): prompt = model ratio x 2 x group ratio dollars,
- * completion = that x completion ratio; per-call = model price x group ratio.
+ * completion = that x completion ratio; per-call = model price x group ratio. Cache reads and
+ * writes cost the prompt price x their ratio (an hour's write x 1.6), where set; long-context
+ * tiers replace the ratios above their prompt size.
  */
-export function priceOf(
-  p: PricingEntry,
-  groupRatio: number,
-): { prompt?: string; completion?: string; perCall?: string; audioPrompt?: string; audioCompletion?: string } {
-  if (p.quota_type === 1) return { perCall: `$${(p.model_price * groupRatio).toFixed(4)}` };
+export function priceOf(p: PricingEntry, groupRatio: number): Prices {
+  if (p.quota_type === 1) return { perCall: dollars(p.model_price * groupRatio) };
   const prompt = p.model_ratio * 2 * groupRatio;
-  const text = { prompt: `$${prompt.toFixed(4)}`, completion: `$${(prompt * p.completion_ratio).toFixed(4)}` };
+  const out: Prices = { prompt: dollars(prompt), completion: dollars(prompt * p.completion_ratio) };
   // Audio ratios apply likewise (spec 01 section 9): audio input = text input x audio ratio,
   // audio output = audio input x audio completion ratio.
-  if (!p.audio_ratio || p.audio_ratio <= 0) return text;
-  const audio = prompt * p.audio_ratio;
-  return {
-    ...text,
-    audioPrompt: `$${audio.toFixed(4)}`,
-    audioCompletion: `$${(audio * (p.audio_completion_ratio ?? 1)).toFixed(4)}`,
-  };
+  if (p.audio_ratio && p.audio_ratio > 0) {
+    const audio = prompt * p.audio_ratio;
+    out.audioPrompt = dollars(audio);
+    out.audioCompletion = dollars(audio * (p.audio_completion_ratio ?? 1));
+  }
+  if (p.cache_ratio !== undefined) out.cacheRead = dollars(prompt * p.cache_ratio);
+  if (p.create_cache_ratio !== undefined) {
+    out.cacheWrite = dollars(prompt * p.create_cache_ratio);
+    out.cacheWrite1h = dollars(prompt * p.create_cache_ratio * CACHE_1H_MULTIPLIER);
+  }
+  if (p.price_tiers?.length) {
+    out.tiers = [...p.price_tiers]
+      .sort((a, b) => a.above_prompt_tokens - b.above_prompt_tokens)
+      .map((t) => {
+        const tierPrompt = t.model_ratio * 2 * groupRatio;
+        return {
+          above: t.above_prompt_tokens,
+          prompt: dollars(tierPrompt),
+          completion: dollars(tierPrompt * (t.completion_ratio ?? p.completion_ratio)),
+        };
+      });
+  }
+  return out;
+}
+
+/** The ratio column's lines beyond model, completion and group: cache reads and writes where set. */
+export function cacheRatioLines(p: PricingEntry): string[] {
+  const round = (n: number) => Math.round(n * 1e6) / 1e6;
+  const lines: string[] = [];
+  if (p.cache_ratio !== undefined) lines.push(`${tr('pricing.cacheReadColon')}${p.cache_ratio}`);
+  if (p.create_cache_ratio !== undefined) {
+    lines.push(`${tr('pricing.cacheWriteColon')}${p.create_cache_ratio}`);
+    lines.push(`${tr('pricing.cacheWrite1hColon')}${round(p.create_cache_ratio * CACHE_1H_MULTIPLIER)}`);
+  }
+  return lines;
 }
 
 /** 模型价格: the offered models with prices for the viewer's group and a group-ratio banner. */
@@ -105,6 +156,12 @@ export default function PricingPage() {
             <br />
             {tr('pricing.groupColon')}
             {groupRatio}
+            {cacheRatioLines(p).map((line) => (
+              <span key={line}>
+                <br />
+                {line}
+              </span>
+            ))}
           </span>
         ),
     },
@@ -126,6 +183,26 @@ export default function PricingPage() {
                 {tr('pricing.audioCompletionPrice', { price: price.audioCompletion ?? '' })}
               </>
             ) : null}
+            {price.cacheRead ? (
+              <>
+                <br />
+                {tr('pricing.cacheReadPrice', { price: price.cacheRead })}
+              </>
+            ) : null}
+            {price.cacheWrite ? (
+              <>
+                <br />
+                {tr('pricing.cacheWritePrice', { price: price.cacheWrite })}
+                <br />
+                {tr('pricing.cacheWrite1hPrice', { price: price.cacheWrite1h ?? '' })}
+              </>
+            ) : null}
+            {price.tiers?.map((tier) => (
+              <span key={tier.above}>
+                <br />
+                {tr('pricing.tierPrice', { above: tier.above, prompt: tier.prompt, completion: tier.completion })}
+              </span>
+            ))}
           </span>
         );
       },

@@ -225,6 +225,8 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       json('AudioRatio', 'opt.audioRatios', 'opt.jsonModelNameRatio'),
       json('AudioCompletionRatio', 'opt.audioCompletionRatios', 'opt.jsonModelNameRatio'),
       json('ImageRatio', 'opt.imageRatios', 'opt.jsonModelNameRatio'),
+      // Long-context prices by prompt size (services/relay/src/domain/pricing.ts).
+      json('ModelPriceTiers', 'opt.modelPriceTiers', 'opt.modelPriceTiersHint'),
       json('GroupRatio', 'opt.groupRatios', 'opt.jsonGroupNameRatio'),
       json('UserUsableGroups', 'opt.groupsUsersMayChoose', 'opt.jsonGroupNameLabel'),
       sw('UnpricedModelsEnabled', 'opt.serveUnpricedModels', 'opt.unpricedModelsHint'),

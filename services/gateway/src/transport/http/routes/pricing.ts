@@ -8,12 +8,24 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
   const { pricing } = clients;
 
   api.get('/pricing', async (req, res) => {
-    const r = await pricing.getPricing({});
+    // The token-kind maps come with the relay's ratios (explicit entries and the family rules).
+    const [r, ratios] = await Promise.all([pricing.getPricing({}), pricing.getRatios({})]);
     const usable = options.json<Record<string, string>>('UserUsableGroups');
+    const tiers = options.json<Record<string, unknown>>('ModelPriceTiers');
     res.json({
       success: true,
       message: '',
-      data: r.items.map(snake),
+      data: r.items.map((item) => {
+        const row = snake(item);
+        if (item.quotaType === 1) return row;
+        // new-api's cache_ratio and create_cache_ratio where set (an hour's write costs 1.6 x the
+        // latter), and this platform's long-context tiers (option ModelPriceTiers).
+        const name = item.modelName;
+        if (Object.hasOwn(ratios.cacheRatio, name)) row.cache_ratio = ratios.cacheRatio[name];
+        if (Object.hasOwn(ratios.cacheCreationRatio, name)) row.create_cache_ratio = ratios.cacheCreationRatio[name];
+        if (tiers && Array.isArray(tiers[name])) row.price_tiers = tiers[name];
+        return row;
+      }),
       group_ratio: r.groupRatio,
       usable_group: usable,
       // Logged-out visitors see the default group's prices.
