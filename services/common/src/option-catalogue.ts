@@ -172,6 +172,16 @@ export const OPTION_CATALOGUE = {
   'checkin_setting.enabled': bool(false),
   'checkin_setting.min_quota': int(1000),
   'checkin_setting.max_quota': int(10000),
+  // Dashboard panels (new-api's console_setting): JSON arrays checked on save by the gateway
+  // (services/gateway/src/domain/console-panels.ts), each with its switch.
+  'console_setting.announcements': text(),
+  'console_setting.api_info': text(),
+  'console_setting.faq': text(),
+  'console_setting.uptime_kuma_groups': text(),
+  'console_setting.announcements_enabled': bool(true),
+  'console_setting.api_info_enabled': bool(true),
+  'console_setting.faq_enabled': bool(true),
+  'console_setting.uptime_kuma_enabled': bool(true),
   // The operator's time zone (IANA name, e.g. Asia/Shanghai) for calendar days such as the
   // check-in day; empty: the server's own time zone (new-api's behaviour).
   TimeZone: text(),

@@ -37,6 +37,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   GITHUB_OAUTH_URL: z.string().url().default('https://github.com'),
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
   TURNSTILE_VERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
+  /** Let the Uptime Kuma panel fetch status pages on loopback and private addresses (tests, a private Kuma). */
+  UPTIME_KUMA_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),
 });
 
 export type Config = z.infer<typeof schema>;

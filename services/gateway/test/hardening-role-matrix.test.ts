@@ -55,6 +55,8 @@ const EXPECTED: Record<string, number> = {
   'POST /user/self/sessions/revoke-others': USER,
   'DELETE /user/self/sessions/:sid': USER,
   'GET /user/checkin': USER,
+  'GET /console/panels': USER,
+  'GET /uptime/status': USER,
   'POST /user/checkin': USER,
   'GET /oauth/wechat/bind': USER,
   'GET /oauth/telegram/bind': USER,

@@ -4,6 +4,7 @@ import { accountRoutes } from './account.ts';
 import { cardPaymentRoutes } from './card-payments.ts';
 import { channelRoutes } from './channel.ts';
 import { checkinRoutes } from './checkin.ts';
+import { consolePanelRoutes } from './console-panels.ts';
 import { dataRoutes } from './data.ts';
 import { logRoutes } from './log.ts';
 import { loginSessionRoutes } from './login-sessions.ts';
@@ -31,6 +32,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   checkinRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
+  consolePanelRoutes(api, deps); // before optionRoutes: checks panel lists on PUT /option/
   optionRoutes(api, deps);
   modelsRoutes(api, deps);
   channelRoutes(api, deps);
