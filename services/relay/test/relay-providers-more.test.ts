@@ -3,13 +3,15 @@
  * MiniMax (35, chat completion v2 with `base_resp` errors inside HTTP 200), the AI Proxy
  * knowledge base (21, `/api/library/ask` with the library id from `other`) and PaLM 2 (11,
  * generateMessage with the key as a query parameter; no streaming upstream, no token counts) and
- * iFlytek Spark (18, a WebSocket per call to an HMAC-SHA256-signed URL, frames turned into SSE).
+ * iFlytek Spark (18, a WebSocket per call to an HMAC-SHA256-signed URL, frames turned into SSE)
+ * and Coze (49, chat v3 with the bot from `other`, SSE events; whole answers collected from it).
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectBilled } from './expect-billed.ts';
 import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
+import { type FakeCoze, startFakeCoze } from './fakes/fake-coze.ts';
 import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
 import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
 import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
@@ -28,6 +30,7 @@ let minimax: FakeMinimax;
 let aiproxy: FakeAiproxy;
 let palm: FakePalm;
 let spark: FakeSpark;
+let coze: FakeCoze;
 
 beforeAll(async () => {
   s = await startRelayStack();
@@ -35,6 +38,7 @@ beforeAll(async () => {
   aiproxy = await startFakeAiproxy({ apiKey: 'ap-key', libraryId: 'lib-42' });
   palm = await startFakePalm({ apiKey: 'AIza-palm-key' });
   spark = await startFakeSpark({ credentials: { 'spark-api-key': { appId: 'a1b2c3', secret: 'spark-secret' } } });
+  coze = await startFakeCoze({ token: 'pat_coze', botId: '7342866812345' });
   await setOption(s, 'RetryTimes', '0');
 });
 afterAll(async () => {
@@ -43,6 +47,7 @@ afterAll(async () => {
   await aiproxy?.close();
   await palm?.close();
   await spark?.close();
+  await coze?.close();
 });
 
 async function channelFor(type: number, key: string, upstream: string, baseUrl: string, other = '') {
@@ -397,5 +402,47 @@ describe('iFlytek Spark (type 18, WebSocket)', () => {
       spark.set({ errorCode: 0 });
     }
     await unbilled(u.userId);
+  });
+});
+
+describe('Coze (type 49)', () => {
+  it('when a client chats (whole and streamed), then the bot of the channel answers through v3 chat and the usage is billed', async () => {
+    const { model, u, client } = await channelFor(49, 'pat_coze', 'coze-bot', coze.url, '7342866812345');
+    const whole = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: 'hi' }],
+      user: 'u-7',
+    });
+    expect(whole.choices[0]?.message.content).toBe('Hello from Coze');
+    expect(whole.usage).toMatchObject({ prompt_tokens: 17, completion_tokens: 4 });
+    const st = await streamed(client, model, 'hi');
+    expect(st.text).toBe('Hello from Coze');
+    expect(st.finish).toBe('stop');
+    expect(st.usage).toMatchObject({ prompt_tokens: 17, completion_tokens: 4 });
+    const sent = coze.requests.slice(-2);
+    expect(sent.map((r) => [r.path, r.headers.authorization, r.body.bot_id, r.body.stream, r.body.user_id])).toEqual([
+      ['/v3/chat', 'Bearer pat_coze', '7342866812345', true, 'u-7'],
+      ['/v3/chat', 'Bearer pat_coze', '7342866812345', true, 'aigw-relay'],
+    ]);
+    expect(sent[0]?.body.additional_messages).toEqual([
+      { role: 'user', type: 'question', content: 'hi', content_type: 'text' },
+    ]);
+    const logs = await expectBilled(s, u.userId, model, 2);
+    expect(logs.map((l) => [l.promptTokens, l.completionTokens])).toEqual([
+      [17, 4],
+      [17, 4],
+    ]);
+
+    // A wrong token: Coze's 4100 inside HTTP 200 reaches the client as 401, unbilled.
+    const bad = await channelFor(49, 'pat_wrong', 'coze-bot', coze.url, '7342866812345');
+    const err = await bad.client.chat.completions
+      .create({ model: bad.model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(OpenAI.APIError);
+    expect((err as InstanceType<typeof OpenAI.APIError>).status).toBe(401);
+    expect((err as InstanceType<typeof OpenAI.APIError>).message).toContain(
+      'coze error 4100: authentication is invalid',
+    );
+    await unbilled(bad.u.userId);
   });
 });

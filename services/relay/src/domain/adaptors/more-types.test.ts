@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeCoze, startFakeCoze } from '../../../test/fakes/fake-coze.ts';
 import { type FakeKind, type FakeProvider, startFakeProvider } from '../../../test/fakes/fake-provider.ts';
 import { memorySink } from '../../../test/fakes/memory-sink.ts';
 import { createUpstreamHttp } from '../../data/upstream-http.ts';
@@ -51,9 +52,9 @@ const sendJson = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
-// Coze's v3 chat: the events and fields of https://www.coze.cn/open/docs/developer_guides/chat_v3
-const CHAT = { id: '7382159487131697202', conversation_id: '7381473525342978089', bot_id: 'bot-7342866812345' };
-let coze: MiniFake;
+// Coze's v3 chat (test/fakes/fake-coze.ts).
+const CHAT = { bot_id: '7342866812345' };
+let coze: FakeCoze;
 // MokaAI's embeddings: OpenAI's list with input as a list of strings.
 let moka: MiniFake;
 // Xinference's rerank: results without usage, documents as {text} when asked.
@@ -65,62 +66,7 @@ beforeAll(async () => {
   for (const kind of ['openai', 'anthropic', 'gemini'] as FakeKind[]) {
     fakes.set(kind, await startFakeProvider({ kind, key: KEY, reply: 'Hello there friend', promptTokens: 7 }));
   }
-  coze = await miniFake((path, body, req, res) => {
-    if (path !== '/v3/chat') return sendJson(res, 404, { code: 4000, msg: `no route ${path}` });
-    // Coze refuses with HTTP 200 and a code.
-    if (req.headers.authorization !== `Bearer ${KEY}`)
-      return sendJson(res, 200, { code: 4100, msg: 'authentication is invalid' });
-    if (body.bot_id !== CHAT.bot_id) return sendJson(res, 200, { code: 4200, msg: 'bot not found' });
-    if (body.stream !== true)
-      return sendJson(res, 200, { code: 0, msg: '', data: { ...CHAT, status: 'in_progress', created_at: 1718609571 } });
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    const ev = (event: string, data: unknown) =>
-      res.write(`event:${event}\ndata:${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
-    ev('conversation.chat.created', { ...CHAT, status: 'created', last_error: { code: 0, msg: '' } });
-    ev('conversation.chat.in_progress', { ...CHAT, status: 'in_progress' });
-    const msg = {
-      id: '7382159494123470858',
-      conversation_id: CHAT.conversation_id,
-      bot_id: CHAT.bot_id,
-      chat_id: CHAT.id,
-    };
-    for (const piece of ['Hello ', 'from ', 'Coze'])
-      ev('conversation.message.delta', {
-        ...msg,
-        role: 'assistant',
-        type: 'answer',
-        content: piece,
-        content_type: 'text',
-      });
-    ev('conversation.message.completed', {
-      ...msg,
-      role: 'assistant',
-      type: 'answer',
-      content: 'Hello from Coze',
-      content_type: 'text',
-    });
-    ev('conversation.message.completed', {
-      ...msg,
-      role: 'assistant',
-      type: 'verbose',
-      content: '{"msg_type":"generate_answer_finish","data":""}',
-      content_type: 'text',
-    });
-    ev('conversation.message.delta', {
-      ...msg,
-      role: 'assistant',
-      type: 'follow_up',
-      content: 'Tell me more?',
-      content_type: 'text',
-    });
-    ev('conversation.chat.completed', {
-      ...CHAT,
-      status: 'completed',
-      usage: { token_count: 21, output_count: 4, input_count: 17 },
-    });
-    ev('done', '"[DONE]"');
-    res.end();
-  });
+  coze = await startFakeCoze({ token: KEY, botId: CHAT.bot_id });
   moka = await miniFake((path, body, req, res) => {
     if (path !== '/embeddings') return sendJson(res, 404, { error: { message: `no route ${path}` } });
     if (req.headers.authorization !== `Bearer ${KEY}`) return sendJson(res, 401, { error: { message: 'bad key' } });
