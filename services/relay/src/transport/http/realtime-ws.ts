@@ -27,7 +27,7 @@ import {
 } from '../../domain/authorize.ts';
 import type { RoutedChannel } from '../../domain/channel-index.ts';
 import { shouldDisable, UpstreamFailure, upstreamMessage } from '../../domain/exchange/failure.ts';
-import { preConsumeAmount, priceOf, settleQuota } from '../../domain/pricing.ts';
+import { preConsumeAmount, priceAt, priceOf, settleQuota, tierDetails } from '../../domain/pricing.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
 import { errorBody } from '../../domain/protocols/registry.ts';
 import {
@@ -320,6 +320,10 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       charged += quota;
       p.balances.spent(token, quota);
       p.countTokens?.(caller, usage.promptTokens + usage.completionTokens);
+      // A long-context tier prices the response by its prompt (settleQuota): its ratios on the row.
+      const settled = priceAt(price, usage.promptTokens);
+      const other: Record<string, unknown> = { ws: true };
+      tierDetails(other, settled);
       p.usage({
         requestId: `${requestId}-${n}`,
         caller,
@@ -335,9 +339,9 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         type: LogType.CONSUME,
         statusCode: 200,
         errorMessage: '',
-        price,
+        price: settled,
         groupRatio,
-        other: { ws: true },
+        other,
       });
     }
   }
