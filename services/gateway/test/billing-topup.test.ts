@@ -216,6 +216,17 @@ describe('online top-up through the gateway', () => {
     // A body changed after signing: the raw bytes are what is verified.
     const signed = await stripe.deliver(payload, { secret: 'whsec_wrong' });
     expect((await stripe.deliver(`${payload} `, { signature: signed.signature })).status).toBe(400);
+    // A validly signed Epay notification cannot pay a Stripe order.
+    const epay: Record<string, string> = {
+      pid: '1001',
+      trade_no: 'EPAY2026009',
+      out_trade_no: tradeNo,
+      type: 'alipay',
+      name: 'TUC2',
+      money: '16.00',
+      trade_status: 'TRADE_SUCCESS',
+    };
+    expect(await notify({ ...epay, sign: sign(epay), sign_type: 'MD5' })).toBe('fail');
     expect(await balance()).toBe(before);
     expect((await history()).find((o) => o.trade_no === tradeNo)?.status).toBe('pending');
   });

@@ -195,6 +195,7 @@ export function topupService(deps: {
         amount,
         money,
         payment_method: req.paymentMethod,
+        payment_provider: 'epay',
         status: 'pending',
         created_time: nowSec(),
         complete_time: 0,
@@ -222,7 +223,8 @@ export function topupService(deps: {
         return { success: false, tradeNo, credited: false };
       }
       const order = await orders.get(tradeNo);
-      if (!order) return { success: false, tradeNo, credited: false };
+      // Only Epay's own orders: a card order is paid through its provider's webhook.
+      if (!order || (order.payment_provider ?? 'epay') !== 'epay') return { success: false, tradeNo, credited: false };
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, credited: false };
       if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) {
         return { success: false, tradeNo, credited: false };
