@@ -19,6 +19,7 @@ import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderNumber, renderQuota, renderQuotaPrecise } from '../../utils/format.ts';
 import { aggregate, type Granularity } from './aggregate.ts';
+import DashboardPanels from './console-panels.tsx';
 import StackedBars, { colorOf } from './stacked-bars.tsx';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
@@ -65,93 +66,96 @@ export default function DetailPage() {
   const label = slotLabel(granularity);
 
   return (
-    <Card title={tr('detail.dashboard')} className="aigw-detail">
-      <Form layout="inline" onSubmit={() => setQuery({ range, username })}>
-        <Form.Item label={tr('common.timeRange')}>
-          <DatePicker.RangePicker
-            showTime
-            value={[range[0] * 1000, range[1] * 1000]}
-            onChange={(_s, d) => {
-              if (d?.[0] && d[1]) setRange([d[0].unix(), d[1].unix()]);
-            }}
-          />
-        </Form.Item>
-        {admin ? (
-          <Form.Item label={tr('common.username')}>
-            <Input
-              name="username"
-              value={username}
-              onChange={setUsername}
-              allowClear
-              placeholder={tr('detail.allUsers')}
+    <>
+      <Card title={tr('detail.dashboard')} className="aigw-detail">
+        <Form layout="inline" onSubmit={() => setQuery({ range, username })}>
+          <Form.Item label={tr('common.timeRange')}>
+            <DatePicker.RangePicker
+              showTime
+              value={[range[0] * 1000, range[1] * 1000]}
+              onChange={(_s, d) => {
+                if (d?.[0] && d[1]) setRange([d[0].unix(), d[1].unix()]);
+              }}
             />
           </Form.Item>
-        ) : null}
-        <Form.Item label={tr('detail.granularity')}>
-          <Radio.Group type="button" value={granularity} onChange={(v: Granularity) => setGranularity(v)}>
-            <Radio value="hour">{tr('detail.hour')}</Radio>
-            <Radio value="day">{tr('detail.day')}</Radio>
-            <Radio value="week">{tr('detail.week')}</Radio>
-          </Radio.Group>
-        </Form.Item>
-        <Form.Item>
-          <Button type="primary" htmlType="submit" icon={<IconSearch />}>
-            {tr('common.search')}
-          </Button>
-        </Form.Item>
-      </Form>
-      <Spin loading={loading} style={{ width: '100%' }}>
-        <Grid.Row gutter={16} className="aigw-detail-totals">
-          <Grid.Col span={8}>
-            <Statistic title={tr('detail.quotaUsed')} value={renderQuota(series.totals.quota, status)} />
-          </Grid.Col>
-          <Grid.Col span={8}>
-            <Statistic title="Tokens" value={renderNumber(series.totals.token_used)} />
-          </Grid.Col>
-          <Grid.Col span={8}>
-            <Statistic title={tr('common.requests')} value={series.totals.count} />
-          </Grid.Col>
-        </Grid.Row>
-        {series.slots.length === 0 ? (
-          <Empty description={tr('detail.noData')} />
-        ) : (
-          <>
-            <Space wrap className="aigw-detail-legend">
-              {series.models.map((m, i) => (
-                <span key={m}>
-                  <i style={{ background: colorOf(i) }} />
-                  {m}
-                </span>
-              ))}
-            </Space>
-            <h4>{tr('detail.quotaUsed')}</h4>
-            <StackedBars
-              slots={series.slots}
-              models={series.models}
-              values={series.values.quota}
-              label={label}
-              format={(v) => renderQuotaPrecise(Math.round(v), status)}
-              tick={(v, max) => renderQuotaPrecise(Math.round(v), status, max)}
-            />
-            <h4>Tokens</h4>
-            <StackedBars
-              slots={series.slots}
-              models={series.models}
-              values={series.values.token_used}
-              label={label}
-              format={(v) => renderNumber(Math.round(v))}
-            />
-            <h4>{tr('common.requests')}</h4>
-            <StackedBars
-              slots={series.slots}
-              models={series.models}
-              values={series.values.count}
-              label={label}
-              format={(v) => String(Math.round(v))}
-            />
-          </>
-        )}
-      </Spin>
-    </Card>
+          {admin ? (
+            <Form.Item label={tr('common.username')}>
+              <Input
+                name="username"
+                value={username}
+                onChange={setUsername}
+                allowClear
+                placeholder={tr('detail.allUsers')}
+              />
+            </Form.Item>
+          ) : null}
+          <Form.Item label={tr('detail.granularity')}>
+            <Radio.Group type="button" value={granularity} onChange={(v: Granularity) => setGranularity(v)}>
+              <Radio value="hour">{tr('detail.hour')}</Radio>
+              <Radio value="day">{tr('detail.day')}</Radio>
+              <Radio value="week">{tr('detail.week')}</Radio>
+            </Radio.Group>
+          </Form.Item>
+          <Form.Item>
+            <Button type="primary" htmlType="submit" icon={<IconSearch />}>
+              {tr('common.search')}
+            </Button>
+          </Form.Item>
+        </Form>
+        <Spin loading={loading} style={{ width: '100%' }}>
+          <Grid.Row gutter={16} className="aigw-detail-totals">
+            <Grid.Col span={8}>
+              <Statistic title={tr('detail.quotaUsed')} value={renderQuota(series.totals.quota, status)} />
+            </Grid.Col>
+            <Grid.Col span={8}>
+              <Statistic title="Tokens" value={renderNumber(series.totals.token_used)} />
+            </Grid.Col>
+            <Grid.Col span={8}>
+              <Statistic title={tr('common.requests')} value={series.totals.count} />
+            </Grid.Col>
+          </Grid.Row>
+          {series.slots.length === 0 ? (
+            <Empty description={tr('detail.noData')} />
+          ) : (
+            <>
+              <Space wrap className="aigw-detail-legend">
+                {series.models.map((m, i) => (
+                  <span key={m}>
+                    <i style={{ background: colorOf(i) }} />
+                    {m}
+                  </span>
+                ))}
+              </Space>
+              <h4>{tr('detail.quotaUsed')}</h4>
+              <StackedBars
+                slots={series.slots}
+                models={series.models}
+                values={series.values.quota}
+                label={label}
+                format={(v) => renderQuotaPrecise(Math.round(v), status)}
+                tick={(v, max) => renderQuotaPrecise(Math.round(v), status, max)}
+              />
+              <h4>Tokens</h4>
+              <StackedBars
+                slots={series.slots}
+                models={series.models}
+                values={series.values.token_used}
+                label={label}
+                format={(v) => renderNumber(Math.round(v))}
+              />
+              <h4>{tr('common.requests')}</h4>
+              <StackedBars
+                slots={series.slots}
+                models={series.models}
+                values={series.values.count}
+                label={label}
+                format={(v) => String(Math.round(v))}
+              />
+            </>
+          )}
+        </Spin>
+      </Card>
+      <DashboardPanels />
+    </>
   );
 }

@@ -3,6 +3,7 @@
  * section lists its option keys with a label and an input kind. Labels carry both languages.
  */
 import type { LocaleKey } from '../../locale/zh-CN.ts';
+import { CONSOLE_PANELS_SECTION } from './console-panels-section.ts';
 export type FieldKind = 'switch' | 'text' | 'textarea' | 'number' | 'json' | 'select' | 'secret';
 
 export type Label = LocaleKey;
@@ -369,4 +370,5 @@ export const OTHER_SECTIONS: readonly SectionSpec[] = [
     'opt.footer',
     'opt.failedToUpdateTheFooter',
   ),
+  CONSOLE_PANELS_SECTION,
 ];
