@@ -58,3 +58,14 @@ export const listMyTopups = (page: number, pageSize: number) =>
     params: { p: page, page_size: pageSize },
     toast: false,
   });
+
+/** GET /api/user/topup (admin): every user's orders, by trade number part and status. */
+export const listAllTopups = (page: number, pageSize: number, keyword = '') =>
+  request<{ items: TopupRecord[]; total: number }>('GET', '/api/user/topup', {
+    params: { p: page, page_size: pageSize, keyword: keyword || undefined },
+    toast: false,
+  });
+
+/** POST /api/user/topup/complete (admin): marks a pending order paid; credited once. */
+export const completeTopup = (tradeNo: string) =>
+  request<{ credited: boolean }>('POST', '/api/user/topup/complete', { body: { trade_no: tradeNo } });

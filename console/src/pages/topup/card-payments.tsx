@@ -1,6 +1,15 @@
-import { Button, Card, Form, InputNumber, Message, Space, Table, Tag, Typography } from '@arco-design/web-react';
+import { Button, Card, Form, Input, InputNumber, Message, Space, Table, Tag, Typography } from '@arco-design/web-react';
 import { useCallback, useEffect, useMemo, useState } from 'react';
-import { getTopupInfo, listMyTopups, payCreem, payStripe, type TopupInfo, type TopupRecord } from '../../api/wallet.ts';
+import {
+  completeTopup,
+  getTopupInfo,
+  listAllTopups,
+  listMyTopups,
+  payCreem,
+  payStripe,
+  type TopupInfo,
+  type TopupRecord,
+} from '../../api/wallet.ts';
 import { tr } from '../../locale/translate.ts';
 
 interface CreemProduct {
@@ -108,30 +117,61 @@ const STATUS: Record<string, { key: string; color: string }> = {
 
 const when = (sec: number) => (sec > 0 ? new Date(sec * 1000).toLocaleString() : '-');
 
-/** The caller's top-up orders (GET /api/user/topup/self), newest first. */
-export function TopupHistory() {
+/**
+ * The caller's top-up orders (GET /api/user/topup/self), newest first; with `admin`, every
+ * user's orders (GET /api/user/topup) with a search by order number and 补单 for pending ones.
+ */
+export function TopupHistory({ admin = false }: { admin?: boolean }) {
   const [rows, setRows] = useState<TopupRecord[]>([]);
   const [total, setTotal] = useState(0);
   const [page, setPage] = useState(1);
+  const [keyword, setKeyword] = useState('');
   const [loading, setLoading] = useState(false);
   const pageSize = 10;
 
-  const load = useCallback(async (p: number) => {
-    setLoading(true);
-    const res = await listMyTopups(p, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, []);
+  const load = useCallback(
+    async (p: number, kw: string) => {
+      setLoading(true);
+      const res = admin ? await listAllTopups(p, pageSize, kw) : await listMyTopups(p, pageSize);
+      setLoading(false);
+      if (res.success && res.data) {
+        setRows(res.data.items);
+        setTotal(res.data.total);
+      }
+    },
+    [admin],
+  );
 
   useEffect(() => {
-    void load(page);
-  }, [load, page]);
+    void load(page, keyword);
+  }, [load, page, keyword]);
+
+  const complete = async (tradeNo: string) => {
+    const res = await completeTopup(tradeNo);
+    if (res.success) {
+      Message.success(tr('topup.completedOrder'));
+      void load(page, keyword);
+    }
+  };
 
   return (
-    <Card bordered={false} title={tr('topup.history')}>
+    <Card
+      bordered={false}
+      title={admin ? tr('topup.allOrders') : tr('topup.history')}
+      extra={
+        admin ? (
+          <Input.Search
+            allowClear
+            placeholder={tr('topup.colTradeNo')}
+            onSearch={(v) => {
+              setPage(1);
+              setKeyword(v.trim());
+            }}
+            style={{ width: 240 }}
+          />
+        ) : undefined
+      }
+    >
       <Table<TopupRecord>
         rowKey="trade_no"
         loading={loading}
@@ -139,6 +179,7 @@ export function TopupHistory() {
         pagination={{ current: page, pageSize, total, onChange: setPage }}
         columns={[
           { title: tr('topup.colTradeNo'), dataIndex: 'trade_no' },
+          ...(admin ? [{ title: tr('topup.colUser'), dataIndex: 'username' }] : []),
           { title: tr('topup.colMethod'), dataIndex: 'payment_method' },
           { title: tr('topup.colAmount'), dataIndex: 'amount' },
           { title: tr('topup.colMoney'), dataIndex: 'money', render: (v: number) => v.toFixed(2) },
@@ -152,6 +193,20 @@ export function TopupHistory() {
           },
           { title: tr('topup.colCreated'), dataIndex: 'create_time', render: when },
           { title: tr('topup.colCompleted'), dataIndex: 'complete_time', render: when },
+          ...(admin
+            ? [
+                {
+                  title: '',
+                  dataIndex: 'trade_no',
+                  render: (_: unknown, r: TopupRecord) =>
+                    r.status === 'pending' ? (
+                      <Button size="mini" onClick={() => void complete(r.trade_no)}>
+                        {tr('topup.completeOrder')}
+                      </Button>
+                    ) : null,
+                },
+              ]
+            : []),
         ]}
       />
     </Card>

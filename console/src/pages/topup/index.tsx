@@ -180,6 +180,7 @@ export default function TopupPage() {
       </Card>
       <CardPayments />
       <TopupHistory />
+      {(user?.role ?? 0) >= 10 && <TopupHistory admin />}
       <Modal
         title={tr('topup.confirmTopUp')}
         visible={confirm !== null}
