@@ -220,6 +220,7 @@ export const enUS: LocaleMessages = {
   'channel.jimeng': 'Jimeng',
   'channel.baiduQianfanV2': 'Baidu Qianfan V2',
   'channel.cozeBotId': 'Agent ID (Coze bot_id)',
+  'channel.advancedCustom': 'Advanced Custom',
   'channel.knowledgeBaseAiProxy': 'Knowledge base: AI Proxy',
   'channel.knowledgeBaseFastgpt': 'Knowledge base: FastGPT',
   'channel.knowledgeBaseId': 'Knowledge base ID',

@@ -86,6 +86,9 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 49, label: 'Coze', color: 'blue' },
   { value: 53, label: 'Submodel', color: 'cyan' },
   { value: 56, label: 'Replicate', color: 'gray' },
+  { value: 58, get label() {
+    return tr('channel.advancedCustom');
+  }, color: 'pinkpurple' },
   { value: 59, label: 'Sub2API', color: 'orange' },
   { value: 60, label: 'New API', color: 'pinkpurple' },
 ];

@@ -1,5 +1,5 @@
 /**
- * The channel types of spec 01 section 3 (and new-api's 6-13, 20, 27, 43-49, 53, 56, 59, 60): display name, where the provider lives by default,
+ * The channel types of spec 01 section 3 (and new-api's 6-13, 20, 27, 43-49, 53, 56, 58-60): display name, where the provider lives by default,
  * the key format, the models the platform knows for the type, and whether a balance endpoint
  * exists. Type numbers are part of the API (the console and stored channels use them).
  */
@@ -204,6 +204,8 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     baseUrl: 'https://api.replicate.com',
     models: ['black-forest-labs/flux-1.1-pro', 'black-forest-labs/flux-schnell', 'black-forest-labs/flux-dev'],
   },
+  // Routes in the channel's settings.advanced_routes (relay: adaptors/advanced-custom.ts).
+  58: { name: '高级自定义', baseUrl: '', models: [] },
   59: { name: 'Sub2API', baseUrl: '', models: [] },
   60: { name: 'New API', baseUrl: '', models: [] },
 };

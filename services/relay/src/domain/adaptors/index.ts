@@ -1,3 +1,4 @@
+import { advancedCustom } from './advanced-custom.ts';
 import { aiproxy } from './aiproxy.ts';
 import { anthropic } from './anthropic.ts';
 import { azure } from './azure.ts';
@@ -72,6 +73,7 @@ export const ADAPTORS: Readonly<Record<number, Adaptor>> = {
   47: xinference,
   49: coze,
   56: replicate,
+  58: advancedCustom,
   59: sub2api,
   60: newApi,
   ...OPENAI_FAMILY,

@@ -152,6 +152,8 @@ interface RunOpts {
   other?: string;
   key?: string;
   forward?: Record<string, string>;
+  /** The channel's settings (new-api's ChannelOtherSettings). */
+  settings?: Json;
 }
 
 async function run(o: RunOpts) {
@@ -175,7 +177,14 @@ async function run(o: RunOpts) {
   const result = await runAttempt({
     req,
     adaptor,
-    channel: { type: o.type, key: o.key ?? KEY, baseUrl: o.url, other: o.other ?? '', organization: '' },
+    channel: {
+      type: o.type,
+      key: o.key ?? KEY,
+      baseUrl: o.url,
+      other: o.other ?? '',
+      organization: '',
+      ...(o.settings ? { overrides: { params: undefined, headers: undefined, setting: {}, other: o.settings } } : {}),
+    },
     upstreamModel: model,
     canonical: () => {
       canon ??= canonicalChat(req);
@@ -487,5 +496,99 @@ describe('Replicate (type 56)', () => {
     expect(slow.message).toBe('replicate: prediction gm3qorzdhgbfurvjtvhg6dckhu is processing');
     const denied = await run({ ...opts, key: 'wrong', body: { prompt: 'x' } }).catch((e) => e);
     expect(denied).toMatchObject({ status: 401, message: 'You did not pass a valid authentication token' });
+  });
+});
+
+describe('Advanced custom (type 58)', () => {
+  const routes = () => ({
+    advanced_routes: [
+      {
+        incoming_path: '/v1/chat/completions',
+        upstream_path: '/gateway/v9/chat/completions',
+        models: ['re:^gpt-'],
+        auth: { type: 'header', name: 'Authorization', value: 'Bearer {api_key}' },
+      },
+      {
+        incoming_path: '/v1/chat/completions',
+        upstream_path: '/v1/chat/completions',
+        models: ['glm-4'],
+        converter: 'openai_chat_completions_to_anthropic_messages',
+      },
+      {
+        incoming_path: '/v1/messages',
+        upstream_path: `${fake('anthropic').url}/anthropic/v1/messages`,
+        auth: { type: 'header', name: 'x-api-key', value: '{api_key}' },
+      },
+      {
+        incoming_path: '/v1beta/models/{model}:generateContent',
+        upstream_path: '/v1beta/models/{model}:generateContent',
+        auth: { type: 'query', name: 'key', value: '{api_key}' },
+      },
+    ],
+  });
+
+  it("when the channel's routes match the client's endpoint and model, then each call goes to its route's URL with its auth", async () => {
+    const chat = await run({ type: 58, url: `${fake('openai').url}/base`, settings: routes(), model: 'gpt-4o-mini' });
+    const c = last('openai');
+    expect(c?.path).toBe('/base/gateway/v9/chat/completions');
+    expect(c?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(JSON.parse(chat.sink.text()).choices[0].message.content).toBe('Hello there friend');
+    expect(chat.result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+
+    const claudeBody = { model: 'claude-3-5-sonnet', max_tokens: 50, messages: [{ role: 'user', content: 'hi' }] };
+    const claude = await run({
+      type: 58,
+      url: fake('openai').url,
+      settings: routes(),
+      format: 'claude',
+      model: 'claude-3-5-sonnet',
+      body: claudeBody,
+    });
+    const a = last('anthropic');
+    expect(a?.path).toBe('/anthropic/v1/messages');
+    expect(a?.headers['x-api-key']).toBe(KEY);
+    expect(a?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(a?.body).toEqual(claudeBody);
+    expect(JSON.parse(claude.sink.text()).content).toEqual([{ type: 'text', text: 'Hello there friend' }]);
+
+    const gem = await run({
+      type: 58,
+      url: fake('gemini').url,
+      settings: routes(),
+      format: 'gemini',
+      model: 'gemini-2.5-pro',
+      body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+      stream: true,
+    });
+    const g = last('gemini');
+    expect(g?.path).toBe(`/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse&key=${KEY}`);
+    expect(g?.headers.authorization).toBeUndefined();
+    expect(gem.sink.text()).toContain('"candidates"');
+    expect(gem.result.usage.promptTokens).toBe(7);
+  });
+
+  it('when no route serves the call, a route has a converter or the channel has no routes, then it fails with 400 before any upstream call', async () => {
+    const before = fake('openai').requests.length;
+    const noRoute = await run({ type: 58, url: fake('openai').url, settings: routes(), model: 'qwen-max' }).catch(
+      (e) => e,
+    );
+    expect(noRoute).toMatchObject({
+      status: 400,
+      message: 'advanced custom channel does not support request path /v1/chat/completions for model qwen-max',
+    });
+    const converter = await run({ type: 58, url: fake('openai').url, settings: routes(), model: 'glm-4' }).catch(
+      (e) => e,
+    );
+    expect(converter).toMatchObject({ status: 400, kind: 'refused' });
+    expect(converter.message).toContain('openai_chat_completions_to_anthropic_messages');
+    const none = await run({ type: 58, url: fake('openai').url, model: 'gpt-4o' }).catch((e) => e);
+    expect(none).toMatchObject({
+      status: 400,
+      kind: 'refused',
+      message: 'advanced_custom is required: the channel has no advanced_routes',
+    });
+    const relative = await run({ type: 58, url: '', settings: routes(), model: 'gpt-4o' }).catch((e) => e);
+    expect(relative).toMatchObject({ status: 400, kind: 'refused' });
+    expect(fake('openai').requests.length).toBe(before);
   });
 });
