@@ -98,6 +98,8 @@ describe('relay quota refusals', () => {
         type: 'error',
         error: { message: '您已达到请求数限制：1分钟内最多请求2次' },
       });
+      const metrics = await fetch(`http://127.0.0.1:${s.stack.ports.relay.metrics}/metrics`).then((r) => r.text());
+      expect(metrics).toMatch(/relay_requests_refused_total\{reason="model_rate_limit"\} [1-9]/);
     } finally {
       await setOption(s, 'ModelRequestRateLimitEnabled', 'false');
       await setOption(s, 'ModelRequestRateLimitSuccessCount', '1000');
