@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { batchNames, checkExpiry, checkGroup, effectiveStatus, newTokenKey, normaliseAllowIps } from './token-rules.ts';
+import {
+  batchNames,
+  checkExpiry,
+  checkGroup,
+  checkTokenLimit,
+  effectiveStatus,
+  newTokenKey,
+  normaliseAllowIps,
+} from './token-rules.ts';
 
 describe('token rules', () => {
   it('when a key is drawn, then it has 48 alphanumeric characters', () => {
@@ -43,5 +51,13 @@ describe('token rules', () => {
     expect(names[0]).toBe('t');
     expect(names[1]).toMatch(/^t-[0-9a-zA-Z]{6}$/);
     expect(new Set(names).size).toBe(3);
+  });
+
+  it("when a token's RPM, TPM or concurrency limit is set, then only whole numbers from 0 to 1e9 are kept", () => {
+    expect(checkTokenLimit(0, 'RPM 限制')).toBe(0);
+    expect(checkTokenLimit(60, 'RPM 限制')).toBe(60);
+    expect(() => checkTokenLimit(-1, 'RPM 限制')).toThrow('RPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）');
+    expect(() => checkTokenLimit(1.5, '并发请求限制')).toThrow('并发请求限制必须是');
+    expect(() => checkTokenLimit(2_000_000_000, 'TPM 限制')).toThrow('TPM 限制必须是');
   });
 });
