@@ -118,7 +118,7 @@ const STATUS: Record<string, { key: string; color: string }> = {
 const when = (sec: number) => (sec > 0 ? new Date(sec * 1000).toLocaleString() : '-');
 
 /**
- * The caller's top-up orders (GET /api/user/topup/self), newest first; with `admin`, every
+ * The caller's top-up orders (GET /api/user/topup/self), newest first, once there is one; with `admin`, every
  * user's orders (GET /api/user/topup) with a search by order number and 补单 for pending ones.
  */
 export function TopupHistory({ admin = false }: { admin?: boolean }) {
@@ -153,6 +153,9 @@ export function TopupHistory({ admin = false }: { admin?: boolean }) {
       void load(page, keyword);
     }
   };
+
+  // No orders yet (and no search): no card, the wallet page stays as it was.
+  if (total === 0 && keyword === '') return null;
 
   return (
     <Card
