@@ -221,6 +221,7 @@ export const enUS: LocaleMessages = {
   'channel.baiduQianfanV2': 'Baidu Qianfan V2',
   'channel.cozeBotId': 'Agent ID (Coze bot_id)',
   'channel.advancedCustom': 'Advanced Custom',
+  'channel.doubaoVideo': 'Doubao Video',
   'channel.knowledgeBaseAiProxy': 'Knowledge base: AI Proxy',
   'channel.knowledgeBaseFastgpt': 'Knowledge base: FastGPT',
   'channel.knowledgeBaseId': 'Knowledge base ID',

@@ -218,6 +218,7 @@ export const zhCN = {
   'channel.baiduQianfanV2': '百度千帆 V2',
   'channel.cozeBotId': '智能体 ID（Coze 的 bot_id）',
   'channel.advancedCustom': '高级自定义',
+  'channel.doubaoVideo': '豆包视频',
   'channel.knowledgeBaseAiProxy': '知识库：AI Proxy',
   'channel.knowledgeBaseFastgpt': '知识库：FastGPT',
   'channel.knowledgeBaseId': '知识库 ID',

@@ -35,6 +35,7 @@ import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
 import { volcUpstream } from './data/volc-upstream.ts';
+import { doubaoVideoPlatform } from './domain/doubao-video.ts';
 import { type JimengDeps, jimengPlatform } from './domain/jimeng.ts';
 import { klingPlatform } from './domain/kling.ts';
 import { mjPlatform } from './domain/mj-platform.ts';
@@ -205,6 +206,7 @@ export async function createApp(
         taskPoller(deps, videoPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, klingPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, jimengPlatform(jimeng), settings),
+        taskPoller(deps, doubaoVideoPlatform({ repo: asyncTasks, upstream }), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

@@ -1,12 +1,13 @@
 /**
- * new-api's unified video API (`/v1/video/generations`) through the gateway, on Kling, Jimeng and
- * Sora channels: each request becomes the platform's own submit (checked at the fake upstream),
+ * new-api's unified video API (`/v1/video/generations`) through the gateway, on Kling, Jimeng,
+ * Doubao video and Sora channels: each request becomes the platform's own submit (checked at the fake upstream),
  * the task is followed to its video, charged once per second of video, refunded on failure. Also
  * OpenAI's own SDK on `/v1/videos`, which always sends its create as multipart/form-data.
  */
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChannel } from '../../relay/test/relay-harness.ts';
+import { type FakeDoubaoVideo, startFakeDoubaoVideo } from './fakes/fake-doubao-video.ts';
 import { type FakeJimeng, startFakeJimeng } from './fakes/fake-jimeng.ts';
 import { type FakeKling, startFakeKling } from './fakes/fake-kling.ts';
 import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
@@ -24,6 +25,7 @@ import {
 } from './tasks-harness.ts';
 
 const I2V = 'jimeng_vgfm_i2v_l20';
+const SEEDANCE = 'doubao-seedance-1-0-pro-250528';
 // 0.02 $ per second x 500,000 (Kling and Jimeng): 5 s = 50,000, 10 s = 100,000; sora-2 0.1 $ per
 // second: 4 s = 200,000.
 const FIVE = 50_000;
@@ -34,22 +36,26 @@ let s: TasksStack;
 let kling: FakeKling;
 let jimeng: FakeJimeng;
 let video: FakeVideo;
+let doubao: FakeDoubaoVideo;
 
 beforeAll(async () => {
   s = await startTasksStack('mj_imagine');
   kling = await startFakeKling({ accessKey: 'ak-gen', secretKey: 'sk-gen-secret', stepMs: 500, steps: 4 });
   jimeng = await startFakeJimeng({ accessKey: 'AKLTgen', secretKey: 'volc-gen-secret', stepMs: 500, steps: 4 });
   video = await startFakeVideo({ key: 'video-key', stepMs: 500, steps: 4 });
+  doubao = await startFakeDoubaoVideo({ key: 'ark-key' });
   await createChannel(s, { type: 50, baseUrl: kling.url, key: 'ak-gen|sk-gen-secret', models: 'kling-v1' });
   await createChannel(s, { type: 51, baseUrl: jimeng.url, key: 'AKLTgen|volc-gen-secret', models: I2V });
   await createChannel(s, { type: 55, baseUrl: video.url, key: 'video-key', models: 'sora-2' });
-  await setOption(s, 'ModelPrice', JSON.stringify({ 'kling-v1': 0.02, [I2V]: 0.02, 'sora-2': 0.1 }));
+  await createChannel(s, { type: 54, baseUrl: doubao.url, key: 'ark-key', models: SEEDANCE });
+  await setOption(s, 'ModelPrice', JSON.stringify({ 'kling-v1': 0.02, [I2V]: 0.02, 'sora-2': 0.1, [SEEDANCE]: 0.02 }));
 });
 
 afterAll(async () => {
   await kling?.close();
   await jimeng?.close();
   await video?.close();
+  await doubao?.close();
   await s?.stop();
 });
 
@@ -170,6 +176,63 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
       error: { code: 50511, message: 'Post Img Risk Not Pass' },
     });
     const logs = await afterRefund(s, u.userId);
+    expect(logs.map((l) => [l.type, l.quota]).sort()).toEqual([
+      [2, FIVE],
+      [6, FIVE],
+    ]);
+  });
+
+  it('when a Doubao Seedance model is asked for from an image, then Ark gets its content items, the video completes and five seconds are charged; a failed one is refunded', async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await submit(u.key, {
+      model: SEEDANCE,
+      prompt: 'the cat waves',
+      image: 'https://img.example/cat.png',
+      width: 1280,
+      height: 720,
+      seed: 7,
+      metadata: { resolution: '720p', camera_fixed: true, callback_url: 'https://hook.example/x' },
+    });
+    expect(sub.status).toBe(200);
+    expect(sub.body).toEqual({ task_id: expect.stringMatching(/^cgt-/), status: 'queued' });
+    const id = String(sub.body.task_id);
+    expect(doubao.creates.at(-1)).toEqual({
+      model: SEEDANCE,
+      content: [
+        { type: 'text', text: 'the cat waves' },
+        { type: 'image_url', image_url: { url: 'https://img.example/cat.png' }, role: 'first_frame' },
+      ],
+      duration: 5,
+      ratio: '16:9',
+      seed: 7,
+      resolution: '720p',
+      camera_fixed: true,
+    });
+    const { task, seen } = await follow(u.key, id);
+    expect(seen).toContain('in_progress');
+    expect(task).toEqual({
+      task_id: id,
+      status: 'completed',
+      url: `https://ark-content-generation.tos-cn-beijing.volces.com/${id}.mp4`,
+      format: 'mp4',
+      metadata: { duration: 5 },
+      error: null,
+    });
+    expect(await charges(u.userId, 1)).toEqual([[FIVE, SEEDANCE]]);
+    expect(await walletOf(s, u.userId)).toEqual({ quota: 1_000_000 - FIVE, used: FIVE });
+
+    const v = await userWithToken(s, { quota: 1_000_000 });
+    const bad = await submit(v.key, { model: SEEDANCE, prompt: 'x', duration: 30 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toMatchObject({ code: 'invalid_duration' });
+    const failing = await submit(v.key, { model: SEEDANCE, prompt: 'fail-me', duration: 5 });
+    expect(failing.status).toBe(200);
+    const failed = await follow(v.key, String(failing.body.task_id));
+    expect(failed.task).toMatchObject({
+      status: 'failed',
+      error: { message: 'The request failed because the output video may contain sensitive information.' },
+    });
+    const logs = await afterRefund(s, v.userId);
     expect(logs.map((l) => [l.type, l.quota]).sort()).toEqual([
       [2, FIVE],
       [6, FIVE],

@@ -64,6 +64,9 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 51, get label() {
     return tr('channel.jimeng');
   }, color: 'arcoblue' },
+  { value: 54, get label() {
+    return tr('channel.doubaoVideo');
+  }, color: 'arcoblue' },
   { value: 55, label: 'Sora', color: 'green' },
   { value: 20, label: 'OpenRouter', color: 'gray' },
   { value: 27, label: 'Perplexity', color: 'cyan' },

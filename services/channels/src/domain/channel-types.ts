@@ -166,6 +166,15 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     keyParts: { sep: '|', names: ['AccessKey', 'SecretKey'] },
     models: ['jimeng_vgfm_t2v_l20', 'jimeng_vgfm_i2v_l20', 'jimeng_t2v_v30', 'jimeng_i2v_first_v30'],
   },
+  54: {
+    name: '豆包视频',
+    baseUrl: 'https://ark.cn-beijing.volces.com',
+    models: [
+      'doubao-seedance-1-0-pro-250528',
+      'doubao-seedance-1-0-lite-t2v-250428',
+      'doubao-seedance-1-0-lite-i2v-250428',
+    ],
+  },
   55: { name: 'Sora', baseUrl: 'https://api.openai.com', models: ['sora-2', 'sora-2-pro'] },
   43: { name: 'DeepSeek', baseUrl: 'https://api.deepseek.com', models: ['deepseek-chat', 'deepseek-reasoner'] },
   45: {
