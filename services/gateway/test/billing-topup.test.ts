@@ -168,6 +168,11 @@ describe('online top-up through the gateway', () => {
       () => user.api.get<{ enable_stripe_topup: boolean }>('/user/topup/info'),
       (r) => r.body.data?.enable_stripe_topup === true,
     );
+    expect((await user.api.post('/user/stripe/amount', { amount: 3 })).body).toMatchObject({
+      success: true,
+      data: '24.00',
+    });
+    expect((await user.api.post('/user/stripe/amount', { amount: 10001 })).body.message).toBe('充值数量不能大于 10000');
     const pay = await user.api.post<{ pay_link: string; trade_no: string }>('/user/stripe/pay', {
       amount: 3,
       payment_method: 'stripe',

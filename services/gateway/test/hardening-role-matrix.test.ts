@@ -75,6 +75,7 @@ const EXPECTED: Record<string, number> = {
   'POST /creem/webhook': PUBLIC,
   'GET /user/topup/info': USER,
   'POST /user/stripe/pay': USER,
+  'POST /user/stripe/amount': USER,
   'POST /user/creem/pay': USER,
   'GET /user/topup/self': USER,
   'GET /user/topup': ADMIN,

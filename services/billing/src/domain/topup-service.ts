@@ -152,11 +152,19 @@ export function topupService(deps: {
     return amount;
   }
 
-  function payable(amount: number, group: string): number {
-    const price = options.number('Price');
+  function payable(amount: number, group: string, price = options.number('Price')): number {
     const ratios = options.json<Record<string, number>>('TopupGroupRatio');
     const ratio = typeof ratios[group] === 'number' && ratios[group] > 0 ? ratios[group] : 1;
     return Math.round(amount * price * ratio * 100) / 100;
+  }
+
+  /** Units of a Stripe top-up: whole, at least StripeMinTopUp, at most 10000 (new-api's bounds). */
+  function checkStripeAmount(amount: number): number {
+    const min = options.number('StripeMinTopUp');
+    if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
+    if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
+    if (amount > 10000) throw invalid('充值数量不能大于 10000');
+    return amount;
   }
 
   function gateway() {
@@ -168,7 +176,10 @@ export function topupService(deps: {
   }
 
   return {
-    quote(amount: number, group: string): number {
+    quote(amount: number, group: string, paymentMethod = ''): number {
+      if (paymentMethod === 'stripe') {
+        return payable(checkStripeAmount(amount), group, options.number('StripeUnitPrice'));
+      }
       return payable(checkAmount(amount), group);
     },
 
@@ -259,14 +270,7 @@ export function topupService(deps: {
       if (!stripeEnabled()) throw precondition('管理员未开启Stripe充值！');
       const secret = options.text('StripeApiSecret').trim();
       if (!secret.startsWith('sk_') && !secret.startsWith('rk_')) throw precondition('无效的Stripe API密钥');
-      const min = options.number('StripeMinTopUp');
-      if (!Number.isFinite(req.amount) || !Number.isInteger(req.amount)) throw invalid('充值数量必须为整数');
-      if (req.amount < min) throw invalid(`充值数量不能小于 ${min}`);
-      if (req.amount > 10000) throw invalid('充值数量不能大于 10000');
-      const ratios = options.json<Record<string, number>>('TopupGroupRatio');
-      const own = ratios[req.group];
-      const ratio = typeof own === 'number' && own > 0 ? own : 1;
-      const money = Math.round(req.amount * options.number('StripeUnitPrice') * ratio * 100) / 100;
+      const money = payable(checkStripeAmount(req.amount), req.group, options.number('StripeUnitPrice'));
       const tradeNo = tradeNoOf(req.userId, 'STRIPE');
       const server = trimSlash(options.text('ServerAddress'));
       const session = await callProvider(`${stripeBase()}/v1/checkout/sessions`, {

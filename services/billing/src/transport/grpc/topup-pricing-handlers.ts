@@ -11,7 +11,7 @@ import type { TopupService } from '../../domain/topup-service.ts';
 export function topupHandlers(topup: TopupService): ServiceImpl<typeof TopupServiceDesc> {
   return {
     async quoteTopup(req) {
-      return { payable: topup.quote(req.amount, req.group) };
+      return { payable: topup.quote(req.amount, req.group, req.paymentMethod) };
     },
     async createTopupOrder(req) {
       return topup.createOrder(req);

@@ -22,6 +22,7 @@ const units = optional(
 const StripePay = validate({
   body: body({ amount: units, payment_method: optText, success_url: optText, cancel_url: optText }),
 });
+const StripeQuote = validate({ body: body({ amount: units }) });
 const CreemPay = validate({ body: body({ product_id: optText, payment_method: optText }) });
 const SelfList = validate({ query: z.object({ keyword: optText, ...pageShape }) });
 const AllList = validate({
@@ -77,6 +78,19 @@ export function cardPaymentRoutes(api: Router, { clients, guard, critical, optio
       stripe_min_topup: r.stripeMinTopup,
       stripe_unit_price: r.stripeUnitPrice,
     });
+  });
+
+  // new-api's quote of a Stripe top-up: amount x StripeUnitPrice x the top-up group ratio.
+  api.post('/user/stripe/amount', guard.user, StripeQuote, async (req, res) => {
+    const u = caller(req);
+    const r = await topup.quoteTopup({
+      userId: u.id,
+      amount: input(req, StripeQuote).body.amount ?? Number.NaN,
+      topUpCode: '',
+      group: u.group,
+      paymentMethod: 'stripe',
+    });
+    ok(res, r.payable.toFixed(2), 'success');
   });
 
   api.post('/user/stripe/pay', guard.user, critical, StripePay, async (req, res) => {
