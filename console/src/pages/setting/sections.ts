@@ -263,8 +263,6 @@ export const SYSTEM_SECTIONS: readonly SectionSpec[] = [
     ],
   },
   {
-    id: 'login',
-  {
     id: 'card-payments',
     title: 'opt.cardPayments',
     requires: { key: 'ServerAddress', message: 'opt.fillInTheServerAddress' },
@@ -281,6 +279,8 @@ export const SYSTEM_SECTIONS: readonly SectionSpec[] = [
       sw('CreemTestMode', 'opt.creemTestMode'),
     ],
   },
+  {
+    id: 'login',
     title: 'opt.loginAndRegistration',
     immediate: true,
     fields: [
