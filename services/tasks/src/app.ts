@@ -44,6 +44,7 @@ import type { MjDeps } from './domain/mj-submit.ts';
 import { type SunoDeps, sunoPlatform } from './domain/suno.ts';
 import { taskPoller } from './domain/task-poller.ts';
 import { videoPlatform } from './domain/video.ts';
+import { viduPlatform } from './domain/vidu.ts';
 import { tasksHandlers } from './transport/grpc/tasks-handlers.ts';
 import { withJsonErrors } from './transport/http/errors.ts';
 import { jimengRoutes } from './transport/http/jimeng-routes.ts';
@@ -207,6 +208,7 @@ export async function createApp(
         taskPoller(deps, klingPlatform({ repo: asyncTasks, upstream }), settings),
         taskPoller(deps, jimengPlatform(jimeng), settings),
         taskPoller(deps, doubaoVideoPlatform({ repo: asyncTasks, upstream }), settings),
+        taskPoller(deps, viduPlatform({ repo: asyncTasks, upstream }), settings),
       ];
       const poller = { tick: () => Promise.all(pollers.map((p) => p.tick())).then(() => undefined) };
       pollOnce = () => poller.tick();

@@ -1,6 +1,6 @@
 /**
  * new-api's unified video API (`/v1/video/generations`) through the gateway, on Kling, Jimeng,
- * Doubao video and Sora channels: each request becomes the platform's own submit (checked at the fake upstream),
+ * Vidu, Doubao video and Sora channels: each request becomes the platform's own submit (checked at the fake upstream),
  * the task is followed to its video, charged once per second of video, refunded on failure. Also
  * OpenAI's own SDK on `/v1/videos`, which always sends its create as multipart/form-data.
  */
@@ -11,6 +11,7 @@ import { type FakeDoubaoVideo, startFakeDoubaoVideo } from './fakes/fake-doubao-
 import { type FakeJimeng, startFakeJimeng } from './fakes/fake-jimeng.ts';
 import { type FakeKling, startFakeKling } from './fakes/fake-kling.ts';
 import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
+import { type FakeVidu, startFakeVidu } from './fakes/fake-vidu.ts';
 import {
   afterRefund,
   eventually,
@@ -37,6 +38,7 @@ let kling: FakeKling;
 let jimeng: FakeJimeng;
 let video: FakeVideo;
 let doubao: FakeDoubaoVideo;
+let vidu: FakeVidu;
 
 beforeAll(async () => {
   s = await startTasksStack('mj_imagine');
@@ -44,11 +46,17 @@ beforeAll(async () => {
   jimeng = await startFakeJimeng({ accessKey: 'AKLTgen', secretKey: 'volc-gen-secret', stepMs: 500, steps: 4 });
   video = await startFakeVideo({ key: 'video-key', stepMs: 500, steps: 4 });
   doubao = await startFakeDoubaoVideo({ key: 'ark-key' });
+  vidu = await startFakeVidu({ key: 'vidu-key' });
   await createChannel(s, { type: 50, baseUrl: kling.url, key: 'ak-gen|sk-gen-secret', models: 'kling-v1' });
   await createChannel(s, { type: 51, baseUrl: jimeng.url, key: 'AKLTgen|volc-gen-secret', models: I2V });
   await createChannel(s, { type: 55, baseUrl: video.url, key: 'video-key', models: 'sora-2' });
   await createChannel(s, { type: 54, baseUrl: doubao.url, key: 'ark-key', models: SEEDANCE });
-  await setOption(s, 'ModelPrice', JSON.stringify({ 'kling-v1': 0.02, [I2V]: 0.02, 'sora-2': 0.1, [SEEDANCE]: 0.02 }));
+  await createChannel(s, { type: 52, baseUrl: vidu.url, key: 'vidu-key', models: 'viduq1' });
+  await setOption(
+    s,
+    'ModelPrice',
+    JSON.stringify({ 'kling-v1': 0.02, [I2V]: 0.02, 'sora-2': 0.1, [SEEDANCE]: 0.02, viduq1: 0.02 }),
+  );
 });
 
 afterAll(async () => {
@@ -56,6 +64,7 @@ afterAll(async () => {
   await jimeng?.close();
   await video?.close();
   await doubao?.close();
+  await vidu?.close();
   await s?.stop();
 });
 
@@ -232,6 +241,57 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
       status: 'failed',
       error: { message: 'The request failed because the output video may contain sensitive information.' },
     });
+    const logs = await afterRefund(s, v.userId);
+    expect(logs.map((l) => [l.type, l.quota]).sort()).toEqual([
+      [2, FIVE],
+      [6, FIVE],
+    ]);
+  });
+
+  it("when a Vidu model is asked for, then text2video (or img2video with an image) gets Vidu's fields, the video completes and five seconds are charged; a failed one is refunded", async () => {
+    const u = await userWithToken(s, { quota: 1_000_000 });
+    const sub = await submit(u.key, {
+      model: 'viduq1',
+      prompt: 'a fox in snow',
+      width: 1920,
+      height: 1080,
+      seed: 3,
+      metadata: { movement_amplitude: 'large' },
+    });
+    expect(sub.status).toBe(200);
+    const id = String(sub.body.task_id);
+    expect(vidu.submits.at(-1)).toEqual({
+      kind: 'text2video',
+      body: {
+        model: 'viduq1',
+        prompt: 'a fox in snow',
+        duration: 5,
+        seed: 3,
+        resolution: '1080p',
+        movement_amplitude: 'large',
+        bgm: false,
+        aspect_ratio: '16:9',
+      },
+    });
+    const { task, seen } = await follow(u.key, id);
+    expect(seen).toContain('in_progress');
+    expect(task).toEqual({
+      task_id: id,
+      status: 'completed',
+      url: `https://prod-ss-vidu.s3.cn-northwest-1.amazonaws.com.cn/${id}.mp4`,
+      format: 'mp4',
+      metadata: { duration: 5 },
+      error: null,
+    });
+    expect(await charges(u.userId, 1)).toEqual([[FIVE, 'viduq1']]);
+    expect(await walletOf(s, u.userId)).toEqual({ quota: 1_000_000 - FIVE, used: FIVE });
+
+    const v = await userWithToken(s, { quota: 1_000_000 });
+    const failing = await submit(v.key, { model: 'viduq1', prompt: 'fail-me', image: 'https://img.example/cat.png' });
+    expect(failing.status).toBe(200);
+    expect(vidu.submits.at(-1)).toMatchObject({ kind: 'img2video', body: { images: ['https://img.example/cat.png'] } });
+    const failed = await follow(v.key, String(failing.body.task_id));
+    expect(failed.task).toMatchObject({ status: 'failed', error: { message: 'AuditSubmitIllegal' } });
     const logs = await afterRefund(s, v.userId);
     expect(logs.map((l) => [l.type, l.quota]).sort()).toEqual([
       [2, FIVE],

@@ -64,6 +64,7 @@ export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
   { value: 51, get label() {
     return tr('channel.jimeng');
   }, color: 'arcoblue' },
+  { value: 52, label: 'Vidu', color: 'purple' },
   { value: 54, get label() {
     return tr('channel.doubaoVideo');
   }, color: 'arcoblue' },

@@ -36,9 +36,9 @@ describe('channel rules', () => {
     ]);
   });
 
-  it("when the catalogue is read, then new-api's types 6-13, 44, 46, 47, 49, 53, 54, 56 and 58-60 are there with their hosts", () => {
+  it("when the catalogue is read, then new-api's types 6-13, 44, 46, 47, 49, 52-54, 56 and 58-60 are there with their hosts", () => {
     expect(
-      [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 53, 54, 56, 58, 59, 60].map((t) => [
+      [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 52, 53, 54, 56, 58, 59, 60].map((t) => [
         CHANNEL_TYPES[t]?.name,
         CHANNEL_TYPES[t]?.baseUrl,
       ]),
@@ -53,6 +53,7 @@ describe('channel rules', () => {
       ['百度千帆 V2', 'https://qianfan.baidubce.com'],
       ['Xinference', ''],
       ['Coze', 'https://api.coze.cn'],
+      ['Vidu', 'https://api.vidu.cn'],
       ['Submodel', 'https://llm.submodel.ai'],
       ['豆包视频', 'https://ark.cn-beijing.volces.com'],
       ['Replicate', 'https://api.replicate.com'],

@@ -166,6 +166,7 @@ export const CHANNEL_TYPES: Record<number, ChannelType> = {
     keyParts: { sep: '|', names: ['AccessKey', 'SecretKey'] },
     models: ['jimeng_vgfm_t2v_l20', 'jimeng_vgfm_i2v_l20', 'jimeng_t2v_v30', 'jimeng_i2v_first_v30'],
   },
+  52: { name: 'Vidu', baseUrl: 'https://api.vidu.cn', models: ['viduq1', 'viduq2', 'vidu2.0', 'vidu1.5'] },
   54: {
     name: '豆包视频',
     baseUrl: 'https://ark.cn-beijing.volces.com',

@@ -1,7 +1,8 @@
 /**
  * HTTP to task upstreams: JSON in and out (multipart out for a video's reference image), a timeout on every call, the channel key in
  * `mj-api-secret` for midjourney-proxy (types 2 and 5), a JWT signed with the key for Kling
- * (type 50) and as a bearer token otherwise (Suno, OpenAI videos).
+ * (type 50), `Token {key}` for Vidu (type 52) and as a bearer token otherwise (Suno, OpenAI videos,
+ * Doubao video).
  */
 import { createHmac } from 'node:crypto';
 import type { ChannelRef, UpstreamAnswer, UpstreamPort } from '../domain/ports.ts';
@@ -33,6 +34,8 @@ function klingBearer(key: string): string {
 function authHeaders(channel: ChannelRef): Record<string, string> {
   if (channel.type === 2 || channel.type === 5) return { 'mj-api-secret': channel.key };
   if (channel.type === 50) return { authorization: `Bearer ${klingBearer(channel.key)}` };
+  // Vidu's API token scheme.
+  if (channel.type === 52) return { authorization: `Token ${channel.key}` };
   return { authorization: `Bearer ${channel.key}` };
 }
 

@@ -4,7 +4,8 @@
  * `GET /v1/video/generations/{task_id}` answers `{task_id, status, url, format, metadata, error}`
  * with status queued | in_progress | completed | failed. Errors in OpenAI's shape.
  *
- * The model's channel decides the platform: Kling (50), Jimeng (51), Doubao video (54), OpenAI or Sora (1, 55). The
+ * The model's channel decides the platform: Kling (50), Jimeng (51), Vidu (52), Doubao video (54), OpenAI or Sora (1,
+ * 55). The
  * request becomes that platform's own submit on that channel, so pricing, the hold, the charge log,
  * the poller, refunds and the /task page are the platform's; a task made here can also be read
  * through the platform's own query.
@@ -16,9 +17,10 @@ import { type JimengDeps, JimengError, submitJimeng } from './jimeng.ts';
 import { KLING_CHANNEL_TYPE, KlingError, submitKling } from './kling.ts';
 import { MjError } from './mj-error.ts';
 import { createVideo, VIDEO_CHANNEL_TYPES, VideoError } from './video.ts';
+import { submitVidu, VIDU_CHANNEL_TYPE } from './vidu.ts';
 
 const JIMENG_CHANNEL_TYPE = 51;
-const PLATFORMS = new Set(['kling', 'jimeng', 'sora', 'doubao']);
+const PLATFORMS = new Set(['kling', 'jimeng', 'sora', 'doubao', 'vidu']);
 
 const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v));
 const record = (v: unknown): Record<string, unknown> =>
@@ -123,6 +125,9 @@ export async function submitGeneration(
         },
       });
       taskId = (b) => str(record(b.data).task_id);
+    } else if (channel.type === VIDU_CHANNEL_TYPE) {
+      answer = await submitVidu(d, { ...common, model, prompt, image, duration, ratio: aspect, seed, meta });
+      taskId = (b) => str(b.task_id);
     } else if (channel.type === DOUBAO_VIDEO_CHANNEL_TYPE) {
       answer = await submitDoubaoVideo(d, {
         ...common,
