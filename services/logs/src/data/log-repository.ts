@@ -156,7 +156,8 @@ export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) 
       let chunk: LegacyLog[] = [];
       const flush = async () => {
         if (chunk.length === 0) return;
-        const moved = chunk.map(({ ix: _ix, ...l }) => l as StoredLog);
+        // Keyed by event id in the partitions (the oldest versions keyed logs by ObjectId).
+        const moved = chunk.map(({ ix: _ix, _id: _old, ...l }) => ({ ...l, _id: l.event_id }) as StoredLog);
         const dups = new Set((await rows.insert(moved)).map((d) => d.row._id));
         // A log the consumer stored again meanwhile (a redelivery) is listed already.
         await index.add(moved.filter((l) => !dups.has(l._id) && !l.hidden).map(indexable));
