@@ -239,6 +239,7 @@ await ensureTopics(kafka, [
   deadLetter(topicName(TOPICS.audit)),
 ]);
 const publisher = await createPublisher(kafka);
+const publishedAt = Date.now();
 const events: TestUsage[] = Array.from({ length: EVENTS }, (_, i) => ({
   eventId: `ingest-${i}`,
   userId: 1 + skewed(USERS),
@@ -246,8 +247,9 @@ const events: TestUsage[] = Array.from({ length: EVENTS }, (_, i) => ({
   promptTokens: 100 + (i % 500),
   completionTokens: i % 300,
   quota: 1_000 + i,
-  // As they arrive at 1,000 requests/s, ending now.
-  occurredAtMs: NOW * 1000 - EVENTS + i,
+  // As they arrive at 1,000 requests/s, ending when they are published (recent logs: the
+  // consumer writes their per-second counts too).
+  occurredAtMs: publishedAt - EVENTS + i,
 }));
 await publishUsage(publisher, events);
 const ti = performance.now();

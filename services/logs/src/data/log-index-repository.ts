@@ -107,7 +107,12 @@ interface Found {
 const byNewest = (a: Found, b: Found) => b.hour - a.hour || b.pos - a.pos || b.e[E.id] - a.e[E.id];
 const refOf = (x: Found): LogRef => ({ eventId: x.e[E.eventId], createdAt: x.e[E.createdAt], type: x.e[E.type] });
 
-export function logIndexRepository(conn: Connection) {
+/**
+ * `clock`: the time (seconds) the consumer's writes compare with. Seconds documents are written
+ * only for logs at most two minutes older than that: rpm and tpm count from `now - 60`, and a log
+ * older than that when it is stored can never be counted (a backlog writes none).
+ */
+export function logIndexRepository(conn: Connection, clock: () => number = () => Date.now() / 1000) {
   const main: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
   const days = new Map<number, Collection<IndexDoc>>();
   const dayColl = (day: number) => {
@@ -353,7 +358,8 @@ export function logIndexRepository(conn: Connection) {
           );
         }
       }
-      for (const [id, inc] of secondsIncrements(logs)) {
+      const since = clock() - 120;
+      for (const [id, inc] of secondsIncrements(logs.filter((l) => l.created_at >= since))) {
         push(dayOfDoc(id), {
           updateOne: { filter: { _id: id }, update: { $inc: inc } as mongo.UpdateFilter<IndexDoc>, upsert: true },
         });

@@ -71,12 +71,13 @@ function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
 }
 
 /** `lists: false` answers queries by scanning the partitions, as before the lists (tests compare). */
-export function logRepository(conn: Connection, opts: { lists?: boolean } = {}) {
+/** `clock`: see logIndexRepository (tests that query at a past `now` set it back). */
+export function logRepository(conn: Connection, opts: { lists?: boolean; clock?: () => number } = {}) {
   const legacy = conn.collection<LegacyLog>('logs');
   const buckets = conn.collection<BucketDoc>('quota_data');
   /** Per bucket and partition: the offset the bucket holds (this process's last read or write). */
   const watermarks = new Map<string, number>();
-  const index = logIndexRepository(conn);
+  const index = logIndexRepository(conn, opts.clock);
   const rows = logRows(conn);
   /** Whether the lists hold every log (checked until they do; then for good). */
   let listsBuilt = false;
