@@ -201,10 +201,13 @@ describe('channel administration through the gateway', () => {
 
   it('when model lists are asked, then types map to names and enabled abilities list their models', async () => {
     const byType = (await admin.get<Record<string, string[]>>('/models')).body.data ?? {};
-    // The spec's 30 types, new-api's OpenAI-format ones (20, 27, 43, 45, 48) and the video ones (50, 51, 55).
+    // The spec's 30 types, new-api's OpenAI-format ones (20, 27, 43, 45, 48), the video ones (50, 51, 55)
+    // and the rest of new-api's list (resellers 6-13, MokaAI 44, Qianfan v2 46, Xinference 47, Coze 49,
+    // Vidu 52, Submodel 53, Doubao video 54, Replicate 56, advanced custom 58, Sub2API 59, New API 60).
     const spec = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37];
     const more = [38, 39, 40, 41, 42, 20, 27, 43, 45, 48, 50, 51, 55];
-    expect(Object.keys(byType)).toEqual([...spec, ...more].sort((x, y) => x - y).map(String));
+    const newApi = [6, 7, 9, 10, 12, 13, 44, 46, 47, 49, 52, 53, 54, 56, 58, 59, 60];
+    expect(Object.keys(byType)).toEqual([...spec, ...more, ...newApi].sort((x, y) => x - y).map(String));
     expect(byType['14']).toContain('claude-3-5-sonnet-20241022');
     await create({ name: 'listed', models: 'listed-model' });
     expect((await admin.get<string[]>('/channel/models')).body.data).toContain('listed-model');
