@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +57,7 @@ describe('OpenTelemetry export', () => {
           LOG_LEVEL: 'warn',
           SERVICE_NAME: 'users',
           GRPC_AUTH_DIR: grpcAuthDir,
+          TOTP_KEY_SECRET: randomBytes(32).toString('hex'),
         },
         stdio: 'inherit',
       });

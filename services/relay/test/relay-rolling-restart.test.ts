@@ -122,6 +122,8 @@ async function startRelay(name: string): Promise<Relay> {
       GRPC_PORT: String(grpc),
       LOG_LEVEL: 'info',
       RELAY_DRAIN_DELAY_MS: String(DRAIN_DELAY_MS),
+      // Each pod its own usage spool (an emptyDir): two relays cannot share one.
+      RELAY_USAGE_SPOOL_DIR: join(logDir, `${name}-spool`),
       // RELAY_DRAIN_MS and RELAY_FORCE_EXIT_MS keep their defaults (300 s, and 20 s more).
     },
     stdio: ['ignore', out, out],
