@@ -34,17 +34,18 @@ afterEach(async () => {
 /**
  * Measured on the shared 2-core machine with other sessions running (noisy): 20,000 events drained
  * in 13-34 s (1,540 events/s on a FerretDB of our own, 600-1,050 on the shared one); the test
- * sends 10,000 (the backlog's size matters for the exactly-once sums, not for a speed figure: the
+ * sends 6,000 (the backlog's size matters for the exactly-once sums, not for a speed figure: the
  * ingest rate is the benchmark's, docs/benchmarks.md). The bound leaves room for a busy machine
  * and fails a consumer that stalls or scans the collection per batch.
  */
 const BACKLOG_BOUND_MS = 90_000;
 
 describe('logs consumer', () => {
-  it('when 10,000 usage events wait in the topic, then each is logged once and the buckets hold their sums, in time', async () => {
+  it('when 6,000 usage events wait in the topic, then each is logged once and the buckets hold their sums, in time', async () => {
     const env = await isolated('logs_backlog');
     cleanups.push(env.close);
-    const events = usageEvents('bk', 10_000);
+    // The ingest rate is the benchmark's (bench/log-store.ts); here the backlog's exactness.
+    const events = usageEvents('bk', 6_000);
     await publishUsage(env.publisher, events);
 
     const spent = { insert: 0, buckets: 0, batches: 0 };
