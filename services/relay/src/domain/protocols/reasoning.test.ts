@@ -207,6 +207,20 @@ describe('reasoning between formats', () => {
       includeThoughts: true,
       thinkingBudget: 5000,
     });
+    // Claude Code's own shape (adaptive thinking, the effort in output_config) on a GPT-5 channel.
+    const adaptive = claudeToOpenAIRequest({
+      model: 'm',
+      max_tokens: 32000,
+      thinking: { type: 'adaptive' },
+      output_config: { effort: 'medium' },
+      messages: [user('hi')],
+    });
+    expect(openaiProtocol.request(adaptive, { ...call, model: 'gpt-5.5' })).toMatchObject({
+      reasoning_effort: 'medium',
+    });
+    expect(
+      JSON.parse(JSON.stringify(openaiProtocol.request(adaptive, { ...call, model: 'gpt-4.1' }))),
+    ).not.toHaveProperty('reasoning_effort');
     const res: ChatResponse = {
       id: 'c',
       object: 'chat.completion',
