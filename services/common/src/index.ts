@@ -13,5 +13,6 @@ export * from './metrics.ts';
 export * from './mongo.ts';
 export * from './option-catalogue.ts';
 export * from './options-cache.ts';
+export * from './public-address.ts';
 export * from './redis.ts';
 export * from './shutdown.ts';

@@ -1,5 +1,6 @@
+import { isPublicAddress } from '@aigw/common';
 import { describe, expect, it } from 'vitest';
-import { checkConsoleSetting, isPublicAddress, monitorsOf, panelsOf } from './console-panels.ts';
+import { checkConsoleSetting, monitorsOf, panelsOf } from './console-panels.ts';
 
 const fails = (key: Parameters<typeof checkConsoleSetting>[0], value: string) => {
   try {

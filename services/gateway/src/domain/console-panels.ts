@@ -5,11 +5,10 @@
  * (checkConsoleSetting) and read by every logged-in user (panelsOf). The status pages are fetched
  * by the gateway (fetchUptime): only public addresses unless allowed, with a timeout.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { BlockList, isIP } from 'node:net';
-import { plainAddress } from '@aigw/common';
+import { isIP } from 'node:net';
+import { isPublicAddress, publicOnlyLookup } from '@aigw/common';
 
 export const PANEL_LIST_KEYS = {
   'console_setting.announcements': { what: '公告', max: 100 },
@@ -189,55 +188,6 @@ export function monitorsOf(page: unknown, beats: unknown): UptimeMonitor[] {
   return out;
 }
 
-const NOT_PUBLIC = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  NOT_PUBLIC.addSubnet(net, bits, 'ipv6');
-
-/** Whether an address is on the public internet (loopback, private, link-local, ... are not). */
-export function isPublicAddress(address: string): boolean {
-  const a = plainAddress(address);
-  const family = isIP(a);
-  return family !== 0 && !NOT_PUBLIC.check(a, family === 6 ? 'ipv6' : 'ipv4');
-}
-
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
-/** The connection's own DNS lookup, refusing a name that resolves to a non-public address. */
-function publicLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    const bad = err ? undefined : addresses.find((a) => !isPublicAddress(a.address));
-    if (err || bad) {
-      const e =
-        err ?? Object.assign(new Error(`${hostname} is ${bad?.address}, not a public address`), { code: 'EPRIVATE' });
-      return callback(e, options.all ? [] : '', 0);
-    }
-    const first = addresses[0] as LookupAddress;
-    if (options.all) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-}
-
 /** GET a JSON document (at most 1 MiB) within `timeoutMs`. */
 function getJson(url: URL, timeoutMs: number, allowPrivate: boolean): Promise<unknown> {
   return new Promise((resolve, reject) => {
@@ -248,7 +198,7 @@ function getJson(url: URL, timeoutMs: number, allowPrivate: boolean): Promise<un
       method: 'GET',
       headers: { accept: 'application/json' },
       timeout: timeoutMs,
-      ...(allowPrivate ? {} : { lookup: publicLookup as RequestOptions['lookup'] }),
+      ...(allowPrivate ? {} : { lookup: publicOnlyLookup as RequestOptions['lookup'] }),
     };
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options, (res: IncomingMessage) => {
       if (res.statusCode !== 200) {

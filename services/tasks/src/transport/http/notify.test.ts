@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { isPublicAddress } from '@aigw/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notifier, publicAddress } from './notify.ts';
+import { notifier } from './notify.ts';
 
 /** A real hook receiver on loopback; `failFirst` answers 500 that many times before 200. */
 let server: Server;
@@ -76,7 +77,7 @@ describe('notifyHook delivery', () => {
         '::ffff:10.0.0.1',
         '::ffff:8.8.8.8',
         'not-an-ip',
-      ].map((a) => [a, publicAddress(a)]),
+      ].map((a) => [a, isPublicAddress(a)]),
     );
     expect(judged).toEqual({
       '8.8.8.8': true,
