@@ -15,9 +15,10 @@ import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
+import { perTaskPlatform, pricedSeconds } from './per-task-platform.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
-import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
+import type { TaskPlatform } from './task-platform.ts';
 import { VideoError } from './video.ts';
 
 export const DOUBAO_VIDEO_CHANNEL_TYPE = 54;
@@ -137,35 +138,15 @@ export async function submitDoubaoVideo(
   return { status: 200, body: { id } };
 }
 
-function secondsOf(t: AsyncTaskDoc): number {
-  try {
-    return Number((JSON.parse(t.properties) as { seconds?: unknown }).seconds) || 5;
-  } catch {
-    return 5;
-  }
-}
-
 /** Doubao video as a polled platform: one GET per task (Ark's list pages, it does not take ids). */
 export function doubaoVideoPlatform(deps: Pick<SunoDeps, 'repo' | 'upstream'>): TaskPlatform<AsyncTaskDoc> {
-  return {
+  return perTaskPlatform(deps, {
     name: 'doubao',
-    ops: deps.repo.forPlatform('doubao'),
-    upstreamId: (t) => t.task_id,
-    async fetch(channel, tasks) {
-      const out = new Map<string, Partial<AsyncTaskDoc>>();
-      const ok = await everyLimit(tasks, FETCH_CONCURRENCY, async (t) => {
-        const r = await deps.upstream.get(channel, `${TASKS}/${encodeURIComponent(t.task_id)}`);
-        if (r.status >= 500 || r.status === 401 || r.status === 429) return false;
-        const body = r.body as Record<string, unknown> | undefined;
-        if (r.status === 200 && body?.id) out.set(t.task_id, doubaoProgress(body, secondsOf(t)));
-        return true;
-      });
-      if (!ok) return undefined;
-      return out;
+    label: '豆包视频',
+    path: (t) => `${TASKS}/${encodeURIComponent(t.task_id)}`,
+    read: (raw, t) => {
+      const body = raw as Record<string, unknown> | undefined;
+      return body?.id ? doubaoProgress(body, pricedSeconds(t)) : undefined;
     },
-    timedOut: (now) => ({ status: 'FAILURE', fail_reason: '任务超时', finish_time: Math.floor(now / 1000) }),
-    finished: (now) => ({ finish_time: Math.floor(now / 1000) }),
-    refundText: (t) => `豆包视频任务 ${t.task_id} 失败（${t.fail_reason || '未知原因'}），退还 ${t.quota} 额度`,
-    logOther: (t) => ({ task_id: t.task_id, action: t.action }),
-  };
+  });
 }

@@ -13,9 +13,10 @@ import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
+import { perTaskPlatform } from './per-task-platform.ts';
 import type { ChannelRef } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
-import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
+import type { TaskPlatform } from './task-platform.ts';
 
 export const KLING_CHANNEL_TYPE = 50;
 export const KLING_KINDS = ['text2video', 'image2video'] as const;
@@ -194,25 +195,13 @@ export async function queryKling(
 
 /** Kling as a polled platform: one GET per task (Kling's list endpoint pages, it does not take ids). */
 export function klingPlatform(deps: Pick<SunoDeps, 'repo' | 'upstream'>): TaskPlatform<AsyncTaskDoc> {
-  return {
+  return perTaskPlatform(deps, {
     name: 'kling',
-    ops: deps.repo.forPlatform('kling'),
-    upstreamId: (t) => t.task_id,
-    async fetch(channel, tasks) {
-      const out = new Map<string, Partial<AsyncTaskDoc>>();
-      const ok = await everyLimit(tasks, FETCH_CONCURRENCY, async (t) => {
-        const r = await deps.upstream.get(channel, `/v1/videos/${kindOf(t)}/${encodeURIComponent(t.task_id)}`);
-        if (r.status >= 500 || r.status === 401 || r.status === 429) return false;
-        const body = r.body as { code?: unknown; data?: Record<string, unknown> } | undefined;
-        if (r.status === 200 && body?.code === 0 && body.data) out.set(t.task_id, klingProgress(body.data));
-        return true;
-      });
-      if (!ok) return undefined;
-      return out;
+    label: '可灵视频',
+    path: (t) => `/v1/videos/${kindOf(t)}/${encodeURIComponent(t.task_id)}`,
+    read: (raw) => {
+      const body = raw as { code?: unknown; data?: Record<string, unknown> } | undefined;
+      return body?.code === 0 && body.data ? klingProgress(body.data) : undefined;
     },
-    timedOut: (now) => ({ status: 'FAILURE', fail_reason: '任务超时', finish_time: Math.floor(now / 1000) }),
-    finished: (now) => ({ finish_time: Math.floor(now / 1000) }),
-    refundText: (t) => `可灵视频任务 ${t.task_id} 失败（${t.fail_reason || '未知原因'}），退还 ${t.quota} 额度`,
-    logOther: (t) => ({ task_id: t.task_id, action: t.action }),
-  };
+  });
 }

@@ -14,9 +14,10 @@ import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
+import { perTaskPlatform, pricedSeconds } from './per-task-platform.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
-import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platform.ts';
+import type { TaskPlatform } from './task-platform.ts';
 import { VideoError } from './video.ts';
 
 export const VIDU_CHANNEL_TYPE = 52;
@@ -132,35 +133,15 @@ export async function submitVidu(
   return { status: 200, body: { task_id: id } };
 }
 
-function secondsOf(t: AsyncTaskDoc): number {
-  try {
-    return Number((JSON.parse(t.properties) as { seconds?: unknown }).seconds) || 5;
-  } catch {
-    return 5;
-  }
-}
-
 /** Vidu as a polled platform: one GET of a task's creations per task. */
 export function viduPlatform(deps: Pick<SunoDeps, 'repo' | 'upstream'>): TaskPlatform<AsyncTaskDoc> {
-  return {
+  return perTaskPlatform(deps, {
     name: 'vidu',
-    ops: deps.repo.forPlatform('vidu'),
-    upstreamId: (t) => t.task_id,
-    async fetch(channel, tasks) {
-      const out = new Map<string, Partial<AsyncTaskDoc>>();
-      const ok = await everyLimit(tasks, FETCH_CONCURRENCY, async (t) => {
-        const r = await deps.upstream.get(channel, `/ent/v2/tasks/${encodeURIComponent(t.task_id)}/creations`);
-        if (r.status >= 500 || r.status === 401 || r.status === 429) return false;
-        const body = r.body as Record<string, unknown> | undefined;
-        if (r.status === 200 && body?.state) out.set(t.task_id, viduProgress(body, secondsOf(t)));
-        return true;
-      });
-      if (!ok) return undefined;
-      return out;
+    label: 'Vidu 视频',
+    path: (t) => `/ent/v2/tasks/${encodeURIComponent(t.task_id)}/creations`,
+    read: (raw, t) => {
+      const body = raw as Record<string, unknown> | undefined;
+      return body?.state ? viduProgress(body, pricedSeconds(t)) : undefined;
     },
-    timedOut: (now) => ({ status: 'FAILURE', fail_reason: '任务超时', finish_time: Math.floor(now / 1000) }),
-    finished: (now) => ({ finish_time: Math.floor(now / 1000) }),
-    refundText: (t) => `Vidu 视频任务 ${t.task_id} 失败（${t.fail_reason || '未知原因'}），退还 ${t.quota} 额度`,
-    logOther: (t) => ({ task_id: t.task_id, action: t.action }),
-  };
+  });
 }
