@@ -37,8 +37,6 @@ export interface UsageSpool {
   acked(segments: readonly SpoolSegment[]): void;
   /** Events an earlier process left unacknowledged, oldest first, each with its segment. */
   recover(): { msg: SpoolMessage; seg: SpoolSegment }[];
-  /** Segments on disk not fully acknowledged (for the gauge and the tests). */
-  pending(): number;
   /** Closes the current segment; unacknowledged files stay for the next process. */
   close(): void;
 }
@@ -93,13 +91,11 @@ export function readFrames(buf: Buffer): SpoolMessage[] {
 export function openUsageSpool(dir: string, logger: Logger): UsageSpool {
   mkdirSync(dir, { recursive: true });
   takeLock(dir);
-  const segments = new Set<SpoolSegment>();
   let current: (SpoolSegment & { fd: number; openedAt: number }) | undefined;
   let seq = 0;
 
   const unlinkIfDone = (seg: SpoolSegment) => {
     if (!seg.sealed || seg.acked < seg.written) return;
-    segments.delete(seg);
     try {
       unlinkSync(seg.file);
     } catch (err) {
@@ -122,7 +118,6 @@ export function openUsageSpool(dir: string, logger: Logger): UsageSpool {
       if (!current) {
         const file = join(dir, `usage-${now}-${process.pid}-${seq++}.seg`);
         current = { file, fd: openSync(file, 'a'), openedAt: now, written: 0, acked: 0, sealed: false };
-        segments.add(current);
       }
       writeSync(current.fd, frame(msg));
       current.written++;
@@ -144,7 +139,6 @@ export function openUsageSpool(dir: string, logger: Logger): UsageSpool {
         if (current?.file === file) continue;
         const msgs = readFrames(readFileSync(file));
         const seg: SpoolSegment = { file, written: msgs.length, acked: 0, sealed: true };
-        segments.add(seg);
         for (const msg of msgs) out.push({ msg, seg });
         unlinkIfDone(seg); // an empty file (killed before its first write)
       }
@@ -155,7 +149,6 @@ export function openUsageSpool(dir: string, logger: Logger): UsageSpool {
         );
       return out;
     },
-    pending: () => segments.size,
     close() {
       seal();
       releaseLock(dir);
