@@ -3,6 +3,7 @@ export * from './config.ts';
 export * from './consumer-health.ts';
 export * from './errors.ts';
 export * from './failover-rules.ts';
+export * from './groups.ts';
 export * from './grpc/index.ts';
 export * from './http.ts';
 export * from './kafka.ts';

@@ -218,6 +218,13 @@ export const OPTION_CATALOGUE = {
   UnpricedModelsEnabled: bool(false),
   DefaultModelRatio: float(1),
   UserUsableGroups: json({ default: '默认分组', vip: 'vip分组' }),
+  // Groups as new-api has them (services/common/src/groups.ts): what a user of one group pays in
+  // another ({"vip": {"default": 0.9}}), extra groups a user group may pick ({"vip": {"+:svip":
+  // "desc", "-:default": ""}}), and the ordered groups an `auto` token walks.
+  GroupGroupRatio: json({ vip: { edit_this: 0.9 } }),
+  'group_ratio_setting.group_special_usable_group': json({}),
+  AutoGroups: json(['default']),
+  DefaultUseAutoGroup: bool(false),
   // Chats
   Chats: json([
     { 'ChatGPT Next Web': 'https://app.nextchat.dev/#/?settings={"key":"{key}","url":"{address}"}' },

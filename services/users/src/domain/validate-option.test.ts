@@ -42,3 +42,20 @@ describe('option rules beyond the format', () => {
     expect(() => checkPrerequisites('SystemName', 'true', {})).not.toThrow();
   });
 });
+
+describe('group options (new-api formats)', () => {
+  it('when GroupGroupRatio, special usable groups or AutoGroups have the wrong shape, then they are refused', () => {
+    expect(validateOption('GroupGroupRatio', '{"vip":{"default":0.5}}').value).toBe('{"vip":{"default":0.5}}');
+    expect(() => validateOption('GroupGroupRatio', '{"vip":{"default":"x"}}')).toThrow(
+      'GroupGroupRatio 格式错误：分组 vip 使用 default 的倍率必须是非负数',
+    );
+    expect(() => validateOption('GroupGroupRatio', '{"vip":0.5}')).toThrow('分组 vip 的值应为对象');
+    expect(() => validateOption('GroupGroupRatio', '{"vip":')).toThrow('GroupGroupRatio 不是合法的 JSON 字符串');
+    const special = 'group_ratio_setting.group_special_usable_group';
+    expect(validateOption(special, '{"vip":{"+:svip":"超级","-:default":""}}').value).toContain('svip');
+    expect(() => validateOption(special, '{"vip":{"svip":1}}')).toThrow('描述必须是字符串');
+    expect(validateOption('AutoGroups', '["vip","default"]').value).toBe('["vip","default"]');
+    expect(() => validateOption('AutoGroups', '{"a":1}')).toThrow('AutoGroups 格式错误');
+    expect(() => validateOption('AutoGroups', '["auto"]')).toThrow('不能包含 auto 本身');
+  });
+});

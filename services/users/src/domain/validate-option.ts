@@ -1,4 +1,4 @@
-import { parseStatusCodeRanges } from '@aigw/common';
+import { checkAutoGroups, checkGroupGroupRatio, checkSpecialUsableGroups, parseStatusCodeRanges } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
 import { isOptionKey, OPTION_CATALOGUE } from './option-catalogue.ts';
 
@@ -75,8 +75,23 @@ export function validateOption(key: string, rawValue: string): { value: string; 
   }
   if (key === 'ModelRequestRateLimitGroup') checkRateLimitGroups(value);
   if (key === 'ModelPriceTiers') checkPriceTiers(value);
+  const groupRule = GROUP_RULES[key];
+  if (groupRule) {
+    try {
+      groupRule(JSON.parse(value));
+    } catch (err) {
+      throw invalid(`${key} 格式错误：${(err as Error).message}`);
+    }
+  }
   return { value, implied };
 }
+
+/** The group options' shapes (services/common/src/groups.ts). */
+const GROUP_RULES: Record<string, (v: unknown) => void> = {
+  GroupGroupRatio: checkGroupGroupRatio,
+  'group_ratio_setting.group_special_usable_group': checkSpecialUsableGroups,
+  AutoGroups: checkAutoGroups,
+};
 
 const TIER_FIELDS = ['above_prompt_tokens', 'model_ratio', 'completion_ratio', 'cache_ratio', 'create_cache_ratio'];
 
