@@ -52,7 +52,8 @@ export interface ToIndex {
   fresh: boolean;
 }
 
-function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
+/** The stored rows a query selects (the scans, and the cursors of the export). */
+export function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
   const f: Record<string, unknown> = { hidden: { $ne: true } };
   if (q.type) f.type = q.type;
   if (q.user_id) f.user_id = q.user_id;

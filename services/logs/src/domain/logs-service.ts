@@ -1,5 +1,6 @@
 /** The logs use cases behind LogsService: queries, stats, cleanup and dashboard data. */
 import { invalid } from '@aigw/common/errors';
+import { exportLogs } from '../data/log-export.ts';
 import type { LogQuery, LogRepository } from '../data/log-repository.ts';
 import type { Bucket, LogDoc } from './log-record.ts';
 
@@ -30,6 +31,8 @@ export function logsService(repo: LogRepository, opts: { afterCut?: () => void }
       return { items, total, page: p, pageSize: size };
     },
     stat: (q: LogQuery) => repo.stat(bounded(q)),
+    /** Every log of a query's window, in chunks (the CSV export; see data/log-export.ts). */
+    exportRows: (q: LogQuery) => exportLogs(repo, bounded(q)),
     async deleteBefore(ts: number): Promise<number> {
       if (!ts || ts <= 0) throw invalid('请选择日志记录时间');
       const n = await repo.deleteBefore(ts);
