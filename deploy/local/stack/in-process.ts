@@ -134,6 +134,8 @@ export interface StackOptions {
   services?: ServiceName[];
   /** Extra environment for every service (e.g. RATE_LIMIT_CRITICAL). */
   env?: Record<string, string>;
+  /** Extra environment for one service only (e.g. the relay's REDIS_URL through a proxy a test cuts). */
+  serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
 }
 
 export interface Stack {
@@ -211,6 +213,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const { readConfig, createApp } = await load(svc)();
       const config = readConfig({
         ...env,
+        ...opts.serviceEnv?.[svc],
         SERVICE_NAME: svc,
         HTTP_PORT: String(ports[svc].http),
         GRPC_PORT: String(ports[svc].grpc),

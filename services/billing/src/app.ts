@@ -121,9 +121,9 @@ export async function createApp(
       stack.add(() => leases.stop());
       const events = billingEvents(publisher);
       const ledger = walletLedger(ledgerRepo, Date.now, {
-        lapsed: (rid) => {
+        lapsed: (rid, heldAt) => {
           const dash = rid.indexOf('-');
-          return dash > 0 && leases.lapsed(rid.slice(0, dash));
+          return dash > 0 && leases.lapsed(rid.slice(0, dash), heldAt);
         },
       });
       const tokens = tokensService({ repo: tokenRepo, ledger, events, options });

@@ -51,17 +51,61 @@ export const RELAY_LEASE_LAPSE_MS = 10_000;
 /** Leases are forgotten this long after their last renewal (then holds fall back to their TTL). */
 const LEASE_KEEP_MS = 2 * 60 * 60 * 1000;
 
-/** Renews a relay process's lease until stop() (which leaves it to lapse). Errors are retried at the next tick. */
-export function renewRelayLease(client: Redis, instance: string, everyMs = RELAY_LEASE_RENEW_MS): { stop(): void } {
+/** How long a relay goes without a successful renewal before it fences itself (half the lapse). */
+export const RELAY_LEASE_FENCE_MS = RELAY_LEASE_LAPSE_MS / 2;
+
+/**
+ * Renews a relay process's lease until stop() (which leaves it to lapse). Errors are retried at
+ * the next tick. When no renewal has succeeded for `fenceMs` (the relay cannot reach Redis, or its
+ * event loop was stuck) `onFence(true)` is called once: billing may give back this process's holds
+ * from RELAY_LEASE_LAPSE_MS on, so the relay ends the requests that hold a reservation before
+ * then; `onFence(false)` once a renewal succeeds again.
+ */
+export function renewRelayLease(
+  client: Redis,
+  instance: string,
+  everyMs = RELAY_LEASE_RENEW_MS,
+  opts: { fenceMs?: number; onFence?: (fenced: boolean) => void; clock?: () => number } = {},
+): { stop(): void; fenced(): boolean } {
+  const clock = opts.clock ?? Date.now;
+  const fenceMs = opts.fenceMs ?? RELAY_LEASE_FENCE_MS;
   let beat = 0;
+  let okAt = clock();
+  let fenced = false;
+  const setFenced = (v: boolean) => {
+    if (fenced === v) return;
+    fenced = v;
+    opts.onFence?.(v);
+  };
+  const watch = () => {
+    if (clock() - okAt > fenceMs) setFenced(true);
+  };
   const renew = () => {
+    watch();
+    const sentAt = clock();
     // The score only has to change: billing times leases on its own clock.
-    client.zadd(RELAY_LEASES_KEY, Date.now() * 1000 + (beat++ % 1000), instance).catch(() => undefined);
+    client
+      .zadd(RELAY_LEASES_KEY, Date.now() * 1000 + (beat++ % 1000), instance)
+      .then(() => {
+        okAt = Math.max(okAt, sentAt);
+        if (clock() - okAt <= fenceMs) setFenced(false);
+      })
+      .catch(() => undefined);
   };
   renew();
-  const timer = setInterval(renew, everyMs);
+  // Renewed often enough that a fence shorter than the usual period (tests) is not reached between two.
+  const timer = setInterval(renew, Math.max(10, Math.min(everyMs, fenceMs / 3)));
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  // The fence is checked more often than the renewals: it must act well before the lapse.
+  const watcher = setInterval(watch, Math.max(10, Math.min(everyMs, fenceMs / 4)));
+  watcher.unref();
+  return {
+    stop: () => {
+      clearInterval(timer);
+      clearInterval(watcher);
+    },
+    fenced: () => fenced,
+  };
 }
 
 /**
@@ -69,12 +113,14 @@ export function renewRelayLease(client: Redis, instance: string, everyMs = RELAY
  * instance seen renewing before whose score has not moved for RELAY_LEASE_LAPSE_MS of billing's
  * clock, while the view is fresh (read within 3 x everyMs). After a failed read (Redis down, so the
  * relays could not renew either) every lease starts its lapse time again: nothing lapses because
- * of a Redis outage.
+ * of a Redis outage. With `heldAt` (billing's clock when a hold was placed) only holds placed before
+ * the lease stopped moving count as lapsed: a hold placed later came from a relay that was still
+ * alive after its last renewal billing saw, and is left to its settle (or the hold TTL).
  */
 export function watchRelayLeases(
   client: Redis,
   opts: { everyMs?: number; lapseMs?: number; clock?: () => number } = {},
-): { lapsed(instance: string): boolean; check(): Promise<void>; stop(): void } {
+): { lapsed(instance: string, heldAt?: number): boolean; check(): Promise<void>; stop(): void } {
   const everyMs = opts.everyMs ?? RELAY_LEASE_RENEW_MS;
   const lapseMs = opts.lapseMs ?? RELAY_LEASE_LAPSE_MS;
   const clock = opts.clock ?? Date.now;
@@ -105,11 +151,11 @@ export function watchRelayLeases(
   timer.unref();
   void check();
   return {
-    lapsed(instance) {
+    lapsed(instance, heldAt) {
       const now = clock();
       if (now - readAt > 3 * everyMs) return false;
       const s = seen.get(instance);
-      return s !== undefined && now - s.movedAt > lapseMs;
+      return s !== undefined && now - s.movedAt > lapseMs && (heldAt === undefined || heldAt <= s.movedAt);
     },
     check,
     stop: () => clearInterval(timer),

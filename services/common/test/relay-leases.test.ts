@@ -1,7 +1,8 @@
 /** Relay process leases in the real Redis: renewed by the relay, watched by billing (docs/reliability.md). */
 import { randomBytes } from 'node:crypto';
+import { eventually } from '@aigw/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type Redis, renewRelayLease, watchRelayLeases } from '../src/index.ts';
+import { connectRedis, RELAY_LEASES_KEY, type Redis, renewRelayLease, watchRelayLeases } from '../src/index.ts';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -47,6 +48,56 @@ describe('relay leases', () => {
     now = 6_500;
     await watch.check();
     expect(watch.lapsed('dddd0004')).toBe(true);
+    r.stop();
+    watch.stop();
+  });
+});
+
+describe('relay lease fence', () => {
+  it('when a relay cannot renew for the fence time, then it is fenced once, and unfenced once a renewal succeeds again', async () => {
+    const own = redis.duplicate();
+    const changes: boolean[] = [];
+    const r = renewRelayLease(own, 'eeee0005', 50, { fenceMs: 150, onFence: (f) => changes.push(f) });
+    await eventually(
+      async () => (await redis.zscore(RELAY_LEASES_KEY, 'eeee0005')) !== null,
+      (v) => v,
+      { what: 'the first renewal' },
+    );
+    // Renewed every 50 ms: never fenced while Redis answers (wall-clock time passing is the scenario).
+    await sleep(400);
+    expect(changes).toEqual([]);
+    own.disconnect();
+    await eventually(
+      () => r.fenced(),
+      (v) => v,
+      { what: 'the fence', timeoutMs: 3_000 },
+    );
+    expect(changes).toEqual([true]);
+    own.connect();
+    await eventually(
+      () => r.fenced(),
+      (v) => !v,
+      { what: 'the fence lifted', timeoutMs: 5_000 },
+    );
+    expect(changes).toEqual([true, false]);
+    r.stop();
+    own.disconnect();
+  });
+
+  it('when a lease lapsed, then only holds placed before it stopped moving count as lapsed', async () => {
+    let now = 0;
+    const r = renewRelayLease(redis, 'ffff0006', 10_000);
+    const watch = watchRelayLeases(redis, { everyMs: 1_000, lapseMs: 1_000, clock: () => now });
+    await watch.check();
+    now = 500;
+    await watch.check();
+    now = 1_600;
+    await watch.check();
+    // The lease stopped moving at 0 (billing's clock): a hold placed then or before is given back,
+    // one placed after (its relay was alive past the last renewal billing saw) is not.
+    expect(watch.lapsed('ffff0006')).toBe(true);
+    expect(watch.lapsed('ffff0006', 0)).toBe(true);
+    expect(watch.lapsed('ffff0006', 400)).toBe(false);
     r.stop();
     watch.stop();
   });

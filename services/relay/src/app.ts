@@ -43,6 +43,7 @@ import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-reques
 import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { providerOf, relayMetrics } from './transport/http/metrics.ts';
+import { leaseFence } from './transport/http/lease-fence.ts';
 import { realtimeServer } from './transport/http/realtime-ws.ts';
 import { newRequestId, relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
@@ -92,8 +93,21 @@ export async function createApp(
       const redis = await connectRedis(config.REDIS_URL, config.REDIS_KEY_PREFIX, logger);
       stack.add(() => redis.quit());
       // This process's lease (its id prefixes its request ids): renewed until everything else has
-      // stopped; once it lapses billing gives back the holds it left (docs/reliability.md).
-      const lease = renewRelayLease(redis, newRequestId().split('-')[0] as string);
+      // stopped; once it lapses billing gives back the holds it left (docs/reliability.md). Not
+      // renewed for half the lapse, the requests holding a reservation are ended first.
+      const fence = leaseFence();
+      const lease = renewRelayLease(redis, newRequestId().split('-')[0] as string, undefined, {
+        fenceMs: config.RELAY_LEASE_FENCE_MS,
+        onFence: (fenced) => {
+          if (!fenced) return logger.info('relay lease renewed again');
+          const cut = fence.cutHeld();
+          logger.error(
+            { cut, fenceMs: config.RELAY_LEASE_FENCE_MS },
+            'relay lease not renewed: ended the requests holding a reservation before billing gives their holds back',
+          );
+          relayMetrics().leaseFenced(cut);
+        },
+      });
       stack.add(() => lease.stop());
       const kafka = createKafka(config.KAFKA_BROKERS, 'relay', logger);
       await ensureTopics(kafka, [
@@ -237,7 +251,9 @@ export async function createApp(
           async preConsume(req) {
             const t0 = performance.now();
             try {
-              return await rawWallet.preConsume(req);
+              const res = await rawWallet.preConsume(req);
+              fence.held(req.requestId);
+              return res;
             } finally {
               metrics.preConsume((performance.now() - t0) / 1000);
             }
@@ -320,6 +336,7 @@ export async function createApp(
         maxBodyBytes: config.RELAY_MAX_BODY_BYTES,
         maxJsonBytes: config.RELAY_MAX_JSON_BYTES,
         track: http.track,
+        fence,
         screen: screen.check,
         walletOf: async (userId) => {
           const w = (await wallet.getWallet({ userId })).wallet;
@@ -336,6 +353,7 @@ export async function createApp(
         logger,
         trustedProxy: trustedProxies(config.TRUSTED_PROXIES),
         screen: screen.check,
+        fence,
       });
       http.server.on('upgrade', (req, socket, head) => {
         if (!realtime.handleUpgrade(req, socket, head))

@@ -1,4 +1,12 @@
-import { baseEnv, infraDefaults, infraEnv, loadConfig, peerDefaults, proxyList } from '@aigw/common';
+import {
+  baseEnv,
+  infraDefaults,
+  infraEnv,
+  loadConfig,
+  peerDefaults,
+  proxyList,
+  RELAY_LEASE_FENCE_MS,
+} from '@aigw/common';
 import { z } from 'zod';
 
 const int = (d: number) => z.coerce.number().int().min(0).default(d);
@@ -63,6 +71,12 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    * send encodes the batch in one go on the event loop: shorter batches, shorter pauses.
    */
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
+  /**
+   * Without a successful lease renewal for this long the relay ends its requests that hold a
+   * reservation (billing gives their holds back once the lease lapses, RELAY_LEASE_LAPSE_MS, 10 s):
+   * at most half the lapse, so that they have ended and settled first (docs/security.md).
+   */
+  RELAY_LEASE_FENCE_MS: z.coerce.number().int().min(100).max(RELAY_LEASE_FENCE_MS).default(RELAY_LEASE_FENCE_MS),
   /**
    * Usage events kept in memory while Kafka does not take them (about 0.3 KB each): beyond it the
    * relay refuses new requests (503) until the backlog is sent, instead of dropping events.

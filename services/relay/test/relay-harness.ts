@@ -23,10 +23,14 @@ export interface RelayStack {
   stop(): Promise<void>;
 }
 
-export async function startRelayStack(env: Record<string, string> = {}): Promise<RelayStack> {
+export async function startRelayStack(
+  env: Record<string, string> = {},
+  relayEnv: Record<string, string> = {},
+): Promise<RelayStack> {
   const stack = await startStack({
     services: ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'],
     env: { RATE_LIMIT_API: '1000000', RATE_LIMIT_CRITICAL: '100000', RATE_LIMIT_WEB: '100000', ...env },
+    serviceEnv: { relay: relayEnv },
   });
   return clientsFor(stack);
 }

@@ -1,6 +1,6 @@
 import { AppError, precondition } from '@aigw/common/errors';
 import type { LedgerEntry, LedgerRepository, OpRecord, RecordedOp } from '../data/ledger-repository.ts';
-import { draftOf, emptyState, expireHolds, type LedgerState, sealDraft } from './ledger-state.ts';
+import { draftOf, emptyState, expireHolds, type Hold, type LedgerState, sealDraft } from './ledger-state.ts';
 
 /** What an operation decides from the current state. */
 export interface Change {
@@ -84,8 +84,11 @@ const READ_STALENESS_MS = 1_000;
 export function walletLedger(
   repo: LedgerRepository,
   clock: () => number = Date.now,
-  opts: { lapsed?: (rid: string) => boolean } = {},
+  /** `heldAt`: billing's clock when the hold was placed (a hold placed after its relay's last renewal stays). */
+  opts: { lapsed?: (rid: string, heldAt: number) => boolean } = {},
 ) {
+  const lapsed = opts.lapsed;
+  const lapsedHold = lapsed && ((rid: string, h: Hold) => lapsed(rid, h.at));
   const cache = new Map<number, Head>();
   const pending: Pending[] = [];
   let running = false;
@@ -109,7 +112,7 @@ export function walletLedger(
 
   function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
     const now = clock();
-    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now, opts.lapsed);
+    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now, lapsedHold);
     // One copy of the holds for the round (not one per operation); `start` stays as it was.
     const draft = draftOf(start);
     let state = draft;

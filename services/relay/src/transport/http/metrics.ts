@@ -147,6 +147,16 @@ function create() {
     ['reason'],
   );
   const refusedBy = new Map<string, CounterSeries>();
+  const fences = new Counter({
+    name: 'relay_lease_fenced_total',
+    help: 'Times this relay could not renew its lease for half the lapse and ended the requests holding a reservation (billing may give their holds back once the lease lapses).',
+    registers: [registry],
+  });
+  const fencedCut = new Counter({
+    name: 'relay_lease_fenced_requests_total',
+    help: 'Requests holding a reservation ended because the lease could not be renewed.',
+    registers: [registry],
+  });
   const inflight = new Set<() => number>();
   new Gauge({
     name: 'relay_in_flight_requests',
@@ -244,6 +254,11 @@ function create() {
         status,
         () => upstreamErrors.handle([String(channelId), String(status)]),
       ).inc();
+    },
+    /** The lease could not be renewed: `cut` requests holding a reservation were ended. */
+    leaseFenced(cut: number) {
+      fences.inc();
+      fencedCut.inc(cut);
     },
     /** A request refused by a rate or concurrency limit (REFUSAL_REASONS: bounded values). */
     refused(reason: RefusalReason) {

@@ -41,6 +41,7 @@ import {
 import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
 import { relayMetrics } from './metrics.ts';
+import type { LeaseFence } from './lease-fence.ts';
 import { newRequestId } from './relay-routes.ts';
 import { limitRefusal } from './route-kit.ts';
 
@@ -57,6 +58,8 @@ export interface RealtimeDeps {
   connectTimeoutMs?: number;
   /** The sensitive-word check of prompts (domain/sensitive-words.ts), on the events that carry them. */
   screen?(body: Json): void;
+  /** Sessions holding a reservation, ended when the lease cannot be renewed (lease-fence.ts). */
+  fence?: LeaseFence;
 }
 
 /** Client events whose text is a prompt: the item, the session's instructions, a response's overrides. */
@@ -183,11 +186,14 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     const reserve = preConsumeAmount(price, groupRatio, quotaPerUnit, preConsumed, preConsumed, 0);
     let skip: SkipTicket | undefined;
     let reserved = false;
+    let unwatch: (() => void) | undefined;
     if (p.balances.ample(user.id, token, reserve)) skip = p.balances.hold(user.id, reserve, token);
     else {
       try {
         await p.wallet.preConsume({ requestId, userId: user.id, tokenId: token.id, amount: reserve });
         reserved = true;
+        // Ended like a client that left when the lease cannot be renewed (lease-fence.ts).
+        unwatch = deps.fence?.watch(requestId, () => socket.destroy(), true);
       } catch (err) {
         const code = (err as { code?: string }).code;
         if (code === 'FAILED_PRECONDITION') {
@@ -206,6 +212,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     const giveBack = () => {
       if (skip) p.balances.release(skip, charged);
       if (reserved) void p.wallet.refund(requestId, user.id);
+      unwatch?.();
       skip = undefined;
       reserved = false;
     };

@@ -127,7 +127,14 @@ export function relayRoutes(deps: RouteDeps) {
   async function run(res: ServerResponse, caller: RelayCaller, creq: ClientRequest, at: Labels): Promise<void> {
     const sink = nodeSink(res, { 'x-aigw-request-id': caller.requestId });
     const pipeline = tracing ? tracedPipeline(deps.pipeline, creq) : deps.pipeline;
-    const outcome = await relayRequest(pipeline, caller, creq, sink);
+    // Ended like a client that went away when the lease cannot be renewed and it holds a reservation.
+    const unwatch = deps.fence?.watch(caller.requestId, () => res.destroy());
+    let outcome: Awaited<ReturnType<typeof relayRequest>>;
+    try {
+      outcome = await relayRequest(pipeline, caller, creq, sink);
+    } finally {
+      unwatch?.();
+    }
     metrics.observe(creq.mode, outcome.status, outcome.quota);
     const type = outcome.channelId ? deps.pipeline.channels().byId(outcome.channelId)?.type : undefined;
     metrics.request(

@@ -25,6 +25,7 @@ import type { Json } from '../../domain/protocols/openai.ts';
 import { errorBody } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayDeps } from '../../domain/relay-request.ts';
+import type { LeaseFence } from './lease-fence.ts';
 import { type RefusalReason, relayMetrics } from './metrics.ts';
 import type { SessionUser } from './session.ts';
 
@@ -52,6 +53,8 @@ export interface RouteDeps {
   walletOf(userId: number): Promise<{ quota: number; usedQuota: number }>;
   /** Tracks in-flight requests for the drain on shutdown. */
   track(p: Promise<unknown>): void;
+  /** The requests holding a reservation, ended when the lease cannot be renewed (lease-fence.ts). */
+  fence?: LeaseFence;
   /** Refuses a prompt holding a sensitive word (domain/sensitive-words.ts); before any billing. */
   screen?(body: Json | FormData): void;
 }
