@@ -81,6 +81,11 @@ const EXPECTED: Record<string, number> = {
   'GET /user/topup': ADMIN,
   'POST /user/topup/complete': ADMIN,
   'GET /log/self': USER,
+  'GET /log/self/export': USER,
+  'GET /log/export': ADMIN,
+  // new-api's read-only lookups by an API key (no session): see BY_KEY.
+  'GET /log/token': PUBLIC,
+  'GET /usage/token': PUBLIC,
   // Spec 02 section 7: drawing and async tasks, all of them for admins, one's own for users.
   'GET /mj/': ADMIN,
   'GET /mj/self': USER,
@@ -132,6 +137,8 @@ const EXPECTED: Record<string, number> = {
 
 /** Calls that end the caller's session or account: made with throwaway sessions, after the rest. */
 const SESSION_ENDING = new Set(['GET /user/logout', 'DELETE /user/self']);
+/** Authenticated by the API key in Authorization, whatever the session: 401 without one (logs-routes.test.ts). */
+const BY_KEY = new Set(['GET /log/token', 'GET /usage/token']);
 
 interface Operation {
   method: string;
@@ -197,7 +204,7 @@ describe('route x role matrix', () => {
     const failures: string[] = [];
     for (const op of operations) {
       const key = `${op.method} ${op.path}`;
-      if (SESSION_ENDING.has(key)) continue;
+      if (SESSION_ENDING.has(key) || BY_KEY.has(key)) continue;
       const need = EXPECTED[key] ?? ROOT;
       for (const [name, c] of Object.entries(callers)) {
         const res = await call(c.api, op);

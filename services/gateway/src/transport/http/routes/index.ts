@@ -1,12 +1,15 @@
 import type { Router } from 'express';
 import type { RouteDeps } from '../deps.ts';
 import { accountRoutes } from './account.ts';
+import { auditTrailRoutes } from './audit-trail.ts';
 import { cardPaymentRoutes } from './card-payments.ts';
 import { channelRoutes } from './channel.ts';
 import { checkinRoutes } from './checkin.ts';
 import { consolePanelRoutes } from './console-panels.ts';
 import { dataRoutes } from './data.ts';
 import { logRoutes } from './log.ts';
+import { logByKeyRoutes } from './log-by-key.ts';
+import { logExportRoutes } from './log-export.ts';
 import { loginSessionRoutes } from './login-sessions.ts';
 import { modelsRoutes } from './models.ts';
 import { oauthRoutes } from './oauth.ts';
@@ -25,6 +28,7 @@ export { cardWebhookRoutes as mountRawRoutes } from './card-payments.ts';
 
 /** Mounts every /api route module. One line per module. */
 export function mountRoutes(api: Router, deps: RouteDeps): void {
+  auditTrailRoutes(api, deps); // first: sees every admin action (and an option's old value)
   statusRoutes(api, deps);
   accountRoutes(api, deps);
   twoFactorRoutes(api, deps);
@@ -42,6 +46,8 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   cardPaymentRoutes(api, deps);
   pricingRoutes(api, deps);
   logRoutes(api, deps);
+  logExportRoutes(api, deps);
+  logByKeyRoutes(api, deps);
   dataRoutes(api, deps);
   taskRoutes(api, deps);
 }

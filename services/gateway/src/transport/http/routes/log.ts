@@ -19,11 +19,12 @@ const filterShape = {
   username: optText,
   channel: optional(int(0, undefined, '无效的渠道 ID')),
 };
-const Query = validate({ query: z.object({ ...filterShape, ...pageShape }) });
+/** The list's filters and page (the export ignores the page). */
+export const Query = validate({ query: z.object({ ...filterShape, ...pageShape }) });
 const Cleanup = validate({ query: z.object({ target_timestamp: optional(timestamp) }) });
 
 /** The filters of spec 02 section 7 (username and channel for admins only). */
-function filterOf(req: Request, admin: boolean): Filter {
+export function filterOf(req: Request, admin: boolean): Filter {
   const q = input(req, Query).query;
   const f: Filter = {
     type: q.type ?? 0,
@@ -41,7 +42,7 @@ function filterOf(req: Request, admin: boolean): Filter {
 }
 
 /** A user's own view of a log: which channels served it is admin information. */
-function forSelf(item: Record<string, unknown>): Record<string, unknown> {
+export function forSelf(item: Record<string, unknown>): Record<string, unknown> {
   const { channel: _c, ip: _ip, ...rest } = item;
   try {
     const other = JSON.parse(String(rest.other || '{}')) as Record<string, unknown>;

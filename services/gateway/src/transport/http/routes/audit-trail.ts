@@ -1,0 +1,53 @@
+import type { Request, Router } from 'express';
+import { type AuditedRequest, describeAction, optionChange } from '../../../domain/audit-trail.ts';
+import type { RouteDeps } from '../deps.ts';
+import { ROLE } from '../middleware/auth.ts';
+
+const plain = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+/** The value PUT /api/option/ saves, as option.ts stores it. */
+const optionValue = (v: unknown) =>
+  v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+
+/**
+ * Records every admin and root action through /api (domain/audit-trail.ts says which) as a log
+ * entry of type 3 under the acting admin, with the client's address. Mounted before the routes:
+ * the old value of an option is read before the change, and the entry is published when the route
+ * answers successfully, before the answer leaves (an action the client saw succeed has its entry).
+ */
+export function auditTrailRoutes(api: Router, { audit, clients, logger }: RouteDeps): void {
+  api.use(async (req, res, next) => {
+    const r: AuditedRequest = { method: req.method, path: req.path, body: plain(req.body), query: plain(req.query) };
+    let describe: (() => string) | undefined;
+    if (r.method === 'PUT' && /^\/option\/?$/.test(r.path) && typeof r.body.key === 'string' && r.body.key) {
+      const key = r.body.key;
+      // Read before the route runs: the users service's value, this replica's copy if it fails.
+      const before = await clients.options
+        .getOption({ key })
+        .then((o) => o.option?.value ?? '')
+        .catch(() => '');
+      describe = () => optionChange(key, before, optionValue(r.body.value));
+    } else {
+      const words = describeAction(r);
+      if (words !== undefined) describe = () => words;
+    }
+    if (!describe) return next();
+    const content = describe;
+    const send = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const me = req.user;
+      const done = res.statusCode < 400 && (plain(body).success === true || r.method === 'GET');
+      if (!me || me.role < ROLE.admin || !done) return send(body);
+      record(req, me, content())
+        .catch((err: unknown) => logger.error({ err, path: r.path }, 'audit entry not published'))
+        .finally(() => send(body));
+      return res;
+    };
+    next();
+  });
+
+  function record(req: Request, me: NonNullable<Request['user']>, content: string): Promise<void> {
+    return audit({ userId: me.id, username: me.username, type: 3, content, actorUserId: me.id, ip: req.ip ?? '' });
+  }
+}
