@@ -66,6 +66,26 @@ export function usableGroupsFor(
 }
 
 /**
+ * Every group some user may pick (UserUsableGroups, the groups special usable groups add, and the
+ * priced groups administrators may use): a token outside it is refused whoever owns it.
+ */
+export function anyUsableGroups(
+  usable: Record<string, string>,
+  special: SpecialUsableGroups | undefined,
+  groupRatio: Record<string, number>,
+): Record<string, string> {
+  const out: Record<string, string> = { ...usable };
+  for (const g of Object.keys(groupRatio)) out[g] ??= g;
+  for (const extra of Object.values(special ?? {})) {
+    if (!extra || typeof extra !== 'object') continue;
+    for (const [name, desc] of Object.entries(extra)) {
+      if (!name.startsWith('-:')) out[name.startsWith('+:') ? name.slice(2) : name] ??= String(desc);
+    }
+  }
+  return out;
+}
+
+/**
  * The groups an `auto` token walks, in AutoGroups' order: those the user may pick and GroupRatio
  * prices, each once (`auto` itself never).
  */

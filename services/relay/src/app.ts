@@ -38,6 +38,7 @@ import { openUsageSpool } from './data/usage-spool.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { useFailoverOptions } from './domain/exchange/failure.ts';
 import { outputLimits } from './domain/output-limits.ts';
+import type { Ratios } from './domain/pricing.ts';
 import { RelayError } from './domain/relay-error.ts';
 import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
@@ -220,6 +221,9 @@ export async function createApp(
           provider: providerOf(rec.channelId ? index.byId(rec.channelId)?.type : undefined),
         };
       };
+      let merged:
+        | { base: Ratios; priceTiers: unknown; groupGroupRatio: unknown; ratios: Ratios }
+        | undefined;
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),
@@ -232,8 +236,14 @@ export async function createApp(
           if (!ratios.loaded() || !snapshot.loaded())
             throw new RelayError(503, '服务繁忙，请稍后重试', 'snapshot_not_loaded');
           // Long-context tiers straight from the options (parsed once per change); pricing.ts checks them.
+          // GroupGroupRatio likewise; the copy is made once per change of any of the three.
           const priceTiers = options.json<Record<string, unknown>>('ModelPriceTiers');
-          return hasTiers(priceTiers) ? { ...ratios.current(), priceTiers } : ratios.current();
+          const groupGroupRatio = options.json<Record<string, Record<string, number>>>('GroupGroupRatio');
+          const base = ratios.current();
+          if (!hasTiers(priceTiers) && !hasTiers(groupGroupRatio)) return base;
+          if (merged?.base !== base || merged.priceTiers !== priceTiers || merged.groupGroupRatio !== groupGroupRatio)
+            merged = { base, priceTiers, groupGroupRatio, ratios: { ...base, priceTiers, groupGroupRatio } };
+          return merged.ratios;
         },
         settings: {
           retryTimes: () => options.number('RetryTimes'),

@@ -225,4 +225,55 @@ describe('relay retries and failover', () => {
       await setOption(s, 'AutomaticDisableKeywords', OPTION_CATALOGUE.AutomaticDisableKeywords.default);
     }
   });
+
+  it('when an auto token asks for a model only its second auto group serves, then that group is used and priced by GroupGroupRatio, and the log row names it', async () => {
+    const hex = modelName('g').slice(-6);
+    const [ga, gb] = [`ga${hex}`, `gb${hex}`];
+    const model = modelName('gpt-4o-mini');
+    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, svip: 1, [ga]: 2, [gb]: 4 }));
+    await setOption(s, 'UserUsableGroups', '{"default":"默认分组","vip":"vip分组","auto":"自动分组"}');
+    // Users of group default may also pick ga and gb; they pay half in gb.
+    await setOption(
+      s,
+      'group_ratio_setting.group_special_usable_group',
+      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+    );
+    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 0.5 } }));
+    const refused = await setOption(s, 'GroupGroupRatio', '{"default":{"x":"y"}}').catch((e) => e);
+    expect(String(refused?.message)).toContain('GroupGroupRatio 格式错误');
+    await createChannel(s, { type: 1, baseUrl: good.url, key: 'up-key', models: model, group: gb });
+    const u = await userWithToken(s, { token: { group: 'auto' } });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const res = await eventually(
+      () => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e),
+      (r) => !(r instanceof Error),
+      { what: 'the auto token served' },
+    );
+    expect(res.choices[0]?.message.content).toBe('from the good one');
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+      (r) => r.items.length > 0,
+    );
+    const row = logs.items[0];
+    expect(row?.group).toBe(gb);
+    const m = /模型倍率 ([\d.]+)，补全倍率 ([\d.]+)，分组倍率 ([\d.]+)/.exec(row?.content ?? '');
+    expect(m?.[3]).toBe('0.5');
+    const [mr, cr] = [Number(m?.[1]), Number(m?.[2])];
+    const expected = Math.max(1, Math.round(((row?.promptTokens ?? 0) + (row?.completionTokens ?? 0) * cr) * mr * 0.5));
+    expect(row?.quota).toBe(expected);
+    const used = await eventually(
+      async () => (await s.wallet.getWallet({ userId: u.userId })).wallet?.usedQuota ?? 0,
+      (v) => v >= expected,
+    );
+    expect(used).toBe(expected);
+    // A vip user has no special usable groups: gb is not theirs to use.
+    const vip = await userWithToken(s, { group: 'vip', token: { group: gb } });
+    const denied = await new OpenAI({ apiKey: vip.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 }).chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e) => e);
+    expect(denied.status).toBe(403);
+    expect(denied.message).toContain(`无权访问 ${gb} 分组`);
+  });
 });

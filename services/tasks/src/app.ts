@@ -104,7 +104,15 @@ export async function createApp(
       });
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'tasks' });
       stack.add(() => options.stop());
-      const peers = createPeers({ tokens, users, channels, pricing, wallet, ttlMs: config.TASKS_CACHE_TTL_MS });
+      const billingPeers = createPeers({ tokens, users, channels, pricing, wallet, ttlMs: config.TASKS_CACHE_TTL_MS });
+      // GroupGroupRatio straight from the options (what a user group pays in another group).
+      const peers: typeof billingPeers = {
+        ...billingPeers,
+        ratios: async () => ({
+          ...(await billingPeers.ratios()),
+          groupGroupRatio: options.json<Record<string, Record<string, number>>>('GroupGroupRatio'),
+        }),
+      };
       options.onChange((key) => {
         if (PRICE_KEYS.has(key)) peers.dropRatios();
       });

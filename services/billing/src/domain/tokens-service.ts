@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { anyUsableGroups, type SpecialUsableGroups } from '@aigw/common';
 import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { NewToken, TokenDoc, TokenRepository } from '../data/token-repository.ts';
 import { dropToken, type LedgerState, setTokenRemain } from './ledger-state.ts';
@@ -101,7 +102,13 @@ export function tokensService(deps: {
   options: OptionReader;
 }) {
   const { repo, ledger, events, options } = deps;
-  const usableGroups = () => options.json<Record<string, string>>('UserUsableGroups');
+  // Any group some user may pick (the gateway checks the owner's own: usableGroupsFor).
+  const usableGroups = () =>
+    anyUsableGroups(
+      options.json<Record<string, string>>('UserUsableGroups'),
+      options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
+      options.json<Record<string, number>>('GroupRatio'),
+    );
 
   async function views(userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
     if (docs.length === 0) return [];

@@ -3,7 +3,15 @@
  * IP allow-list, user status, group and model limits.
  */
 import type { BlockList } from 'node:net';
-import { ipAllowed, parseAllowIps } from '@aigw/common';
+import {
+  AUTO_GROUP,
+  autoGroupsFor,
+  ipAllowed,
+  type JsonOptionKey,
+  parseAllowIps,
+  type SpecialUsableGroups,
+  usableGroupsFor,
+} from '@aigw/common';
 import { RelayError } from './relay-error.ts';
 
 /** The allow-list helpers live in @aigw/common (the tasks service checks the same lists). */
@@ -28,6 +36,8 @@ export interface TokenInfo {
   rpmLimit?: number;
   tpmLimit?: number;
   concurrencyLimit?: number;
+  /** An `auto` token: when a group's channels all fail, retry in the next auto group. */
+  crossGroupRetry?: boolean;
 }
 
 /** What the relay keeps of a user (from the users service). */
@@ -81,20 +91,60 @@ export function checkModel(t: TokenInfo | undefined, model: string): void {
     throw new RelayError(403, `该令牌无权访问模型 ${model}`, 'model_not_allowed');
 }
 
+/** The group options a request's group is resolved with (services/common/src/groups.ts). */
+export interface GroupSettings {
+  /** UserUsableGroups. */
+  usable: Record<string, string>;
+  /** group_ratio_setting.group_special_usable_group. */
+  special: SpecialUsableGroups;
+  groupRatio: Record<string, number>;
+  /** AutoGroups. */
+  autoGroups: unknown;
+}
+
+/** The group settings from the options (read per request: the cache parses each once per change). */
+export function groupSettings(
+  options: { json<T>(key: JsonOptionKey): T },
+  groupRatio: Record<string, number>,
+): GroupSettings {
+  return {
+    usable: options.json<Record<string, string>>('UserUsableGroups'),
+    special: options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
+    groupRatio,
+    autoGroups: options.json<unknown>('AutoGroups'),
+  };
+}
+
+/** The group a request runs in and, for an `auto` token, the groups it may walk. */
+export interface ResolvedGroup {
+  group: string;
+  /** Set for an `auto` token: AutoGroups that the user may use, in order. */
+  autoGroups?: string[];
+}
+
 /**
- * The group a request runs in: the token's group (or the user's). A group other than the
- * user's own must be one of UserUsableGroups; every group must be priced in GroupRatio.
+ * The group a request runs in: the token's group (or the user's). A group other than the user's
+ * own must be usable by the user (UserUsableGroups with the user group's special usable groups;
+ * every priced group for admins) and priced in GroupRatio. `auto` walks AutoGroups and takes the
+ * first group with a channel for the model (`serves`).
  */
 export function resolveGroup(
   requested: string,
   user: UserInfo,
-  usableGroups: Record<string, unknown>,
-  groupRatio: Record<string, number>,
-): string {
+  s: GroupSettings,
+  serves: (group: string) => boolean = () => true,
+): ResolvedGroup {
   const group = requested || user.group || 'default';
-  if (group !== user.group && !Object.hasOwn(usableGroups, group)) {
+  const usable = usableGroupsFor(user.group, s.usable, s.special, { role: user.role, groupRatio: s.groupRatio });
+  if (group !== user.group && !Object.hasOwn(usable, group)) {
     throw new RelayError(403, `无权访问 ${group} 分组`, 'group_forbidden');
   }
-  if (!Object.hasOwn(groupRatio, group)) throw new RelayError(403, `分组 ${group} 已被弃用`, 'group_deprecated');
-  return group;
+  if (group === AUTO_GROUP && !Object.hasOwn(s.groupRatio, AUTO_GROUP)) {
+    const autoGroups = autoGroupsFor(s.autoGroups, usable, s.groupRatio);
+    const first = autoGroups.find(serves) ?? autoGroups[0];
+    if (!first) throw new RelayError(403, '自动分组未启用或没有可用的分组', 'group_forbidden');
+    return { group: first, autoGroups };
+  }
+  if (!Object.hasOwn(s.groupRatio, group)) throw new RelayError(403, `分组 ${group} 已被弃用`, 'group_deprecated');
+  return { group };
 }

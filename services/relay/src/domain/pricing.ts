@@ -22,6 +22,8 @@ export interface Ratios {
   imageRatio?: Record<string, number>;
   /** Long-context prices (option ModelPriceTiers): per model, tiers by prompt size. */
   priceTiers?: Record<string, unknown>;
+  /** GroupGroupRatio: {userGroup: {usingGroup: ratio}}, in place of groupRatio for that user group. */
+  groupGroupRatio?: Record<string, Record<string, number>>;
 }
 
 /**

@@ -3,7 +3,7 @@
  * pre-consume (skipped when the balances are ample), channel choice with retries on other
  * channels, the upstream exchange, settle or refund, channel-health and usage events.
  */
-import { keyFingerprint } from '@aigw/common';
+import { groupRatioFor, keyFingerprint } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
 import type { TokenInfo, UserInfo } from './authorize.ts';
@@ -37,6 +37,12 @@ export interface RelayCaller {
   token?: TokenInfo;
   group: string;
   pinnedChannelId: number;
+  /**
+   * An `auto` token: the auto groups it may walk, in order (`group` is the one chosen). With
+   * crossGroupRetry, a request whose channels in `group` all failed goes on in the next one.
+   */
+  autoGroups?: string[];
+  crossGroupRetry?: boolean;
   /**
    * The channel to try first when it serves the group and model (the one holding the
    * conversation a Responses request continues); retries go elsewhere as usual.
@@ -205,7 +211,9 @@ export async function relayRequest(
 ): Promise<RelayOutcome> {
   const ratios = deps.ratios();
   const price = priceOf(ratios, req.model, deps.settings.unpricedModelRatio?.());
-  const groupRatio = ratios.groupRatio[caller.group] ?? 1;
+  // What the caller's user group pays in the group used (GroupGroupRatio, else GroupRatio).
+  const ratioIn = (group: string) => groupRatioFor(caller.user.group, group, ratios.groupRatio, ratios.groupGroupRatio);
+  let groupRatio = ratioIn(caller.group);
   const index = deps.channels();
   const quotaPerUnit = deps.settings.quotaPerUnit();
 
@@ -313,6 +321,20 @@ export async function relayRequest(
       last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
       if (pinned) break;
       continue;
+  // Cross-group retry (an `auto` token with cross_group_retry): the next auto group that has a
+  // channel for the model and not tried, its attempts counted afresh; false when there is none.
+  const nextGroup = (): boolean => {
+    if (pinned || !caller.crossGroupRetry || !caller.autoGroups) return false;
+    const groups = caller.autoGroups;
+    for (let i = groups.indexOf(caller.group) + 1; i < groups.length; i++) {
+      const g = groups[i] as string;
+      if (!index.select(g, req.model, 0, tried)) continue;
+      caller.group = g;
+      groupRatio = ratioIn(g);
+      return true;
+    }
+    return false;
+  };
     }
     if (!ch.adaptor.modes.has(req.mode)) {
       tried.push(ch.id);
@@ -320,10 +342,15 @@ export async function relayRequest(
       if (pinned) break;
       continue;
     }
+      !tried.includes(caller.preferredChannelId) &&
     if (!again) tried.push(ch.id);
     // new-api's suffixes (-thinking, -high...) leave the model name for the request's reasoning.
     const attemptOf = applyModelSuffix(req, ch.adaptor, ch.modelMapping?.[req.model] ?? req.model, canon);
     upstreamModel = attemptOf.upstreamModel;
+    if (!ch && last && !sink.aborted && isRetryable(last.failure) && nextGroup()) {
+      attempt = -1;
+      continue;
+    }
     const t0 = performance.now();
     try {
       result = await runAttempt({
@@ -366,7 +393,15 @@ export async function relayRequest(
         }
       }
       const budget = err.kind === 'first_token_timeout' ? Math.max(retryTimes, 1) : retryTimes;
-      if (pinned || sink.aborted || !isRetryable(err) || attempt >= budget) break;
+      if (pinned || sink.aborted || !isRetryable(err)) break;
+      if (attempt >= budget) {
+        // The group's retries are spent: the next auto group, when the token allows it.
+        if (!err.committed && nextGroup()) {
+          attempt = -1;
+          continue;
+        }
+        break;
+      }
     }
   }
 

@@ -63,11 +63,39 @@ describe('keys and token checks', () => {
   it('when model limits are on, then other models are refused; groups must be usable and priced', () => {
     expect(() => checkModel(token({ modelLimits: new Set(['a']) }), 'b')).toThrow('该令牌无权访问模型 b');
     expect(() => checkModel(token(), '')).toThrow(RelayError);
-    expect(resolveGroup('', user, {}, { default: 1 })).toBe('default');
-    expect(() => resolveGroup('vip', user, { default: '默认分组' }, { default: 1, vip: 1 })).toThrow(
+    const settings = (usable: Record<string, string>, groupRatio: Record<string, number>, more = {}) => ({
+      usable,
+      special: {},
+      groupRatio,
+      autoGroups: [],
+      ...more,
+    });
+    expect(resolveGroup('', user, settings({}, { default: 1 }))).toEqual({ group: 'default' });
+    expect(() => resolveGroup('vip', user, settings({ default: '默认分组' }, { default: 1, vip: 1 }))).toThrow(
       '无权访问 vip 分组',
     );
-    expect(() => resolveGroup('vip', user, { vip: 'vip分组' }, { default: 1 })).toThrow('分组 vip 已被弃用');
+    expect(() => resolveGroup('vip', user, settings({ vip: 'vip分组' }, { default: 1 }))).toThrow(
+      '分组 vip 已被弃用',
+    );
+    // Special usable groups of the user's group open a group UserUsableGroups does not list.
+    const special = { special: { default: { '+:vip': 'vip分组' } } };
+    expect(resolveGroup('vip', user, settings({}, { default: 1, vip: 1 }, special))).toEqual({ group: 'vip' });
+  });
+
+  it('when a token is in the auto group, then the first auto group with a channel for the model is used', () => {
+    const s = {
+      usable: { default: '默认分组', vip: 'vip分组', auto: '自动' },
+      special: {},
+      groupRatio: { default: 1, vip: 2, svip: 3 },
+      autoGroups: ['svip', 'vip', 'default'],
+    };
+    expect(resolveGroup('auto', user, s, (g) => g === 'default')).toEqual({
+      group: 'default',
+      autoGroups: ['vip', 'default'],
+    });
+    expect(resolveGroup('auto', user, s)).toEqual({ group: 'vip', autoGroups: ['vip', 'default'] });
+    expect(() => resolveGroup('auto', user, { ...s, usable: { default: '默认分组' } })).toThrow('无权访问 auto 分组');
+    expect(() => resolveGroup('auto', user, { ...s, autoGroups: ['svip'] })).toThrow('自动分组未启用');
   });
 });
 

@@ -3,7 +3,7 @@
  * steps 1-2): key forms, token status, expiry, quota, IP allow-list, user status, model limits
  * and group. The data comes from billing and users (data/peers.ts).
  */
-import { ipAllowed, parseAllowIps } from '@aigw/common';
+import { groupRatioFor, ipAllowed, parseAllowIps } from '@aigw/common';
 import { MjError } from './mj-error.ts';
 import type { Caller, CallerUser, Peers, Ratios } from './ports.ts';
 
@@ -42,7 +42,10 @@ export async function authorize(peers: Peers, key: string | undefined, ip: strin
   return { caller: { token: t, user: u }, group: t.group || u.group || 'default' };
 }
 
-/** Model limits of the token and the quota a call costs: price x QuotaPerUnit x group ratio. */
+/**
+ * Model limits of the token and the quota a call costs: price x QuotaPerUnit x group ratio (the
+ * user group's GroupGroupRatio entry for the group used, else GroupRatio's).
+ */
 export function priceCall(
   a: Authorized,
   model: string,
@@ -59,8 +62,9 @@ export function priceCall(
     );
     if (!allowed.has(model)) throw new MjError(403, 4, `该令牌无权访问模型 ${model}`);
   }
-  const groupRatio = ratios.groupRatio[a.group];
-  if (groupRatio === undefined) throw new MjError(403, 4, `分组 ${a.group} 已被弃用`);
+  if (!Object.hasOwn(ratios.groupRatio, a.group)) throw new MjError(403, 4, `分组 ${a.group} 已被弃用`);
+  // What the user's group pays in the group used (GroupGroupRatio, else GroupRatio).
+  const groupRatio = groupRatioFor(a.caller.user.group, a.group, ratios.groupRatio, ratios.groupGroupRatio);
   const modelPrice = ratios.modelPrice[model];
   if (modelPrice === undefined || modelPrice < 0) {
     throw new MjError(403, 4, `模型 ${model} 倍率或价格未配置，请联系管理员设置`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { keyOf } from './authorize.ts';
+import { type Authorized, keyOf, priceCall } from './authorize.ts';
 import {
   actionOfCustomId,
   clearMode,
@@ -68,5 +68,30 @@ describe('midjourney rules', () => {
     expect(keyOf('Bearer sk-abc', undefined)).toBe('abc');
     expect(keyOf(undefined, 'sk-abc-12')).toBe('abc');
     expect(keyOf(undefined, undefined)).toBeUndefined();
+  });
+});
+
+describe('task prices', () => {
+  const auth = (userGroup: string, group: string) =>
+    ({
+      caller: { token: { modelLimitsEnabled: false, modelLimits: '' }, user: { group: userGroup } },
+      group,
+    }) as unknown as Authorized;
+  const ratios = {
+    modelPrice: { mj_imagine: 0.1 },
+    groupRatio: { default: 1, vip: 2 },
+    groupGroupRatio: { svip: { vip: 0.5 } },
+  };
+
+  it('when the user group has a GroupGroupRatio entry for the group used, then it replaces GroupRatio', () => {
+    expect(priceCall(auth('default', 'vip'), 'mj_imagine', ratios, 500_000)).toMatchObject({
+      quota: 100_000,
+      groupRatio: 2,
+    });
+    expect(priceCall(auth('svip', 'vip'), 'mj_imagine', ratios, 500_000)).toMatchObject({
+      quota: 25_000,
+      groupRatio: 0.5,
+    });
+    expect(() => priceCall(auth('svip', 'gone'), 'mj_imagine', ratios, 500_000)).toThrow('分组 gone 已被弃用');
   });
 });

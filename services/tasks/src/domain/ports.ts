@@ -29,6 +29,8 @@ export interface ChannelRef {
 export interface Ratios {
   modelPrice: Record<string, number>;
   groupRatio: Record<string, number>;
+  /** GroupGroupRatio: {userGroup: {usingGroup: ratio}}, in place of groupRatio for that user group. */
+  groupGroupRatio?: Record<string, Record<string, number>>;
 }
 
 export interface Peers {

@@ -1,5 +1,7 @@
 /** The model lists a key may use, in OpenAI's, Anthropic's and Gemini's shapes. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ResolvedGroup } from '../../domain/authorize.ts';
+import type { ChannelIndex } from '../../domain/channel-index.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import { type Labels, newRequestId, type RouteContext, sendError, sendJson } from './route-kit.ts';
 
@@ -27,8 +29,7 @@ export async function handleModels(
   };
   try {
     const id = await identify(req, format, url);
-    const g = group(id.token.group, id.user);
-    let models = deps.pipeline.channels().models(g);
+    let models = groupModels(deps.pipeline.channels(), group(id.token.group, id.user));
     if (id.token.modelLimits) models = models.filter((m) => id.token.modelLimits?.has(m));
     const created = 1_626_777_600;
     const view = (m: string) =>
@@ -76,8 +77,7 @@ export async function handleGeminiModels(
   };
   try {
     const id = await identify(req, 'gemini', url);
-    const g = group(id.token.group, id.user);
-    let models = deps.pipeline.channels().models(g);
+    let models = groupModels(deps.pipeline.channels(), group(id.token.group, id.user));
     if (id.token.modelLimits) models = models.filter((m) => id.token.modelLimits?.has(m));
     const view = (m: string) => ({
       name: `models/${m}`,
@@ -109,4 +109,10 @@ export async function handleGeminiModels(
   } catch (err) {
     fail(res, 'gemini', err, newRequestId(), 'chat', at);
   }
+}
+
+/** The models of a group; for an `auto` token, those of every auto group (new-api's), sorted. */
+function groupModels(index: ChannelIndex, g: ResolvedGroup): string[] {
+  if (!g.autoGroups) return index.models(g.group);
+  return [...new Set(g.autoGroups.flatMap((a) => index.models(a)))].sort();
 }

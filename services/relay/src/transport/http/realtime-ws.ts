@@ -11,7 +11,7 @@
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { clientAddress, type Logger, type OptionsCache } from '@aigw/common';
+import { clientAddress, groupRatioFor, type Logger, type OptionsCache } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import WebSocket, { WebSocketServer } from 'ws';
 import type { IdentityCaches } from '../../data/identity-caches.ts';
@@ -23,6 +23,7 @@ import {
   checkUser,
   ipAllowed,
   parseKey,
+  groupSettings,
   resolveGroup,
 } from '../../domain/authorize.ts';
 import type { RoutedChannel } from '../../domain/channel-index.ts';
@@ -152,11 +153,8 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     if (!model) throw new RelayError(400, '缺少 model 参数', 'missing_model');
     checkModel(token, model);
     const ratios = p.ratios();
-    const group = resolveGroup(
-      token.group,
-      user,
-      deps.options.json<Record<string, unknown>>('UserUsableGroups'),
-      ratios.groupRatio,
+    const { group } = resolveGroup(token.group, user, groupSettings(deps.options, ratios.groupRatio), (g) =>
+      p.channels().has(g, model),
     );
     const own = { rpm: token.rpmLimit ?? 0, tpm: token.tpmLimit ?? 0, concurrency: 0 };
     if (deps.limiter.enabled || own.rpm > 0 || own.tpm > 0) {
@@ -168,7 +166,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       }
     }
     const price = priceOf(ratios, model);
-    const groupRatio = ratios.groupRatio[group] ?? 1;
+    const groupRatio = groupRatioFor(user.group, group, ratios.groupRatio, ratios.groupGroupRatio);
     const quotaPerUnit = p.settings.quotaPerUnit();
     const caller: RelayCaller = {
       requestId,

@@ -14,8 +14,10 @@ import {
   ADMIN_ROLE,
   checkToken,
   checkUser,
+  groupSettings,
   ipAllowed,
   parseKey,
+  type ResolvedGroup,
   resolveGroup,
   type TokenInfo,
   type UserInfo,
@@ -214,12 +216,14 @@ export function routeContext(deps: RouteDeps) {
     throw refusal.error;
   }
 
-  function group(requested: string, user: UserInfo): string {
-    return resolveGroup(
-      requested,
-      user,
-      deps.options.json<Record<string, unknown>>('UserUsableGroups'),
-      deps.pipeline.ratios().groupRatio,
+  /**
+   * The request's group (and an `auto` token's walk: the first auto group with a channel for
+   * `model`); spread into the RelayCaller.
+   */
+  function group(requested: string, user: UserInfo, model = ''): ResolvedGroup {
+    const index = deps.pipeline.channels();
+    return resolveGroup(requested, user, groupSettings(deps.options, deps.pipeline.ratios().groupRatio), (g) =>
+      index.has(g, model),
     );
   }
 
