@@ -1,5 +1,5 @@
 import type { Page } from './admin-user.ts';
-import { request } from './request.ts';
+import { download, request } from './request.ts';
 import type { User } from './types.ts';
 
 /** A log entry (spec 02 section 3). `channel` is only in admin answers. */
@@ -103,6 +103,13 @@ export const logStat = (admin: boolean, f: LogFilters) =>
   request<LogStat>('GET', admin ? '/api/log/stat' : '/api/log/self/stat', {
     params: clean(admin ? f : { ...f, username: undefined, channel: undefined }),
   });
+
+/** GET /api/log/export (admin) or /api/log/self/export: the logs of the filters as a CSV file. */
+export const exportLogs = (admin: boolean, f: LogFilters) =>
+  download(
+    admin ? '/api/log/export' : '/api/log/self/export',
+    clean(admin ? f : { ...f, username: undefined, channel: undefined }),
+  );
 
 /** The user summary shown on a username click (GET /api/user/{id}). */
 export const userSummary = (id: number) => request<User>('GET', `/api/user/${id}`);

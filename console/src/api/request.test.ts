@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { getStoredUser, setStoredUser } from '../store/user-storage.ts';
-import { ApiMessages, configureApi, EXPIRED_LOGIN_PATH, type NoticeLevel, request } from './request.ts';
+import { ApiMessages, configureApi, download, EXPIRED_LOGIN_PATH, type NoticeLevel, request } from './request.ts';
 
 interface Seen {
   method: string;
@@ -54,6 +54,13 @@ function startServer(seen: Seen[]): Promise<Server> {
           return json(res, 404, { success: false, message: '接口不存在' });
         case '/api/refused':
           return json(res, 200, { success: false, message: '令牌名称过长' });
+        case '/api/file':
+          res.writeHead(200, {
+            'Content-Type': 'text/csv; charset=utf-8',
+            'Content-Disposition': 'attachment; filename="logs-20261127-114400.csv"',
+            'Access-Control-Expose-Headers': 'Content-Disposition',
+          });
+          return res.end('\uFEFFid,content\r\n1,你好\r\n');
         case '/api/ok':
           return json(res, 200, { success: true, message: '', data: { answer: 42 } });
         default:
@@ -123,6 +130,18 @@ describe('request applies the error catalogue of spec 01 section 8', () => {
   it('when the envelope says success false, then the server message is toasted', async () => {
     const res = await request('GET', '/api/refused');
     expect(res).toEqual({ success: false, message: '令牌名称过长' });
+    expect(notices).toEqual([{ level: 'error', text: '令牌名称过长' }]);
+  });
+
+  it('when a file is downloaded, then its bytes and the server name come back; an error envelope is toasted', async () => {
+    const file = await download('/api/file', { type: 3 });
+    expect(seen[0]).toMatchObject({ url: '/api/file?type=3', userHeader: '7' });
+    if (!('blob' in file)) throw new Error(file.message);
+    expect(file.name).toBe('logs-20261127-114400.csv');
+    expect(new Uint8Array(await file.blob.arrayBuffer())).toEqual(
+      new TextEncoder().encode('\uFEFFid,content\r\n1,你好\r\n'),
+    );
+    expect(await download('/api/refused', {})).toEqual({ message: '令牌名称过长' });
     expect(notices).toEqual([{ level: 'error', text: '令牌名称过长' }]);
   });
 

@@ -60,6 +60,8 @@ export interface RequestOptions {
   /** false: the caller shows its own error for HTTP failures and success:false answers (401 still redirects). */
   toast?: boolean;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. X-Security-Proof of a re-verification). */
+  headers?: Record<string, string>;
 }
 
 function buildUrl(url: string, params: RequestOptions['params']): string {
@@ -111,7 +113,7 @@ export async function request<T = unknown>(
   options: RequestOptions = {},
 ): Promise<ApiResponse<T>> {
   const toast = options.toast !== false;
-  const headers: Record<string, string> = { 'New-Api-User': String(getStoredUserId()) };
+  const headers: Record<string, string> = { ...options.headers, 'New-Api-User': String(getStoredUserId()) };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   let response: Response;
   try {
@@ -138,6 +140,36 @@ export async function request<T = unknown>(
   }
   if (!envelope.success && toast) hooks.notify('error', envelope.message);
   return envelope;
+}
+
+/**
+ * GET of a file (a CSV export): its bytes and the name the server gave it, or the error message
+ * after the catalogue was applied (an error comes as the JSON envelope, not as the file).
+ */
+export async function download(
+  url: string,
+  params: RequestOptions['params'],
+): Promise<{ blob: Blob; name: string } | { message: string }> {
+  let response: Response;
+  try {
+    response = await fetch(buildUrl(url, params), {
+      headers: { 'New-Api-User': String(getStoredUserId()) },
+      credentials: 'include',
+    });
+  } catch (error) {
+    const text = `${ApiMessages.errorPrefix}${error instanceof Error ? error.message : String(error)}`;
+    hooks.notify('error', text);
+    return { message: text };
+  }
+  if (response.ok && !(response.headers.get('content-type') ?? '').includes('json')) {
+    const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'download';
+    return { blob: await response.blob(), name };
+  }
+  const envelope = await readEnvelope(response);
+  if (!response.ok) return { message: handleHttpError(response.status, envelope?.message, true) };
+  const text = envelope?.message || `${ApiMessages.errorPrefix}${tr('api.unreadableResponse')}`;
+  hooks.notify('error', text);
+  return { message: text };
 }
 
 /** Shorthands for the common verbs. */

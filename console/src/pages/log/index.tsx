@@ -15,9 +15,10 @@ import {
   Tooltip,
   Typography,
 } from '@arco-design/web-react';
-import { IconSearch } from '@arco-design/web-react/icon';
+import { IconDownload, IconSearch } from '@arco-design/web-react/icon';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import {
+  exportLogs,
   type LogEntry,
   type LogFilters,
   type LogStat,
@@ -128,6 +129,22 @@ export default function LogPage() {
   const search = () => {
     setPage(1);
     setApplied({ form, type });
+  };
+
+  // The CSV of what the table lists (the filters last searched), saved under the server's name.
+  const [exporting, setExporting] = useState(false);
+  const download = async () => {
+    setExporting(true);
+    const res = await exportLogs(admin, filters);
+    setExporting(false);
+    if (!('blob' in res)) return;
+    const url = URL.createObjectURL(res.blob);
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = res.name;
+    a.click();
+    // Revoked once the browser has taken the file.
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
   };
 
   const openSummary = async (id: number) => {
@@ -328,6 +345,11 @@ export default function LogPage() {
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
             {tr('common.search')}
+          </Button>
+        </Form.Item>
+        <Form.Item>
+          <Button icon={<IconDownload />} loading={exporting} onClick={() => void download()}>
+            {tr('log.export')}
           </Button>
         </Form.Item>
       </Form>
