@@ -411,6 +411,7 @@ export const enUS: LocaleMessages = {
   'log.audioCompletionRatio': 'Audio completion ratio',
   'log.audioInputOutput': 'Audio input / output',
   'log.audioRatio': 'Audio ratio',
+  'log.export': 'Export',
   'log.balance': 'Balance',
   'log.cacheRatio': 'Cache ratio',
   'log.cacheWriteRatio': 'Cache write ratio',

@@ -406,6 +406,7 @@ export const zhCN = {
   'log.audioCompletionRatio': '音频补全倍率',
   'log.audioInputOutput': '音频输入/输出',
   'log.audioRatio': '音频倍率',
+  'log.export': '导出',
   'log.balance': '余额',
   'log.cacheRatio': '缓存倍率',
   'log.cacheWriteRatio': '缓存写入倍率',
