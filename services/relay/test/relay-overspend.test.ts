@@ -279,3 +279,50 @@ describe('backpressure', () => {
     expect(final).toBeGreaterThanOrEqual(-bound(quota));
   }, 120_000);
 });
+
+describe('estimate gap', () => {
+  it('when a prompt carries an image of unknown size that the upstream counts at 2,000 tokens, then the pre-consume held at least what the settle charged (no overspend beyond the hold)', async () => {
+    const IMAGE_PROMPT = 2_000;
+    const costly = await startFakeProvider({ kind: 'openai', key: 'up', reply: REPLY, promptTokens: IMAGE_PROMPT });
+    try {
+      const model = modelName('gpt-4o');
+      // Small: every request pre-consumes.
+      const u = await userWithToken(s, { quota: 20_000 });
+      await createChannel(s, { type: 1, baseUrl: costly.url, key: 'up', models: model });
+      const url = relays[0]?.url as string;
+      await routable(url, u.key, model);
+      const res = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model,
+          max_tokens: 50,
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is in this picture?' },
+                { type: 'image_url', image_url: { url: 'https://example.com/photo.jpg', detail: 'high' } },
+              ],
+            },
+          ],
+        }),
+      });
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+      const rid = res.headers.get('x-aigw-request-id') ?? '';
+      const charged = Math.round((IMAGE_PROMPT + 30 * 4) * 1.25);
+      const w = await eventually(
+        async () => (await s.wallet.getWallet({ userId: u.userId })).wallet,
+        (v) => (v?.requestCount ?? 0) >= 1,
+        30_000,
+      );
+      expect(20_000 - (w?.quota ?? 0)).toBe(charged);
+      const hold = await billingDb.collection('ledger_ops').findOne({ _id: `hold:${rid}` as never });
+      // The text estimate alone (a flat 85 for the image) reserved (500 + 50 x 4) x 1.25 = 875.
+      expect(hold?.amount).toBeGreaterThanOrEqual(charged);
+    } finally {
+      await costly.close();
+    }
+  });
+});

@@ -290,6 +290,42 @@ describe('the Responses API', () => {
     }
   });
 
+  it('when a small wallet continues a stored response with previous_response_id, then the stored context is reserved too: a turn the wallet cannot cover with its context is refused, not served below zero', async () => {
+    const model = modelName('gpt-4o-mini');
+    // The upstream reads a long stored conversation again as prompt: 3,000 tokens each turn.
+    const long = await startFakeProvider({ kind: 'openai', key: 'up-openai', reply: REPLY, promptTokens: 3_000 });
+    try {
+      // gpt-4o-mini: ratio 0.075, completion 4. Turn 1 costs (3,000 + 5 x 4) x 0.075 = 227 and
+      // leaves 150; turn 2 reserves (its text + 3,005 stored + 50 x 4) x 0.075 > 240 (without the
+      // stored context: (500 + 50 x 4) x 0.075 = 53, served, and the wallet would end at -77).
+      const u = await userWithToken(s, { quota: 377 });
+      await createChannel(s, { type: 1, baseUrl: long.url, key: 'up-openai', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const turn = (input: string, previous?: string) =>
+        fetch(`${s.stack.relayUrl}/v1/responses`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            model,
+            input,
+            max_output_tokens: 50,
+            ...(previous ? { previous_response_id: previous } : {}),
+          }),
+        });
+      const first = await turn('Turn 1');
+      expect(first.status).toBe(200);
+      const id = ((await first.json()) as { id: string }).id;
+      await expectCharged(u.userId, 227);
+      const second = await turn('Turn 2', id);
+      const body = (await second.json()) as { error?: { message: string } };
+      expect(second.status).toBe(403);
+      expect(body.error?.message).toBe('用户额度不足');
+      expect((await s.wallet.getWallet({ userId: u.userId })).wallet?.quota).toBe(150);
+    } finally {
+      await long.close();
+    }
+  });
+
   it('when a conversation continues with previous_response_id and several OpenAI channels serve the model, then each turn goes to the channel that holds it', async () => {
     const model = modelName('gpt-4o-mini');
     const u = await userWithToken(s);

@@ -12,17 +12,20 @@ const key = (id: string) => `relay:state:${id}`;
 export function upstreamState(redis: Redis, logger: Logger): UpstreamStatePort {
   return {
     remember(id, owner) {
-      redis.set(key(id), `${owner.channelId}:${owner.userId}`, 'EX', TTL_S).catch((err: unknown) => {
-        logger.warn({ err, id }, 'could not record the owner of a stored response');
-      });
+      redis
+        .set(key(id), `${owner.channelId}:${owner.userId}:${owner.contextTokens ?? 0}`, 'EX', TTL_S)
+        .catch((err: unknown) => {
+          logger.warn({ err, id }, 'could not record the owner of a stored response');
+        });
     },
     async find(id) {
       const v = await redis.get(key(id));
       if (!v) return undefined;
-      const [channelId, userId] = v.split(':').map(Number);
-      return Number.isInteger(channelId) && Number.isInteger(userId)
-        ? ({ channelId, userId } as StateOwner)
-        : undefined;
+      // channel:user[:context tokens] (entries written before the context was kept have two fields).
+      const [channelId, userId, context] = v.split(':').map(Number);
+      if (!Number.isInteger(channelId) || !Number.isInteger(userId)) return undefined;
+      const contextTokens = Number.isInteger(context) && (context as number) > 0 ? (context as number) : 0;
+      return { channelId, userId, contextTokens } as StateOwner;
     },
     async forget(id) {
       await redis.del(key(id));

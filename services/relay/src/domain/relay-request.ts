@@ -27,6 +27,7 @@ import { applyModelSuffix } from './protocols/model-suffix.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
+import { mediaUpperTokens } from './media-estimate.ts';
 import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
 
 /** Who is calling and in which group (after the checks of authorize.ts). */
@@ -53,6 +54,11 @@ export interface RelayCaller {
   ip: string;
   /** performance.now() at arrival. */
   startedAt: number;
+  /**
+   * Prompt and answer tokens of the stored response a Responses request continues
+   * (previous_response_id): the upstream reads them again as prompt, so they are reserved too.
+   */
+  contextTokens?: number;
 }
 
 /** The billing side: each call idempotent by request id. */
@@ -132,6 +138,8 @@ export interface RelaySettings {
 export interface StateOwner {
   channelId: number;
   userId: number;
+  /** Prompt and answer tokens of the stored response (the context a continuation reads again). */
+  contextTokens?: number;
 }
 
 /** Where the owners of stored upstream answers are kept (Redis; see data/upstream-state.ts). */
@@ -246,7 +254,7 @@ export async function relayRequest(
   const units = unitsOf(req);
   const preConsumedQuota = deps.settings.preConsumedQuota();
   const bodyBytes = req.raw?.length ?? 4096;
-  const upper = promptUpperBound(bodyBytes);
+  const upper = promptUpperBound(bodyBytes) + (caller.contextTokens ?? 0);
   // Long-context tiers: the bound takes the dearest tier a prompt up to its upper bound can fall in.
   const bound = preConsumeAmount(price, groupRatio, quotaPerUnit, upper, preConsumedQuota, maxTokens, units, [
     0,
@@ -258,7 +266,10 @@ export async function relayRequest(
     skip = deps.balances.hold(userId, bound, caller.token);
   } else {
     // The tier of the estimate, or a dearer one its margin reaches (the upstream counts the prompt).
-    const estimated = await estimatePrompt();
+    // Media and a stored conversation cost more upstream than the text estimate sees: reserved at
+    // their upper bounds (media-estimate.ts).
+    const estimated =
+      (await estimatePrompt()) + (req.mode === 'chat' ? mediaUpperTokens(req.body) : 0) + (caller.contextTokens ?? 0);
     const amount = preConsumeAmount(price, groupRatio, quotaPerUnit, estimated, preConsumedQuota, maxTokens, units, [
       estimated,
       Math.ceil(estimated * PROMPT_ESTIMATE_MARGIN),
@@ -473,7 +484,12 @@ export async function relayRequest(
   const settled = priceAt(price, result.usage.promptTokens);
   tierDetails(other, settled);
   cacheWriteDetails(other, result.usage, settled);
-  if (result.stateId) deps.state?.remember(result.stateId, { channelId: served.id, userId });
+  if (result.stateId)
+    deps.state?.remember(result.stateId, {
+      channelId: served.id,
+      userId,
+      contextTokens: result.usage.promptTokens + result.usage.completionTokens,
+    });
   if (session && deps.affinity)
     keepSession(deps.affinity, session, kept, served.id, () => index.serves(caller.group, req.model, kept ?? 0));
   deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled));

@@ -201,7 +201,10 @@ export function relayRoutes(deps: RouteDeps) {
       const previous = format === 'responses' ? (creq.body as Json).previous_response_id : undefined;
       if (typeof previous === 'string' && deps.pipeline.state) {
         const owner = await deps.pipeline.state.find(previous);
-        if (owner && owner.userId === id.user.id) caller.preferredChannelId = owner.channelId;
+        if (owner && owner.userId === id.user.id) {
+          caller.preferredChannelId = owner.channelId;
+          caller.contextTokens = owner.contextTokens;
+        }
       }
       await run(res, caller, creq, at);
     } catch (err) {
