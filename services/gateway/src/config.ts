@@ -36,6 +36,13 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   /** Third-party endpoints; tests point them at local servers speaking the same protocol. */
   GITHUB_OAUTH_URL: z.string().url().default('https://github.com'),
   GITHUB_API_URL: z.string().url().default('https://api.github.com'),
+  /** Linux DO Connect's endpoints (new-api's LINUX_DO_TOKEN_ENDPOINT and LINUX_DO_USER_ENDPOINT). */
+  LINUX_DO_AUTHORIZATION_ENDPOINT: z.string().url().default('https://connect.linux.do/oauth2/authorize'),
+  LINUX_DO_TOKEN_ENDPOINT: z.string().url().default('https://connect.linux.do/oauth2/token'),
+  LINUX_DO_USER_ENDPOINT: z.string().url().default('https://connect.linux.do/api/user'),
+  /** Discord: the authorization page's site and the API base (token and users/@me). */
+  DISCORD_OAUTH_URL: z.string().url().default('https://discord.com'),
+  DISCORD_API_URL: z.string().url().default('https://discord.com/api/v10'),
   TURNSTILE_VERIFY_URL: z.string().url().default('https://challenges.cloudflare.com/turnstile/v0/siteverify'),
   /** Let the Uptime Kuma panel fetch status pages on loopback and private addresses (tests, a private Kuma). */
   UPTIME_KUMA_ALLOW_PRIVATE: z.enum(['true', 'false']).default('false'),

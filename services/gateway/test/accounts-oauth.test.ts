@@ -10,6 +10,7 @@ import {
   startAccountsStack,
   startFakeServer,
 } from './accounts-harness.ts';
+import { startFakeOAuth2, startFakeOidc } from './fake-idp.ts';
 
 interface UserData {
   id: number;
@@ -19,7 +20,16 @@ interface UserData {
   github_id: string;
   wechat_id: string;
   telegram_id: string;
+  oidc_id: string;
+  linux_do_id: string;
+  discord_id: string;
 }
+
+/** Linux DO Connect's /api/user answers, by account key. */
+const LINUXDO_USERS: Record<string, { id: number; username: string; name: string; trust_level: number }> = {
+  ldo: { id: 4242, username: 'ldo_user', name: 'LDO User', trust_level: 2 },
+  newbie: { id: 4243, username: 'ldo_newbie', name: 'Newbie', trust_level: 0 },
+};
 
 const BOT_TOKEN = '123456:telegram-bot-token';
 
@@ -48,6 +58,10 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
   let root: Client;
   let github: Awaited<ReturnType<typeof startFakeServer>>;
   let wechat: Awaited<ReturnType<typeof startFakeServer>>;
+  let oidc: Awaited<ReturnType<typeof startFakeOidc>>;
+  let linuxdo: Awaited<ReturnType<typeof startFakeOAuth2>>;
+  let discord: Awaited<ReturnType<typeof startFakeOAuth2>>;
+  let custom: Awaited<ReturnType<typeof startFakeOAuth2>>;
 
   beforeAll(async () => {
     github = await startFakeServer({
@@ -78,7 +92,46 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
         else json(res, 200, { success: false, message: '验证码错误或已过期' });
       },
     });
-    stack = await startAccountsStack({ GITHUB_OAUTH_URL: github.url, GITHUB_API_URL: github.url });
+    oidc = await startFakeOidc({ id: 'oidc-client', secret: 'oidc-secret' });
+    linuxdo = await startFakeOAuth2({
+      client: { id: 'ldo-client', secret: 'ldo-secret' },
+      auth: 'basic',
+      paths: { authorize: '/oauth2/authorize', token: '/oauth2/token', user: '/api/user' },
+      user: (key) => ({ ...LINUXDO_USERS[key], active: true, silenced: false, avatar_url: '' }),
+      badGrant: { error: 'invalid_grant', error_description: 'The provided authorization grant is invalid' },
+    });
+    discord = await startFakeOAuth2({
+      client: { id: 'dc-client', secret: 'dc-secret' },
+      auth: 'post',
+      paths: { authorize: '/oauth2/authorize', token: '/api/v10/oauth2/token', user: '/api/v10/users/@me' },
+      user: () => ({
+        id: '80351110224678912',
+        username: 'nelly',
+        discriminator: '0',
+        global_name: 'Nelly',
+        avatar: null,
+        email: 'nelly@discord.example',
+        verified: true,
+        mfa_enabled: false,
+      }),
+      badGrant: { error: 'invalid_grant', error_description: 'Invalid "code" in request.' },
+    });
+    custom = await startFakeOAuth2({
+      client: { id: 'acme-client', secret: 'acme-secret' },
+      auth: 'post',
+      paths: { authorize: '/auth', token: '/token', user: '/me' },
+      user: (key) => ({ code: 0, data: { uid: `acme-${key}`, login: `acme_${key}`, nick: 'Acme Person' } }),
+      badGrant: { error: 'invalid_grant' },
+    });
+    stack = await startAccountsStack({
+      GITHUB_OAUTH_URL: github.url,
+      GITHUB_API_URL: github.url,
+      LINUX_DO_AUTHORIZATION_ENDPOINT: `${linuxdo.url}/oauth2/authorize`,
+      LINUX_DO_TOKEN_ENDPOINT: `${linuxdo.url}/oauth2/token`,
+      LINUX_DO_USER_ENDPOINT: `${linuxdo.url}/api/user`,
+      DISCORD_OAUTH_URL: discord.url,
+      DISCORD_API_URL: `${discord.url}/api/v10`,
+    });
     url = stack.gatewayUrl;
     root = await rootClient(url);
   });
@@ -86,6 +139,7 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
     await stack?.stop();
     await github?.close();
     await wechat?.close();
+    await Promise.all([oidc?.close(), linuxdo?.close(), discord?.close(), custom?.close()]);
   });
 
   const githubCallback = async (client: Client, code: string) => {
@@ -246,5 +300,279 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
     expect(login.body.data?.id).toBe(id);
     const stale = telegramFields({ id: '777', auth_date: String(Math.floor(Date.now() / 1000) - 2 * 86400) });
     expect((await new Client(url).get('/oauth/telegram/login', stale)).body.message).toBe('登录信息已过期，请重试');
+  });
+  /**
+   * The browser's round trip: start at /api/oauth/:provider/authorize, follow the provider's
+   * authorization page (which redirects back with a code), then the console page's callback call.
+   */
+  const ssoStart = async (client: Client, provider: string) => {
+    const start = await client.get<{ url: string; state: string; action: string }>(`/oauth/${provider}/authorize`);
+    expect(start.body.success, start.body.message).toBe(true);
+    return start.body.data!;
+  };
+  const ssoReturn = async (authorizeUrl: string) => {
+    const back = await fetch(authorizeUrl, { redirect: 'manual' });
+    expect(back.status).toBe(302);
+    const location = new URL(back.headers.get('location')!);
+    return {
+      path: location.pathname,
+      code: location.searchParams.get('code')!,
+      state: location.searchParams.get('state')!,
+    };
+  };
+  const ssoLogin = async (client: Client, provider: string) => {
+    const { url: authorize } = await ssoStart(client, provider);
+    const { code, state } = await ssoReturn(authorize);
+    return client.get<UserData>(`/oauth/${provider}`, { code, state });
+  };
+
+  it('when OIDC is configured with discovery, then a login runs code + PKCE (S256) + nonce and makes the account', async () => {
+    expect((await new Client(url).get('/oauth/oidc/authorize')).body).toEqual({
+      success: false,
+      message: '管理员未开启通过 OIDC 登录以及注册',
+    });
+    expect((await root.put('/option/', { key: 'oidc.enabled', value: 'true' })).body.message).toBe(
+      '无法启用 OIDC 登录，请先填入 Client Id、Client Secret 以及 Well-Known URL！',
+    );
+    await setOptions(root, {
+      'oidc.client_id': 'oidc-client',
+      'oidc.client_secret': 'oidc-secret',
+      'oidc.well_known': `${oidc.url}/.well-known/openid-configuration`,
+      'oidc.enabled': 'true',
+    });
+    const status = await new Client(url).get<Record<string, unknown>>('/status');
+    expect(status.body.data).toMatchObject({
+      oidc_enabled: true,
+      oidc_client_id: 'oidc-client',
+      oidc_display_name: 'OIDC',
+    });
+    expect(JSON.stringify(status.body.data)).not.toContain('oidc-secret');
+
+    oidc.next.account = {
+      sub: 'sub-alice',
+      email: 'alice@idp.example',
+      name: 'Alice IdP',
+      preferred_username: 'alice_idp',
+    };
+    const client = new Client(url);
+    const start = await ssoStart(client, 'oidc');
+    const q = new URL(start.url).searchParams;
+    expect(start.url.startsWith(`${oidc.url}/authorize?`)).toBe(true);
+    expect(q.get('code_challenge_method')).toBe('S256');
+    expect(q.get('code_challenge')).toMatch(/^[\w-]{43}$/);
+    expect(q.get('nonce')).toBeTruthy();
+    expect(q.get('scope')).toBe('openid profile email');
+    expect(q.get('redirect_uri')).toBe('http://localhost:3000/oauth/oidc');
+    const back = await ssoReturn(start.url);
+    expect(back.path).toBe('/oauth/oidc');
+    const res = await client.get<UserData>('/oauth/oidc', { code: back.code, state: back.state });
+    expect(res.body).toMatchObject({ success: true, message: '登录成功！' });
+    expect(res.body.data).toMatchObject({
+      username: 'alice_idp',
+      display_name: 'Alice IdP',
+      email: 'alice@idp.example',
+      oidc_id: 'sub-alice',
+    });
+    client.userId = res.body.data!.id;
+    expect((await client.get<UserData>('/user/self')).body.data?.oidc_id).toBe('sub-alice');
+    // The token endpoint saw the verifier and Basic client credentials (discovery offers only client_secret_basic).
+    const tokenCall = oidc.requests.find((r) => r.path === '/token')!;
+    expect(new URLSearchParams(tokenCall.body).get('code_verifier')).toBeTruthy();
+    expect(tokenCall.headers.authorization).toMatch(/^Basic /);
+
+    const again = await ssoLogin(new Client(url), 'oidc');
+    expect(again.body.data?.id).toBe(res.body.data!.id);
+  });
+
+  it('when the id_token has a wrong signature, audience, issuer or nonce or is expired, then the login is refused with no session', async () => {
+    oidc.next.account = { sub: 'sub-mallory', email: 'm@idp.example', name: 'M', preferred_username: 'mallory' };
+    const cases = [
+      ['signature', 'OIDC id_token 校验失败：签名无效'],
+      ['audience', 'OIDC id_token 校验失败：受众（aud）不匹配'],
+      ['issuer', 'OIDC id_token 校验失败：签发者（iss）不匹配'],
+      ['nonce', 'OIDC id_token 校验失败：nonce 不匹配'],
+      ['expired', 'OIDC id_token 校验失败：已过期'],
+    ] as const;
+    for (const [spoil, message] of cases) {
+      const client = new Client(url);
+      oidc.next.spoil = spoil;
+      const res = await ssoLogin(client, 'oidc');
+      expect([res.status, res.body], spoil).toEqual([403, { success: false, message }]);
+      expect(client.hasSession()).toBe(false);
+    }
+    expect(
+      (await root.get<{ items: UserData[] }>('/user/search', { keyword: 'mallory' })).body.data?.items ?? [],
+    ).toEqual([]);
+  });
+
+  it('when a code is replayed into another browser login (wrong PKCE verifier) or the state is not this browser own, then it is refused', async () => {
+    oidc.next.account = { sub: 'sub-victim', email: 'v@idp.example', name: 'V', preferred_username: 'victim' };
+    const attacker = new Client(url);
+    const victim = new Client(url);
+    const attackerCode = (await ssoReturn((await ssoStart(attacker, 'oidc')).url)).code;
+    const victimBack = await ssoReturn((await ssoStart(victim, 'oidc')).url);
+    // The attacker's code, injected into the victim's callback: the victim's verifier does not match.
+    const injected = await victim.get('/oauth/oidc', { code: attackerCode, state: victimBack.state });
+    expect([injected.status, injected.body]).toEqual([
+      403,
+      { success: false, message: 'OIDC 获取 Token 失败：PKCE verification failed' },
+    ]);
+    expect(victim.hasSession()).toBe(false);
+    // The state was used once; another browser cannot use a state either.
+    expect((await victim.get('/oauth/oidc', { code: victimBack.code, state: victimBack.state })).status).toBe(403);
+    const other = await ssoReturn((await ssoStart(victim, 'oidc')).url);
+    expect((await new Client(url).get('/oauth/oidc', { code: other.code, state: other.state })).status).toBe(403);
+  });
+
+  it('when a logged-in user signs in with OIDC, then the identity is bound, once', async () => {
+    const { client } = await newUser(url);
+    oidc.next.account = { sub: 'sub-binder', email: 'b@idp.example', name: 'B', preferred_username: 'b' };
+    const start = await ssoStart(client, 'oidc');
+    expect(start.action).toBe('bind');
+    const back = await ssoReturn(start.url);
+    expect((await client.get('/oauth/oidc', { code: back.code, state: back.state })).body).toEqual({
+      success: true,
+      message: 'bind',
+    });
+    expect((await client.get<UserData>('/user/self')).body.data?.oidc_id).toBe('sub-binder');
+    const other = await newUser(url);
+    expect((await ssoLogin(other.client, 'oidc')).body).toEqual({ success: false, message: '该 OIDC 账户已被绑定' });
+  });
+
+  it('when Linux DO vouches for an account, then it logs in; under the minimum trust level it is refused', async () => {
+    expect((await new Client(url).get('/oauth/linuxdo/authorize')).body.message).toBe(
+      '管理员未开启通过 Linux DO 登录以及注册',
+    );
+    await setOptions(root, {
+      LinuxDOClientId: 'ldo-client',
+      LinuxDOClientSecret: 'ldo-secret',
+      LinuxDOMinimumTrustLevel: '1',
+      LinuxDOOAuthEnabled: 'true',
+    });
+    const status = await new Client(url).get<Record<string, unknown>>('/status');
+    expect(status.body.data).toMatchObject({
+      linuxdo_oauth: true,
+      linuxdo_client_id: 'ldo-client',
+      linuxdo_minimum_trust_level: 1,
+    });
+    linuxdo.next.key = 'ldo';
+    const res = await ssoLogin(new Client(url), 'linuxdo');
+    expect(res.body.data).toMatchObject({ username: 'ldo_user', display_name: 'LDO User', linux_do_id: '4242' });
+    expect(linuxdo.requests.find((r) => r.path === '/oauth2/token')?.headers.authorization).toBe(
+      `Basic ${Buffer.from('ldo-client:ldo-secret').toString('base64')}`,
+    );
+    linuxdo.next.key = 'newbie';
+    const low = new Client(url);
+    const refused = await ssoLogin(low, 'linuxdo');
+    expect([refused.status, refused.body.message]).toEqual([403, 'Linux DO 信任等级未达到管理员设置的最低信任等级']);
+    expect(low.hasSession()).toBe(false);
+  });
+
+  it('when Discord vouches for an account, then it logs in with its snowflake id, and a bad code shows Discord reason', async () => {
+    await setOptions(root, {
+      'discord.client_id': 'dc-client',
+      'discord.client_secret': 'dc-secret',
+      'discord.enabled': 'true',
+    });
+    discord.next.key = 'nelly';
+    const client = new Client(url);
+    const res = await ssoLogin(client, 'discord');
+    expect(res.body.data).toMatchObject({
+      username: 'nelly',
+      display_name: 'Nelly',
+      email: 'nelly@discord.example',
+      discord_id: '80351110224678912',
+    });
+    const form = new URLSearchParams(discord.requests.find((r) => r.path === '/api/v10/oauth2/token')!.body);
+    expect([form.get('client_id'), form.get('client_secret'), form.get('grant_type')]).toEqual([
+      'dc-client',
+      'dc-secret',
+      'authorization_code',
+    ]);
+    const start = await ssoStart(new Client(url), 'discord');
+    expect(new URL(start.url).searchParams.get('scope')).toBe('identify email');
+    const bad = new Client(url);
+    const { state } = await ssoReturn((await ssoStart(bad, 'discord')).url);
+    expect((await bad.get('/oauth/discord', { code: 'forged', state })).body.message).toBe(
+      'Discord 获取 Token 失败：Invalid "code" in request.',
+    );
+  });
+
+  it('when root adds a custom OAuth provider, then its users log in through the field mapping, and can list and unbind it', async () => {
+    const body = {
+      name: 'Acme SSO',
+      slug: 'acme',
+      enabled: true,
+      client_id: 'acme-client',
+      client_secret: 'acme-secret',
+      authorization_endpoint: `${custom.url}/auth`,
+      token_endpoint: `${custom.url}/token`,
+      user_info_endpoint: `${custom.url}/me`,
+      scopes: 'profile',
+      user_id_field: 'data.uid',
+      username_field: 'data.login',
+      display_name_field: 'data.nick',
+    };
+    const { client: common } = await newUser(url);
+    expect((await common.post('/custom-oauth-provider/', body)).status).toBe(403);
+    expect((await root.post('/custom-oauth-provider/', { ...body, slug: 'Bad Slug!' })).body).toEqual({
+      success: false,
+      message: '标识符只能包含小写字母、数字和连字符',
+    });
+    expect((await root.post('/custom-oauth-provider/', { ...body, slug: 'oidc' })).body.success).toBe(false);
+    const created = await root.post<{ id: number }>('/custom-oauth-provider/', body);
+    expect(created.body.success, created.body.message).toBe(true);
+    const id = created.body.data!.id;
+    expect((await root.post('/custom-oauth-provider/', body)).body.message).toBe('标识符已存在');
+    const list = await root.get<Record<string, unknown>[]>('/custom-oauth-provider/');
+    expect(list.body.data).toEqual([expect.objectContaining({ id, slug: 'acme', client_id: 'acme-client' })]);
+    expect(JSON.stringify(list.body.data)).not.toContain('acme-secret');
+    expect(JSON.stringify((await root.get('/option/')).body)).not.toContain('acme-secret');
+    const status = await new Client(url).get<{ custom_oauth_providers: unknown[] }>('/status');
+    expect(status.body.data?.custom_oauth_providers).toEqual([
+      {
+        id,
+        name: 'Acme SSO',
+        slug: 'acme',
+        icon: '',
+        client_id: 'acme-client',
+        authorization_endpoint: `${custom.url}/auth`,
+        scopes: 'profile',
+      },
+    ]);
+
+    custom.next.key = 'k1';
+    const client = new Client(url);
+    const res = await ssoLogin(client, 'acme');
+    expect(res.body.data).toMatchObject({ username: 'acme_k1', display_name: 'Acme Person' });
+    client.userId = res.body.data!.id;
+    expect((await client.get('/user/self/oauth/bindings')).body.data).toEqual([
+      {
+        provider_id: id,
+        provider_name: 'Acme SSO',
+        provider_slug: 'acme',
+        provider_icon: '',
+        provider_user_id: 'acme-k1',
+      },
+    ]);
+    expect(
+      new URLSearchParams(custom.requests.find((r) => r.path === '/token')!.body).get('code_verifier'),
+    ).toBeTruthy();
+    expect((await client.del(`/user/self/oauth/bindings/${id}`)).body).toEqual({ success: true, message: '解绑成功' });
+    expect((await client.get('/user/self/oauth/bindings')).body.data).toEqual([]);
+    expect((await client.del(`/user/self/oauth/bindings/${id}`)).body).toEqual({
+      success: false,
+      message: 'OAuth 绑定不存在',
+    });
+
+    // An update without a secret keeps it; disabling turns the login off.
+    expect(
+      (await root.put(`/custom-oauth-provider/${id}`, { ...body, client_secret: '', enabled: false })).body.success,
+    ).toBe(true);
+    expect((await new Client(url).get('/oauth/acme/authorize')).body.message).toBe(
+      '管理员未开启通过 Acme SSO 登录以及注册',
+    );
+    expect((await root.del(`/custom-oauth-provider/${id}`)).body.success).toBe(true);
+    expect((await new Client(url).get('/oauth/acme/authorize')).body.message).toBe('未知的 OAuth 提供商');
   });
 });

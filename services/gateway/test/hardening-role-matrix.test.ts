@@ -33,6 +33,16 @@ const EXPECTED: Record<string, number> = {
   'GET /oauth/github': PUBLIC,
   'GET /oauth/wechat': PUBLIC,
   'GET /oauth/telegram/login': PUBLIC,
+  // Single sign-on (issue 26.4): starting a login and its callback are public; bindings are the user's own.
+  'GET /oauth/:provider/authorize': PUBLIC,
+  'GET /oauth/:provider': PUBLIC,
+  'GET /user/self/oauth/bindings': USER,
+  'DELETE /user/self/oauth/bindings/:provider_id': USER,
+  'GET /custom-oauth-provider/': ROOT,
+  'GET /custom-oauth-provider/:id': ROOT,
+  'POST /custom-oauth-provider/': ROOT,
+  'PUT /custom-oauth-provider/:id': ROOT,
+  'DELETE /custom-oauth-provider/:id': ROOT,
   // The payment gateway's callback: authenticated by its signature, not by a session.
   'GET /user/epay/notify': PUBLIC,
   'POST /user/epay/notify': PUBLIC,

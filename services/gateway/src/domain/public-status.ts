@@ -3,8 +3,9 @@
  * from the option values. It carries no secret.
  */
 import { optionAccessors } from '@aigw/common/option-catalogue';
+import { type SsoStatus, ssoStatus } from './sso-status.ts';
 
-export interface PublicStatus {
+export interface PublicStatus extends SsoStatus {
   version: string;
   start_time: number;
   system_name: string;
@@ -90,5 +91,6 @@ export function buildPublicStatus(
     min_topup: r.number('MinTopUp'),
     price: r.number('Price'),
     enable_online_topup: Boolean(o.PayAddress && o.EpayId && meta.secretsSet.has('EpayKey')),
+    ...ssoStatus(r),
   };
 }

@@ -29,6 +29,10 @@ const userSchema = new Schema<UserDoc>(
     github_id: { type: String, default: '', index: true },
     wechat_id: { type: String, default: '', index: true },
     telegram_id: { type: String, default: '', index: true },
+    oidc_id: { type: String, default: '' },
+    linux_do_id: { type: String, default: '' },
+    discord_id: { type: String, default: '' },
+    custom_oauth_ids: { type: Schema.Types.Mixed, default: () => ({}) },
     access_token: { type: String, default: '', index: true },
     aff_code: { type: String, default: '', index: true },
     aff_count: { type: Number, default: 0 },
@@ -70,6 +74,10 @@ function toRecord(doc: UserDoc): UserRecord {
     github_id: rest.github_id ?? '',
     wechat_id: rest.wechat_id ?? '',
     telegram_id: rest.telegram_id ?? '',
+    oidc_id: rest.oidc_id ?? '',
+    linux_do_id: rest.linux_do_id ?? '',
+    discord_id: rest.discord_id ?? '',
+    custom_oauth_ids: { ...(rest.custom_oauth_ids ?? {}) },
     access_token: rest.access_token ?? '',
     aff_code: rest.aff_code ?? '',
     aff_count: rest.aff_count ?? 0,
@@ -210,6 +218,12 @@ export function userRepository(conn: Connection): UserStore {
         if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
         throw err;
       }
+    },
+    async setCustomOAuthId(id, providerId, providerUserId) {
+      const path = `custom_oauth_ids.${providerId}`;
+      const change = providerUserId ? { $set: { [path]: providerUserId } } : { $unset: { [path]: '' } };
+      const doc = await model.findOneAndUpdate({ _id: id, ...live }, change, { new: true }).lean<UserDoc>();
+      return doc ? toRecord(doc) : undefined;
     },
     async recordInvite(inviterId, reward) {
       await model.updateOne(

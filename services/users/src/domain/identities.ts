@@ -1,17 +1,43 @@
 import { conflict, denied, invalid, notFound, precondition } from '@aigw/common/errors';
 import { newAffCode } from './accounts.ts';
 import type { Credits } from './credits.ts';
-import type { OptionsReader, UserRecord, UserStore } from './ports.ts';
+import type { IdentityField, OptionsReader, UserRecord, UserStore } from './ports.ts';
 import { STATUS } from './ports.ts';
 import { MSG, randomString } from './user-rules.ts';
 
-export type Provider = 'github' | 'wechat' | 'telegram';
+export type Provider = 'github' | 'wechat' | 'telegram' | 'oidc' | 'linuxdo' | 'discord' | 'custom';
+type BuiltIn = Exclude<Provider, 'custom'>;
 
-const FIELD = { github: 'github_id', wechat: 'wechat_id', telegram: 'telegram_id' } as const;
-const LABEL: Record<Provider, string> = { github: ' GitHub 账户', wechat: '微信账号', telegram: ' Telegram 账户' };
+/** The users field of each built-in provider (new-api's column names). */
+const FIELD = {
+  github: 'github_id',
+  wechat: 'wechat_id',
+  telegram: 'telegram_id',
+  oidc: 'oidc_id',
+  linuxdo: 'linux_do_id',
+  discord: 'discord_id',
+} as const satisfies Record<BuiltIn, IdentityField>;
+const LABEL: Record<Provider, string> = {
+  github: ' GitHub 账户',
+  wechat: '微信账号',
+  telegram: ' Telegram 账户',
+  oidc: ' OIDC 账户',
+  linuxdo: ' Linux DO 账户',
+  discord: ' Discord 账户',
+  custom: '第三方账户',
+};
+
+/** Where a provider's id lives on the user: a field, or the custom provider's entry. */
+function fieldOf(provider: Provider, customProviderId = 0): IdentityField {
+  if (provider !== 'custom') return FIELD[provider];
+  if (!Number.isInteger(customProviderId) || customProviderId <= 0) throw invalid('自定义 OAuth 提供商不存在');
+  return `custom_oauth_ids.${customProviderId}`;
+}
 
 export interface OAuthLoginInput {
   provider: Provider;
+  /** The custom OAuth provider's id when provider is 'custom'. */
+  customProviderId?: number;
   providerId: string;
   username?: string;
   displayName?: string;
@@ -21,8 +47,9 @@ export interface OAuthLoginInput {
 }
 
 /**
- * Third-party identities (GitHub, the messaging app, the chat app) that the gateway has already
- * verified with the provider: bind one to an account, or log in with it.
+ * Third-party identities (GitHub, the messaging app, the chat app, OIDC, Linux DO, Discord and the
+ * admins' custom OAuth providers) that the gateway has already verified with the provider: bind one
+ * to an account, log in with it, or unbind it.
  */
 export function identities(deps: { users: UserStore; options: OptionsReader; credits: Credits }) {
   const { users, options, credits } = deps;
@@ -38,11 +65,31 @@ export function identities(deps: { users: UserStore; options: OptionsReader; cre
   }
 
   return {
-    async bind(userId: number, provider: Provider, providerId: string): Promise<UserRecord> {
+    async bind(userId: number, provider: Provider, providerId: string, customProviderId = 0): Promise<UserRecord> {
       if (!providerId) throw invalid('无效的第三方账户');
-      const holder = await users.findBy(FIELD[provider], providerId);
+      const field = fieldOf(provider, customProviderId);
+      const holder = await users.findBy(field, providerId);
       if (holder && holder.id !== userId) throw conflict(`该${LABEL[provider]}已被绑定`);
-      const user = await users.update(userId, { [FIELD[provider]]: providerId });
+      const user =
+        provider === 'custom'
+          ? await users.setCustomOAuthId(userId, customProviderId, providerId)
+          : await users.update(userId, { [FIELD[provider]]: providerId });
+      if (!user) throw notFound(MSG.userNotFound);
+      return user;
+    },
+
+    /** Forgets the user's binding to the provider; NOT_FOUND when there is none. */
+    async unbind(userId: number, provider: Provider, customProviderId = 0): Promise<UserRecord> {
+      fieldOf(provider, customProviderId);
+      const current = await users.findById(userId);
+      if (!current) throw notFound(MSG.userNotFound);
+      const bound =
+        provider === 'custom' ? current.custom_oauth_ids[String(customProviderId)] : current[FIELD[provider]];
+      if (!bound) throw notFound('OAuth 绑定不存在');
+      const user =
+        provider === 'custom'
+          ? await users.setCustomOAuthId(userId, customProviderId, '')
+          : await users.update(userId, { [FIELD[provider]]: '' });
       if (!user) throw notFound(MSG.userNotFound);
       return user;
     },
@@ -50,7 +97,7 @@ export function identities(deps: { users: UserStore; options: OptionsReader; cre
     /** Logs in the holder of the identity; registers one when asked to and allowed. */
     async login(input: OAuthLoginInput): Promise<{ user: UserRecord; created: boolean }> {
       if (!input.providerId) throw invalid('无效的第三方账户');
-      const field = FIELD[input.provider];
+      const field = fieldOf(input.provider, input.customProviderId);
       const existing = await users.findBy(field, input.providerId);
       if (existing) {
         if (existing.status !== STATUS.enabled) throw denied(MSG.userBanned);
@@ -68,7 +115,9 @@ export function identities(deps: { users: UserStore; options: OptionsReader; cre
         display_name: (input.displayName?.trim() || username).slice(0, 20),
         password_hash: '',
         email: emailFree ? email : '',
-        [field]: input.providerId,
+        ...(input.provider === 'custom'
+          ? { custom_oauth_ids: { [String(input.customProviderId)]: input.providerId } }
+          : { [field]: input.providerId }),
         inviter_id: inviter?.id ?? 0,
         aff_code: await newAffCode(users),
         last_login_at: Math.floor(Date.now() / 1000),

@@ -33,6 +33,11 @@ export interface UserRecord {
   github_id: string;
   wechat_id: string;
   telegram_id: string;
+  oidc_id: string;
+  linux_do_id: string;
+  discord_id: string;
+  /** Custom OAuth provider id (decimal) -> the provider's id of the account. */
+  custom_oauth_ids: Record<string, string>;
   access_token: string;
   aff_code: string;
   aff_count: number;
@@ -54,6 +59,10 @@ export type IdentityField =
   | 'github_id'
   | 'wechat_id'
   | 'telegram_id'
+  | 'oidc_id'
+  | 'linux_do_id'
+  | 'discord_id'
+  | `custom_oauth_ids.${number}`
   | 'access_token'
   | 'aff_code';
 
@@ -73,6 +82,9 @@ export type UserChanges = Partial<
     | 'github_id'
     | 'wechat_id'
     | 'telegram_id'
+    | 'oidc_id'
+    | 'linux_do_id'
+    | 'discord_id'
     | 'access_token'
     | 'aff_code'
     | 'deleted_at'
@@ -103,6 +115,8 @@ export interface UserStore {
   search(keyword: string, group: string, page: Page): Promise<{ items: UserRecord[]; total: number }>;
   /** Changes a live user; undefined when none. ALREADY_EXISTS when a new username is taken. */
   update(id: number, changes: UserChanges): Promise<UserRecord | undefined>;
+  /** Sets (or, with an empty value, removes) a user's binding to a custom OAuth provider. */
+  setCustomOAuthId(id: number, providerId: number, providerUserId: string): Promise<UserRecord | undefined>;
   /** Counts an invitee for the inviter: aff_count + 1, aff_quota and aff_history_quota + reward. */
   recordInvite(inviterId: number, reward: number): Promise<void>;
   /** Moves `amount` of aff_quota into a pending credit, atomically; undefined when it is short. */

@@ -55,6 +55,12 @@ export function validateOption(key: string, rawValue: string): { value: string; 
   if (NUMBER_MAPS.has(key) && !isNumberMap(value)) {
     throw invalid(JSON_MESSAGES[key] ?? `${key} 不是合法的 JSON 字符串`);
   }
+  if (key === 'CustomOAuthProviders' && !isProviderStore(value)) {
+    throw invalid('CustomOAuthProviders 必须是 {"next_id": 正整数, "providers": [对象, ...]}');
+  }
+  if (key === 'LinuxDOMinimumTrustLevel' && (Number(value) < 0 || Number(value) > 4)) {
+    throw invalid('Linux DO 最低信任等级必须在 0 到 4 之间');
+  }
   if (key === 'TimeZone' && value.trim() && !isTimeZone(value.trim())) throw invalid('无效的时区名称');
   if ((key === 'checkin_setting.min_quota' || key === 'checkin_setting.max_quota') && Number(value) < 0) {
     throw invalid('签到奖励额度不能为负数');
@@ -164,6 +170,18 @@ const PREREQUISITES: Record<string, { needs: string[]; message: string }> = {
     needs: ['TurnstileSiteKey', 'TurnstileSecretKey'],
     message: '无法启用 Turnstile 校验，请先填入 Turnstile 校验相关配置信息！',
   },
+  'oidc.enabled': {
+    needs: ['oidc.client_id', 'oidc.client_secret', 'oidc.well_known'],
+    message: '无法启用 OIDC 登录，请先填入 Client Id、Client Secret 以及 Well-Known URL！',
+  },
+  LinuxDOOAuthEnabled: {
+    needs: ['LinuxDOClientId', 'LinuxDOClientSecret'],
+    message: '无法启用 Linux DO OAuth，请先填入 Linux DO Client Id 以及 Linux DO Client Secret！',
+  },
+  'discord.enabled': {
+    needs: ['discord.client_id', 'discord.client_secret'],
+    message: '无法启用 Discord OAuth，请先填入 Discord Client Id 以及 Discord Client Secret！',
+  },
   TelegramOAuthEnabled: {
     needs: ['TelegramBotToken', 'TelegramBotName'],
     message: '无法启用 Telegram OAuth，请先填入 Telegram Bot Token 以及 Bot 名称！',
@@ -192,6 +210,19 @@ function isStringMap(raw: string): boolean {
     parsed !== null &&
     !Array.isArray(parsed) &&
     Object.values(parsed).every((v) => typeof v === 'string')
+  );
+}
+
+function isProviderStore(raw: string): boolean {
+  const parsed = JSON.parse(raw) as { next_id?: unknown; providers?: unknown } | null;
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return false;
+  const { next_id: next, providers } = parsed;
+  return (
+    typeof next === 'number' &&
+    Number.isInteger(next) &&
+    next >= 1 &&
+    Array.isArray(providers) &&
+    providers.every((p) => typeof p === 'object' && p !== null && !Array.isArray(p))
   );
 }
 

@@ -40,6 +40,10 @@ export function toUserMessage(u: UserRecord, withSecrets = false): MessageInitSh
     githubId: u.github_id,
     wechatId: u.wechat_id,
     telegramId: u.telegram_id,
+    oidcId: u.oidc_id,
+    linuxDoId: u.linux_do_id,
+    discordId: u.discord_id,
+    customOauthIds: u.custom_oauth_ids,
     email: u.email,
     accessToken: withSecrets ? u.access_token : '',
     affCode: u.aff_code,
@@ -66,6 +70,10 @@ const PROVIDERS: Partial<Record<OAuthProvider, Provider>> = {
   [OAuthProvider.GITHUB]: 'github',
   [OAuthProvider.WECHAT]: 'wechat',
   [OAuthProvider.TELEGRAM]: 'telegram',
+  [OAuthProvider.OIDC]: 'oidc',
+  [OAuthProvider.LINUXDO]: 'linuxdo',
+  [OAuthProvider.DISCORD]: 'discord',
+  [OAuthProvider.CUSTOM]: 'custom',
 };
 
 const providerOf = (p: OAuthProvider): Provider => {
@@ -168,10 +176,15 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
     },
     bindEmail: async (req) => userOut(await uc.email.bindEmail(req.userId, req.email, req.code)),
     bindOAuthIdentity: async (req) =>
-      userOut(await uc.identities.bind(req.userId, providerOf(req.provider), req.providerId)),
+      userOut(
+        await uc.identities.bind(req.userId, providerOf(req.provider), req.providerId, req.customProviderId),
+      ),
+    unbindOAuthIdentity: async (req) =>
+      userOut(await uc.identities.unbind(req.userId, providerOf(req.provider), req.customProviderId)),
     async loginByOAuthIdentity(req) {
       const { user, created } = await uc.identities.login({
         provider: providerOf(req.provider),
+        customProviderId: req.customProviderId,
         providerId: req.providerId,
         username: req.username,
         displayName: req.displayName,

@@ -13,6 +13,7 @@ import { logExportRoutes } from './log-export.ts';
 import { loginSessionRoutes } from './login-sessions.ts';
 import { modelsRoutes } from './models.ts';
 import { oauthRoutes } from './oauth.ts';
+import { ssoRoutes } from './sso.ts';
 import { optionRoutes } from './option.ts';
 import { pricingRoutes } from './pricing.ts';
 import { redemptionRoutes } from './redemption.ts';
@@ -36,6 +37,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   checkinRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
+  ssoRoutes(api, deps); // after oauthRoutes: GET /oauth/:provider takes what the fixed /oauth/* routes leave
   consolePanelRoutes(api, deps); // before optionRoutes: checks panel lists on PUT /option/
   optionRoutes(api, deps);
   modelsRoutes(api, deps);
