@@ -12,6 +12,7 @@ import {
   type Logger,
   listen,
   pingMongo,
+  previousSecrets,
   service,
   startGrpcServer,
   stopStack,
@@ -35,7 +36,7 @@ import { emailFlows } from './domain/email-flows.ts';
 import { identities } from './domain/identities.ts';
 import { optionsService } from './domain/options-service.ts';
 import { seedRoot } from './domain/seed-root.ts';
-import { twoFactor } from './domain/two-factor.ts';
+import { resealTotpSecrets, twoFactor } from './domain/two-factor.ts';
 import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
 import { usersHandlers } from './transport/grpc/users-handlers.ts';
@@ -95,6 +96,17 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const warn = (obj: object, msg: string) => logger.warn(obj, msg);
       const credits = createCredits({ users: store, wallet: billingWallet(billing), options: cache, warn });
       const mailer = smtpMailer(cache, (err) => logger.warn({ err }, 'mail not sent'));
+      // TOTP secrets at rest; after a rotation (TOTP_KEY_SECRET_PREVIOUS) sealed again in the background.
+      const totpBox = keyCipher(
+        config.TOTP_KEY_SECRET,
+        'TOTP_KEY_SECRET',
+        previousSecrets(config.TOTP_KEY_SECRET_PREVIOUS),
+      );
+      const totpStore = twoFactorRepository(conn);
+      if (config.TOTP_KEY_SECRET_PREVIOUS)
+        void resealTotpSecrets(totpStore, totpBox)
+          .then((n) => logger.info({ resealed: n }, 'TOTP secrets sealed with the current TOTP_KEY_SECRET'))
+          .catch((err: unknown) => logger.warn({ err }, 'could not seal the TOTP secrets again'));
       const useCases = {
         accounts: accounts({ users: store, codes, options: cache, credits }),
         admin: userAdmin(store),
@@ -102,9 +114,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         identities: identities({ users: store, options: cache, credits }),
         credits,
         twoFactor: twoFactor({
-          store: twoFactorRepository(conn),
+          store: totpStore,
           users: store,
-          box: keyCipher(config.TOTP_KEY_SECRET, 'TOTP_KEY_SECRET'),
+          box: totpBox,
           options: cache,
         }),
         checkins: checkins({ users: store, store: checkinRepository(conn), options: cache, credits }),

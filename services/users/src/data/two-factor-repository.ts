@@ -5,7 +5,7 @@ import type { TwoFactorRecord, TwoFactorStore } from '../domain/two-factor.ts';
 /** One user's TOTP factor; `_id` is the user id (FerretDB indexes only `_id`, docs/adr/0001). */
 interface TwoFactorDoc {
   _id: number;
-  /** The base32 secret, AES-256-GCM encrypted (key-cipher `v1:` form). */
+  /** The base32 secret, AES-256-GCM encrypted (key-cipher `v2:<kid>:` form; `v1:` still read). */
   secret: string;
   is_enabled: boolean;
   failed_attempts: number;
@@ -116,5 +116,13 @@ export function twoFactorRepository(conn: Connection): TwoFactorStore {
     unusedBackupCodes: (userId) => codes.countDocuments({ user_id: userId, used_at: 0 }),
     countEnabled: () => factors.countDocuments({ is_enabled: true }),
     countUsers: () => conn.collection('users').countDocuments({ deleted_at: 0 }),
+    async sealedSecrets() {
+      const docs = await factors.find({}, { projection: { secret: 1 } }).toArray();
+      return docs.map((d) => ({ userId: d._id, secret: d.secret }));
+    },
+    async replaceSecret(userId, from, to) {
+      const r = await factors.updateOne({ _id: userId, secret: from }, { $set: { secret: to } });
+      return r.modifiedCount === 1;
+    },
   };
 }

@@ -36,6 +36,10 @@ export interface TwoFactorStore {
   unusedBackupCodes(userId: number): Promise<number>;
   countEnabled(): Promise<number>;
   countUsers(): Promise<number>;
+  /** Every stored factor's sealed secret (the sweep after a rotation of TOTP_KEY_SECRET). */
+  sealedSecrets(): Promise<{ userId: number; secret: string }[]>;
+  /** Replaces a sealed secret if it is still `from` (a factor set up again meanwhile wins). */
+  replaceSecret(userId: number, from: string, to: string): Promise<boolean>;
 }
 
 /** Encrypts secrets at rest (AES-256-GCM) and digests backup codes (keyed HMAC). */
@@ -43,6 +47,10 @@ export interface SecretBox {
   encrypt(plain: string): string;
   decrypt(stored: string): string;
   digest(plain: string): string;
+  /** The digests under every configured secret, current first (codes made before a rotation). */
+  digests(plain: string): string[];
+  /** Whether a sealed value was sealed with an earlier secret. */
+  stale(stored: string): boolean;
 }
 
 export const TWO_FA_MSG = {
@@ -117,7 +125,10 @@ export function twoFactor(deps: {
     } else if (!backup) numericCode(clean);
     if (backup) {
       const normal = normaliseBackupCode(code);
-      if (normal && (await store.spendBackupCode(f.userId, codeDigest(f.userId, normal)))) return;
+      // Codes made before a rotation of TOTP_KEY_SECRET are digests under the previous secret.
+      if (normal)
+        for (const digest of box.digests(`2fa-backup:${f.userId}:${normal}`))
+          if (await store.spendBackupCode(f.userId, digest)) return;
     }
     await failed(f.userId);
   }
@@ -195,3 +206,19 @@ export function twoFactor(deps: {
 }
 
 export type TwoFactor = ReturnType<typeof twoFactor>;
+
+/**
+ * After a rotation of TOTP_KEY_SECRET (the old secret in TOTP_KEY_SECRET_PREVIOUS): seals every
+ * TOTP secret sealed with an earlier secret again with the current one; a factor set up again
+ * meanwhile keeps its new secret. Idempotent; returns how many were sealed again. Backup codes are
+ * kept as digests and cannot be re-keyed: those made before the rotation work while the old secret
+ * stays in TOTP_KEY_SECRET_PREVIOUS (docs/security.md).
+ */
+export async function resealTotpSecrets(store: TwoFactorStore, box: SecretBox): Promise<number> {
+  let n = 0;
+  for (const { userId, secret } of await store.sealedSecrets()) {
+    if (!box.stale(secret)) continue;
+    if (await store.replaceSecret(userId, secret, box.encrypt(box.decrypt(secret)))) n++;
+  }
+  return n;
+}
