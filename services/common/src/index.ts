@@ -12,6 +12,7 @@ export * from './key-fingerprint.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
 export * from './mongo.ts';
+export * from './notify.ts';
 export * from './option-catalogue.ts';
 export * from './options-cache.ts';
 export * from './public-address.ts';

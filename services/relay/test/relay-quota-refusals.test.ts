@@ -228,4 +228,91 @@ describe('relay quota refusals', () => {
     expect(refused('token_concurrency')).toBeGreaterThanOrEqual(2);
     expect(refused('token_rpm')).toBeGreaterThanOrEqual(1);
   });
+
+  it("when a token's daily budget is spent (set through /api/token), then the relay refuses with 403 令牌每日预算不足 in each API's shape, the token shows exactly what it spent, and a raised budget lets it through", async () => {
+    const model = modelName('gpt-4o-mini');
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
+    const u = await userWithToken(s);
+    await routable(s.stack.relayUrl, u.key, model);
+    const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: u.username, password: 'password123' }),
+    });
+    const cookie = login.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ');
+    const api = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
+        method,
+        headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
+    };
+    const bad = await api('POST', '/api/token/', { name: 'bad', unlimited_quota: true, budget_daily: -1 });
+    expect(bad.status).toBe(400);
+    expect(bad.message).toContain('每日预算必须为非负整数');
+    const created = await api('POST', '/api/token/', {
+      name: 'budgeted',
+      unlimited_quota: true,
+      budget_weekly: 1_000_000_000_000,
+    });
+    const [tok] = created.data as { id: number; key: string }[];
+    expect(tok).toMatchObject({ budget_daily: 0, budget_weekly: 1_000_000_000_000, budget_daily_used: 0 });
+    const key = `sk-${tok?.key}`;
+    const chat = () =>
+      fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 }),
+      });
+    for (let i = 0; i < 3; i++) expect((await chat()).status).toBe(200);
+    // Every settled charge counts in the day, week and month: exactly the token's used quota.
+    type View = {
+      used_quota: number;
+      budget_daily_used: number;
+      budget_weekly_used: number;
+      budget_monthly_used: number;
+    };
+    const logs = await expectBilled(s, u.userId, model, 3);
+    const charged = logs.reduce((sum, l) => sum + l.quota, 0);
+    const spent = await eventually(
+      async () => (await api('GET', `/api/token/${tok?.id}`)).data as View,
+      (t) => t.used_quota === charged,
+      { what: 'the three settled charges on the token' },
+    );
+    expect(spent).toMatchObject({
+      budget_daily_used: charged,
+      budget_weekly_used: charged,
+      budget_monthly_used: charged,
+    });
+
+    // A daily budget equal to what was spent today: the next request is refused before any upstream.
+    const updated = await api('PUT', '/api/token/', { id: tok?.id, budget_daily: spent.used_quota });
+    expect(updated.data).toMatchObject({ budget_daily: spent.used_quota, budget_daily_used: spent.used_quota });
+    // (Billing reads a token's budgets at most a second old: a request may still pass meanwhile.)
+    const refused = await eventually(chat, (r) => r.status === 403, { what: 'the refusal of the spent daily budget' });
+    expect(await refused.json()).toMatchObject({
+      error: { message: '令牌每日预算不足', code: 'token_budget_exceeded' },
+    });
+    const upstream = fake.requests.length;
+    const claude = await fetch(`${s.stack.relayUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'anthropic-version': '2023-06-01', 'content-type': 'application/json' },
+      body: JSON.stringify({ model, max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(claude.status).toBe(403);
+    expect(await claude.json()).toMatchObject({ type: 'error', error: { message: '令牌每日预算不足' } });
+    expect(fake.requests.length).toBe(upstream);
+    const listed = await api('GET', '/api/token/?p=1&size=10');
+    const row = (listed.data as { items: (View & { budget_daily: number })[] }).items[0];
+    expect(row?.budget_daily).toBe(spent.used_quota);
+    expect(row?.budget_daily_used).toBe(row?.used_quota);
+
+    // Raised: requests go through again and keep counting.
+    await api('PUT', '/api/token/', { id: tok?.id, budget_daily: spent.used_quota * 100 });
+    await eventually(chat, (r) => r.status === 200, { what: 'a request under the raised budget' });
+  });
 });

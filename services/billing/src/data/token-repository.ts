@@ -27,6 +27,10 @@ export interface TokenDoc {
   rpm_limit?: number;
   tpm_limit?: number;
   concurrency_limit?: number;
+  /** Quota per day, week and month in the operator's time zone (token-budgets.ts); absent or 0: none. */
+  budget_daily?: number;
+  budget_weekly?: number;
+  budget_monthly?: number;
 }
 
 export type NewToken = Omit<TokenDoc, '_id'>;

@@ -1,4 +1,5 @@
 import { invalid, precondition } from '@aigw/common/errors';
+import type { PeriodSpend } from './token-budgets.ts';
 
 /**
  * The money state of one user: the wallet plus the balances of the user's tokens and the
@@ -18,6 +19,8 @@ export interface LedgerState {
 export interface TokenBalance {
   r: number;
   u: number;
+  /** Spent in the current day, week and month (token-budgets.ts); absent before the first charge. */
+  p?: PeriodSpend;
 }
 
 export interface Hold {

@@ -4,6 +4,7 @@ import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { NewToken, TokenDoc, TokenRepository } from '../data/token-repository.ts';
 import { dropToken, type LedgerState, setTokenRemain } from './ledger-state.ts';
 import type { BillingEvents, OptionReader } from './ports.ts';
+import { checkBudget, type PeriodStarts, periodStarts, spentIn, type TokenBudgets } from './token-budgets.ts';
 import {
   batchNames,
   checkExpiry,
@@ -39,6 +40,13 @@ export interface TokenView {
   rpmLimit: number;
   tpmLimit: number;
   concurrencyLimit: number;
+  /** Period budgets (0 none) and what the token spent in the current periods. */
+  budgetDaily: number;
+  budgetWeekly: number;
+  budgetMonthly: number;
+  budgetDailyUsed: number;
+  budgetWeeklyUsed: number;
+  budgetMonthlyUsed: number;
 }
 
 export interface TokenInput {
@@ -53,7 +61,28 @@ export interface TokenInput {
   rpmLimit?: number | undefined;
   tpmLimit?: number | undefined;
   concurrencyLimit?: number | undefined;
+  budgetDaily?: number | undefined;
+  budgetWeekly?: number | undefined;
+  budgetMonthly?: number | undefined;
 }
+
+type BudgetFields = Pick<NewToken, 'budget_daily' | 'budget_weekly' | 'budget_monthly'>;
+
+/** The budget fields of an input, checked, as stored (only those given). */
+function budgetsOf(input: TokenInput): BudgetFields {
+  const out: BudgetFields = {};
+  if (input.budgetDaily !== undefined) out.budget_daily = checkBudget(input.budgetDaily, 'd');
+  if (input.budgetWeekly !== undefined) out.budget_weekly = checkBudget(input.budgetWeekly, 'w');
+  if (input.budgetMonthly !== undefined) out.budget_monthly = checkBudget(input.budgetMonthly, 'm');
+  return out;
+}
+
+/** A token's budgets (0: none). */
+export const budgetsOfDoc = (doc: TokenDoc): TokenBudgets => ({
+  d: doc.budget_daily ?? 0,
+  w: doc.budget_weekly ?? 0,
+  m: doc.budget_monthly ?? 0,
+});
 
 const LIMIT_LABELS = { rpmLimit: 'RPM 限制', tpmLimit: 'TPM 限制', concurrencyLimit: '并发请求限制' } as const;
 
@@ -70,8 +99,15 @@ function limitsOf(input: TokenInput): Pick<NewToken, 'rpm_limit' | 'tpm_limit' |
 const MAX_BATCH = 100;
 const nowSec = () => Math.floor(Date.now() / 1000);
 
-export function toTokenView(doc: TokenDoc, state: LedgerState, now = nowSec()): TokenView {
+export function toTokenView(
+  doc: TokenDoc,
+  state: LedgerState,
+  now = nowSec(),
+  starts: PeriodStarts = periodStarts(now * 1000, '').starts,
+): TokenView {
   const bal = state.tokens[String(doc._id)] ?? { r: 0, u: 0 };
+  const used = spentIn(bal.p, starts);
+  const budgets = budgetsOfDoc(doc);
   return {
     id: doc._id,
     userId: doc.user_id,
@@ -91,6 +127,12 @@ export function toTokenView(doc: TokenDoc, state: LedgerState, now = nowSec()): 
     rpmLimit: doc.rpm_limit ?? 0,
     tpmLimit: doc.tpm_limit ?? 0,
     concurrencyLimit: doc.concurrency_limit ?? 0,
+    budgetDaily: budgets.d,
+    budgetWeekly: budgets.w,
+    budgetMonthly: budgets.m,
+    budgetDailyUsed: used.d,
+    budgetWeeklyUsed: used.w,
+    budgetMonthlyUsed: used.m,
   };
 }
 
@@ -109,12 +151,14 @@ export function tokensService(deps: {
       options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
       options.json<Record<string, number>>('GroupRatio'),
     );
+  const startsAt = (now: number) => periodStarts(now * 1000, options.text('TimeZone')).starts;
 
   async function views(userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
     if (docs.length === 0) return [];
     const state = await ledger.state(userId);
     const now = nowSec();
-    return docs.map((d) => toTokenView(d, state, now));
+    const starts = startsAt(now);
+    return docs.map((d) => toTokenView(d, state, now, starts));
   }
 
   async function owned(userId: number, id: number): Promise<TokenDoc> {
@@ -169,6 +213,7 @@ export function tokensService(deps: {
         tpm_limit: 0,
         concurrency_limit: 0,
         ...limitsOf(input),
+        ...budgetsOf(input),
       };
       const created: TokenDoc[] = [];
       for (const n of batchNames(name, count)) {
@@ -196,7 +241,7 @@ export function tokensService(deps: {
       if (input.modelLimits !== undefined) set.model_limits = normaliseModelList(input.modelLimits);
       if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
       if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
-      Object.assign(set, limitsOf(input));
+      Object.assign(set, limitsOf(input), budgetsOf(input));
       const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
       const updated = await repo.update(userId, id, set);
       if (!updated) throw notFound('令牌不存在');
@@ -212,7 +257,13 @@ export function tokensService(deps: {
       if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw invalid('无效的令牌状态');
       const doc = await owned(userId, id);
       if (status === TOKEN_STATUS.enabled) {
-        const view = toTokenView({ ...doc, status: TOKEN_STATUS.enabled }, await ledger.state(userId));
+        const now = nowSec();
+        const view = toTokenView(
+          { ...doc, status: TOKEN_STATUS.enabled },
+          await ledger.state(userId),
+          now,
+          startsAt(now),
+        );
         if (view.status === TOKEN_STATUS.expired)
           throw precondition('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
         if (view.status === TOKEN_STATUS.exhausted)
@@ -240,7 +291,8 @@ export function tokensService(deps: {
       const doc = await repo.byKey(key.replace(/^sk-/, ''));
       if (!doc) throw notFound('无效的令牌');
       const state = await ledger.state(doc.user_id, { fresh: false });
-      return toTokenView(doc, state);
+      const now = nowSec();
+      return toTokenView(doc, state, now, startsAt(now));
     },
 
     async listForUser(userId: number, onlyEnabled: boolean, limit: number): Promise<TokenView[]> {
@@ -252,7 +304,7 @@ export function tokensService(deps: {
     /** For pre-consume: the owner and whether the quota is limited. */
     async limitOf(tokenId: number) {
       const doc = await repo.byId(tokenId);
-      return doc ? { userId: doc.user_id, unlimited: doc.unlimited_quota } : null;
+      return doc ? { userId: doc.user_id, unlimited: doc.unlimited_quota, budgets: budgetsOfDoc(doc) } : null;
     },
   };
 }

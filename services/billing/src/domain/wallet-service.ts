@@ -2,6 +2,7 @@ import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
 import { LogType } from '@aigw/proto/common/v1/common';
 import { adjust, credit, hold, type LedgerState, refund, settle } from './ledger-state.ts';
 import { type AuditRecord, type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
+import { checkHoldBudget, countTokenSpend, periodClock, type TokenBudgets } from './token-budgets.ts';
 import type { LedgerOp, WalletLedger } from './wallet-ledger.ts';
 
 /** The wallet fields of a user. */
@@ -13,7 +14,9 @@ export interface WalletView {
 }
 
 /** Tells whether a token exists for a user and whether its quota is limited. */
-export type TokenLimitLookup = (tokenId: number) => Promise<{ userId: number; unlimited: boolean } | null>;
+export type TokenLimitLookup = (
+  tokenId: number,
+) => Promise<{ userId: number; unlimited: boolean; budgets?: TokenBudgets } | null>;
 
 export const walletView = (userId: number, s: LedgerState): WalletView => ({
   userId,
@@ -58,7 +61,9 @@ export function walletService(deps: {
 
   // Whether a token is limited, shared by the concurrent requests of a burst (one read per token
   // and second instead of one per request); a change reaches holds within TOKEN_LIMIT_TTL_MS.
-  const limits = new Map<number, { at: number; value: Promise<{ userId: number; unlimited: boolean } | null> }>();
+  const limits = new Map<number, { at: number; value: ReturnType<TokenLimitLookup> }>();
+  // The current day, week and month in the operator's time zone (token budgets count in them).
+  const periods = periodClock(() => options.text('TimeZone'));
   function tokenLimit(tokenId: number) {
     const now = Date.now();
     const hit = limits.get(tokenId);
@@ -74,7 +79,10 @@ export function walletService(deps: {
   const settleOp = (rid: string, actual: number, tokenId: number, tokenLimited: boolean): LedgerOp => ({
     id: `close:${rid}`,
     decide: (s) => {
-      const { state, delta } = settle(s, { rid, actual, tokenId, tokenLimited });
+      const charged = s.holds[rid]?.t || tokenId;
+      const settled = settle(s, { rid, actual, tokenId, tokenLimited });
+      const { delta } = settled;
+      const state = countTokenSpend(settled.state, charged, actual, periods());
       return { kind: 'settle', amount: actual, state, result: { delta, user_quota: state.quota } };
     },
   });
@@ -109,16 +117,19 @@ export function walletService(deps: {
       const rid = checkRequestId(req.requestId);
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
       let tokenLimited = false;
+      let budgets: TokenBudgets | undefined;
       if (req.tokenId) {
         const t = await tokenLimit(req.tokenId);
         if (!t || t.userId !== req.userId) throw notFound('令牌不存在');
         tokenLimited = !t.unlimited;
+        budgets = t.budgets;
       }
       const { op } = await ledger.submit(req.userId, {
         id: `hold:${rid}`,
         refusedBy: [`close:${rid}`],
         ...(opts.signal ? { signal: opts.signal } : {}),
         decide: (s) => {
+          checkHoldBudget(s, { tokenId: req.tokenId, amount: req.amount, budgets, starts: periods() });
           const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now: Date.now() });
           const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
           return {

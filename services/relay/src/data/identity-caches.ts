@@ -57,6 +57,7 @@ export function identityCaches(deps: {
           rpmLimit: t.rpmLimit,
           tpmLimit: t.tpmLimit,
           concurrencyLimit: t.concurrencyLimit,
+          budgets: { daily: t.budgetDaily, weekly: t.budgetWeekly, monthly: t.budgetMonthly },
         };
         keyById.set(t.id, key);
         byKey.set(t.id, info);

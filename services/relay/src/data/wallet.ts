@@ -4,7 +4,7 @@
  */
 import { AppError, type Logger, type ServiceClient } from '@aigw/common';
 import type { WalletService } from '@aigw/proto/billing/v1/billing';
-import type { TokenInfo } from '../domain/authorize.ts';
+import { hasBudget, type TokenInfo } from '../domain/authorize.ts';
 import type { BalancePort, SkipTicket, WalletPort } from '../domain/relay-request.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -141,7 +141,8 @@ export function balanceView(opts: {
   };
   return {
     ample(userId, token: TokenInfo | undefined, need) {
-      if (opts.settleBehind()) return false;
+      // A period budget is counted only by billing's holds: such a token never skips them.
+      if (opts.settleBehind() || hasBudget(token)) return false;
       const s = seen.get(userId);
       const now = clock();
       if (!s || now - s.at > opts.ttlMs / 2) refresh(userId);

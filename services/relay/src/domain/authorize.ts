@@ -36,8 +36,24 @@ export interface TokenInfo {
   rpmLimit?: number;
   tpmLimit?: number;
   concurrencyLimit?: number;
+  /** Daily, weekly and monthly quota budgets (0 none); billing enforces them at pre-consume. */
+  budgets?: { daily: number; weekly: number; monthly: number };
   /** An `auto` token: when a group's channels all fail, retry in the next auto group. */
   crossGroupRetry?: boolean;
+}
+
+/** Whether a token has a period budget: its requests always pre-consume (never skip). */
+export const hasBudget = (t: TokenInfo | undefined): boolean =>
+  Boolean(t?.budgets && (t.budgets.daily || t.budgets.weekly || t.budgets.monthly));
+
+/**
+ * The error code of billing's pre-consume refusal (its message names what ran out: 用户额度不足,
+ * 令牌额度不足, or a token budget: 令牌每日预算不足, 令牌每周预算不足, 令牌每月预算不足).
+ */
+export function quotaRefusalCode(message: string): string {
+  if (message === '令牌额度不足') return 'insufficient_token_quota';
+  if (/^令牌.+预算不足$/.test(message)) return 'token_budget_exceeded';
+  return 'insufficient_user_quota';
 }
 
 /** What the relay keeps of a user (from the users service). */

@@ -6,7 +6,7 @@
 import { groupRatioFor, keyFingerprint } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
-import type { TokenInfo, UserInfo } from './authorize.ts';
+import { quotaRefusalCode, type TokenInfo, type UserInfo } from './authorize.ts';
 import type { AffinityKey, AffinitySettings } from './channel-affinity.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
 import { runAttempt } from './exchange/attempt.ts';
@@ -284,7 +284,7 @@ export async function relayRequest(
       if (code === 'FAILED_PRECONDITION') {
         // Billing's message already names what ran out (用户额度不足 or 令牌额度不足): pass it on as is.
         const message = (err as Error).message || '用户额度不足';
-        const kind = message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota';
+        const kind = quotaRefusalCode(message);
         throw new RelayError(403, message, kind);
       }
       if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');

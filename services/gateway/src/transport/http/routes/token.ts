@@ -20,6 +20,10 @@ const fields = {
   rpm_limit: optional(int(0, 1_000_000_000, 'RPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
   tpm_limit: optional(int(0, 1_000_000_000, 'TPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
   concurrency_limit: optional(int(0, 1_000_000_000, '并发请求限制必须是 0 到 1000000000 之间的整数（0 表示不限制）')),
+  // Period budgets in quota (0 none), from midnight, Monday and the 1st in the TimeZone option.
+  budget_daily: optional(int(0, Number.MAX_SAFE_INTEGER, '每日预算必须为非负整数（0 表示不限制）')),
+  budget_weekly: optional(int(0, Number.MAX_SAFE_INTEGER, '每周预算必须为非负整数（0 表示不限制）')),
+  budget_monthly: optional(int(0, Number.MAX_SAFE_INTEGER, '每月预算必须为非负整数（0 表示不限制）')),
 };
 
 const List = validate({ query: z.object(pageShape) });
@@ -44,6 +48,9 @@ const toGrpc = (f: Fields) => ({
   rpmLimit: f.rpm_limit,
   tpmLimit: f.tpm_limit,
   concurrencyLimit: f.concurrency_limit,
+  budgetDaily: f.budget_daily,
+  budgetWeekly: f.budget_weekly,
+  budgetMonthly: f.budget_monthly,
 });
 
 /** /api/token: the caller's own API tokens. */
@@ -87,6 +94,9 @@ export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
       rpmLimit: f.rpmLimit ?? 0,
       tpmLimit: f.tpmLimit ?? 0,
       concurrencyLimit: f.concurrencyLimit ?? 0,
+      budgetDaily: f.budgetDaily ?? 0,
+      budgetWeekly: f.budgetWeekly ?? 0,
+      budgetMonthly: f.budgetMonthly ?? 0,
       count: b.count ?? 1,
     });
     ok(res, r.tokens.map(snake), `${r.tokens.length} 个令牌创建成功`);
