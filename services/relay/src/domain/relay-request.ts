@@ -13,6 +13,7 @@ import { runAttempt } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
 import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
+import { mediaUpperTokens } from './media-estimate.ts';
 import {
   PROMPT_ESTIMATE_MARGIN,
   type Price,
@@ -27,7 +28,6 @@ import { applyModelSuffix } from './protocols/model-suffix.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
-import { mediaUpperTokens } from './media-estimate.ts';
 import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
 
 /** Who is calling and in which group (after the checks of authorize.ts). */
@@ -37,13 +37,13 @@ export interface RelayCaller {
   /** Absent for the playground (session auth). */
   token?: TokenInfo;
   group: string;
-  pinnedChannelId: number;
   /**
    * An `auto` token: the auto groups it may walk, in order (`group` is the one chosen). With
    * crossGroupRetry, a request whose channels in `group` all failed goes on in the next one.
    */
   autoGroups?: string[];
   crossGroupRetry?: boolean;
+  pinnedChannelId: number;
   /**
    * The channel to try first when it serves the group and model (the one holding the
    * conversation a Responses request continues); retries go elsewhere as usual.
@@ -314,24 +314,6 @@ export async function relayRequest(
   // again with another of its keys (that retry costs no attempt).
   const badKeys = new Set<string>();
   let sameChannel: RoutedChannel | undefined;
-  for (let attempt = 0; ; attempt++) {
-    const again = sameChannel;
-    sameChannel = undefined;
-    const preferred =
-      !again &&
-      attempt === 0 &&
-      caller.preferredChannelId &&
-      index.serves(caller.group, req.model, caller.preferredChannelId)
-        ? index.byId(caller.preferredChannelId)
-        : undefined;
-    const ch = again ?? pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
-    if (!ch || (pinned && attempt > 0 && !again)) break;
-    const key = ch.keys?.next(badKeys);
-    if (ch.keys && key === undefined) {
-      tried.push(ch.id);
-      last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
-      if (pinned) break;
-      continue;
   // Cross-group retry (an `auto` token with cross_group_retry): the next auto group that has a
   // channel for the model and not tried, its attempts counted afresh; false when there is none.
   const nextGroup = (): boolean => {
@@ -346,6 +328,29 @@ export async function relayRequest(
     }
     return false;
   };
+  for (let attempt = 0; ; attempt++) {
+    const again = sameChannel;
+    sameChannel = undefined;
+    const preferred =
+      !again &&
+      attempt === 0 &&
+      caller.preferredChannelId &&
+      !tried.includes(caller.preferredChannelId) &&
+      index.serves(caller.group, req.model, caller.preferredChannelId)
+        ? index.byId(caller.preferredChannelId)
+        : undefined;
+    const ch = again ?? pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
+    if (!ch && last && !sink.aborted && isRetryable(last.failure) && nextGroup()) {
+      attempt = -1;
+      continue;
+    }
+    if (!ch || (pinned && attempt > 0 && !again)) break;
+    const key = ch.keys?.next(badKeys);
+    if (ch.keys && key === undefined) {
+      tried.push(ch.id);
+      last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
+      if (pinned) break;
+      continue;
     }
     if (!ch.adaptor.modes.has(req.mode)) {
       tried.push(ch.id);
@@ -353,15 +358,10 @@ export async function relayRequest(
       if (pinned) break;
       continue;
     }
-      !tried.includes(caller.preferredChannelId) &&
     if (!again) tried.push(ch.id);
     // new-api's suffixes (-thinking, -high...) leave the model name for the request's reasoning.
     const attemptOf = applyModelSuffix(req, ch.adaptor, ch.modelMapping?.[req.model] ?? req.model, canon);
     upstreamModel = attemptOf.upstreamModel;
-    if (!ch && last && !sink.aborted && isRetryable(last.failure) && nextGroup()) {
-      attempt = -1;
-      continue;
-    }
     const t0 = performance.now();
     try {
       result = await runAttempt({
