@@ -77,6 +77,7 @@ export const routes: readonly AppRoute[] = [
   { key: 'register', path: '/register', name: 'route.register', page: 'register' },
   { key: 'reset', path: '/reset', name: 'route.reset', page: 'reset' },
   { key: 'oauthGithub', path: '/oauth/github', name: 'route.oauthGithub', page: 'oauth-github' },
+  { key: 'oauthSso', path: '/oauth/:provider', name: 'route.oauthSso', page: 'oauth-sso' },
   { key: 'about', path: '/about', name: 'route.about', page: 'about' },
   { key: 'chat2link', path: '/chat2link', name: 'route.chat2link', page: 'chat2link', requireLogin: true },
   { key: 'notFound', path: '*', name: 'route.notFound', page: 'not-found' },

@@ -6,6 +6,7 @@ import { getOAuthState, type TelegramAuth, telegramLogin, wechatLogin } from '..
 import { isPendingLogin, loginTwoFactor } from '../../api/security.ts';
 import type { User } from '../../api/types.ts';
 import { login } from '../../api/user.ts';
+import SsoButtons from '../../components/SsoButtons/index.tsx';
 import TelegramLoginButton from '../../components/TelegramLoginButton/index.tsx';
 import Turnstile from '../../components/Turnstile/index.tsx';
 import { useT } from '../../locale/index.tsx';
@@ -208,6 +209,7 @@ export default function LoginPage() {
             </Space>
           </>
         )}
+        <SsoButtons divider={!thirdParty} />
         {status.turnstile_check && status.turnstile_site_key && (
           <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />
         )}

@@ -3,6 +3,7 @@ import { IconEmail, IconLock, IconSafe, IconUser } from '@arco-design/web-react/
 import { useEffect, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { register, sendVerificationCode } from '../../api/account.ts';
+import SsoButtons from '../../components/SsoButtons/index.tsx';
 import Turnstile from '../../components/Turnstile/index.tsx';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
@@ -166,6 +167,7 @@ export default function RegisterPage() {
             {t('register.haveAccount')} <Link to="/login">{t('register.toLogin')}</Link>
           </span>
         </div>
+        <SsoButtons divider />
         {status.turnstile_check && status.turnstile_site_key && (
           <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />
         )}

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useState } from 'react';
 import { deleteLogsBefore, listOptions, resetModelRatios } from '../../api/option.ts';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
+import CustomOAuthCard from './custom-oauth-card.tsx';
 import OptionSection from './option-section.tsx';
 import type { SectionSpec } from './sections.ts';
 
@@ -90,12 +91,16 @@ export default function OptionsTab({ sections }: { sections: readonly SectionSpe
   if (!values) return <Spin style={{ display: 'block', margin: '48px auto' }} />;
   return (
     <div className="aigw-option-tab">
-      {sections.map((section) => (
-        <OptionSection key={section.id} section={section} values={values} onSaved={onSaved}>
-          {section.extra === 'log-cleanup' && <LogCleanup />}
-          {section.extra === 'reset-model-ratio' && <ResetModelRatio onDone={() => void load()} />}
-        </OptionSection>
-      ))}
+      {sections.map((section) =>
+        section.extra === 'custom-oauth' ? (
+          <CustomOAuthCard key={section.id} />
+        ) : (
+          <OptionSection key={section.id} section={section} values={values} onSaved={onSaved}>
+            {section.extra === 'log-cleanup' && <LogCleanup />}
+            {section.extra === 'reset-model-ratio' && <ResetModelRatio onDone={() => void load()} />}
+          </OptionSection>
+        ),
+      )}
     </div>
   );
 }

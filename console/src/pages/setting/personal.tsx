@@ -33,6 +33,7 @@ import { startGitHubOAuth } from '../login/index.tsx';
 import CheckinCard from './checkin-card.tsx';
 import LoginSessionsCard from './login-sessions-card.tsx';
 import { ChangePasswordModal, DeleteAccountModal, EmailBindModal, WechatBindModal } from './personal-dialogs.tsx';
+import SsoBindingsCard from './sso-bindings-card.tsx';
 import TwoFactorCard from './two-factor-card.tsx';
 
 type Dialog = 'password' | 'delete' | 'email' | 'wechat' | 'transfer' | null;
@@ -206,6 +207,8 @@ export default function PersonalSetting() {
           </div>
         )}
       </Card>
+
+      <SsoBindingsCard self={self} />
 
       <Card title={tr('setting.security')} bordered={false} data-card="security">
         <Space wrap>

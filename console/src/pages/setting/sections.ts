@@ -28,7 +28,7 @@ export interface SectionSpec {
   /** Switches save on toggle instead of with the section's button. */
   immediate?: boolean;
   /** Extra content rendered by the page (log cleanup, model-ratio reset). */
-  extra?: 'log-cleanup' | 'reset-model-ratio';
+  extra?: 'log-cleanup' | 'reset-model-ratio' | 'custom-oauth';
   /** Keys that must be set before this section saves (payment needs the server address). */
   requires?: { key: string; message: Label };
   /** Failure text of a one-key section (e.g. 公告更新失败). */
@@ -290,6 +290,9 @@ export const SYSTEM_SECTIONS: readonly SectionSpec[] = [
       sw('GitHubOAuthEnabled', 'opt.allowGithubLoginAndRegistration'),
       sw('WeChatAuthEnabled', 'opt.allowWechatLoginAndRegistration'),
       sw('TelegramOAuthEnabled', 'opt.allowTelegramLogin'),
+      sw('oidc.enabled', 'opt.allowOidcLogin'),
+      sw('LinuxDOOAuthEnabled', 'opt.allowLinuxdoLogin'),
+      sw('discord.enabled', 'opt.allowDiscordLogin'),
       sw('RegisterEnabled', 'opt.allowNewUsersToRegister'),
       sw('TurnstileCheckEnabled', 'opt.turnstileCheck'),
     ],
@@ -334,6 +337,38 @@ export const SYSTEM_SECTIONS: readonly SectionSpec[] = [
     title: 'opt.telegramLogin',
     fields: [secret('TelegramBotToken', 'opt.telegramBotToken'), text('TelegramBotName', 'opt.telegramBotName')],
   },
+  // Single sign-on (new-api's option names); the redirect URI to register is <ServerAddress>/oauth/<name>.
+  {
+    id: 'oidc',
+    title: 'opt.oidc',
+    fields: [
+      text('oidc.display_name', 'opt.oidcDisplayName', 'opt.oidcDisplayNamePlaceholder'),
+      text('oidc.well_known', 'opt.oidcWellKnown', 'opt.oidcWellKnownPlaceholder'),
+      text('oidc.client_id', 'opt.oidcClientId'),
+      secret('oidc.client_secret', 'opt.oidcClientSecret'),
+      text('oidc.authorization_endpoint', 'opt.oidcAuthorizationEndpoint', 'opt.oidcFromDiscovery'),
+      text('oidc.token_endpoint', 'opt.oidcTokenEndpoint', 'opt.oidcFromDiscovery'),
+      text('oidc.user_info_endpoint', 'opt.oidcUserInfoEndpoint', 'opt.oidcFromDiscovery'),
+    ],
+  },
+  {
+    id: 'linuxdo',
+    title: 'opt.linuxdo',
+    fields: [
+      text('LinuxDOClientId', 'opt.linuxdoClientId'),
+      secret('LinuxDOClientSecret', 'opt.linuxdoClientSecret'),
+      num('LinuxDOMinimumTrustLevel', 'opt.linuxdoMinimumTrustLevel', 0, 'opt.linuxdoMinimumTrustLevelExtra'),
+    ],
+  },
+  {
+    id: 'discord',
+    title: 'opt.discord',
+    fields: [
+      text('discord.client_id', 'opt.discordClientId'),
+      secret('discord.client_secret', 'opt.discordClientSecret'),
+    ],
+  },
+  { id: 'custom-oauth', title: 'opt.customOauth', fields: [], extra: 'custom-oauth' },
   {
     id: 'turnstile',
     title: 'opt.turnstile',
