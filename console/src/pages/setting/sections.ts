@@ -113,7 +113,12 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
   {
     id: 'logs',
     title: 'opt.logs',
-    fields: [sw('LogConsumeEnabled', 'opt.logQuotaConsumption')],
+    fields: [
+      sw('LogConsumeEnabled', 'opt.logQuotaConsumption'),
+      num('LogConsumeRetentionDays', 'opt.consumptionLogRetentionDays', 0, 'opt.logRetentionHint'),
+      num('LogErrorRetentionDays', 'opt.errorLogRetentionDays', 0, 'opt.logRetentionHint'),
+      num('LogSystemRetentionDays', 'opt.systemLogRetentionDays', 0, 'opt.logRetentionHint'),
+    ],
     extra: 'log-cleanup',
   },
   {
