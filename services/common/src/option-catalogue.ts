@@ -190,6 +190,15 @@ export const OPTION_CATALOGUE = {
   'checkin_setting.enabled': bool(false),
   'checkin_setting.min_quota': int(1000),
   'checkin_setting.max_quota': int(10000),
+  // Passkeys (new-api's passkey setting): relying party id and origins default to ServerAddress's
+  // host and origin; origins is a comma-separated list; user_verification required|preferred|discouraged.
+  'passkey.enabled': bool(false),
+  'passkey.rp_display_name': text(),
+  'passkey.rp_id': text(),
+  'passkey.origins': text(),
+  'passkey.allow_insecure_origin': bool(false),
+  'passkey.user_verification': text('preferred'),
+  'passkey.attachment_preference': text(),
   // Dashboard panels (new-api's console_setting): JSON arrays checked on save by the gateway
   // (services/gateway/src/domain/console-panels.ts), each with its switch.
   'console_setting.announcements': text(),

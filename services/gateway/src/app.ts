@@ -26,6 +26,7 @@ import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
+import { PasskeysService } from '@aigw/proto/users/v1/passkeys';
 import type { Config } from './config.ts';
 import { proxyUpgrades } from './transport/http/proxy.ts';
 import { createServer } from './transport/http/server.ts';
@@ -50,6 +51,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const users = createClient(UsersService, config.USERS_ADDR);
       const optionsClient = createClient(OptionsService, config.USERS_ADDR);
       const wallet = createClient(WalletService, config.BILLING_ADDR);
+      const passkeys = createClient(PasskeysService, config.USERS_ADDR);
       const channels = createClient(ChannelsService, config.CHANNELS_ADDR);
       const billing = {
         tokens: createClient(TokensService, config.BILLING_ADDR),
@@ -64,6 +66,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         optionsClient.close();
         wallet.close();
         channels.close();
+        passkeys.close();
         for (const client of Object.values(billing)) client.close();
       });
       const options = await createOptionsCache({ source: optionsClient, kafka, publisher, logger, service: 'gateway' });
@@ -74,7 +77,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         redis,
         options,
         audit: auditSink(publisher),
-        clients: { users, options: optionsClient, wallet, channels, ...billing, logs },
+        clients: { users, options: optionsClient, passkeys, wallet, channels, ...billing, logs },
       });
       const server = await listen(app, config.HTTP_PORT);
       boundPort = server.port;

@@ -14,6 +14,12 @@ import {
   startFakeServer,
   uniqueUsername,
 } from './accounts-harness.ts';
+import {
+  type CreationOptions,
+  type RequestOptions,
+  SoftwareAuthenticator,
+  strangerKey,
+} from './software-authenticator.ts';
 
 interface UserData {
   id: number;
@@ -707,3 +713,254 @@ describe('accounts: register, login and the own account', () => {
     });
   });
 });
+
+  describe('passkeys and re-verification', () => {
+    /** ServerAddress's default origin: the relying party (RP ID localhost) when passkey.origins is empty. */
+    const ORIGIN = 'http://localhost:3000';
+    interface Ceremony<O> {
+      options: O;
+      flow_token: string;
+      expires_at: number;
+    }
+    interface Proof {
+      proof_token: string;
+      expires_at: number;
+      method: string;
+      scope: string;
+    }
+    const withProof = (client: Client, method: string, path: string, proof: string, body?: unknown) =>
+      client.call(method, path, { body, headers: { 'X-Security-Proof': proof } });
+    /** Registers a passkey for a logged-in user through begin and finish. */
+    const registerPasskey = async (client: Client) => {
+      const key = new SoftwareAuthenticator();
+      const begin = await client.post<Ceremony<CreationOptions>>('/user/passkey/register/begin');
+      expect(begin.body.success, begin.body.message).toBe(true);
+      const done = await client.post('/user/passkey/register/finish', {
+        flow_token: begin.body.data!.flow_token,
+        credential: key.register(begin.body.data!.options, ORIGIN),
+      });
+      expect(done.body).toEqual({ success: true, message: 'Passkey 注册成功' });
+      return key;
+    };
+    /** A passkey proof of `scope` for the client's session. */
+    const passkeyProof = async (client: Client, key: SoftwareAuthenticator, scope: string) => {
+      const begin = await client.post<Ceremony<RequestOptions>>('/user/passkey/verify/begin', { scope });
+      expect(begin.body.success, begin.body.message).toBe(true);
+      const done = await client.post<Proof>('/user/passkey/verify/finish', {
+        flow_token: begin.body.data!.flow_token,
+        credential: key.assert(begin.body.data!.options, ORIGIN),
+      });
+      expect(done.body.message).toBe('Passkey 验证成功');
+      return done.body.data!;
+    };
+    const storedCount = async (userId: number) => {
+      const db = await connectMongo(stack.env.MONGO_URL as string, `aigw_users_${stack.id}`);
+      try {
+        return (await db.collection('passkeys').findOne({ _id: userId as never }))?.sign_count as number | undefined;
+      } finally {
+        await db.close();
+      }
+    };
+
+    it('when a user registers a passkey and logs in with it, then forged, foreign-origin, replayed and rolled-back answers are refused', async () => {
+      await setOptions(root, { 'passkey.enabled': 'false' });
+      expect((await new Client(url).post('/user/passkey/login/begin')).body).toEqual({
+        success: false,
+        message: '管理员未启用 Passkey 登录',
+      });
+      await setOptions(root, { 'passkey.enabled': 'true' });
+      await eventually(
+        () => new Client(url).get<{ passkey_login: boolean }>('/status'),
+        (r) => r.body.data?.passkey_login === true,
+      );
+      const u = await newUser(url);
+      expect((await u.client.get('/user/passkey')).body.data).toEqual({ enabled: false });
+
+      // Registration: the options name the relying party and the user; an answer made for another
+      // origin is refused and leaves nothing stored.
+      const begin =
+        await u.client.post<Ceremony<CreationOptions & { rp: { name: string } }>>('/user/passkey/register/begin');
+      expect(begin.body.data!.options).toMatchObject({
+        rp: { id: 'localhost' },
+        user: { id: Buffer.from(String(u.id)).toString('base64url'), name: u.username },
+        authenticatorSelection: { residentKey: 'required' },
+      });
+      expect(begin.body.data!.expires_at - Date.now() / 1000).toBeGreaterThan(100);
+      const evil = new SoftwareAuthenticator();
+      expect(
+        (
+          await u.client.post('/user/passkey/register/finish', {
+            flow_token: begin.body.data!.flow_token,
+            credential: evil.register(begin.body.data!.options, 'http://evil.example'),
+          })
+        ).body,
+      ).toEqual({ success: false, message: 'Passkey 注册失败，请重试' });
+      expect((await u.client.get('/user/passkey')).body.data).toEqual({ enabled: false });
+      const key = await registerPasskey(u.client);
+      expect((await u.client.get('/user/passkey')).body.data).toEqual({ enabled: true, last_used_at: null });
+
+      // Login: a discoverable request (no credential listed), answered and checked.
+      const browser = new Client(url);
+      const login = await browser.post<Ceremony<RequestOptions>>('/user/passkey/login/begin');
+      expect(login.body.data!.options).toMatchObject({ rpId: 'localhost' });
+      expect(login.body.data!.options.allowCredentials ?? []).toEqual([]);
+      const answer = {
+        flow_token: login.body.data!.flow_token,
+        credential: key.assert(login.body.data!.options, ORIGIN),
+      };
+      const done = await browser.post<{ id: number; username: string }>('/user/passkey/login/finish', answer);
+      expect(done.body).toMatchObject({
+        success: true,
+        message: '登录成功！',
+        data: { id: u.id, username: u.username },
+      });
+      browser.userId = u.id;
+      expect((await browser.get<{ id: number }>('/user/self')).body.data).toMatchObject({ id: u.id });
+      expect(await storedCount(u.id)).toBe(1);
+      expect((await u.client.get<{ last_used_at: string }>('/user/passkey')).body.data!.last_used_at).toMatch(
+        /^\d{4}-\d\d-\d\dT/,
+      );
+
+      // The same answer again: its flow was taken; under a new flow its challenge is not the new one.
+      const replayer = new Client(url);
+      expect((await replayer.post('/user/passkey/login/finish', answer)).body).toEqual({
+        success: false,
+        message: 'Passkey 流程已过期，请重新开始',
+      });
+      const fresh = await replayer.post<Ceremony<RequestOptions>>('/user/passkey/login/begin');
+      const refused = { success: false, message: 'Passkey 验证失败，请重试或联系管理员' };
+      expect(
+        (await replayer.post('/user/passkey/login/finish', { ...answer, flow_token: fresh.body.data!.flow_token }))
+          .body,
+      ).toEqual(refused);
+      // A forged signature, another origin, another RP ID, a signature count that went back.
+      const attempts = [
+        (o: RequestOptions) => key.assert(o, ORIGIN, { signWith: strangerKey() }),
+        (o: RequestOptions) => key.assert(o, 'http://evil.example'),
+        (o: RequestOptions) => key.assert(o, ORIGIN, { rpId: 'evil.example' }),
+        (o: RequestOptions) => key.assert(o, ORIGIN, { counter: 1 }),
+      ];
+      for (const make of attempts) {
+        const b = await replayer.post<Ceremony<RequestOptions>>('/user/passkey/login/begin');
+        const r = await replayer.post('/user/passkey/login/finish', {
+          flow_token: b.body.data!.flow_token,
+          credential: make(b.body.data!.options),
+        });
+        expect(r.body).toEqual(refused);
+      }
+      expect(replayer.hasSession()).toBe(false);
+      expect(await storedCount(u.id)).toBe(1);
+      expect((await replayer.post('/user/passkey/login/finish', { flow_token: 'x'.repeat(32) })).body).toEqual({
+        success: false,
+        message: 'Passkey 流程参数不完整',
+      });
+
+      // A counter above the stored one logs in and is kept.
+      const again = new Client(url);
+      const b2 = await again.post<Ceremony<RequestOptions>>('/user/passkey/login/begin');
+      const ok2 = await again.post('/user/passkey/login/finish', {
+        flow_token: b2.body.data!.flow_token,
+        credential: key.assert(b2.body.data!.options, ORIGIN, { counter: 7 }),
+      });
+      expect(ok2.body.success, ok2.body.message).toBe(true);
+      expect(await storedCount(u.id)).toBe(7);
+
+      // Admin reset: not by a common user; by root, which also ends the user's sessions.
+      const other = await newUser(url);
+      expect((await other.client.del(`/user/${u.id}/reset_passkey`)).status).toBe(403);
+      expect((await root.del(`/user/${u.id}/reset_passkey`)).body).toEqual({
+        success: true,
+        message: 'Passkey 已重置',
+      });
+      expect((await root.del(`/user/${u.id}/reset_passkey`)).body).toEqual({
+        success: false,
+        message: '该用户尚未绑定 Passkey',
+      });
+      expect((await browser.get('/user/self')).status).toBe(401);
+      const gone = await again.post<Ceremony<RequestOptions>>('/user/passkey/login/begin');
+      expect(
+        (
+          await again.post('/user/passkey/login/finish', {
+            flow_token: gone.body.data!.flow_token,
+            credential: key.assert(gone.body.data!.options, ORIGIN),
+          })
+        ).body,
+      ).toEqual(refused);
+    });
+
+    it('when a token key is revealed or a password changed, then the server wants a fresh proof of this session, scope and method', async () => {
+      await setOptions(root, { 'passkey.enabled': 'true' });
+      const u = await newUser(url);
+      const made = await u.client.post<{ id: number; key: string }[]>('/token/', { name: 'reveal-me' });
+      const token = made.body.data![0];
+
+      const bare = await u.client.post(`/token/${token.id}/key`);
+      expect(bare.status).toBe(403);
+      expect(bare.body).toEqual({ success: false, message: '需要安全验证', code: 'SECURITY_PROOF_REQUIRED' });
+      expect(
+        (await u.client.post('/verify', { method: 'password', password: 'wrong-pass', scope: 'token.key.read' })).body,
+      ).toEqual({ success: false, message: '密码错误' });
+      expect(
+        (await u.client.post('/verify', { method: 'password', password: 'password123', scope: 'all' })).body,
+      ).toEqual({
+        success: false,
+        message: '不支持的安全验证范围',
+      });
+      const verified = await u.client.post<Proof>('/verify', {
+        method: 'password',
+        password: 'password123',
+        scope: 'token.key.read',
+      });
+      expect(verified.body).toMatchObject({ success: true, message: '验证成功' });
+      const proof = verified.body.data!;
+      expect(proof).toMatchObject({ method: 'password', scope: 'token.key.read' });
+      expect(proof.expires_at - Date.now() / 1000).toBeGreaterThan(290);
+      expect(proof.expires_at - Date.now() / 1000).toBeLessThanOrEqual(300);
+      const revealed = await withProof(u.client, 'POST', `/token/${token.id}/key`, proof.proof_token);
+      expect(revealed.body).toEqual({ success: true, message: '', data: { key: token.key } });
+      // Another login session of the same user cannot use it; nor can a forged token.
+      const second = new Client(url);
+      await second.login(u.username, 'password123');
+      expect((await withProof(second, 'POST', `/token/${token.id}/key`, proof.proof_token)).body).toMatchObject({
+        code: 'SECURITY_PROOF_INVALID',
+      });
+      expect((await withProof(u.client, 'POST', `/token/${token.id}/key`, 'A'.repeat(43))).body).toMatchObject({
+        code: 'SECURITY_PROOF_EXPIRED',
+      });
+
+      // A password change of a user with a passkey needs a passkey (or 2FA) proof besides the old password.
+      const key = await registerPasskey(u.client);
+      const change = { password: 'newpassword9', original_password: 'password123' };
+      const noProof = await u.client.put('/user/self', change);
+      expect(noProof.body).toMatchObject({ success: false, code: 'SECURITY_PROOF_REQUIRED' });
+      expect((await withProof(u.client, 'PUT', '/user/self', proof.proof_token, change)).body).toMatchObject({
+        code: 'SECURITY_PROOF_SCOPE_MISMATCH',
+      });
+      const byPassword = await u.client.post<Proof>('/verify', {
+        method: 'password',
+        password: 'password123',
+        scope: 'password.change',
+      });
+      expect(
+        (await withProof(u.client, 'PUT', '/user/self', byPassword.body.data!.proof_token, change)).body,
+      ).toMatchObject({ code: 'SECURITY_PROOF_METHOD_MISMATCH' });
+      expect((await new Client(url).login(u.username, 'password123')).body.success).toBe(true);
+      const byPasskey = await passkeyProof(u.client, key, 'password.change');
+      expect(byPasskey).toMatchObject({ method: 'passkey', scope: 'password.change' });
+      expect((await withProof(u.client, 'PUT', '/user/self', byPasskey.proof_token, change)).body).toEqual({
+        success: true,
+        message: '用户信息更新成功！',
+      });
+      expect((await new Client(url).login(u.username, 'password123')).body.success).toBe(false);
+      expect((await new Client(url).login(u.username, 'newpassword9')).body.success).toBe(true);
+
+      // Removing the passkey: only with a passkey proof of scope passkey.delete.
+      expect((await u.client.del('/user/passkey')).body).toMatchObject({ code: 'SECURITY_PROOF_REQUIRED' });
+      const del = await passkeyProof(u.client, key, 'passkey.delete');
+      expect((await withProof(u.client, 'DELETE', '/user/passkey', del.proof_token)).body).toEqual({
+        success: true,
+        message: 'Passkey 已解绑',
+      });
+      expect((await u.client.get('/user/passkey')).body.data).toEqual({ enabled: false });
+    });
+  });

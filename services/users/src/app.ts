@@ -20,12 +20,14 @@ import {
 } from '@aigw/common';
 import { WalletService } from '@aigw/proto/billing/v1/billing';
 import { TOPICS } from '@aigw/proto/topics';
+import { PasskeysService } from '@aigw/proto/users/v1/passkeys';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { billingWallet } from './data/billing-wallet.ts';
 import { checkinRepository } from './data/checkin-repository.ts';
 import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
+import { passkeyRepository } from './data/passkey-repository.ts';
 import { smtpMailer } from './data/smtp-mailer.ts';
 import { twoFactorRepository } from './data/two-factor-repository.ts';
 import { indexAccessTokens, userModel, userRepository } from './data/user-repository.ts';
@@ -36,10 +38,12 @@ import { emailFlows } from './domain/email-flows.ts';
 import { identities } from './domain/identities.ts';
 import { optionsService } from './domain/options-service.ts';
 import { seedRoot } from './domain/seed-root.ts';
+import { passkeys } from './domain/passkeys.ts';
 import { resealTotpSecrets, twoFactor } from './domain/two-factor.ts';
 import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
 import { usersHandlers } from './transport/grpc/users-handlers.ts';
+import { passkeysHandlers } from './transport/grpc/passkeys-handlers.ts';
 import { optionChangePublisher } from './transport/kafka/option-events.ts';
 import { announcingUserStore } from './transport/kafka/user-events.ts';
 
@@ -133,7 +137,14 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(OptionsService, optionsHandlers(options)), service(UsersService, usersHandlers(useCases))],
+        services: [
+          service(OptionsService, optionsHandlers(options)),
+          service(UsersService, usersHandlers(useCases)),
+          service(
+            PasskeysService,
+            passkeysHandlers(passkeys({ store: passkeyRepository(conn), users: store, options: cache })),
+          ),
+        ],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;

@@ -16,6 +16,7 @@ export const CALLERS: Record<string, { default: readonly string[]; methods?: Rec
     // Every service keeps an options cache (secrets included: SMTP, payment keys for their owners).
     default: ['gateway', 'users', 'channels', 'billing', 'relay', 'logs', 'tasks'],
     methods: {
+  'aigw.users.v1.PasskeysService': { default: ['gateway'] },
       GetOption: ['gateway'],
       // billing seeds the default ratios as the system actor.
       UpdateOption: ['gateway', 'billing'],

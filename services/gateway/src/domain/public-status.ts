@@ -27,6 +27,10 @@ export interface PublicStatus extends SsoStatus {
   turnstile_check: boolean;
   /** new-api's checkin_enabled: the console shows the check-in button. */
   checkin_enabled: boolean;
+  /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
+  default_use_auto_group: boolean;
+  /** new-api's passkey_login: the login page offers a passkey. */
+  passkey_login: boolean;
   turnstile_site_key: string;
   github_oauth: boolean;
   github_client_id: string;
@@ -76,6 +80,8 @@ export function buildPublicStatus(
     email_verification: r.bool('EmailVerificationEnabled'),
     turnstile_check: r.bool('TurnstileCheckEnabled'),
     checkin_enabled: r.bool('checkin_setting.enabled'),
+    default_use_auto_group: r.bool('DefaultUseAutoGroup'),
+    passkey_login: r.bool('passkey.enabled'),
     turnstile_site_key: r.text('TurnstileSiteKey'),
     github_oauth: r.bool('GitHubOAuthEnabled'),
     github_client_id: r.text('GitHubClientId'),

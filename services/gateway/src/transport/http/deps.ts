@@ -9,6 +9,7 @@ import type {
 import type { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import type { LogsService } from '@aigw/proto/logs/v1/logs';
 import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
+import type { PasskeysService } from '@aigw/proto/users/v1/passkeys';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
 import type { AuditSink } from '../kafka/audit.ts';
@@ -19,6 +20,7 @@ export interface Clients {
   users: ServiceClient<typeof UsersService>;
   options: ServiceClient<typeof OptionsService>;
   wallet: ServiceClient<typeof WalletService>;
+  passkeys: ServiceClient<typeof PasskeysService>;
   channels: ServiceClient<typeof ChannelsService>;
   tokens: ServiceClient<typeof TokensService>;
   redemptions: ServiceClient<typeof RedemptionsService>;

@@ -15,8 +15,10 @@ import { modelsRoutes } from './models.ts';
 import { oauthRoutes } from './oauth.ts';
 import { ssoRoutes } from './sso.ts';
 import { optionRoutes } from './option.ts';
+import { passkeyRoutes } from './passkey.ts';
 import { pricingRoutes } from './pricing.ts';
 import { redemptionRoutes } from './redemption.ts';
+import { secureVerificationRoutes } from './secure-verification.ts';
 import { statusRoutes } from './status.ts';
 import { taskRoutes } from './task.ts';
 import { tokenRoutes } from './token.ts';
@@ -35,6 +37,8 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   twoFactorRoutes(api, deps);
   loginSessionRoutes(api, deps);
   checkinRoutes(api, deps);
+  passkeyRoutes(api, deps);
+  secureVerificationRoutes(api, deps);
   userRoutes(api, deps);
   oauthRoutes(api, deps);
   ssoRoutes(api, deps); // after oauthRoutes: GET /oauth/:provider takes what the fixed /oauth/* routes leave

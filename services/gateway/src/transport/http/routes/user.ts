@@ -12,6 +12,7 @@ import { originOf } from '../middleware/session.ts';
 import { body, id, int, optional, optText, pageOf as pageOfQuery, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 
+import { passwordChangeProof } from './secure-verification.ts';
 const role = int(0, 100, '无效的角色');
 const SelfUpdate = validate({
   body: body({ username: optText, display_name: optText, password: optText, original_password: optText }),
@@ -81,7 +82,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, await withWallet(user));
   });
 
-  api.put('/user/self', guard.user, SelfUpdate, async (req, res) => {
+  api.put('/user/self', guard.user, SelfUpdate, passwordChangeProof(deps), async (req, res) => {
     const b = input(req, SelfUpdate).body;
     const password = b.password || undefined;
     const { user } = await clients.users.updateSelf({
