@@ -70,7 +70,14 @@ export const transferAffQuota = (quota: number) =>
 
 export const getUserModels = () => request<string[]>('GET', '/api/user/models');
 
-export const getUserGroups = () => request<Record<string, string>>('GET', '/api/user/self/groups');
+/** A group the user may pick: its description and the ratio they pay there ('自动' for auto). */
+export interface UserGroup {
+  ratio: number | string;
+  desc: string;
+}
+
+/** GET /api/user/self/groups: group name -> what the user may pick (new-api's shape). */
+export const getUserGroups = () => request<Record<string, UserGroup>>('GET', '/api/user/self/groups');
 
 /** GET /api/oauth/state: a one-time state for the GitHub redirect. */
 export const getOAuthState = () => request<string>('GET', '/api/oauth/state');

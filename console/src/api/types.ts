@@ -28,6 +28,8 @@ export interface Status {
   turnstile_check?: boolean;
   /** new-api's check-in switch (checkin_setting.enabled). */
   checkin_enabled?: boolean;
+  /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
+  default_use_auto_group?: boolean;
   turnstile_site_key?: string;
   github_oauth?: boolean;
   github_client_id?: string;

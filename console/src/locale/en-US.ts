@@ -1052,6 +1052,18 @@ export const enUS: LocaleMessages = {
   'pricing.cacheWrite1hColon': '1 h cache write: ',
   'pricing.cacheReadPrice': 'Cache read {price} / 1M tokens',
   'pricing.cacheWritePrice': 'Cache write {price} / 1M tokens',
+  'opt.groupGroupRatios': 'Group-to-group ratios',
+  'opt.groupGroupRatiosHint':
+    'JSON: user group -> {group used: ratio}; replaces the group ratio for users of that group, e.g. {"vip": {"default": 0.9}}',
+  'opt.specialUsableGroups': 'Special usable groups',
+  'opt.specialUsableGroupsHint':
+    'JSON: user group -> {group: label}; "+:group" or "group" adds a selectable group for that user group, "-:group" removes one, e.g. {"vip": {"+:svip": "Super", "-:default": ""}}',
+  'opt.autoGroups': 'Auto group order',
+  'opt.autoGroupsHint':
+    'JSON list: a token in group auto uses the first of these groups that has a channel for the model, e.g. ["default", "vip"]',
+  'opt.defaultUseAutoGroup': 'New tokens default to the auto group',
+  'opt.defaultUseAutoGroupHint':
+    'When on, the token form starts with group auto (auto must be among the groups users may choose)',
   'pricing.cacheWrite1hPrice': '1 h cache write {price} / 1M tokens',
   'pricing.tierPrice': 'Prompt above {above} tokens: prompt {prompt}, completion {completion} / 1M tokens',
   'log.cacheWriteTokens5m': 'Cache write tokens (5 min)',
@@ -1065,3 +1077,5 @@ export const enUS: LocaleMessages = {
   'opt.modelPriceTiersHint':
     'JSON: {"model": [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 7.5}]}; a request whose prompt is above the threshold is billed at that tier; optional cache_ratio, create_cache_ratio',
 };
+  'token.groupRatio': 'ratio {ratio}',
+  'token.groupAuto': 'picks a group automatically',

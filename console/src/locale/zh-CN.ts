@@ -1039,6 +1039,17 @@ export const zhCN = {
   'pricing.cacheWriteColon': '缓存写入：',
   'pricing.cacheWrite1hColon': '1 小时缓存写入：',
   'pricing.cacheReadPrice': '缓存读取 {price} / 1M tokens',
+  'opt.groupGroupRatios': '分组特殊倍率',
+  'opt.groupGroupRatiosHint':
+    '为一个 JSON 文本，键为用户分组，值为 {使用分组: 倍率}，该用户分组使用该分组时以此倍率代替分组倍率，例如 {"vip": {"default": 0.9}}',
+  'opt.specialUsableGroups': '分组特殊可用分组',
+  'opt.specialUsableGroupsHint':
+    '为一个 JSON 文本，键为用户分组，值为 {分组: 描述}；"+:分组" 或 "分组" 为该用户分组增加可选分组，"-:分组" 移除，例如 {"vip": {"+:svip": "超级分组", "-:default": ""}}',
+  'opt.autoGroups': '自动分组顺序',
+  'opt.autoGroupsHint':
+    '为一个 JSON 列表，令牌分组为 auto 时按顺序使用第一个对该模型有可用渠道的分组，例如 ["default", "vip"]',
+  'opt.defaultUseAutoGroup': '新建令牌默认使用 auto 分组',
+  'opt.defaultUseAutoGroupHint': '开启后令牌表单的分组默认为 auto（auto 需在用户可选分组中）',
   'pricing.cacheWritePrice': '缓存写入 {price} / 1M tokens',
   'pricing.cacheWrite1hPrice': '1 小时缓存写入 {price} / 1M tokens',
   'pricing.tierPrice': '提示超过 {above} tokens：提示 {prompt}，补全 {completion} / 1M tokens',
@@ -1056,3 +1067,5 @@ export const zhCN = {
 
 export type LocaleKey = keyof typeof zhCN;
 export type LocaleMessages = Record<LocaleKey, string>;
+  'token.groupRatio': '倍率 {ratio}',
+  'token.groupAuto': '自动选择分组',

@@ -306,10 +306,15 @@ describe('accounts: register, login and the own account', () => {
     const { client } = await newUser(url);
     expect((await client.get('/user/self/groups')).body).toMatchObject({
       success: true,
-      data: { default: '默认分组', vip: 'vip分组' },
+      data: { default: { ratio: 1, desc: '默认分组' }, vip: { ratio: 1, desc: 'vip分组' } },
     });
     await setOptions(root, { UserUsableGroups: '{"default":"默认分组","svip":"超级分组"}' });
-    expect((await client.get('/user/self/groups')).body.data).toEqual({ default: '默认分组', svip: '超级分组' });
+    // The gateway follows the option through its options cache.
+    const groups = await eventually(
+      () => client.get<Record<string, unknown>>('/user/self/groups'),
+      (r) => 'svip' in (r.body.data ?? {}),
+    );
+    expect(groups.body.data).toEqual({ default: { ratio: 1, desc: '默认分组' }, svip: { ratio: 1, desc: '超级分组' } });
     expect((await client.get<string[]>('/user/models')).body).toEqual({ success: true, message: '', data: [] });
     const channels = createClient(ChannelsService, stack.env.CHANNELS_ADDR!);
     try {

@@ -1,6 +1,6 @@
 import type { Stack } from '@aigw/local-stack/stack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, startMoneyStack, userApi } from './billing-harness.ts';
+import { Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface TokenJson {
   id: number;
@@ -149,5 +149,50 @@ describe('tokens through the gateway', () => {
     const [t] = (await alice.post<TokenJson[]>('/token/', { name: 'bye', remain_quota: 1 })).body.data ?? [];
     expect((await alice.del(`/token/${t?.id}/`)).body.success).toBe(true);
     expect((await alice.get(`/token/${t?.id}`)).body.success).toBe(false);
+  });
+
+  it('when special usable groups open a group to the user group, then its users may pick it at their GroupGroupRatio and others are refused', async () => {
+    await setOptions(stack, {
+      GroupRatio: '{"default":1,"vip":1,"svip":1,"lab":3}',
+      UserUsableGroups: '{"default":"默认分组","vip":"vip分组","auto":"自动分组"}',
+      'group_ratio_setting.group_special_usable_group': '{"default":{"+:lab":"实验分组"}}',
+      GroupGroupRatio: '{"default":{"lab":1.5}}',
+    });
+    const groups = await eventually(
+      () => alice.get<Record<string, unknown>>('/user/self/groups'),
+      (r) => JSON.stringify(r.body.data).includes('1.5'),
+    );
+    expect(groups.body.data).toEqual({
+      default: { ratio: 1, desc: '默认分组' },
+      vip: { ratio: 1, desc: 'vip分组' },
+      lab: { ratio: 1.5, desc: '实验分组' },
+      auto: { ratio: '自动', desc: '自动分组' },
+    });
+    const [lab] = (await alice.post<TokenJson[]>('/token/', { name: 'lab', group: 'lab' })).body.data ?? [];
+    expect(lab?.group).toBe('lab');
+    const [auto] = (await alice.post<TokenJson[]>('/token/', { name: 'auto', group: 'auto' })).body.data ?? [];
+    expect(auto?.group).toBe('auto');
+    // The pricing page shows a signed-in user what they pay; visitors GroupRatio.
+    const own = await alice.get<unknown>('/pricing');
+    expect((own.body as unknown as { group_ratio: Record<string, number> }).group_ratio).toEqual({
+      default: 1,
+      vip: 1,
+      lab: 1.5,
+    });
+    const visitor = (await (await fetch(`${stack.gatewayUrl}/api/pricing`)).json()) as { group_ratio: object };
+    expect(visitor.group_ratio).toMatchObject({ lab: 3 });
+    // A vip user has no special groups: lab is not theirs, on create or on edit.
+    const vip = (await userApi(stack, { group: 'vip' })).api;
+    expect((await vip.get<Record<string, unknown>>('/user/self/groups')).body.data).not.toHaveProperty('lab');
+    expect((await vip.post('/token/', { name: 'x', group: 'lab' })).body).toMatchObject({
+      success: false,
+      message: '分组 lab 不可用',
+    });
+    const [mine] = (await vip.post<TokenJson[]>('/token/', { name: 'mine' })).body.data ?? [];
+    expect((await vip.put('/token/', { id: mine?.id, group: 'lab' })).body).toMatchObject({
+      success: false,
+      message: '分组 lab 不可用',
+    });
+    expect((await vip.get<TokenJson>(`/token/${mine?.id}`)).body.data?.group).toBe('');
   });
 });

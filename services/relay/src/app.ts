@@ -43,8 +43,8 @@ import { RelayError } from './domain/relay-error.ts';
 import type { HealthRecord, RelayDeps, UsageRecord } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
-import { providerOf, relayMetrics } from './transport/http/metrics.ts';
 import { leaseFence } from './transport/http/lease-fence.ts';
+import { providerOf, relayMetrics } from './transport/http/metrics.ts';
 import { realtimeServer } from './transport/http/realtime-ws.ts';
 import { newRequestId, relayRoutes } from './transport/http/relay-routes.ts';
 import { createRelayServer } from './transport/http/server.ts';
@@ -221,9 +221,7 @@ export async function createApp(
           provider: providerOf(rec.channelId ? index.byId(rec.channelId)?.type : undefined),
         };
       };
-      let merged:
-        | { base: Ratios; priceTiers: unknown; groupGroupRatio: unknown; ratios: Ratios }
-        | undefined;
+      let merged: { base: Ratios; priceTiers: unknown; groupGroupRatio: unknown; ratios: Ratios } | undefined;
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),

@@ -270,7 +270,11 @@ describe('relay retries and failover', () => {
     expect(used).toBe(expected);
     // A vip user has no special usable groups: gb is not theirs to use.
     const vip = await userWithToken(s, { group: 'vip', token: { group: gb } });
-    const denied = await new OpenAI({ apiKey: vip.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 }).chat.completions
+    const denied = await new OpenAI({
+      apiKey: vip.key,
+      baseURL: `${s.stack.relayUrl}/v1`,
+      maxRetries: 0,
+    }).chat.completions
       .create({ model, messages: [{ role: 'user', content: 'hi' }] })
       .catch((e) => e);
     expect(denied.status).toBe(403);

@@ -235,6 +235,11 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       json('ModelPriceTiers', 'opt.modelPriceTiers', 'opt.modelPriceTiersHint'),
       json('GroupRatio', 'opt.groupRatios', 'opt.jsonGroupNameRatio'),
       json('UserUsableGroups', 'opt.groupsUsersMayChoose', 'opt.jsonGroupNameLabel'),
+      // Groups as new-api has them (services/common/src/groups.ts).
+      json('GroupGroupRatio', 'opt.groupGroupRatios', 'opt.groupGroupRatiosHint'),
+      json('group_ratio_setting.group_special_usable_group', 'opt.specialUsableGroups', 'opt.specialUsableGroupsHint'),
+      json('AutoGroups', 'opt.autoGroups', 'opt.autoGroupsHint'),
+      sw('DefaultUseAutoGroup', 'opt.defaultUseAutoGroup', 'opt.defaultUseAutoGroupHint'),
       sw('UnpricedModelsEnabled', 'opt.serveUnpricedModels', 'opt.unpricedModelsHint'),
       num('DefaultModelRatio', 'opt.defaultModelRatio'),
     ],

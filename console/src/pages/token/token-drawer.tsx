@@ -13,7 +13,7 @@ import {
   Typography,
 } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
-import { getUserGroups, getUserModels } from '../../api/account.ts';
+import { getUserGroups, getUserModels, type UserGroup } from '../../api/account.ts';
 import { createTokens, getToken, type TokenInput, updateToken } from '../../api/token.ts';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
@@ -104,16 +104,22 @@ export default function TokenDrawer({
 }) {
   const { status } = useStatus();
   const editing = id !== undefined;
+  const autoByDefault = status?.default_use_auto_group === true;
   const [form, setForm] = useState<FormState>(EMPTY);
   const [models, setModels] = useState<string[]>([]);
-  const [groups, setGroups] = useState<Record<string, string>>({});
+  const [groups, setGroups] = useState<Record<string, UserGroup>>({});
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   useEffect(() => {
     if (!visible) return;
     void getUserModels().then((res) => res.success && setModels(res.data ?? []));
-    void getUserGroups().then((res) => res.success && setGroups(res.data ?? {}));
+    void getUserGroups().then((res) => {
+      if (!res.success) return;
+      setGroups(res.data ?? {});
+      // new-api's DefaultUseAutoGroup: a new token starts in group auto when it is offered.
+      if (!editing && autoByDefault && res.data?.auto) setForm((f) => (f.group ? f : { ...f, group: 'auto' }));
+    });
     if (editing) {
       void getToken(id).then((res) => {
         if (!res.success || !res.data) return;
@@ -134,7 +140,7 @@ export default function TokenDrawer({
         });
       });
     } else setForm(EMPTY);
-  }, [visible, editing, id]);
+  }, [visible, editing, id, autoByDefault]);
 
   const close = () => {
     onClose();
@@ -320,11 +326,16 @@ export default function TokenDrawer({
               onChange={(v: string) => set('group', v ?? '')}
               allowClear
             >
-              {groupNames.map((g) => (
-                <Select.Option key={g} value={g}>
-                  {tr('token.groupOption', { name: groups[g] ?? g, group: g })}
-                </Select.Option>
-              ))}
+              {groupNames.map((g) => {
+                const ratio = groups[g]?.ratio;
+                return (
+                  <Select.Option key={g} value={g}>
+                    {tr('token.groupOption', { name: groups[g]?.desc || g, group: g })}
+                    {' · '}
+                    {typeof ratio === 'number' ? tr('token.groupRatio', { ratio }) : tr('token.groupAuto')}
+                  </Select.Option>
+                );
+              })}
             </Select>
           ) : (
             <Typography.Text type="secondary">{tr('token.theAdministratorHasNotSet')}</Typography.Text>

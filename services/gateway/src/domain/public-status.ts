@@ -29,6 +29,8 @@ export interface PublicStatus extends SsoStatus {
   checkin_enabled: boolean;
   /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
   default_use_auto_group: boolean;
+  /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
+  default_use_auto_group: boolean;
   /** new-api's passkey_login: the login page offers a passkey. */
   passkey_login: boolean;
   turnstile_site_key: string;
@@ -80,6 +82,7 @@ export function buildPublicStatus(
     email_verification: r.bool('EmailVerificationEnabled'),
     turnstile_check: r.bool('TurnstileCheckEnabled'),
     checkin_enabled: r.bool('checkin_setting.enabled'),
+    default_use_auto_group: r.bool('DefaultUseAutoGroup'),
     default_use_auto_group: r.bool('DefaultUseAutoGroup'),
     passkey_login: r.bool('passkey.enabled'),
     turnstile_site_key: r.text('TurnstileSiteKey'),

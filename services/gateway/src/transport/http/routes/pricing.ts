@@ -1,5 +1,6 @@
 import { ok } from '@aigw/common';
 import type { Router } from 'express';
+import { pricingGroupRatios, selectableGroups } from '../../../domain/user-groups.ts';
 import type { RouteDeps } from '../deps.ts';
 import { snake } from './wire.ts';
 
@@ -10,7 +11,12 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
   api.get('/pricing', async (req, res) => {
     // The token-kind maps come with the relay's ratios (explicit entries and the family rules).
     const [r, ratios] = await Promise.all([pricing.getPricing({}), pricing.getRatios({})]);
-    const usable = options.json<Record<string, string>>('UserUsableGroups');
+    // A signed-in user sees the groups they may pick and what they pay in each (GroupGroupRatio);
+    // visitors every group at GroupRatio.
+    const viewer = req.sessionUser;
+    const usable = viewer
+      ? selectableGroups(viewer, options)
+      : options.json<Record<string, string>>('UserUsableGroups');
     const tiers = options.json<Record<string, unknown>>('ModelPriceTiers');
     res.json({
       success: true,
@@ -26,7 +32,7 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
         if (tiers && Array.isArray(tiers[name])) row.price_tiers = tiers[name];
         return row;
       }),
-      group_ratio: r.groupRatio,
+      group_ratio: viewer ? pricingGroupRatios(viewer, options) : r.groupRatio,
       usable_group: usable,
       // Logged-out visitors see the default group's prices.
       user_group: req.sessionUser?.group ?? 'default',

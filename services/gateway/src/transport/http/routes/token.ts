@@ -1,6 +1,7 @@
 import { ok } from '@aigw/common';
-import type { Router } from 'express';
+import type { Request, Router } from 'express';
 import { z } from 'zod';
+import { checkTokenGroup } from '../../../domain/user-groups.ts';
 import type { RouteDeps } from '../deps.ts';
 import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
@@ -54,8 +55,15 @@ const toGrpc = (f: Fields) => ({
 });
 
 /** /api/token: the caller's own API tokens. */
-export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
+export function tokenRoutes(api: Router, { clients, guard, options }: RouteDeps): void {
   const { tokens } = clients;
+
+  /** A token group other than the owner's own must be one they may pick (special usable groups). */
+  async function checkGroup(req: Request, group: string | undefined): Promise<void> {
+    if (!group?.trim()) return;
+    const { user } = await clients.users.getUser({ id: caller(req).id });
+    checkTokenGroup(group, { group: user?.group || 'default', role: user?.role ?? 0 }, options);
+  }
 
   api.get('/token/', guard.user, List, async (req, res) => {
     const r = await tokens.listTokens({ userId: caller(req).id, page: pageOf(input(req, List).query) });
@@ -81,6 +89,7 @@ export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
   api.post('/token/', guard.user, Create, async (req, res) => {
     const b = input(req, Create).body;
     const f = toGrpc(b);
+    await checkGroup(req, f.group);
     const r = await tokens.createTokens({
       userId: caller(req).id,
       name: f.name ?? '',
@@ -110,6 +119,7 @@ export function tokenRoutes(api: Router, { clients, guard }: RouteDeps): void {
       ok(res, r.token ? snake(r.token) : null);
       return;
     }
+    await checkGroup(req, b.group);
     const r = await tokens.updateToken({ userId, id: b.id, ...defined(toGrpc(b)) });
     ok(res, r.token ? snake(r.token) : null);
   });

@@ -4,6 +4,7 @@ import type { User } from '@aigw/proto/users/v1/users';
 import { ManageAction } from '@aigw/proto/users/v1/users';
 import type { Request, RequestHandler, Router } from 'express';
 import { z } from 'zod';
+import { userGroupsView } from '../../../domain/user-groups.ts';
 import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { modelsGateway } from '../../grpc/models-gateway.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
@@ -127,7 +128,8 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
   });
 
   api.get('/user/self/groups', guard.user, async (req, res) => {
-    ok(res, (await clients.users.getUsableGroups({ userId: me(req).id })).groups);
+    const { user } = await clients.users.getUser({ id: me(req).id });
+    ok(res, userGroupsView({ group: user?.group || 'default', role: user?.role ?? 0 }, deps.options));
   });
 
   // --- admin ------------------------------------------------------------------------------------
