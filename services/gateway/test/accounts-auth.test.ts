@@ -717,7 +717,6 @@ describe('accounts: register, login and the own account', () => {
       expect((await new Client(url).login(u.username, 'password123')).body.data).toMatchObject({ id: u.id });
     });
   });
-});
 
   describe('passkeys and re-verification', () => {
     /** ServerAddress's default origin: the relying party (RP ID localhost) when passkey.origins is empty. */
@@ -969,3 +968,4 @@ describe('accounts: register, login and the own account', () => {
       expect((await u.client.get('/user/passkey')).body.data).toEqual({ enabled: false });
     });
   });
+});
