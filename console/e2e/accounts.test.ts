@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../../deploy/local/stack/in-process.ts';
+import { eventually } from '../../services/common/src/testing/index.ts';
 import { launchBrowser } from '../test/browser/launch.ts';
 
 const CONSOLE_ROOT = resolve(import.meta.dirname, '..');
@@ -255,5 +256,69 @@ describe('console accounts (browser)', () => {
     await second.page.waitForURL('**/token');
     await context.close();
     await second.context.close();
+  });
+
+  it('when a user registers a passkey in personal settings, then the login page signs in with it (virtual authenticator)', async () => {
+    // WebAuthn needs a host name (no IP) as RP ID: this user's browser uses localhost.
+    const origin = url.replace('127.0.0.1', 'localhost');
+    const admin = await browser.newContext({ baseURL: url, extraHTTPHeaders: { 'X-Forwarded-For': '10.7.0.1' } });
+    const rootLogin = await admin.request.post('/api/user/login', { data: { username: 'root', password: '123456' } });
+    expect((await rootLogin.json()).success).toBe(true);
+    for (const [key, value] of [
+      ['passkey.origins', origin],
+      ['passkey.enabled', 'true'],
+    ]) {
+      const saved = await admin.request.put('/api/option/', { data: { key, value }, headers: { 'New-Api-User': '1' } });
+      expect((await saved.json()).success).toBe(true);
+    }
+    await admin.close();
+    await eventually(
+      async () => ((await (await fetch(`${url}/api/status`)).json()) as { data: { passkey_login: boolean } }).data,
+      (d) => d.passkey_login === true,
+    );
+
+    const context = await browser.newContext({
+      baseURL: origin,
+      extraHTTPHeaders: { 'X-Forwarded-For': `10.6.${seq % 250}.${(seq++ % 250) + 1}` },
+    });
+    const page = await context.newPage();
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('WebAuthn.enable');
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+      },
+    });
+    const username = uniqueName();
+    const reg = await page.request.post('/api/user/register', {
+      data: { username, password: 'password123', password2: 'password123' },
+    });
+    expect((await reg.json()).success).toBe(true);
+    await login(page, username, 'password123');
+    await page.waitForURL('**/token');
+
+    await page.goto('/setting');
+    const card = page.locator('[data-card="passkey"]');
+    await card.getByText('未绑定').waitFor();
+    await card.getByRole('button', { name: '注册 Passkey' }).click();
+    await toast(page, 'Passkey 注册成功').waitFor();
+    await card.getByText('已绑定').waitFor();
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]?.isResidentCredential).toBe(true);
+
+    await page.locator('.aigw-user').hover();
+    await page.getByRole('menuitem', { name: '退出' }).click();
+    await page.waitForURL('**/login');
+    await page.getByRole('button', { name: '使用 Passkey 登录' }).click();
+    await page.waitForURL('**/token');
+    expect(await page.evaluate(() => JSON.parse(localStorage.getItem('user') ?? '{}').username)).toBe(username);
+    const after = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(after.credentials[0]?.signCount).toBeGreaterThan(credentials[0]?.signCount ?? 0);
+    await context.close();
   });
 });

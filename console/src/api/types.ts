@@ -30,6 +30,8 @@ export interface Status {
   checkin_enabled?: boolean;
   /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
   default_use_auto_group?: boolean;
+  /** new-api's passkey_login (passkey.enabled): the login page offers a passkey. */
+  passkey_login?: boolean;
   turnstile_site_key?: string;
   github_oauth?: boolean;
   github_client_id?: string;

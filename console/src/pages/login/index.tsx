@@ -13,6 +13,7 @@ import { useT } from '../../locale/index.tsx';
 import { translate } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
+import PasskeyLogin from './passkey-login.tsx';
 import './style/index.css';
 
 /** Sends the browser to GitHub's consent page with a one-time state. */
@@ -171,6 +172,7 @@ export default function LoginPage() {
             <Button type="primary" htmlType="submit" long loading={loading}>
               {t('login.submit')}
             </Button>
+            <PasskeyLogin onLoggedIn={(user) => loggedIn(user, '/token')} />
           </Form>
         )}
         <div className="aigw-login-links">

@@ -1,6 +1,8 @@
 import { Button, Form, Image, Input, Message, Modal, Typography } from '@arco-design/web-react';
 import { useState } from 'react';
-import { bindEmail, deleteSelf, sendVerificationCode, updateSelf, wechatBind } from '../../api/account.ts';
+import { bindEmail, deleteSelf, sendVerificationCode, wechatBind } from '../../api/account.ts';
+import { changePassword } from '../../api/passkey.ts';
+import { secondFactors, useSecurityProof } from '../../components/SecureVerification/index.tsx';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useCountdown } from '../../utils/use-countdown.ts';
@@ -101,6 +103,7 @@ export function WechatBindModal({ visible, onClose, onBound }: DialogProps & { o
 export function ChangePasswordModal({ visible, onClose, hasPassword }: DialogProps & { hasPassword: boolean }) {
   const [form, setForm] = useState({ original: '', password: '', password2: '' });
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }));
+  const proof = useSecurityProof();
   const submit = async () => {
     if (form.password.length < 8) {
       Message.error(tr('setting.thePasswordMustHoldAt'));
@@ -110,7 +113,11 @@ export function ChangePasswordModal({ visible, onClose, hasPassword }: DialogPro
       Message.error(tr('setting.thePasswordsDiffer'));
       return;
     }
-    const res = await updateSelf({ password: form.password, original_password: form.original });
+    // With 2FA or a passkey the server wants one of them proved again (scope password.change).
+    const factors = await secondFactors();
+    const token = factors.twoFa || factors.passkey ? await proof.ask('password.change', ['2fa', 'passkey']) : undefined;
+    if ((factors.twoFa || factors.passkey) && !token) return;
+    const res = await changePassword({ password: form.password, original_password: form.original }, token);
     if (res.success) {
       Message.success(tr('setting.passwordChanged'));
       setForm({ original: '', password: '', password2: '' });
@@ -148,6 +155,7 @@ export function ChangePasswordModal({ visible, onClose, hasPassword }: DialogPro
           />
         </Form.Item>
       </Form>
+      {proof.modal}
     </Modal>
   );
 }

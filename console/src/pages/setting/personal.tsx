@@ -32,6 +32,7 @@ import { renderQuota } from '../../utils/format.ts';
 import { startGitHubOAuth } from '../login/index.tsx';
 import CheckinCard from './checkin-card.tsx';
 import LoginSessionsCard from './login-sessions-card.tsx';
+import PasskeyCard from './passkey-card.tsx';
 import { ChangePasswordModal, DeleteAccountModal, EmailBindModal, WechatBindModal } from './personal-dialogs.tsx';
 import SsoBindingsCard from './sso-bindings-card.tsx';
 import TwoFactorCard from './two-factor-card.tsx';
@@ -225,6 +226,7 @@ export default function PersonalSetting() {
 
       <CheckinCard onCheckedIn={() => void load()} />
       <TwoFactorCard />
+      <PasskeyCard />
       <LoginSessionsCard />
 
       <Modal
