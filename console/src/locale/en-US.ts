@@ -94,25 +94,6 @@ export const enUS: LocaleMessages = {
   'setting.twoFactorEnterCode': 'The 6-digit code your authenticator shows',
   'setting.twoFactorEnterCodeOrBackup': 'A code or a backup code',
   'setting.twoFactorConfirm': 'Confirm',
-  'login.passkey': 'Sign in with a passkey',
-  'setting.passkey': 'Passkey',
-  'setting.passkeyOn': 'Registered',
-  'setting.passkeyOff': 'Not registered',
-  'setting.passkeyLastUsed': 'Last used: {time}',
-  'setting.passkeyNeverUsed': 'Not used yet',
-  'setting.passkeyHint': "Sign in with your device's fingerprint, face or security key, without a password",
-  'setting.passkeyRegister': 'Register a passkey',
-  'setting.passkeyReplace': 'Register again',
-  'setting.passkeyDelete': 'Remove passkey',
-  'setting.passkeyUnsupported': 'This browser does not support passkeys',
-  'verify.title': 'Security verification',
-  'verify.hint': 'Please verify your identity before this action',
-  'verify.passkey': 'Verify with a passkey',
-  'verify.passkeyCancelled': 'The passkey operation was cancelled or failed',
-  'verify.code': '2FA code or backup code',
-  'verify.password': 'Current password',
-  'verify.confirm': 'Verify',
-  'verify.none': 'No verification method is available',
   'setting.sessions': 'Login sessions',
   'setting.sessionCurrent': 'This session',
   'setting.sessionDevice': 'Device',
@@ -987,6 +968,18 @@ export const enUS: LocaleMessages = {
   'opt.footer2': 'Footer',
   'opt.groupRatios': 'Group ratios',
   'opt.groupsUsersMayChoose': 'Groups users may choose',
+  'opt.groupGroupRatios': 'Group-to-group ratios',
+  'opt.groupGroupRatiosHint':
+    'JSON: user group -> {group used: ratio}; replaces the group ratio for users of that group, e.g. {"vip": {"default": 0.9}}',
+  'opt.specialUsableGroups': 'Special usable groups',
+  'opt.specialUsableGroupsHint':
+    'JSON: user group -> {group: label}; "+:group" or "group" adds a selectable group for that user group, "-:group" removes one, e.g. {"vip": {"+:svip": "Super", "-:default": ""}}',
+  'opt.autoGroups': 'Auto group order',
+  'opt.autoGroupsHint':
+    'JSON list: a token in group auto uses the first of these groups that has a channel for the model, e.g. ["default", "vip"]',
+  'opt.defaultUseAutoGroup': 'New tokens default to the auto group',
+  'opt.defaultUseAutoGroupHint':
+    'When on, the token form starts with group auto (auto must be among the groups users may choose)',
   'opt.homePageContent': 'Home page content',
   'opt.logQuotaConsumption': 'Log quota consumption',
   'opt.consumptionLogRetentionDays': 'Days to keep consumption logs',
@@ -1057,6 +1050,8 @@ export const enUS: LocaleMessages = {
   'opt.turnstileSiteKey': 'Turnstile site key',
   'opt.turnstileSecretKey': 'Turnstile secret key',
   'token.groupOption': '{name} ({group})',
+  'token.groupRatio': 'ratio {ratio}',
+  'token.groupAuto': 'picks a group automatically',
   'channelForm.maxInputTokens': 'Max input tokens',
   'channelForm.maxInputTokensExtra': 'Optional; 0 means no limit',
   'channelForm.channelNotFound': 'Channel not found, please refresh the page and try again.',
@@ -1071,18 +1066,6 @@ export const enUS: LocaleMessages = {
   'pricing.cacheWrite1hColon': '1 h cache write: ',
   'pricing.cacheReadPrice': 'Cache read {price} / 1M tokens',
   'pricing.cacheWritePrice': 'Cache write {price} / 1M tokens',
-  'opt.groupGroupRatios': 'Group-to-group ratios',
-  'opt.groupGroupRatiosHint':
-    'JSON: user group -> {group used: ratio}; replaces the group ratio for users of that group, e.g. {"vip": {"default": 0.9}}',
-  'opt.specialUsableGroups': 'Special usable groups',
-  'opt.specialUsableGroupsHint':
-    'JSON: user group -> {group: label}; "+:group" or "group" adds a selectable group for that user group, "-:group" removes one, e.g. {"vip": {"+:svip": "Super", "-:default": ""}}',
-  'opt.autoGroups': 'Auto group order',
-  'opt.autoGroupsHint':
-    'JSON list: a token in group auto uses the first of these groups that has a channel for the model, e.g. ["default", "vip"]',
-  'opt.defaultUseAutoGroup': 'New tokens default to the auto group',
-  'opt.defaultUseAutoGroupHint':
-    'When on, the token form starts with group auto (auto must be among the groups users may choose)',
   'pricing.cacheWrite1hPrice': '1 h cache write {price} / 1M tokens',
   'pricing.tierPrice': 'Prompt above {above} tokens: prompt {prompt}, completion {completion} / 1M tokens',
   'log.cacheWriteTokens5m': 'Cache write tokens (5 min)',
@@ -1096,5 +1079,3 @@ export const enUS: LocaleMessages = {
   'opt.modelPriceTiersHint':
     'JSON: {"model": [{"above_prompt_tokens": 200000, "model_ratio": 3, "completion_ratio": 7.5}]}; a request whose prompt is above the threshold is billed at that tier; optional cache_ratio, create_cache_ratio',
 };
-  'token.groupRatio': 'ratio {ratio}',
-  'token.groupAuto': 'picks a group automatically',

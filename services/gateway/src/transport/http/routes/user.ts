@@ -12,8 +12,8 @@ import type { RouteDeps } from '../deps.ts';
 import { originOf } from '../middleware/session.ts';
 import { body, id, int, optional, optText, pageOf as pageOfQuery, pageShape, pathId, quota } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
-
 import { passwordChangeProof } from './secure-verification.ts';
+
 const role = int(0, 100, '无效的角色');
 const SelfUpdate = validate({
   body: body({ username: optText, display_name: optText, password: optText, original_password: optText }),
@@ -127,6 +127,7 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     ok(res, await models.forGroup(me(req).group || 'default'));
   });
 
+  // new-api's answer: {group: {ratio, desc}}, the ratio this user pays there (auto: 自动).
   api.get('/user/self/groups', guard.user, async (req, res) => {
     const { user } = await clients.users.getUser({ id: me(req).id });
     ok(res, userGroupsView({ group: user?.group || 'default', role: user?.role ?? 0 }, deps.options));
