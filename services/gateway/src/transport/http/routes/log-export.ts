@@ -1,10 +1,22 @@
-import { once } from 'node:events';
 import type { Log } from '@aigw/proto/logs/v1/logs';
 import type { Request, Response, Router } from 'express';
 import { ADMIN_COLUMNS, csvHead, csvRow, SELF_COLUMNS } from '../../../domain/log-csv.ts';
 import type { RouteDeps } from '../deps.ts';
 import { filterOf, forSelf, Query } from './log.ts';
 import { snake } from './wire.ts';
+
+/** Resolves when the response takes more (drain) or is gone (close); leaves no listener behind. */
+function writable(res: Response): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
+}
 
 /** An export may run for as long as a million rows take to download. */
 const EXPORT_DEADLINE_MS = 60 * 60_000;
@@ -38,7 +50,7 @@ export function logExportRoutes(api: Router, { clients, guard, logger }: RouteDe
     try {
       while (!next.done) {
         const text = next.value.items.map((l) => csvRow(columns, view(l))).join('');
-        if (!res.write(text)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+        if (!res.write(text)) await writable(res);
         if (gone.signal.aborted) return;
         next = await it.next();
       }
