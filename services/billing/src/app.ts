@@ -25,6 +25,7 @@ import {
 import {
   PricingService,
   RedemptionsService,
+  SubscriptionService,
   TokensService,
   TopupService,
   WalletService,
@@ -35,15 +36,18 @@ import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { ledgerRepository } from './data/ledger-repository.ts';
 import { orderRepository } from './data/order-repository.ts';
+import { planRepository } from './data/plan-repository.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { pricingService } from './domain/pricing-service.ts';
 import { redemptionsService } from './domain/redemptions-service.ts';
+import { subscriptionService } from './domain/subscription-service.ts';
 import { tokensService } from './domain/tokens-service.ts';
 import { topupService } from './domain/topup-service.ts';
 import { walletLedger } from './domain/wallet-ledger.ts';
 import { walletService } from './domain/wallet-service.ts';
 import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
+import { subscriptionHandlers } from './transport/grpc/subscription-handlers.ts';
 import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
 import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
@@ -80,7 +84,8 @@ export async function createApp(
       );
       const codeRepo = redemptionRepository(conn);
       const orderRepo = orderRepository(conn);
-      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo]) await repo.ensureIndexes();
+      const planRepo = planRepository(conn);
+      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo, planRepo]) await repo.ensureIndexes();
       // A rotation of TOKEN_KEY_SECRET: tokens sealed with an earlier secret are sealed and
       // indexed again (lookups find them meanwhile through the earlier secrets' digests).
       if (config.TOKEN_KEY_SECRET_PREVIOUS)
@@ -129,6 +134,13 @@ export async function createApp(
       const tokens = tokensService({ repo: tokenRepo, ledger, events, options });
       const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
       const codes = redemptionsService({ repo: codeRepo, wallet, options });
+      const subscriptions = subscriptionService({
+        plans: planRepo,
+        ledger,
+        events,
+        options,
+        groups: () => Object.keys(options.json<Record<string, number>>('GroupRatio') ?? {}),
+      });
       const topup = topupService({
         orders: orderRepo,
         wallet,
@@ -160,6 +172,7 @@ export async function createApp(
           service(TokensService, tokensHandlers(tokens)),
           service(RedemptionsService, redemptionsHandlers(codes)),
           service(TopupService, topupHandlers(topup)),
+          service(SubscriptionService, subscriptionHandlers(subscriptions)),
           service(PricingService, pricingHandlers(pricing, options)),
         ],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),

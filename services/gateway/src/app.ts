@@ -18,6 +18,7 @@ import {
 import {
   PricingService,
   RedemptionsService,
+  SubscriptionService,
   TokensService,
   TopupService,
   WalletService,
@@ -58,6 +59,7 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         redemptions: createClient(RedemptionsService, config.BILLING_ADDR),
         topup: createClient(TopupService, config.BILLING_ADDR),
         pricing: createClient(PricingService, config.BILLING_ADDR),
+        subscriptions: createClient(SubscriptionService, config.BILLING_ADDR),
       };
       const logs = createClient(LogsService, config.LOGS_ADDR);
       stack.add(() => logs.close());

@@ -18,6 +18,7 @@ import {
   modelName,
   type RelayStack,
   routable,
+  setOption,
   startRelayStack,
   userWithToken,
 } from './relay-harness.ts';
@@ -96,6 +97,128 @@ describe('wallet changes reach the relay', () => {
       expect(after).toEqual(refused);
       // And it stays refused.
       expect(await chat(u.key, model, url)).toEqual(refused);
+    }
+  });
+});
+
+interface Window {
+  period: string;
+  limit: number;
+  used: number;
+}
+interface Mine {
+  billing_preference: string;
+  subscriptions: { subscription: { id: string; plan_id: number; status: string; windows: Window[] } }[];
+}
+
+describe('subscriptions pay relay requests', () => {
+  it('when a user buys a plan with the balance (double click), then the wallet pays once; requests are charged to its windows while all have room (the log says so), then to the wallet; wallet_first is honoured', async () => {
+    // No ratio matches the name: until the relay has the price below, the model is refused as unpriced.
+    const model = modelName('plan-call');
+    // A per-call price: every request costs 0.002 x 500,000 = 1,000 (reserved and charged alike).
+    await setOption(s, 'ModelPrice', JSON.stringify({ [model]: 0.002 }));
+    try {
+      const root = new Api(s.stack.gatewayUrl);
+      await root.login('root', '123456');
+      const refused = await root.post('/subscription/admin/plans', { plan: { title: ' ', price_amount: 1 } });
+      expect(refused.body).toMatchObject({ success: false, message: '套餐标题不能为空' });
+      const negative = await root.post('/subscription/admin/plans', { plan: { title: 'x', price_amount: -1 } });
+      expect(negative.body).toMatchObject({ success: false, message: '价格不能为负数' });
+      const created = await root.post<{ id: number }>('/subscription/admin/plans', {
+        plan: {
+          title: 'Pro',
+          price_amount: 2,
+          duration_unit: 'month',
+          daily_quota: 1500,
+          weekly_quota: 9000,
+          models: [model],
+        },
+      });
+      expect(created.body.success).toBe(true);
+      const planId = created.body.data?.id as number;
+
+      const u = await userWithToken(s, { quota: 5_000_000 });
+      await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-wal', models: model });
+      await routable(s.stack.relayUrl, u.key, model);
+      const user = new Api(s.stack.gatewayUrl);
+      await user.login(u.username, 'password123');
+      const plans = await user.get<{ plan: { id: number; daily_quota: number } }[]>('/subscription/plans');
+      expect(plans.body.data?.find((p) => p.plan.id === planId)?.plan.daily_quota).toBe(1500);
+
+      // A double click: both answer success, the wallet pays 2 x 500,000 once, one subscription.
+      const buy = () => user.post('/subscription/balance/pay', { plan_id: planId, request_id: `buy-${u.userId}` });
+      const [a, b] = await Promise.all([buy(), buy()]);
+      expect([a.body.success, b.body.success]).toEqual([true, true]);
+      const quota = async () => (await s.wallet.getWallet({ userId: u.userId })).wallet?.quota;
+      expect(await quota()).toBe(4_000_000);
+      const mine = async () => (await user.get<Mine>('/subscription/self')).body.data as Mine;
+      const bought = await mine();
+      expect(bought.billing_preference).toBe('subscription_first');
+      expect(bought.subscriptions).toHaveLength(1);
+      expect(bought.subscriptions[0]?.subscription.windows.map((w) => [w.period, w.limit, w.used])).toEqual([
+        ['daily', 1500, 0],
+        ['weekly', 9000, 0],
+      ]);
+      const admin = await root.get<Mine>(`/subscription/admin/users/${u.userId}/subscriptions`);
+      expect(admin.body.data?.subscriptions[0]?.subscription.plan_id).toBe(planId);
+      expect((await user.get(`/subscription/admin/users/${u.userId}/subscriptions`)).status).toBe(403);
+
+      const logs = async (n: number) =>
+        (
+          await eventually(
+            () =>
+              s.logs.queryLogs({
+                filter: { userId: u.userId, modelName: model, type: 2 },
+                page: { page: 1, pageSize: 10 },
+              }),
+            (r) => r.items.length >= n,
+            { what: `${n} consumption logs` },
+          )
+        ).items.map((l) => ({
+          quota: l.quota,
+          source: (JSON.parse(l.other) as { billing_source?: string }).billing_source,
+        }));
+      const daily = async (used: number) =>
+        eventually(mine, (m) => m.subscriptions[0]?.subscription.windows[0]?.used === used, {
+          what: `daily window at ${used}`,
+        });
+      const settled = (q: number) => eventually(quota, (v) => v === q, { what: `the wallet at ${q}` });
+
+      // wallet_first: the wallet pays while it can, the windows stay empty.
+      const pref = await user.put('/subscription/self/preference', { billing_preference: 'wallet_first' });
+      expect(pref.body.data).toEqual({ billing_preference: 'wallet_first' });
+      expect((await user.put('/subscription/self/preference', { billing_preference: 'both' })).status).toBe(400);
+      const first = await eventually(
+        () => chat(u.key, model),
+        (r) => !r.message.includes('倍率或价格未配置'),
+        {
+          what: 'the relay pricing the model',
+        },
+      );
+      expect(first.status).toBe(200);
+      expect(await logs(1)).toEqual([{ quota: 1000, source: undefined }]);
+      await settled(3_999_000);
+
+      // subscription_first: the subscription pays (the wallet stays), its windows count the log's quota.
+      await user.put('/subscription/self/preference', { billing_preference: 'subscription_first' });
+      expect((await chat(u.key, model)).status).toBe(200);
+      expect((await logs(2))[0]).toEqual({ quota: 1000, source: 'subscription' });
+      const after = await daily(1000);
+      expect(after.subscriptions[0]?.subscription.windows[1]?.used).toBe(1000);
+      await eventually(
+        async () => (await s.wallet.getWallet({ userId: u.userId })).wallet,
+        (w) => w?.usedQuota === 2000,
+        { what: 'the second request settled' },
+      );
+      expect(await quota()).toBe(3_999_000);
+
+      // 500 left in the daily window: the next request falls back to the wallet.
+      expect((await chat(u.key, model)).status).toBe(200);
+      expect((await logs(3))[0]).toEqual({ quota: 1000, source: undefined });
+      await settled(3_998_000);
+      expect((await mine()).subscriptions[0]?.subscription.windows.map((w) => w.used)).toEqual([1000, 1000]);
+    } finally {
+      await setOption(s, 'ModelPrice', '{}');
     }
   });
 });

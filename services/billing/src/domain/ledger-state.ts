@@ -1,4 +1,11 @@
 import { invalid, precondition } from '@aigw/common/errors';
+import {
+  chargeSubscription,
+  normalizePreference,
+  payingSubscription,
+  releaseSubscription,
+  type Sub,
+} from './subscription-state.ts';
 import type { PeriodSpend } from './token-budgets.ts';
 
 /**
@@ -14,6 +21,10 @@ export interface LedgerState {
   tokens: Record<string, TokenBalance>;
   /** request id -> what its pre-consume reserved. */
   holds: Record<string, Hold>;
+  /** Subscription id -> subscription (subscription-state.ts); missing for users who never had one. */
+  subs?: Record<string, Sub>;
+  /** new-api's billing_preference (missing: subscription_first). */
+  pref?: string;
 }
 
 export interface TokenBalance {
@@ -34,6 +45,17 @@ export interface Hold {
   l: boolean;
   /** Unix ms of the reservation. */
   at: number;
+  /** The subscription paying the request (then `a` is 0), and what its windows reserved. */
+  s?: string;
+  sa?: number;
+}
+
+/** What a pre-consume needs to choose between a subscription and the wallet. */
+export interface Funding {
+  model: string;
+  group: string;
+  /** The operator's time zone (option TimeZone), where daily, weekly and monthly windows start. */
+  timeZone: string;
 }
 
 /** A reservation not settled or refunded within this time is given back by the next change. */
@@ -88,6 +110,7 @@ export function expireHolds(
   const next = clone(state);
   for (const [rid, h] of expired) {
     next.quota += h.a;
+    if (h.s && next.subs) next.subs = releaseSubscription(next.subs, h.s, h.sa ?? 0);
     if (h.t && h.ta) {
       const t = next.tokens[String(h.t)];
       if (t) t.r += h.ta;
@@ -107,12 +130,13 @@ function assertAmount(amount: number): void {
  */
 export function hold(
   state: LedgerState,
-  op: { rid: string; amount: number; tokenId: number; tokenLimited: boolean; now: number },
+  op: { rid: string; amount: number; tokenId: number; tokenLimited: boolean; now: number; funding?: Funding },
 ): LedgerState {
   assertAmount(op.amount);
   // A replay: the ledger answers it from the recorded entry.
   if (state.holds[op.rid]) throw precondition('重复的请求');
-  if (state.quota < op.amount) throw precondition('用户额度不足');
+  const sub = fundingSubscription(state, op);
+  if (!sub && state.quota < op.amount) throw precondition('用户额度不足');
   const next = clone(state);
   let ta = 0;
   if (op.tokenId && op.tokenLimited) {
@@ -122,9 +146,34 @@ export function hold(
     next.tokens[String(op.tokenId)] = t;
     ta = op.amount;
   }
+  const l = Boolean(op.tokenId && op.tokenLimited);
+  if (sub && next.subs && op.funding) {
+    next.subs = chargeSubscription(next.subs, sub, op.amount, op.now, op.funding.timeZone);
+    next.holds[op.rid] = { a: 0, t: op.tokenId, ta, l, at: op.now, s: sub, sa: op.amount };
+    return next;
+  }
   next.quota -= op.amount;
-  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l: Boolean(op.tokenId && op.tokenLimited), at: op.now };
+  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l, at: op.now };
   return next;
+}
+
+/**
+ * The subscription that pays a pre-consume, by the user's preference (new-api's): subscription
+ * first (the default: a subscription with room in all its windows, else the wallet), wallet first
+ * (a subscription only when the wallet cannot cover it), subscription only (refused with
+ * 订阅额度不足 when none has room) or wallet only. Undefined: the wallet pays.
+ */
+function fundingSubscription(
+  state: LedgerState,
+  op: { amount: number; now: number; funding?: Funding },
+): string | undefined {
+  const pref = normalizePreference(state.pref);
+  // Only requests that name a model (the relay's) can be a subscription's.
+  if (!op.funding?.model || pref === 'wallet_only') return undefined;
+  if (pref === 'wallet_first' && state.quota >= op.amount) return undefined;
+  const sub = payingSubscription(state.subs, { ...op.funding, amount: op.amount, now: op.now });
+  if (!sub && pref === 'subscription_only') throw precondition('订阅额度不足');
+  return sub;
 }
 
 /**
@@ -134,14 +183,21 @@ export function hold(
  */
 export function settle(
   state: LedgerState,
-  op: { rid: string; actual: number; tokenId: number; tokenLimited: boolean },
-): { state: LedgerState; delta: number } {
+  op: { rid: string; actual: number; tokenId: number; tokenLimited: boolean; now?: number; timeZone?: string },
+): { state: LedgerState; delta: number; subscription?: string } {
   assertAmount(op.actual);
   const next = clone(state);
   const h = next.holds[op.rid];
   const reserved = h?.a ?? 0;
   const tokenId = h?.t || op.tokenId;
-  const delta = op.actual - reserved;
+  // A request whose pre-consume a subscription paid is charged to that subscription's windows
+  // (all of them, beyond their limit if the usage was above the reservation), not to the wallet.
+  const sub = h?.s && next.subs?.[h.s] ? h.s : undefined;
+  const delta = sub ? 0 : op.actual - reserved;
+  if (sub && next.subs) {
+    const released = releaseSubscription(next.subs, sub, h?.sa ?? 0);
+    next.subs = chargeSubscription(released, sub, op.actual, op.now ?? Date.now(), op.timeZone ?? 'UTC');
+  }
   next.quota -= delta;
   next.used_quota += op.actual;
   next.request_count += 1;
@@ -152,7 +208,7 @@ export function settle(
     next.tokens[String(tokenId)] = t;
   }
   delete next.holds[op.rid];
-  return { state: next, delta };
+  return { state: next, delta, ...(sub ? { subscription: sub } : {}) };
 }
 
 /** Gives back everything held for a request. */
@@ -161,6 +217,7 @@ export function refund(state: LedgerState, rid: string): { state: LedgerState; r
   if (!h) return { state, refunded: 0 };
   const next = clone(state);
   next.quota += h.a;
+  if (h.s && next.subs) next.subs = releaseSubscription(next.subs, h.s, h.sa ?? 0);
   if (h.t && h.ta) {
     const t = next.tokens[String(h.t)];
     if (t) t.r += h.ta;

@@ -2,6 +2,7 @@ import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
 import { LogType } from '@aigw/proto/common/v1/common';
 import { adjust, credit, hold, type LedgerState, refund, settle } from './ledger-state.ts';
 import { type AuditRecord, type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
+import { subscriptionActive } from './subscription-state.ts';
 import { checkHoldBudget, countTokenSpend, periodClock, type TokenBudgets } from './token-budgets.ts';
 import type { LedgerOp, WalletLedger } from './wallet-ledger.ts';
 
@@ -11,6 +12,8 @@ export interface WalletView {
   quota: number;
   usedQuota: number;
   requestCount: number;
+  /** Whether an active subscription may pay the user's requests (subscription-state.ts). */
+  subscriptionActive: boolean;
 }
 
 /** Tells whether a token exists for a user and whether its quota is limited. */
@@ -23,6 +26,7 @@ export const walletView = (userId: number, s: LedgerState): WalletView => ({
   quota: s.quota,
   usedQuota: s.used_quota,
   requestCount: s.request_count,
+  subscriptionActive: subscriptionActive(s, Date.now()),
 });
 
 /** Credit reasons (billing.v1.CreditReason) and how each is logged. */
@@ -49,6 +53,8 @@ export function walletService(deps: {
   options: OptionReader;
 }) {
   const { ledger, events, options } = deps;
+  /** The operator's time zone (option TimeZone), where subscription windows start. */
+  const timeZone = () => options.text('TimeZone') || 'UTC';
 
   async function publishAudit(record: AuditRecord): Promise<void> {
     await events.audit(record);
@@ -80,10 +86,12 @@ export function walletService(deps: {
     id: `close:${rid}`,
     decide: (s) => {
       const charged = s.holds[rid]?.t || tokenId;
-      const settled = settle(s, { rid, actual, tokenId, tokenLimited });
+      const settled = settle(s, { rid, actual, tokenId, tokenLimited, now: Date.now(), timeZone: timeZone() });
       const { delta } = settled;
       const state = countTokenSpend(settled.state, charged, actual, periods());
-      return { kind: 'settle', amount: actual, state, result: { delta, user_quota: state.quota } };
+      const result: Record<string, number | string> = { delta, user_quota: state.quota };
+      if (settled.subscription) result.subscription_id = settled.subscription;
+      return { kind: 'settle', amount: actual, state, result };
     },
   });
 
@@ -111,7 +119,7 @@ export function walletService(deps: {
     },
 
     async preConsume(
-      req: { requestId: string; userId: number; tokenId: number; amount: number },
+      req: { requestId: string; userId: number; tokenId: number; amount: number; model?: string; group?: string },
       opts: { signal?: AbortSignal } = {},
     ) {
       const rid = checkRequestId(req.requestId);
@@ -124,19 +132,27 @@ export function walletService(deps: {
         tokenLimited = !t.unlimited;
         budgets = t.budgets;
       }
-      const { op } = await ledger.submit(req.userId, {
+      // The subscription or the wallet: chosen in the same entry as the hold (ledger-state.ts).
+      const funding = { model: req.model ?? '', group: req.group ?? '', timeZone: timeZone() };
+      const { op, state: after } = await ledger.submit(req.userId, {
         id: `hold:${rid}`,
         refusedBy: [`close:${rid}`],
         ...(opts.signal ? { signal: opts.signal } : {}),
         decide: (s) => {
           checkHoldBudget(s, { tokenId: req.tokenId, amount: req.amount, budgets, starts: periods() });
-          const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now: Date.now() });
+          const now = Date.now();
+          const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now, funding });
           const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
           return {
             kind: 'hold',
             amount: req.amount,
             state: next,
-            result: { pre_consumed: req.amount, user_quota: next.quota, token_remain_quota: tokenRemain },
+            result: {
+              pre_consumed: req.amount,
+              user_quota: next.quota,
+              token_remain_quota: tokenRemain,
+              subscription_id: next.holds[rid]?.s ?? '',
+            },
           };
         },
       });
@@ -144,6 +160,8 @@ export function walletService(deps: {
         preConsumed: Number(op.result.pre_consumed),
         userQuota: Number(op.result.user_quota),
         tokenRemainQuota: Number(op.result.token_remain_quota),
+        subscriptionId: String(op.result.subscription_id ?? ''),
+        subscriptionActive: subscriptionActive(after, Date.now()),
       };
     },
 

@@ -87,7 +87,8 @@ export function balanceView(opts: {
   clock?: () => number;
 }): BalancePort & { drop(userId: number): void; unsettled(userId: number, tokenId?: number): number } {
   const clock = opts.clock ?? Date.now;
-  const seen = new Map<number, { quota: number; at: number }>();
+  // `sub`: a subscription may pay the user's requests; only billing's pre-consume chooses it.
+  const seen = new Map<number, { quota: number; at: number; sub?: boolean }>();
   const skips = new Map<number, UserSkips>();
   const loading = new Set<number>();
   const refresh = (userId: number) => {
@@ -98,7 +99,7 @@ export function balanceView(opts: {
     opts.wallet
       .getWallet({ userId })
       .then((r) => {
-        if (r.wallet) observe(userId, r.wallet.quota, at);
+        if (r.wallet) observe(userId, r.wallet.quota, at, r.wallet.subscriptionActive);
       })
       .catch(() => undefined)
       .finally(() => loading.delete(userId));
@@ -114,10 +115,10 @@ export function balanceView(opts: {
   const forgetIfEmpty = (userId: number, u: UserSkips) => {
     if (u.inFlight === 0 && u.head === u.done.length) skips.delete(userId);
   };
-  function observe(userId: number, quota: number, at: number) {
+  function observe(userId: number, quota: number, at: number, sub?: boolean) {
     const prev = seen.get(userId);
     if (prev && prev.at > at) return;
-    seen.set(userId, { quota, at });
+    seen.set(userId, { quota, at, ...(sub ? { sub } : {}) });
     const u = skips.get(userId);
     if (!u) return;
     // Finished in order, so the ones to let go are at the front (a clock stepping back only keeps
@@ -146,7 +147,7 @@ export function balanceView(opts: {
       const s = seen.get(userId);
       const now = clock();
       if (!s || now - s.at > opts.ttlMs / 2) refresh(userId);
-      if (!s || now - s.at > opts.ttlMs) return false;
+      if (!s || now - s.at > opts.ttlMs || s.sub) return false;
       if ((unsettled(userId) + need) * opts.factor > s.quota) return false;
       if (token && !token.unlimitedQuota && (unsettled(userId, token.id) + need) * opts.factor > token.remainQuota)
         return false;
@@ -174,7 +175,7 @@ export function balanceView(opts: {
       if (charged !== 0) u.done.push(skip);
       forgetIfEmpty(skip.userId, u);
     },
-    observe: (userId, userQuota, at) => observe(userId, userQuota, at),
+    observe: (userId, userQuota, at, sub) => observe(userId, userQuota, at, sub),
     spent(token, quota) {
       if (token) opts.spend(token.id, quota);
     },

@@ -68,7 +68,10 @@ export interface WalletPort {
     userId: number;
     tokenId: number;
     amount: number;
-  }): Promise<{ userQuota: number; tokenRemainQuota: number }>;
+    /** The model and group: billing chooses a subscription bound to them, or the wallet. */
+    model?: string;
+    group?: string;
+  }): Promise<{ userQuota: number; tokenRemainQuota: number; subscriptionId?: string; subscriptionActive?: boolean }>;
   /** Best effort: a refund that fails is made by billing from the request's error usage event. */
   refund(requestId: string, userId: number): Promise<void>;
 }
@@ -87,7 +90,7 @@ export interface BalancePort {
   /** The request finished and was charged `charged` (0: failed, nothing to settle). */
   release(ticket: SkipTicket, charged: number): void;
   /** Records a user quota billing answered (pre-consume answers) for a call sent at `at` (Date.now()). */
-  observe(userId: number, userQuota: number, at: number): void;
+  observe(userId: number, userQuota: number, at: number, subscriptionActive?: boolean): void;
   spent(token: TokenInfo | undefined, quota: number): void;
 }
 
@@ -261,6 +264,8 @@ export async function relayRequest(
     upper,
   ]);
   let reserved = 0;
+  // The user subscription billing chose to pay the request ('' the wallet): on the log row.
+  let paidBy = '';
   let skip: SkipTicket | undefined;
   if (deps.balances.ample(userId, caller.token, bound)) {
     skip = deps.balances.hold(userId, bound, caller.token);
@@ -276,9 +281,11 @@ export async function relayRequest(
     ]);
     const sentAt = Date.now();
     try {
-      const res = await deps.wallet.preConsume({ requestId: caller.requestId, userId, tokenId, amount });
-      deps.balances.observe(userId, res.userQuota, sentAt);
+      const hold = { requestId: caller.requestId, userId, tokenId, amount, model: req.model, group: caller.group };
+      const res = await deps.wallet.preConsume(hold);
+      deps.balances.observe(userId, res.userQuota, sentAt, res.subscriptionActive);
       reserved = amount;
+      paidBy = res.subscriptionId ?? '';
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (code === 'FAILED_PRECONDITION') {
@@ -478,6 +485,8 @@ export async function relayRequest(
   deps.balances.spent(caller.token, quota);
   deps.countTokens?.(caller, result.usage.promptTokens + result.usage.completionTokens);
   const other: Json = {};
+  // new-api's other.billing_source: billing settles this request against that subscription.
+  if (paidBy) Object.assign(other, { billing_source: 'subscription', subscription_id: paidBy });
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
   // The long-context tier of the upstream's prompt count: its ratios on the row, and which it was.

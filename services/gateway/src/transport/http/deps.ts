@@ -2,6 +2,7 @@ import type { Logger, OptionsCache, Redis, ServiceClient } from '@aigw/common';
 import type {
   PricingService,
   RedemptionsService,
+  SubscriptionService,
   TokensService,
   TopupService,
   WalletService,
@@ -26,6 +27,7 @@ export interface Clients {
   redemptions: ServiceClient<typeof RedemptionsService>;
   topup: ServiceClient<typeof TopupService>;
   pricing: ServiceClient<typeof PricingService>;
+  subscriptions: ServiceClient<typeof SubscriptionService>;
   logs: ServiceClient<typeof LogsService>;
 }
 

@@ -20,6 +20,7 @@ import { pricingRoutes } from './pricing.ts';
 import { redemptionRoutes } from './redemption.ts';
 import { secureVerificationRoutes } from './secure-verification.ts';
 import { statusRoutes } from './status.ts';
+import { subscriptionRoutes } from './subscription.ts';
 import { taskRoutes } from './task.ts';
 import { tokenRoutes } from './token.ts';
 import { topupRoutes } from './topup.ts';
@@ -50,6 +51,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   redemptionRoutes(api, deps);
   topupRoutes(api, deps);
   cardPaymentRoutes(api, deps);
+  subscriptionRoutes(api, deps);
   pricingRoutes(api, deps);
   logRoutes(api, deps);
   logExportRoutes(api, deps);
