@@ -350,6 +350,40 @@ describe('/v1/realtime', () => {
     }
   });
 
+  it("when a token's concurrency limit is 1, then a second session is refused with a 429 while the first is open and admitted once it closed", async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const u = await userWithToken(s, { token: { concurrencyLimit: 1 } });
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const wsUrl = `${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`;
+    const first = connect(wsUrl, { headers: { authorization: `Bearer ${u.key}` } });
+    await first.opened;
+    await first.next('session.created');
+
+    const second = await refused(wsUrl, { authorization: `Bearer ${u.key}` });
+    expect(second.status).toBe(429);
+    expect(second.body).toMatchObject({ error: { message: '令牌并发请求数超过限制（最多 1 个），请稍后再试' } });
+
+    first.ws.close(1000, 'bye');
+    await first.closed;
+    // The slot is given back when the session ends: the next session is admitted.
+    const third = await eventually(
+      async () => {
+        const c = connect(wsUrl, { headers: { authorization: `Bearer ${u.key}` } });
+        const ok = await c.opened.then(
+          () => true,
+          () => false,
+        );
+        return { c, ok };
+      },
+      (r) => r.ok,
+      { what: 'a session admitted after the first closed' },
+    );
+    await third.c.next('session.created');
+    third.c.ws.close(1000, 'bye');
+    await third.c.closed;
+  });
+
   it('when the key is wrong, no channel serves the model or the upstream refuses the channel key, then the handshake is refused in OpenAI error shape and nothing is billed', async () => {
     const model = modelName('gpt-4o-realtime-preview');
     const u = await userWithToken(s);

@@ -44,7 +44,7 @@ import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-requ
 import type { LeaseFence } from './lease-fence.ts';
 import { relayMetrics } from './metrics.ts';
 import { newRequestId } from './relay-routes.ts';
-import { limitRefusal } from './route-kit.ts';
+import { concurrencySlot, limitRefusal } from './route-kit.ts';
 
 export interface RealtimeDeps {
   pipeline: RelayDeps;
@@ -207,13 +207,22 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       }
     }
     let charged = 0;
+    let releaseSlot: () => void = () => undefined;
     const giveBack = () => {
       if (skip) p.balances.release(skip, charged);
       if (reserved) void p.wallet.refund(requestId, user.id);
       unwatch?.();
+      releaseSlot();
       skip = undefined;
       reserved = false;
     };
+    // The session holds one of the token's concurrent-request slots until it ends.
+    try {
+      releaseSlot = await concurrencySlot(deps.limiter, token);
+    } catch (err) {
+      giveBack();
+      throw err;
+    }
 
     // A channel whose upstream speaks the Realtime API; another one when it cannot be reached.
     const index = p.channels();

@@ -114,6 +114,28 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
 
 const noop = (): void => undefined;
 
+/**
+ * One of the token's concurrent-request slots (concurrency_limit > 0), shared by the relay's
+ * replicas: resolves to its release (idempotent), or throws the 429 when the token is at its limit.
+ * HTTP requests hold it until the answer ends, Realtime sessions until they close.
+ */
+export async function concurrencySlot(
+  limiter: Pick<RateLimiter, 'acquire'>,
+  token: TokenInfo | undefined,
+): Promise<() => void> {
+  const limit = token?.concurrencyLimit ?? 0;
+  if (!token || limit <= 0) return noop;
+  const slot = await limiter.acquire(token.id, limit);
+  if (slot.ok) return slot.release;
+  relayMetrics().refused('token_concurrency');
+  throw new RelayError(
+    429,
+    `令牌并发请求数超过限制（最多 ${slot.limit} 个），请稍后再试`,
+    'rate_limit_exceeded',
+    slot.retryAfter,
+  );
+}
+
 /** The 429 of a limit's refusal (new-api's messages for its model request limits) and its reason. */
 export function limitRefusal(
   v: Exclude<LimitVerdict, { ok: true }>,
@@ -194,20 +216,7 @@ export function routeContext(deps: RouteDeps) {
       concurrency: token.concurrencyLimit ?? 0,
     };
     if (!deps.limiter.enabled && !(own && (own.rpm > 0 || own.tpm > 0 || own.concurrency > 0))) return noop;
-    let release: () => void = noop;
-    if (token && own && own.concurrency > 0) {
-      const slot = await deps.limiter.acquire(token.id, own.concurrency);
-      if (!slot.ok) {
-        metrics.refused('token_concurrency');
-        throw new RelayError(
-          429,
-          `令牌并发请求数超过限制（最多 ${slot.limit} 个），请稍后再试`,
-          'rate_limit_exceeded',
-          slot.retryAfter,
-        );
-      }
-      release = slot.release;
-    }
+    const release = await concurrencySlot(deps.limiter, token);
     const v = await deps.limiter.check(token?.id ?? 0, userId, group, own);
     if (v.ok) return release;
     release();
