@@ -32,14 +32,16 @@ import {
 } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { TOPICS } from '@aigw/proto/topics';
-import { OptionsService } from '@aigw/proto/users/v1/users';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { ledgerRepository } from './data/ledger-repository.ts';
 import { orderRepository } from './data/order-repository.ts';
+import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { planRepository } from './data/plan-repository.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { pricingService } from './domain/pricing-service.ts';
+import { quotaWarnings, watchedLedger } from './domain/quota-warning.ts';
 import { redemptionsService } from './domain/redemptions-service.ts';
 import { subscriptionService } from './domain/subscription-service.ts';
 import { tokensService } from './domain/tokens-service.ts';
@@ -125,12 +127,17 @@ export async function createApp(
       const leases = watchRelayLeases(redis);
       stack.add(() => leases.stop());
       const events = billingEvents(publisher);
-      const ledger = walletLedger(ledgerRepo, Date.now, {
+      const ledgerOnly = walletLedger(ledgerRepo, Date.now, {
         lapsed: (rid, heldAt) => {
           const dash = rid.indexOf('-');
           return dash > 0 && leases.lapsed(rid.slice(0, dash), heldAt);
         },
       });
+      // Every balance a change leaves is checked against the user's quota warning threshold.
+      const usersClient = createClient(UsersService, config.USERS_ADDR);
+      stack.add(() => usersClient.close());
+      const warnings = quotaWarnings(quotaWarningPorts({ redis, users: usersClient, options, logger }));
+      const ledger = watchedLedger(ledgerOnly, (userId, balance) => warnings.observe(userId, balance));
       const tokens = tokensService({ repo: tokenRepo, ledger, events, options });
       const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
       const codes = redemptionsService({ repo: codeRepo, wallet, options });

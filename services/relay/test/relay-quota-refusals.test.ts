@@ -2,6 +2,10 @@
  * Refusals for quota the relay cannot reserve: the client reads billing's reason once
  * (用户额度不足 or 令牌额度不足), not a prefix that repeats it.
  */
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AdjustMode, CreditReason } from '@aigw/proto/billing/v1/billing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectBilled } from './expect-billed.ts';
 import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
@@ -20,7 +24,8 @@ let s: RelayStack;
 let fake: FakeProvider;
 
 beforeAll(async () => {
-  s = await startRelayStack();
+  // The quota warning's webhook receiver listens on loopback.
+  s = await startRelayStack({ NOTIFY_PRIVATE: 'true' });
   fake = await startFakeProvider({ kind: 'openai', key: 'up-quota', reply: 'ok' });
 });
 afterAll(async () => {
@@ -314,5 +319,109 @@ describe('relay quota refusals', () => {
     // Raised: requests go through again and keep counting.
     await api('PUT', '/api/token/', { id: tok?.id, budget_daily: spent.used_quota * 100 });
     await eventually(chat, (r) => r.status === 200, { what: 'a request under the raised budget' });
+  });
+
+  it("when a balance falls below the user's quota warning threshold (PUT /api/user/setting, webhook), then one signed warning is sent for the crossing, not one per request, and again only after a top-up lifted it", async () => {
+    const hooks: { signature: string; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        hooks.push({ signature: String(req.headers['x-webhook-signature']), body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const model = modelName('gpt-4o-mini');
+      await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
+      const u = await userWithToken(s, { quota: 0 });
+      await routable(s.stack.relayUrl, u.key, model);
+      const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: u.username, password: 'password123' }),
+      });
+      const cookie = login.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ');
+      const api = async (method: string, path: string, body?: unknown) => {
+        const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
+          method,
+          headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+        return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
+      };
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const bad = await api('PUT', '/api/user/setting', { notify_type: 'webhook', quota_warning_threshold: 10 });
+      expect(bad).toMatchObject({ success: false, message: 'Webhook地址不能为空' });
+      const saved = await api('PUT', '/api/user/setting', {
+        notify_type: 'webhook',
+        quota_warning_threshold: 9_997,
+        webhook_url: url,
+        webhook_secret: 'hook-secret',
+      });
+      expect(saved).toMatchObject({ success: true, message: '设置已更新' });
+      const self = (await api('GET', '/api/user/self')).data as { setting: string };
+      expect(JSON.parse(self.setting)).toEqual({
+        notify_type: 'webhook',
+        quota_warning_threshold: 9_997,
+        webhook_url: url,
+        accept_unset_model_ratio_model: false,
+        record_ip_log: false,
+      });
+      const credit = (amount: number) =>
+        s.wallet.credit({
+          requestId: `warn-${u.userId}-${amount}-${Date.now()}`,
+          userId: u.userId,
+          amount,
+          reason: CreditReason.TOPUP,
+          username: u.username,
+        });
+      await credit(10_000);
+      // Each request costs a little: the balance crosses 9,997 after a few of the eight.
+      for (let i = 0; i < 8; i++) {
+        const res = await fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 }),
+        });
+        expect(res.status).toBe(200);
+      }
+      await expectBilled(s, u.userId, model, 8);
+      const first = await eventually(
+        () => hooks,
+        (h) => h.length >= 1,
+        { what: 'the quota warning webhook' },
+      );
+      const hook = first[0] as { signature: string; body: string };
+      expect(hook.signature).toBe(createHmac('sha256', 'hook-secret').update(hook.body).digest('hex'));
+      const payload = JSON.parse(hook.body) as { type: string; title: string; content: string; values: string[] };
+      expect(payload).toMatchObject({ type: 'quota_exceed', title: '您的额度即将用尽' });
+      expect(payload.content).toMatch(/^您的额度即将用尽，当前剩余额度为 .+，为了不影响您的使用，请及时充值。$/);
+      // A top-up lifts the balance above the threshold (re-armed); an admin setting it low crosses
+      // again. That second warning comes after every earlier balance was checked (one check at a
+      // time per user), so two warnings now means the eight charges sent exactly one.
+      await credit(5_000);
+      await s.wallet.adjustQuota({
+        actor: { userId: 1, role: 100, username: 'root' },
+        requestId: `warn-set-${u.userId}`,
+        userId: u.userId,
+        username: u.username,
+        mode: AdjustMode.SET,
+        amount: 100,
+        remark: '',
+      });
+      await eventually(
+        () => hooks.length,
+        (n) => n >= 2,
+        { what: 'the warning of the second crossing' },
+      );
+      expect(hooks).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   });
 });

@@ -35,6 +35,8 @@ export function userJson(u: User, wallet: WalletView = EMPTY_WALLET) {
     inviter_id: u.inviterId,
     created_time: u.createdTime,
     last_login_time: u.lastLoginTime,
+    /** new-api's user setting (JSON text; notify_type, quota_warning_threshold, ...), secrets left out. */
+    setting: u.setting,
     /** Soft delete (the console shows 已注销); null while the account is live. */
     DeletedAt: u.deletedAt ? new Date(u.deletedAt * 1000).toISOString() : null,
   };

@@ -44,6 +44,7 @@ const userSchema = new Schema<UserDoc>(
     last_login_at: { type: Number, default: 0 },
     pending_credits: { type: [creditSchema], default: [] },
     remark: { type: String, default: '' },
+    setting: { type: String, default: '' },
     /** The last calendar day checked in (claimed atomically: once per day). */
     last_checkin_date: { type: String, default: '' },
   },
@@ -88,6 +89,7 @@ function toRecord(doc: UserDoc): UserRecord {
     created_at: rest.created_at ?? 0,
     last_login_at: rest.last_login_at ?? 0,
     remark: rest.remark ?? '',
+    setting: rest.setting ?? '',
     pending_credits: (rest.pending_credits ?? []).map((c) => ({
       request_id: c.request_id,
       amount: c.amount,

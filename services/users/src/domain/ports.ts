@@ -50,6 +50,8 @@ export interface UserRecord {
   pending_credits: PendingCredit[];
   /** Admin's note (new-api's remark). */
   remark: string;
+  /** new-api's user setting as JSON text (domain/notification-settings.ts); absent: none. */
+  setting?: string;
 }
 
 /** Fields that identify a user besides the id; lookups skip soft-deleted users. */
@@ -90,6 +92,7 @@ export type UserChanges = Partial<
     | 'deleted_at'
     | 'last_login_at'
     | 'remark'
+    | 'setting'
   >
 >;
 

@@ -9,6 +9,7 @@ import type { Checkins } from '../../domain/checkin.ts';
 import type { Credits } from '../../domain/credits.ts';
 import type { EmailFlows } from '../../domain/email-flows.ts';
 import type { Identities, Provider } from '../../domain/identities.ts';
+import { type NotificationSettings, publicSetting } from '../../domain/notification-settings.ts';
 import type { UserRecord } from '../../domain/ports.ts';
 import type { TwoFactor } from '../../domain/two-factor.ts';
 import { type ManageAction as Action, type Actor, normalisePage, type UserAdmin } from '../../domain/user-admin.ts';
@@ -21,6 +22,7 @@ export interface UsersUseCases {
   credits: Credits;
   twoFactor: TwoFactor;
   checkins: Checkins;
+  notifications: NotificationSettings;
 }
 
 /** The proto User; wallet fields stay 0 (billing owns them), secrets only when asked. */
@@ -50,6 +52,8 @@ export function toUserMessage(u: UserRecord, withSecrets = false): MessageInitSh
     createdTime: u.created_at,
     lastLoginTime: u.last_login_at,
     remark: u.remark,
+    // Never the webhook secret or the Gotify token: they are write-only.
+    setting: publicSetting(u.setting),
   };
 }
 
@@ -220,6 +224,27 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
     },
     getCheckinStatus: (req) => uc.checkins.status(req.userId, req.month),
     checkin: (req) => uc.checkins.checkin(req.userId),
+    async updateUserSetting(req) {
+      const s = req.setting;
+      const user = await uc.notifications.update(req.id, {
+        notify_type: s?.notifyType ?? '',
+        quota_warning_threshold: s?.quotaWarningThreshold ?? 0,
+        webhook_url: s?.webhookUrl ?? '',
+        webhook_secret: s?.webhookSecret ?? '',
+        notification_email: s?.notificationEmail ?? '',
+        bark_url: s?.barkUrl ?? '',
+        gotify_url: s?.gotifyUrl ?? '',
+        gotify_token: s?.gotifyToken ?? '',
+        gotify_priority: s?.gotifyPriority ?? 0,
+        accept_unset_model_ratio_model: s?.acceptUnsetModelRatioModel ?? false,
+        record_ip_log: s?.recordIpLog ?? false,
+      });
+      return userOut(user);
+    },
+    async notifyUser(req) {
+      const n = { type: req.type, title: req.title, content: req.content, values: req.values };
+      return { sent: await uc.notifications.notify(req.userId, n) };
+    },
     async resetPassword(req) {
       const { user, password } = await uc.email.resetPassword(req.email, req.token);
       return { newPassword: password, userId: user.id };

@@ -26,6 +26,7 @@ import { tokenRoutes } from './token.ts';
 import { topupRoutes } from './topup.ts';
 import { twoFactorRoutes } from './two-factor.ts';
 import { userRoutes } from './user.ts';
+import { userSettingRoutes } from './user-setting.ts';
 
 /** Routes that read their body raw (webhook signatures): mounted before the JSON parser. */
 export { cardWebhookRoutes as mountRawRoutes } from './card-payments.ts';
@@ -40,6 +41,7 @@ export function mountRoutes(api: Router, deps: RouteDeps): void {
   checkinRoutes(api, deps);
   passkeyRoutes(api, deps);
   secureVerificationRoutes(api, deps);
+  userSettingRoutes(api, deps); // before userRoutes: /user/setting is not a user id
   userRoutes(api, deps);
   oauthRoutes(api, deps);
   ssoRoutes(api, deps); // after oauthRoutes: GET /oauth/:provider takes what the fixed /oauth/* routes leave
