@@ -26,8 +26,8 @@ import {
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { TOPICS } from '@aigw/proto/topics';
-import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import { PasskeysService } from '@aigw/proto/users/v1/passkeys';
+import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { proxyUpgrades } from './transport/http/proxy.ts';
 import { createServer } from './transport/http/server.ts';

@@ -29,7 +29,6 @@ import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
 import { passkeyRepository } from './data/passkey-repository.ts';
 import { smtpMailer } from './data/smtp-mailer.ts';
-import { notificationSettings } from './domain/notification-settings.ts';
 import { twoFactorRepository } from './data/two-factor-repository.ts';
 import { indexAccessTokens, userModel, userRepository } from './data/user-repository.ts';
 import { accounts } from './domain/accounts.ts';
@@ -38,13 +37,13 @@ import { credits as createCredits } from './domain/credits.ts';
 import { emailFlows } from './domain/email-flows.ts';
 import { identities } from './domain/identities.ts';
 import { optionsService } from './domain/options-service.ts';
-import { seedRoot } from './domain/seed-root.ts';
 import { passkeys } from './domain/passkeys.ts';
+import { seedRoot } from './domain/seed-root.ts';
 import { resealTotpSecrets, twoFactor } from './domain/two-factor.ts';
 import { userAdmin } from './domain/user-admin.ts';
 import { optionsHandlers } from './transport/grpc/options-handlers.ts';
-import { usersHandlers } from './transport/grpc/users-handlers.ts';
 import { passkeysHandlers } from './transport/grpc/passkeys-handlers.ts';
+import { usersHandlers } from './transport/grpc/users-handlers.ts';
 import { optionChangePublisher } from './transport/kafka/option-events.ts';
 import { announcingUserStore } from './transport/kafka/user-events.ts';
 
@@ -125,11 +124,6 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
           options: cache,
         }),
         checkins: checkins({ users: store, store: checkinRepository(conn), options: cache, credits }),
-        notifications: notificationSettings({
-          users: store,
-          mailer,
-          send: { allowPrivate: config.NOTIFY_PRIVATE === 'true' },
-        }),
       };
       const retry = setInterval(() => void credits.deliverAllPending(), config.CREDIT_RETRY_MS);
       retry.unref();

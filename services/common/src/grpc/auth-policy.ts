@@ -10,17 +10,13 @@ import type { DescMethod } from '@bufbuild/protobuf';
 export const CALLERS: Record<string, { default: readonly string[]; methods?: Record<string, readonly string[]> }> = {
   'aigw.users.v1.UsersService': {
     default: ['gateway'],
-    methods: {
-      GetUser: ['gateway', 'relay', 'tasks', 'billing'],
-      // Quota warnings (billing) and admin alerts.
-      NotifyUser: ['gateway', 'billing', 'channels'],
-    },
+    methods: { GetUser: ['gateway', 'relay', 'tasks'] },
   },
+  'aigw.users.v1.PasskeysService': { default: ['gateway'] },
   'aigw.users.v1.OptionsService': {
     // Every service keeps an options cache (secrets included: SMTP, payment keys for their owners).
     default: ['gateway', 'users', 'channels', 'billing', 'relay', 'logs', 'tasks'],
     methods: {
-  'aigw.users.v1.PasskeysService': { default: ['gateway'] },
       GetOption: ['gateway'],
       // billing seeds the default ratios as the system actor.
       UpdateOption: ['gateway', 'billing'],

@@ -83,7 +83,6 @@ export function buildPublicStatus(
     turnstile_check: r.bool('TurnstileCheckEnabled'),
     checkin_enabled: r.bool('checkin_setting.enabled'),
     default_use_auto_group: r.bool('DefaultUseAutoGroup'),
-    default_use_auto_group: r.bool('DefaultUseAutoGroup'),
     passkey_login: r.bool('passkey.enabled'),
     turnstile_site_key: r.text('TurnstileSiteKey'),
     github_oauth: r.bool('GitHubOAuthEnabled'),

@@ -9,8 +9,8 @@ import type {
 } from '@aigw/proto/billing/v1/billing';
 import type { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import type { LogsService } from '@aigw/proto/logs/v1/logs';
-import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { PasskeysService } from '@aigw/proto/users/v1/passkeys';
+import type { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { RequestHandler } from 'express';
 import type { Config } from '../../config.ts';
 import type { AuditSink } from '../kafka/audit.ts';
