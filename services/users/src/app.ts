@@ -29,6 +29,7 @@ import { codeRepository } from './data/code-repository.ts';
 import { optionRepository } from './data/option-repository.ts';
 import { passkeyRepository } from './data/passkey-repository.ts';
 import { smtpMailer } from './data/smtp-mailer.ts';
+import { notificationSettings } from './domain/notification-settings.ts';
 import { twoFactorRepository } from './data/two-factor-repository.ts';
 import { indexAccessTokens, userModel, userRepository } from './data/user-repository.ts';
 import { accounts } from './domain/accounts.ts';
@@ -124,6 +125,11 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
           options: cache,
         }),
         checkins: checkins({ users: store, store: checkinRepository(conn), options: cache, credits }),
+        notifications: notificationSettings({
+          users: store,
+          mailer,
+          send: { allowPrivate: config.NOTIFY_PRIVATE === 'true' },
+        }),
       };
       const retry = setInterval(() => void credits.deliverAllPending(), config.CREDIT_RETRY_MS);
       retry.unref();

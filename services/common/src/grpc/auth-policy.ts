@@ -10,7 +10,11 @@ import type { DescMethod } from '@bufbuild/protobuf';
 export const CALLERS: Record<string, { default: readonly string[]; methods?: Record<string, readonly string[]> }> = {
   'aigw.users.v1.UsersService': {
     default: ['gateway'],
-    methods: { GetUser: ['gateway', 'relay', 'tasks'] },
+    methods: {
+      GetUser: ['gateway', 'relay', 'tasks', 'billing'],
+      // Quota warnings (billing) and admin alerts.
+      NotifyUser: ['gateway', 'billing', 'channels'],
+    },
   },
   'aigw.users.v1.PasskeysService': { default: ['gateway'] },
   'aigw.users.v1.OptionsService': {
