@@ -21,6 +21,8 @@ import { renderQuota } from '../../utils/format.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 import { CardPayments, TopupHistory } from './card-payments.tsx';
+import { SubscriptionAdmin } from './subscription-admin.tsx';
+import { SubscriptionCards } from './subscriptions.tsx';
 
 /** Posts the payment form to the gateway's URL in a hidden form (the browser leaves for it). */
 export function submitPaymentForm(url: string, fields: Record<string, string>): void {
@@ -179,6 +181,8 @@ export default function TopupPage() {
         <Typography.Text type="secondary">{tr('topup.theBalanceIsCreditedOnce')}</Typography.Text>
       </Card>
       <CardPayments />
+      <SubscriptionCards onBought={() => void refresh()} />
+      {(user?.role ?? 0) >= 10 && <SubscriptionAdmin />}
       <TopupHistory />
       {(user?.role ?? 0) >= 10 && <TopupHistory admin />}
       <Modal
