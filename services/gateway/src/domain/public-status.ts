@@ -29,8 +29,6 @@ export interface PublicStatus extends SsoStatus {
   checkin_enabled: boolean;
   /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
   default_use_auto_group: boolean;
-  /** new-api's default_use_auto_group (DefaultUseAutoGroup): new tokens start in group auto. */
-  default_use_auto_group: boolean;
   /** new-api's passkey_login: the login page offers a passkey. */
   passkey_login: boolean;
   turnstile_site_key: string;
