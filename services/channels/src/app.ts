@@ -24,6 +24,7 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { abilityRepository } from './data/ability-repository.ts';
+import { adminAlerts } from './data/admin-alerts.ts';
 import { channelRepository } from './data/channel-repository.ts';
 import { seenEvents } from './data/seen-events.ts';
 import { channelHealth } from './domain/channel-health.ts';
@@ -90,7 +91,13 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         cipher,
         changed: channelChangePublisher(publisher),
       });
-      const health = channelHealth({ channels, tester: relayTester(relay), options, seen: seenEvents(conn, 'health') });
+      const health = channelHealth({
+        channels,
+        tester: relayTester(relay),
+        options,
+        seen: seenEvents(conn, 'health'),
+        alert: adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger),
+      });
       const consumer = await runHealthConsumer({ kafka, publisher, logger, health });
       stack.add(() => consumer.stop());
       const usage = await runUsageConsumer({

@@ -24,6 +24,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
     .default(''),
   /** How often the monitor re-tests auto-disabled channels (AutomaticEnableChannelEnabled). */
   CHANNEL_MONITOR_INTERVAL_SEC: z.coerce.number().int().min(5).default(600),
+  /** Let the admin alert webhook (AdminWebhookUrl) reach loopback and private addresses (local setups, tests). */
+  NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
 });
 
 export type Config = z.infer<typeof schema>;

@@ -142,6 +142,10 @@ export const OPTION_CATALOGUE = {
   // Monitoring
   ChannelDisableThreshold: float(5),
   QuotaRemindThreshold: int(1000),
+  // Admin alerts: a webhook told when a channel is auto-disabled (new-api's webhook body, signed
+  // with the secret in X-Webhook-Signature when one is set).
+  AdminWebhookUrl: url(),
+  AdminWebhookSecret: secret(),
   AutomaticDisableChannelEnabled: bool(false),
   AutomaticEnableChannelEnabled: bool(false),
   // Failover rules (new-api's formats, services/common/src/failover-rules.ts): keywords one per

@@ -1,4 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { connectMongo, createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
@@ -20,7 +22,8 @@ describe('channel health events: automatic disable and enable', () => {
   /** The channels service's database (the health consumer records each event id it handled). */
   let channelsDb: Awaited<ReturnType<typeof connectMongo>>;
   beforeAll(async () => {
-    stack = await startMoneyStack();
+    // The admin alert receiver listens on loopback.
+    stack = await startMoneyStack([], { NOTIFY_PRIVATE: 'true' });
     admin = (await userApi(stack, { role: 10 })).api;
     publisher = await createPublisher(
       createKafka(stack.env.KAFKA_BROKERS?.split(',') ?? [], 'health-test', createLogger('test', 'warn')),
@@ -162,5 +165,55 @@ describe('channel health events: automatic disable and enable', () => {
       { timeoutMs: 20_000, what: 'the marker usage counted' },
     );
     expect(ch.used_quota).toBe(1123);
+  });
+
+  it('when AdminWebhookUrl is set and a channel is auto-disabled, then the admins get one signed webhook naming the channel and the reason', async () => {
+    const hooks: { signature: string; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        hooks.push({ signature: String(req.headers['x-webhook-signature']), body });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const port = (receiver.address() as AddressInfo).port;
+      const bad = await admin.put<unknown>('/option/', { key: 'AdminWebhookUrl', value: 'not a url' });
+      expect(bad.body.success).toBe(false);
+      await setOptions(stack, {
+        AdminWebhookUrl: `http://127.0.0.1:${port}/alerts`,
+        AdminWebhookSecret: 'admin-secret',
+        AutomaticDisableChannelEnabled: 'true',
+      });
+      const id = await create({ name: 'alerting' });
+      const mine = () => hooks.filter((h) => h.body.includes(`（#${id}）`));
+      // Reported until the channels service has the options (each travels through Kafka).
+      await eventually(
+        async () => {
+          await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true });
+          await new Promise((r) => setTimeout(r, 300));
+          return mine().length;
+        },
+        (n) => n >= 1,
+        { timeoutMs: 40_000, what: 'the admin alert of the disabled channel' },
+      );
+      // More failures of the disabled channel, then a marker: still the one alert.
+      await report(id, ChannelHealthEvent_Kind.FAILURE, { shouldDisable: true });
+      await handled(id);
+      expect(mine()).toHaveLength(1);
+      const hook = mine()[0] as { signature: string; body: string };
+      expect(hook.signature).toBe(createHmac('sha256', 'admin-secret').update(hook.body).digest('hex'));
+      expect(JSON.parse(hook.body)).toMatchObject({
+        type: 'channel_update',
+        title: `通道「alerting」（#${id}）已被禁用`,
+        content: `通道「alerting」（#${id}）已被禁用，原因：Incorrect API key provided`,
+        values: ['Incorrect API key provided'],
+      });
+    } finally {
+      await setOptions(stack, { AdminWebhookUrl: '' });
+      await new Promise<void>((r) => receiver.close(() => r()));
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { channelsAutoDisabled, failoverRulesFrom, type OptionsCache } from '@aigw/common';
+import { channelsAutoDisabled, failoverRulesFrom, type Notification, type OptionsCache } from '@aigw/common';
 import { AppError, invalid } from '@aigw/common/errors';
 import { CHANNEL_STATUS, splitList } from './channel-rules.ts';
 import { type RelayChannelView, toRelayChannel } from './channel-view.ts';
@@ -44,6 +44,8 @@ export function channelHealth(deps: {
   tester: RelayTester;
   options: OptionReader;
   seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
+  /** Tells the admins (AdminWebhookUrl) that a channel was auto-disabled; fire and forget. */
+  alert?: (n: Notification) => void;
 }) {
   const { channels, tester, options } = deps;
   // AutomaticDisableStatusCodes and AutomaticDisableKeywords, as the relay reads them.
@@ -56,6 +58,14 @@ export function channelHealth(deps: {
     if (ch.status !== CHANNEL_STATUS.enabled || ch.auto_ban !== 1) return false;
     await channels.setStatus(id, CHANNEL_STATUS.autoDisabled, reason);
     channelsAutoDisabled.inc({ channel: String(id) });
+    // new-api's words and type (channel_update) for a disabled channel.
+    const name = `通道「${ch.name}」（#${id}）`;
+    deps.alert?.({
+      type: 'channel_update',
+      title: `${name}已被禁用`,
+      content: `${name}已被禁用，原因：{{value}}`,
+      values: [reason],
+    });
     return true;
   }
 
