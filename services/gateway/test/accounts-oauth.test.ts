@@ -558,6 +558,18 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
     expect(
       new URLSearchParams(custom.requests.find((r) => r.path === '/token')!.body).get('code_verifier'),
     ).toBeTruthy();
+
+    // An admin sees and removes a user's binding, never root's; the user binds again from the session.
+    const admin = await newUser(url);
+    await root.post('/user/manage', { id: admin.id, action: 'promote' });
+    await admin.client.login(admin.username, 'password123');
+    expect((await admin.client.get('/user/1/oauth/bindings')).status).toBe(403);
+    expect((await admin.client.get(`/user/${client.userId}/oauth/bindings`)).body.data).toEqual([
+      expect.objectContaining({ provider_id: id, provider_user_id: 'acme-k1' }),
+    ]);
+    expect((await admin.client.del(`/user/${client.userId}/oauth/bindings/${id}`)).body.success).toBe(true);
+    expect((await client.get('/user/self/oauth/bindings')).body.data).toEqual([]);
+    expect((await ssoLogin(client, 'acme')).body).toEqual({ success: true, message: 'bind' });
     expect((await client.del(`/user/self/oauth/bindings/${id}`)).body).toEqual({ success: true, message: '解绑成功' });
     expect((await client.get('/user/self/oauth/bindings')).body.data).toEqual([]);
     expect((await client.del(`/user/self/oauth/bindings/${id}`)).body).toEqual({

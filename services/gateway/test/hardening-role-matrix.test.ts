@@ -38,6 +38,8 @@ const EXPECTED: Record<string, number> = {
   'GET /oauth/:provider': PUBLIC,
   'GET /user/self/oauth/bindings': USER,
   'DELETE /user/self/oauth/bindings/:provider_id': USER,
+  'GET /user/:id/oauth/bindings': ADMIN,
+  'DELETE /user/:id/oauth/bindings/:provider_id': ADMIN,
   'GET /custom-oauth-provider/': ROOT,
   'GET /custom-oauth-provider/:id': ROOT,
   'POST /custom-oauth-provider/': ROOT,
@@ -291,6 +293,8 @@ describe('route x role matrix', () => {
         expect(refused(await admin.post('/user/manage', { id: t.id, action })), `${t.name} ${action}`).toBe(true);
       }
       expect(refused(await admin.call('DELETE', `/user/${t.id}`)), `${t.name} delete`).toBe(true);
+      expect((await admin.get(`/user/${t.id}/oauth/bindings`)).status, `${t.name} bindings`).toBe(403);
+      expect(refused(await admin.call('DELETE', `/user/${t.id}/oauth/bindings/1`)), `${t.name} unbind`).toBe(true);
     }
     // Nothing changed: both still log in with their passwords and keep their roles.
     const again = new Api(stack.gatewayUrl);

@@ -79,7 +79,11 @@ const providerBody = z.record(z.string(), z.unknown());
 const Id = validate({ params: id });
 const IdBody = validate({ params: id, body: providerBody });
 const Body = validate({ body: providerBody });
-const ProviderId = validate({ params: z.object({ provider_id: z.coerce.number().int().positive() }) });
+const providerId = z.coerce.number().int().positive();
+const ProviderId = validate({ params: z.object({ provider_id: providerId }) });
+const UserProvider = validate({
+  params: z.object({ id: z.coerce.number().int().positive(), provider_id: providerId }),
+});
 
 /**
  * Single sign-on: OIDC (discovery, authorization code with PKCE S256, the id_token checked against
@@ -323,34 +327,60 @@ export function ssoRoutes(api: Router, deps: RouteDeps): void {
     ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   });
 
-  /** GET /api/user/self/oauth/bindings: the caller's custom-provider bindings (new-api's shape). */
+  /** A user's custom-provider bindings (new-api's shape); providers deleted since are left out. */
+  const bindingsOf = (ids: Record<string, string>) => {
+    const providers = store().providers;
+    return Object.entries(ids).flatMap(([id, providerUserId]) => {
+      const p = providers.find((x) => x.id === Number(id));
+      return p
+        ? [
+            {
+              provider_id: p.id,
+              provider_name: p.name,
+              provider_slug: p.slug,
+              provider_icon: p.icon,
+              provider_user_id: providerUserId,
+            },
+          ]
+        : [];
+    });
+  };
+
+  /** GET /api/user/self/oauth/bindings: the caller's custom-provider bindings. */
   api.get('/user/self/oauth/bindings', guard.user, async (req, res) => {
     const { user } = await clients.users.getUser({ id: req.user!.id });
-    const ids = user?.customOauthIds ?? {};
-    const providers = store().providers;
-    ok(
-      res,
-      Object.entries(ids).flatMap(([id, providerUserId]) => {
-        const p = providers.find((x) => x.id === Number(id));
-        return p
-          ? [
-              {
-                provider_id: p.id,
-                provider_name: p.name,
-                provider_slug: p.slug,
-                provider_icon: p.icon,
-                provider_user_id: providerUserId,
-              },
-            ]
-          : [];
-      }),
-    );
+    ok(res, bindingsOf(user?.customOauthIds ?? {}));
   });
   api.delete('/user/self/oauth/bindings/:provider_id', guard.user, ProviderId, async (req, res) => {
     await clients.users.unbindOAuthIdentity({
       userId: req.user!.id,
       provider: OAuthProvider.CUSTOM,
       customProviderId: input(req, ProviderId).params.provider_id,
+    });
+    ok(res, undefined, '解绑成功');
+  });
+
+  /** An admin's target: never a peer admin or a higher role (root may act on anyone). */
+  const targetOf = async (req: Request, id: number) => {
+    const { user } = await clients.users.getUser({ id });
+    if (!user) throw notFound('用户不存在');
+    const me = req.user!;
+    if (user.role >= me.role && user.id !== me.id && me.role < 100) throw denied('无权操作同级或更高等级用户的绑定');
+    return user;
+  };
+  /** GET /api/user/:id/oauth/bindings (admin): a user's custom-provider bindings. */
+  api.get('/user/:id/oauth/bindings', guard.admin, Id, async (req, res) => {
+    const user = await targetOf(req, input(req, Id).params.id);
+    ok(res, bindingsOf(user.customOauthIds));
+  });
+  /** DELETE /api/user/:id/oauth/bindings/:provider_id (admin): removes one of a user's bindings. */
+  api.delete('/user/:id/oauth/bindings/:provider_id', guard.admin, UserProvider, async (req, res) => {
+    const { id, provider_id } = input(req, UserProvider).params;
+    await targetOf(req, id);
+    await clients.users.unbindOAuthIdentity({
+      userId: id,
+      provider: OAuthProvider.CUSTOM,
+      customProviderId: provider_id,
     });
     ok(res, undefined, '解绑成功');
   });
