@@ -896,7 +896,7 @@ describe('accounts: register, login and the own account', () => {
       await setOptions(root, { 'passkey.enabled': 'true' });
       const u = await newUser(url);
       const made = await u.client.post<{ id: number; key: string }[]>('/token/', { name: 'reveal-me' });
-      const token = made.body.data![0];
+      const token = (made.body.data ?? [])[0]!;
 
       const bare = await u.client.post(`/token/${token.id}/key`);
       expect(bare.status).toBe(403);
