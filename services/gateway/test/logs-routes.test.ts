@@ -247,10 +247,16 @@ describe('/api/log and /api/data', () => {
     expect((await root.put('/option/', { key: 'SMTPToken', value: `smtp-secret-${tag}` })).body.success).toBe(true);
     const name = `au${tag}`.slice(0, 12);
     expect((await root.post('/user/', { username: name, password: 'password123' })).body.success).toBe(true);
+    // A route the trail has no words for: recorded by its admin guard, with field names only.
+    const models = await root.post('/channel/fetch_models', { type: 1, base_url: fake.url, key: 'k' });
+    expect(models.body.success).toBe(true);
+    const fetched = '管理操作 POST /api/channel/fetch_models，字段：type、base_url、key';
     const res = await eventually(
       () => root.get<Page>('/log/', { type: '3', username: 'root', page_size: '50' }),
-      (r) =>
-        (r.body.data?.items ?? []).filter((i) => String((i as { content?: string }).content).includes(tag)).length >= 3,
+      (r) => {
+        const texts = (r.body.data?.items ?? []).map((i) => String((i as { content?: string }).content));
+        return texts.filter((t) => t.includes(tag)).length >= 3 && texts.includes(fetched);
+      },
     );
     const items = (res.body.data?.items ?? []) as (LogItem & { content: string; ip: string; user_id: number })[];
     const notice = items.find((i) => i.content.includes(`「notice-b-${tag}」`));

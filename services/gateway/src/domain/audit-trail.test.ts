@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeAction, HIDDEN, isSecretOption, MAX_VALUE, optionChange } from './audit-trail.ts';
+import { describeAction, genericAction, HIDDEN, isSecretOption, MAX_VALUE, optionChange } from './audit-trail.ts';
 
 const req = (method: string, path: string, body: Record<string, unknown> = {}, query: Record<string, unknown> = {}) =>
   describeAction({ method, path, body, query });
@@ -39,6 +39,15 @@ describe('audit trail words', () => {
     );
     expect(req('PUT', '/redemption/', { id: 2, status: 2 }, { status_only: 'true' })).toBe('兑换码 #2 状态设为 2');
     expect(req('DELETE', '/log/', {}, { target_timestamp: '100' })).toBe('清理 100 之前的日志');
+  });
+
+  it('when an admin route the table does not name changes something, then its route, ids and field names are recorded', () => {
+    expect(genericAction('PATCH', '/subscription/admin/plans/:id', { id: '3' }, { title: 'x', price: 9 })).toBe(
+      '管理操作 PATCH /api/subscription/admin/plans/:id（id=3），字段：title、price',
+    );
+    expect(genericAction('DELETE', '/user/:id/reset_passkey', { id: '5' }, {})).toBe(
+      '管理操作 DELETE /api/user/:id/reset_passkey（id=5）',
+    );
   });
 
   it('when a request is not an admin action, then nothing is recorded', () => {

@@ -140,3 +140,20 @@ export function describeAction(r: AuditedRequest): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Words for an admin or root change the table above does not name (a route added later): the
+ * route, its path parameters and the names of the fields sent (never their values).
+ */
+export function genericAction(
+  method: string,
+  route: string,
+  params: Record<string, unknown>,
+  body: Record<string, unknown>,
+): string {
+  const ps = Object.entries(params)
+    .map(([k, v]) => `${k}=${text(v)}`)
+    .join('，');
+  const fs = fields(body);
+  return `管理操作 ${method} /api${route}${ps ? `（${ps}）` : ''}${fs ? `，字段：${fs}` : ''}`;
+}
