@@ -513,8 +513,11 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
       username_field: 'data.login',
       display_name_field: 'data.nick',
     };
-    const { client: common } = await newUser(url);
-    expect((await common.post('/custom-oauth-provider/', body)).status).toBe(403);
+    // A plain admin is not root: the providers are root's.
+    const admin = await newUser(url);
+    await root.post('/user/manage', { id: admin.id, action: 'promote' });
+    await admin.client.login(admin.username, 'password123');
+    expect((await admin.client.post('/custom-oauth-provider/', body)).status).toBe(403);
     expect((await root.post('/custom-oauth-provider/', { ...body, slug: 'Bad Slug!' })).body).toEqual({
       success: false,
       message: '标识符只能包含小写字母、数字和连字符',
@@ -560,9 +563,6 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
     ).toBeTruthy();
 
     // An admin sees and removes a user's binding, never root's; the user binds again from the session.
-    const admin = await newUser(url);
-    await root.post('/user/manage', { id: admin.id, action: 'promote' });
-    await admin.client.login(admin.username, 'password123');
     expect((await admin.client.get('/user/1/oauth/bindings')).status).toBe(403);
     expect((await admin.client.get(`/user/${client.userId}/oauth/bindings`)).body.data).toEqual([
       expect.objectContaining({ provider_id: id, provider_user_id: 'acme-k1' }),
