@@ -242,6 +242,40 @@ describe('multi-key channels', () => {
     expect(sent?.headers['x-route']).toBe('blue');
   });
 
+  it('when the requests of one session (prompt_cache_key) go to a multi-key channel, then they keep the key that served the session first instead of taking the keys in turn', async () => {
+    const model = modelName('gpt-4o-mini');
+    const u = await userWithToken(s);
+    await s.channels.createChannels({
+      channel: {
+        name: 'affinity keys',
+        type: 1,
+        key: 'key-good-1\nkey-good-2',
+        baseUrl: fake.url,
+        models: model,
+        group: 'default',
+        autoBan: 0,
+        status: 1,
+        multiKeyMode: 'polling',
+      },
+    });
+    await routable(s.stack.relayUrl, u.key, model);
+    const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const ask = async (session?: string) => {
+      await client.chat.completions.create({
+        model,
+        messages: [{ role: 'user', content: 'hi' }],
+        ...(session ? { prompt_cache_key: session } : {}),
+      });
+      return keysSent().at(-1);
+    };
+    // Without a session the keys go in turn.
+    const turns = [await ask(), await ask()];
+    expect(new Set(turns).size).toBe(2);
+    const first = await ask('session-keys');
+    const again = [await ask('session-keys'), await ask('session-keys'), await ask('session-keys')];
+    expect(again).toEqual([first, first, first]);
+  });
+
   it('when a channel has a proxy in its setting, then its upstream calls go through that proxy', async () => {
     // A forward proxy that records what it was asked to reach (CONNECT tunnels and plain requests).
     const reached: string[] = [];

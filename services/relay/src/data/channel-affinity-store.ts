@@ -1,7 +1,7 @@
 /**
- * Where each session's channel is kept for channel affinity (domain/channel-affinity.ts): Redis,
- * shared by the relay's replicas, one key per session with the rule's TTL. Redis being away
- * costs the affinity, never the request. Hits and misses are counted for /metrics.
+ * Where each session's channel (and, on a multi-key channel, the fingerprint of its key) is kept
+ * for channel affinity (domain/channel-affinity.ts): Redis, shared by the relay's replicas, one
+ * key per session with the rule's TTL. Redis being away costs the affinity, never the request. Hits and misses are counted for /metrics.
  */
 import { type Logger, type OptionAccessors, type Redis, registry } from '@aigw/common';
 import { Counter } from 'prom-client';
@@ -48,8 +48,12 @@ export function channelAffinityStore(redis: Redis, logger: Logger, settings: () 
             timer = setTimeout(() => resolve(null), FIND_WAIT_MS);
           }),
         ]);
-        const id = Number(v);
-        return v && Number.isInteger(id) && id > 0 ? id : undefined;
+        // <channel id>[:<key fingerprint>] (the key of a multi-key channel that served it).
+        const [channel, keyHash] = (v ?? '').split(':');
+        const channelId = Number(channel);
+        return v && Number.isInteger(channelId) && channelId > 0
+          ? { channelId, keyHash: keyHash || undefined }
+          : undefined;
       } catch (err) {
         logger.warn({ err }, 'channel affinity: could not read the session');
         return undefined;
@@ -57,10 +61,12 @@ export function channelAffinityStore(redis: Redis, logger: Logger, settings: () 
         clearTimeout(timer);
       }
     },
-    remember(k, channelId, ttlSeconds) {
-      redis.set(key(k), String(channelId), 'EX', ttlSeconds).catch((err: unknown) => {
-        logger.warn({ err }, 'channel affinity: could not keep the session');
-      });
+    remember(k, channelId, ttlSeconds, keyHash) {
+      redis
+        .set(key(k), keyHash ? `${channelId}:${keyHash}` : String(channelId), 'EX', ttlSeconds)
+        .catch((err: unknown) => {
+          logger.warn({ err }, 'channel affinity: could not keep the session');
+        });
     },
     count(result) {
       hits.inc({ result });

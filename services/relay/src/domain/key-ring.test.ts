@@ -1,3 +1,4 @@
+import { keyFingerprint } from '@aigw/common';
 import { describe, expect, it } from 'vitest';
 import { keyRingOf } from './key-ring.ts';
 
@@ -23,5 +24,15 @@ describe('multi-key rings', () => {
     ring?.markBad('c');
     expect(ring?.next(undefined, () => 0.99)).toBe('b');
     expect(ring?.next(new Set(['b']), () => 0)).toBe('a');
+  });
+
+  it('a preferred key (a session kept by channel affinity) is taken while usable, the turn going on without it', () => {
+    const ring = keyRingOf('polling', 'k1\nk2\nk3');
+    const k2 = keyFingerprint('k2');
+    expect([1, 2, 3].map(() => ring?.next(undefined, undefined, k2))).toEqual(['k2', 'k2', 'k2']);
+    expect(ring?.next()).toBe('k1');
+    // Marked bad, the preferred key is passed over: the turn goes on (k1 was last: k3 next).
+    ring?.markBad('k2');
+    expect(ring?.next(undefined, undefined, k2)).toBe('k3');
   });
 });

@@ -4,15 +4,18 @@
  * that failed as unusable (401, invalid key) is skipped by this relay from then on; the channels
  * service disables it for every replica, and the next snapshot leaves it out.
  */
-import { splitKeys } from '@aigw/common';
+import { keyFingerprint, splitKeys } from '@aigw/common';
 
 export type MultiKeyMode = 'random' | 'polling';
 
 export interface KeyRing {
   readonly mode: MultiKeyMode;
   readonly size: number;
-  /** The key for the next call, skipping `exclude` and keys marked bad; undefined when none is left. */
-  next(exclude?: ReadonlySet<string>, random?: () => number): string | undefined;
+  /**
+   * The key for the next call, skipping `exclude` and keys marked bad; undefined when none is left.
+   * `prefer` (a keyFingerprint): that key when it is usable (channel affinity keeps a session's key).
+   */
+  next(exclude?: ReadonlySet<string>, random?: () => number, prefer?: string): string | undefined;
   markBad(key: string): void;
   /** How many keys are left outside `exclude` and the bad ones (the turn does not move). */
   available(exclude?: ReadonlySet<string>): number;
@@ -27,9 +30,13 @@ export function keyRingOf(mode: string | undefined, keyText: string): KeyRing | 
   return {
     mode,
     size: keys.length,
-    next(exclude, random = Math.random) {
+    next(exclude, random = Math.random, prefer) {
       const usable = keys.filter((k) => !bad.has(k) && !exclude?.has(k));
       if (usable.length === 0) return undefined;
+      if (prefer) {
+        const kept = usable.find((k) => keyFingerprint(k) === prefer);
+        if (kept) return kept;
+      }
       if (mode === 'random') return usable[Math.floor(random() * usable.length)];
       // In turn over the full list, so a skipped key does not shift the others' turns.
       for (let i = 0; i < keys.length; i++) {

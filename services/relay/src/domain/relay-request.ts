@@ -156,10 +156,13 @@ export interface UpstreamStatePort {
 /** Where sessions' channels are kept (Redis; data/channel-affinity-store.ts). */
 export interface AffinityPort {
   settings(): AffinitySettings;
-  /** The channel that served the session last; undefined when none (or Redis is away). */
-  find(key: string): Promise<number | undefined>;
+  /**
+   * The channel that served the session last and, on a multi-key channel, the keyFingerprint of
+   * its key; undefined when none (or Redis is away).
+   */
+  find(key: string): Promise<{ channelId: number; keyHash?: string } | undefined>;
   /** Best effort, not awaited. */
-  remember(key: string, channelId: number, ttlSeconds: number): void;
+  remember(key: string, channelId: number, ttlSeconds: number, keyHash?: string): void;
   /** A served request of a session: on the channel kept for it (hit) or not (miss). */
   count(result: 'hit' | 'miss'): void;
 }
@@ -307,7 +310,8 @@ export async function relayRequest(
   // Channel affinity: the session's channel goes first while it serves the model (retries go
   // elsewhere as usual); a stored response's channel (previous_response_id) comes before it.
   const session = pinned ? undefined : caller.affinity;
-  const kept = session && deps.affinity ? await deps.affinity.find(session.key) : undefined;
+  const keptSession = session && deps.affinity ? await deps.affinity.find(session.key) : undefined;
+  const kept = keptSession?.channelId;
   if (kept && !caller.preferredChannelId) caller.preferredChannelId = kept;
 
   // Step 3 and 6: attempts on channels, retries on others.
@@ -316,6 +320,7 @@ export async function relayRequest(
   let last: { failure: UpstreamFailure; channel: RoutedChannel } | undefined;
   let result: Awaited<ReturnType<typeof runAttempt>> | undefined;
   let served: RoutedChannel | undefined;
+  let servedKey: string | undefined;
   let upstreamModel = req.model;
   // Multi-key channels: keys that failed as unusable in this request, and the channel to try
   // again with another of its keys (that retry costs no attempt).
@@ -352,7 +357,8 @@ export async function relayRequest(
       continue;
     }
     if (!ch || (pinned && attempt > 0 && !again)) break;
-    const key = ch.keys?.next(badKeys);
+    // A session kept on a multi-key channel keeps its key too (upstream prompt caches are per key).
+    const key = ch.keys?.next(badKeys, undefined, ch.id === kept ? keptSession?.keyHash : undefined);
     if (ch.keys && key === undefined) {
       tried.push(ch.id);
       last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
@@ -385,6 +391,7 @@ export async function relayRequest(
         countText: (text) => deps.tokenizer.count([text], req.model),
       });
       served = ch;
+      servedKey = key;
       break;
     } catch (err) {
       if (!(err instanceof UpstreamFailure)) throw err;
@@ -500,7 +507,14 @@ export async function relayRequest(
       contextTokens: result.usage.promptTokens + result.usage.completionTokens,
     });
   if (session && deps.affinity)
-    keepSession(deps.affinity, session, kept, served.id, () => index.serves(caller.group, req.model, kept ?? 0));
+    keepSession(
+      deps.affinity,
+      session,
+      kept,
+      served.id,
+      () => index.serves(caller.group, req.model, kept ?? 0),
+      servedKey === undefined ? undefined : keyFingerprint(servedKey),
+    );
   deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled));
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
@@ -518,6 +532,7 @@ function keepSession(
   kept: number | undefined,
   servedId: number,
   keptServes: () => boolean,
+  keyHash?: string,
 ): void {
   const hit = kept === servedId;
   port.count(hit ? 'hit' : 'miss');
@@ -526,7 +541,7 @@ function keepSession(
     if (!s.switchOnSuccess) return;
     if (s.keepOnChannelDisabled && !keptServes()) return;
   }
-  port.remember(session.key, servedId, session.ttlSeconds);
+  port.remember(session.key, servedId, session.ttlSeconds, keyHash);
 }
 
 /**
