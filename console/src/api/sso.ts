@@ -104,3 +104,10 @@ export const createCustomOAuth = (p: Partial<CustomOAuthProvider>) =>
 export const updateCustomOAuth = (id: number, p: Partial<CustomOAuthProvider>) =>
   request<CustomOAuthProvider>('PUT', `/api/custom-oauth-provider/${id}`, { body: p });
 export const deleteCustomOAuth = (id: number) => request('DELETE', `/api/custom-oauth-provider/${id}`);
+
+/** POST /api/custom-oauth-provider/discovery: an OIDC discovery document, to fill the provider form. */
+export const discoverCustomOAuth = (wellKnownUrl: string) =>
+  request<{
+    well_known_url: string;
+    discovery: { authorization_endpoint: string; token_endpoint: string; userinfo_endpoint: string };
+  }>('POST', '/api/custom-oauth-provider/discovery', { body: { well_known_url: wellKnownUrl } });

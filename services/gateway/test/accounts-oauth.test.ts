@@ -523,6 +523,18 @@ describe('accounts: GitHub OAuth, the messaging-app server and the chat-app widg
       message: '标识符只能包含小写字母、数字和连字符',
     });
     expect((await root.post('/custom-oauth-provider/', { ...body, slug: 'oidc' })).body.success).toBe(false);
+    // The form can read an OIDC discovery document (new-api's discovery route).
+    const found = await root.post<{ well_known_url: string; discovery: Record<string, string> }>(
+      '/custom-oauth-provider/discovery',
+      { issuer_url: `${oidc.url}/` },
+    );
+    expect(found.body.data).toMatchObject({
+      well_known_url: `${oidc.url}/.well-known/openid-configuration`,
+      discovery: { token_endpoint: `${oidc.url}/token`, userinfo_endpoint: `${oidc.url}/userinfo` },
+    });
+    expect((await root.post('/custom-oauth-provider/discovery', { issuer_url: 'ftp://x' })).body.message).toBe(
+      'Discovery URL 无效，仅支持 http/https',
+    );
     const created = await root.post<{ id: number }>('/custom-oauth-provider/', body);
     expect(created.body.success, created.body.message).toBe(true);
     const id = created.body.data!.id;

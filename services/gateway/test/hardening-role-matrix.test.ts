@@ -43,6 +43,7 @@ const EXPECTED: Record<string, number> = {
   'GET /custom-oauth-provider/': ROOT,
   'GET /custom-oauth-provider/:id': ROOT,
   'POST /custom-oauth-provider/': ROOT,
+  'POST /custom-oauth-provider/discovery': ROOT,
   'PUT /custom-oauth-provider/:id': ROOT,
   'DELETE /custom-oauth-provider/:id': ROOT,
   // The payment gateway's callback: authenticated by its signature, not by a session.

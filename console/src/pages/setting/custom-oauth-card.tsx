@@ -18,6 +18,7 @@ import {
   type CustomOAuthProvider,
   createCustomOAuth,
   deleteCustomOAuth,
+  discoverCustomOAuth,
   listCustomOAuth,
   updateCustomOAuth,
 } from '../../api/sso.ts';
@@ -92,6 +93,20 @@ export default function CustomOAuthCard() {
 
   const set = (patch: Draft) => setDraft((d) => ({ ...d, ...patch }));
 
+  /** Fills the three endpoints from the provider's discovery document. */
+  const discover = async () => {
+    const res = await discoverCustomOAuth(draft?.well_known ?? '');
+    if (!res.success || !res.data) return;
+    const d = res.data.discovery;
+    set({
+      well_known: res.data.well_known_url,
+      authorization_endpoint: d.authorization_endpoint,
+      token_endpoint: d.token_endpoint,
+      user_info_endpoint: d.userinfo_endpoint,
+    });
+    Message.success(t('sso.customDiscovered'));
+  };
+
   return (
     <Card title={t('opt.customOauth')} bordered={false} data-card="custom-oauth">
       <Typography.Paragraph type="secondary">{t('sso.customHint')}</Typography.Paragraph>
@@ -140,6 +155,15 @@ export default function CustomOAuthCard() {
           <Form layout="vertical">
             <Form.Item label={t('sso.customEnabled')}>
               <Switch checked={Boolean(draft.enabled)} onChange={(on) => set({ enabled: on })} />
+            </Form.Item>
+            <Form.Item label={t('sso.customWellKnown')}>
+              <Input.Search
+                value={draft.well_known ?? ''}
+                onChange={(v) => set({ well_known: v })}
+                searchButton={t('sso.customDiscover')}
+                onSearch={() => void discover()}
+                data-field="well_known"
+              />
             </Form.Item>
             {TEXT_FIELDS.map(([key, label, required]) => (
               <Form.Item key={key} label={t(label)} required={required}>

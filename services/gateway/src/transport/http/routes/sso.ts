@@ -79,6 +79,7 @@ const providerBody = z.record(z.string(), z.unknown());
 const Id = validate({ params: id });
 const IdBody = validate({ params: id, body: providerBody });
 const Body = validate({ body: providerBody });
+const Discover = validate({ body: z.object({ well_known_url: optText, issuer_url: optText }) });
 const providerId = z.coerce.number().int().positive();
 const ProviderId = validate({ params: z.object({ provider_id: providerId }) });
 const UserProvider = validate({
@@ -401,6 +402,22 @@ export function ssoRoutes(api: Router, deps: RouteDeps): void {
     return p;
   };
 
+  /** POST /api/custom-oauth-provider/discovery: reads a discovery document for the provider form. */
+  api.post('/custom-oauth-provider/discovery', guard.root, Discover, async (req, res) => {
+    const { well_known_url: wellKnown, issuer_url: issuer } = input(req, Discover).body;
+    const target =
+      wellKnown?.trim() ||
+      (issuer?.trim() ? `${issuer.trim().replace(/\/+$/, '')}/.well-known/openid-configuration` : '');
+    if (!target) throw invalid('请先填写 Discovery URL 或 Issuer URL');
+    let url: URL;
+    try {
+      url = new URL(target);
+    } catch {
+      throw invalid('Discovery URL 无效，仅支持 http/https');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid('Discovery URL 无效，仅支持 http/https');
+    ok(res, { well_known_url: target, discovery: await discover(target, 'Discovery') });
+  });
   api.get('/custom-oauth-provider/', guard.root, (_req, res) => ok(res, store().providers.map(viewOf)));
   api.get('/custom-oauth-provider/:id', guard.root, Id, (req, res) =>
     ok(res, viewOf(find(store(), input(req, Id).params.id))),
