@@ -24,6 +24,13 @@ export interface Token {
   concurrency_limit?: number;
 }
 
+  /** Quota per day, week (from Monday) and month in the operator's time zone (0 none), and what was spent. */
+  budget_daily?: number;
+  budget_weekly?: number;
+  budget_monthly?: number;
+  budget_daily_used?: number;
+  budget_weekly_used?: number;
+  budget_monthly_used?: number;
 export interface TokenInput {
   name?: string;
   remain_quota?: number;
@@ -39,6 +46,9 @@ export interface TokenInput {
   count?: number;
 }
 
+  budget_daily?: number;
+  budget_weekly?: number;
+  budget_monthly?: number;
 export const listTokens = (p: number, size: number) =>
   request<Page<Token>>('GET', '/api/token/', { params: { p, size } });
 

@@ -32,6 +32,7 @@ import { renderQuota } from '../../utils/format.ts';
 import { startGitHubOAuth } from '../login/index.tsx';
 import CheckinCard from './checkin-card.tsx';
 import LoginSessionsCard from './login-sessions-card.tsx';
+import NotificationCard from './notification-card.tsx';
 import PasskeyCard from './passkey-card.tsx';
 import { ChangePasswordModal, DeleteAccountModal, EmailBindModal, WechatBindModal } from './personal-dialogs.tsx';
 import SsoBindingsCard from './sso-bindings-card.tsx';
@@ -228,6 +229,7 @@ export default function PersonalSetting() {
       <TwoFactorCard />
       <PasskeyCard />
       <LoginSessionsCard />
+      <NotificationCard setting={(self as { setting?: string }).setting} onSaved={() => void load()} />
 
       <Modal
         title={tr('setting.transferInvitationQuota')}

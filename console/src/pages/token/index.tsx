@@ -117,6 +117,20 @@ export default function TokenPage() {
     void copyText(selected.map((t) => `${t.name}    sk-${t.key}`).join('\n'));
   };
 
+  /** A token's period budgets as "spent / budget" lines (none for a token without budgets). */
+  const budgetLines = (t: Token): string[] =>
+    (
+      [
+        ['token.budgetDailyShort', t.budget_daily, t.budget_daily_used],
+        ['token.budgetWeeklyShort', t.budget_weekly, t.budget_weekly_used],
+        ['token.budgetMonthlyShort', t.budget_monthly, t.budget_monthly_used],
+      ] as const
+    )
+      .filter(([, budget]) => (budget ?? 0) > 0)
+      .map(([label, budget, used]) =>
+        tr(label, { used: renderQuota(used ?? 0, status), budget: renderQuota(budget ?? 0, status) }),
+      );
+
   const columns: TableColumnProps<Token>[] = [
     { title: tr('common.name'), dataIndex: 'name' },
     { title: tr('common.status'), dataIndex: 'status', render: (_v, t) => tokenStatusTag(t) },
@@ -124,8 +138,16 @@ export default function TokenPage() {
     {
       title: tr('common.remainingQuota'),
       dataIndex: 'remain_quota',
-      render: (q: number, t) =>
-        t.unlimited_quota ? <Tag color="arcoblue">{tr('token.unlimited')}</Tag> : renderQuota(q, status),
+      render: (q: number, t) => (
+        <>
+          {t.unlimited_quota ? <Tag color="arcoblue">{tr('token.unlimited')}</Tag> : renderQuota(q, status)}
+          {budgetLines(t).map((line) => (
+            <div key={line} style={{ fontSize: 12, color: 'var(--color-text-3)' }}>
+              {line}
+            </div>
+          ))}
+        </>
+      ),
     },
     { title: tr('common.created'), dataIndex: 'created_time', render: (s: number) => timeText(s) },
     { title: tr('token.expires'), dataIndex: 'expired_time', render: (s: number) => timeText(s) },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_PRESETS, expiryIn, invalidLimit, QUOTA_PRESETS } from './token-drawer.tsx';
+import { COUNT_PRESETS, expiryIn, invalidBudget, invalidLimit, QUOTA_PRESETS } from './token-drawer.tsx';
 
 describe('token drawer presets', () => {
   it('when presets are offered, then they follow spec 02 section 5', () => {
@@ -30,5 +30,13 @@ describe('token drawer presets', () => {
     expect(invalidLimit({ rpm_limit: 1, tpm_limit: 1, concurrency_limit: 2_000_000_000 })).toBe(
       'token.concurrencyLimit',
     );
+  });
+
+  it('when a period budget is negative, fractional or beyond a safe integer, then its field is named', () => {
+    expect(invalidBudget({ budget_daily: 0, budget_weekly: 0, budget_monthly: 0 })).toBeUndefined();
+    expect(invalidBudget({ budget_daily: 500_000, budget_weekly: 0, budget_monthly: 10_000_000 })).toBeUndefined();
+    expect(invalidBudget({ budget_daily: -1, budget_weekly: 0, budget_monthly: 0 })).toBe('token.budgetDaily');
+    expect(invalidBudget({ budget_daily: 1, budget_weekly: 0.5, budget_monthly: 0 })).toBe('token.budgetWeekly');
+    expect(invalidBudget({ budget_daily: 1, budget_weekly: 1, budget_monthly: 2 ** 60 })).toBe('token.budgetMonthly');
   });
 });

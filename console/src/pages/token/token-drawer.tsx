@@ -44,6 +44,9 @@ interface FormState {
   tpm_limit: number;
   concurrency_limit: number;
 }
+  budget_daily: number;
+  budget_weekly: number;
+  budget_monthly: number;
 
 /** The largest RPM, TPM or concurrency limit the server accepts. */
 export const MAX_TOKEN_LIMIT = 1_000_000_000;
@@ -65,6 +68,24 @@ export function invalidLimit(
 }
 
 const EMPTY: FormState = {
+/** Period budgets (quota; 0 none): the relay refuses a token's requests once one is spent. */
+export const BUDGET_FIELDS = [
+  ['budget_daily', 'token.budgetDaily'],
+  ['budget_weekly', 'token.budgetWeekly'],
+  ['budget_monthly', 'token.budgetMonthly'],
+] as const;
+
+/** The first invalid budget field (its label key), or undefined when all are whole numbers from 0. */
+export function invalidBudget(
+  form: Pick<FormState, 'budget_daily' | 'budget_weekly' | 'budget_monthly'>,
+): (typeof BUDGET_FIELDS)[number][1] | undefined {
+  for (const [field, label] of BUDGET_FIELDS) {
+    const v = form[field];
+    if (!Number.isSafeInteger(v) || v < 0) return label;
+  }
+  return undefined;
+}
+
   name: '',
   remain_quota: 500000,
   unlimited_quota: false,
@@ -79,6 +100,9 @@ const EMPTY: FormState = {
   concurrency_limit: 0,
 };
 
+  budget_daily: 0,
+  budget_weekly: 0,
+  budget_monthly: 0,
 /** Expiry quick buttons: never, one hour, one day, one month (from now). */
 export function expiryIn(choice: 'never' | 'hour' | 'day' | 'month', now = Date.now()): number {
   if (choice === 'never') return -1;
@@ -111,6 +135,12 @@ export default function TokenDrawer({
   const [saving, setSaving] = useState(false);
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
 
+  // What the edited token spent in its current day, week and month (shown beside its budgets).
+  const [spent, setSpent] = useState<Record<(typeof BUDGET_FIELDS)[number][0], number>>({
+    budget_daily: 0,
+    budget_weekly: 0,
+    budget_monthly: 0,
+  });
   useEffect(() => {
     if (!visible) return;
     void getUserModels().then((res) => res.success && setModels(res.data ?? []));
@@ -140,6 +170,14 @@ export default function TokenDrawer({
         });
       });
     } else setForm(EMPTY);
+          budget_daily: t.budget_daily ?? 0,
+          budget_weekly: t.budget_weekly ?? 0,
+          budget_monthly: t.budget_monthly ?? 0,
+        });
+        setSpent({
+          budget_daily: t.budget_daily_used ?? 0,
+          budget_weekly: t.budget_weekly_used ?? 0,
+          budget_monthly: t.budget_monthly_used ?? 0,
   }, [visible, editing, id, autoByDefault]);
 
   const close = () => {
@@ -165,6 +203,11 @@ export default function TokenDrawer({
     const body: TokenInput = {
       name: form.name.trim(),
       remain_quota: form.remain_quota,
+    const badBudget = invalidBudget(form);
+    if (badBudget) {
+      Message.error(tr('token.budgetMustBeWhole', { field: tr(badBudget) }));
+      return;
+    }
       unlimited_quota: form.unlimited_quota,
       expired_time: form.expired_time,
       model_limits_enabled: form.model_limits_enabled,
@@ -178,6 +221,9 @@ export default function TokenDrawer({
     setSaving(true);
     const res = editing ? await updateToken({ ...body, id }) : await createTokens({ ...body, count: form.count });
     setSaving(false);
+      budget_daily: form.budget_daily,
+      budget_weekly: form.budget_weekly,
+      budget_monthly: form.budget_monthly,
     if (!res.success) return;
     Message.success(
       editing ? tr('token.tokenUpdated') : tr('token.createdN', { n: Array.isArray(res.data) ? res.data.length : 1 }),
@@ -322,6 +368,26 @@ export default function TokenDrawer({
           {groupNames.length > 0 ? (
             <Select
               value={form.group || undefined}
+        {BUDGET_FIELDS.map(([field, label]) => (
+          <Form.Item
+            key={field}
+            label={tr('token.budgetOf', { field: tr(label), quota: renderQuota(form[field], status) })}
+            extra={
+              editing && form[field] > 0
+                ? tr('token.budgetSpent', { spent: renderQuota(spent[field], status) })
+                : tr('token.budgetZeroMeansNone')
+            }
+          >
+            <InputNumber
+              name={field}
+              value={form[field]}
+              min={0}
+              precision={0}
+              step={1}
+              onChange={(v) => set(field, v ?? 0)}
+            />
+          </Form.Item>
+        ))}
               placeholder={tr('token.defaultsToTheUserS')}
               onChange={(v: string) => set('group', v ?? '')}
               allowClear
