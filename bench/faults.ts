@@ -5,7 +5,8 @@
  * a few seconds, and per scenario a fresh set of users with two tokens each under steady mixed load
  * (whole and streamed chats, open loop). Each scenario injects one fault while the load runs:
  *
- *   billing, logs, relay  kill -9 of the service, restarted on the same ports
+ *   billing, logs, relay  kill -9 of the service, restarted on the same ports (billing's also
+ *                         meets Stripe webhooks before, during and after it: faults-webhook.ts)
  *   kafka                 the broker stopped for 12 s, then started again
  *   redis                 Redis stopped for 12 s, then started again
  *   mongo                 the MongoDB-compatible server restarted (stopped, started 5 s later)
@@ -45,6 +46,7 @@ import {
   RELAY_LEASE_RENEW_MS,
   type Redis,
 } from '../services/common/src/index.ts';
+import { startWebhookFake, type WebhookCheck, webhookCheck } from './faults-webhook.ts';
 import { countLogRows, logRows } from './log-rows.ts';
 
 type Admin = ReturnType<ReturnType<typeof createKafka>['admin']>;
@@ -241,6 +243,8 @@ async function main(): Promise<number> {
     promptTokens: 10,
     chunkDelayMs: CHUNK_MS,
   });
+  // Stripe's API, for the billing scenario's webhook check (billing's STRIPE_API_BASE names it).
+  const stripe = ONLY.includes('billing') ? await startWebhookFake() : undefined;
   // Private servers: the suite stops and kills them.
   const t0 = now();
   const infra = await startPrivateInfra();
@@ -253,7 +257,7 @@ async function main(): Promise<number> {
   const pf = await startPlatform({
     tag: 'flt',
     run,
-    services: ['users', 'channels', 'billing', 'logs', 'relay'],
+    services: ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'],
     logDir,
     // Start-up lines and warnings of every service (none logs per request at info).
     env: { LOG_LEVEL: 'info' },
@@ -264,6 +268,7 @@ async function main(): Promise<number> {
         RELAY_USER_RPM: String(RPM),
         RELAY_USAGE_BUFFER_MAX: String(BUFFER_MAX),
       },
+      ...(stripe ? { billing: { STRIPE_API_BASE: stripe.baseUrl } } : {}),
     },
     serviceEnvOf: (ports) => {
       billingGrpc = ports.billing.grpc;
@@ -321,6 +326,7 @@ async function main(): Promise<number> {
         redis,
         run,
         logDir,
+        stripe,
       }).catch((err: Error) => {
         broken = true;
         const dash = '-';
@@ -392,6 +398,7 @@ async function main(): Promise<number> {
     s.logs.close();
     await pf.stop();
     await upstream.close();
+    await stripe?.stop();
     await proxy.close();
     redis.disconnect();
     await logsDb.close().catch(() => undefined);
@@ -422,6 +429,8 @@ async function runScenario(
     run: string;
     /** Where the services write their logs (`<name>.log`). */
     logDir: string;
+    /** The fake Stripe of the billing scenario's webhook check. */
+    stripe?: Awaited<ReturnType<typeof startWebhookFake>>;
   },
 ): Promise<Result> {
   const { pf, s, admin, topic, groups, upstream, infra, proxy, redis } = ctx;
@@ -448,6 +457,13 @@ async function runScenario(
     });
   }
   if (ctx.first) await routable(pf.stack.relayUrl, users[0]?.keys[0] as string, MODEL);
+  // Billing's kill also meets card-payment webhooks (faults-webhook.ts): one order paid before it.
+  let webhook: WebhookCheck | undefined;
+  if (sc.target === 'billing' && ctx.stripe) {
+    const payer = await userWithToken(s, { quota: 0 });
+    webhook = webhookCheck(ctx.stripe, s, pf.stack.gatewayUrl, payer.username);
+    await webhook.prepare();
+  }
   const startReads = { slowestMs: 0, failed: 0 };
   for (const u of users) {
     const w = await checkRead(
@@ -509,6 +525,7 @@ async function runScenario(
     }
     const target = sc.target as ServiceName;
     await pf.kill(target, 'SIGKILL');
+    const webhooksWhileDown = webhook?.whileDown();
     await sleep(sc.downMs);
     times.restart = now();
     const ready = pf.restart(target);
@@ -525,6 +542,7 @@ async function runScenario(
     await ready;
     times.ready = now();
     await listening;
+    await webhooksWhileDown;
   })();
 
   // Side probes, every 250 ms until the load ends: the relay's usage buffer and memory, whether
@@ -969,6 +987,11 @@ async function runScenario(
     say(
       `- Driver monitors restarted by the watchdog (silent while the server was unknown): ${restarts.length ? restarts.join('; ') : 'none'}.`,
     );
+  }
+  if (webhook) {
+    const w = await webhook.afterRestart();
+    for (const l of w.lines) say(l);
+    if (!w.pass) pass = false;
   }
   const invariant = pass
     ? sc.exact
