@@ -52,6 +52,7 @@ const EXPECTED: Record<string, number> = {
   'GET /user/self': USER,
   'PUT /user/self': USER,
   'DELETE /user/self': USER,
+  'PUT /user/setting': USER,
   'GET /user/token': USER,
   'GET /user/aff': USER,
   'POST /user/aff_transfer': USER,
