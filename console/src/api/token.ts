@@ -18,6 +18,8 @@ export interface Token {
   model_limits_enabled: boolean;
   model_limits: string;
   group: string;
+  /** new-api's cross_group_retry (group auto): on to the next auto group when its channels fail. */
+  cross_group_retry?: boolean;
   /** Requests per minute, tokens per minute and requests at once (0 no limit). */
   rpm_limit?: number;
   tpm_limit?: number;
@@ -40,6 +42,7 @@ export interface TokenInput {
   model_limits?: string[] | string;
   allow_ips?: string;
   group?: string;
+  cross_group_retry?: boolean;
   rpm_limit?: number;
   tpm_limit?: number;
   concurrency_limit?: number;

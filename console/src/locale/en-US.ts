@@ -1174,6 +1174,8 @@ export const enUS: LocaleMessages = {
   'token.groupOption': '{name} ({group})',
   'token.groupRatio': 'ratio {ratio}',
   'token.groupAuto': 'picks a group automatically',
+  'token.crossGroupRetry': 'Cross-group retry',
+  'token.crossGroupRetryHint': 'When every channel of the group in use fails, retry in the next auto group',
   'channelForm.maxInputTokens': 'Max input tokens',
   'channelForm.maxInputTokensExtra': 'Optional; 0 means no limit',
   'channelForm.channelNotFound': 'Channel not found, please refresh the page and try again.',

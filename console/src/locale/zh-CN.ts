@@ -1158,6 +1158,8 @@ export const zhCN = {
   'token.groupOption': '{name}（{group}）',
   'token.groupRatio': '倍率 {ratio}',
   'token.groupAuto': '自动选择分组',
+  'token.crossGroupRetry': '跨分组重试',
+  'token.crossGroupRetryHint': '当前分组的渠道都失败时，按自动分组顺序在下一个分组重试',
   'channelForm.maxInputTokens': '最大输入 Tokens',
   'channelForm.maxInputTokensExtra': '可选，0 表示不限制',
   'channelForm.channelNotFound': '渠道未找到，请刷新页面后重试。',

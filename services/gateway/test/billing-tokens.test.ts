@@ -170,8 +170,14 @@ describe('tokens through the gateway', () => {
     });
     const [lab] = (await alice.post<TokenJson[]>('/token/', { name: 'lab', group: 'lab' })).body.data ?? [];
     expect(lab?.group).toBe('lab');
-    const [auto] = (await alice.post<TokenJson[]>('/token/', { name: 'auto', group: 'auto' })).body.data ?? [];
-    expect(auto?.group).toBe('auto');
+    type WithRetry = TokenJson & { cross_group_retry: boolean };
+    const [auto] =
+      (await alice.post<WithRetry[]>('/token/', { name: 'auto', group: 'auto', cross_group_retry: true })).body.data ??
+      [];
+    expect(auto).toMatchObject({ group: 'auto', cross_group_retry: true });
+    // Cross-group retry belongs to auto tokens: it goes off when the token leaves auto.
+    const moved = await alice.put<WithRetry>('/token/', { id: auto?.id, group: 'lab' });
+    expect(moved.body.data).toMatchObject({ group: 'lab', cross_group_retry: false });
     // The pricing page shows a signed-in user what they pay; visitors GroupRatio.
     const own = await alice.get<unknown>('/pricing');
     expect((own.body as unknown as { group_ratio: Record<string, number> }).group_ratio).toEqual({

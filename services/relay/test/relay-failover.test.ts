@@ -230,21 +230,33 @@ describe('relay retries and failover', () => {
     const hex = modelName('g').slice(-6);
     const [ga, gb] = [`ga${hex}`, `gb${hex}`];
     const model = modelName('gpt-4o-mini');
-    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, svip: 1, [ga]: 2, [gb]: 4 }));
-    await setOption(s, 'UserUsableGroups', '{"default":"默认分组","vip":"vip分组","auto":"自动分组"}');
-    // Users of group default may also pick ga and gb; they pay half in gb.
-    await setOption(
-      s,
-      'group_ratio_setting.group_special_usable_group',
-      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
-    );
-    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
-    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 0.5 } }));
-    const refused = await setOption(s, 'GroupGroupRatio', '{"default":{"x":"y"}}').catch((e) => e);
-    expect(String(refused?.message)).toContain('GroupGroupRatio 格式错误');
-    await createChannel(s, { type: 1, baseUrl: good.url, key: 'up-key', models: model, group: gb });
-    const u = await userWithToken(s, { token: { group: 'auto' } });
+    const model2 = modelName('gpt-4o-mini');
+    await Promise.all([
+      setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, svip: 1, [ga]: 2, [gb]: 4 })),
+      setOption(s, 'UserUsableGroups', '{"default":"默认分组","vip":"vip分组","auto":"自动分组"}'),
+      // Users of group default may also pick ga and gb; they pay half in gb.
+      setOption(
+        s,
+        'group_ratio_setting.group_special_usable_group',
+        JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+      ),
+      setOption(s, 'AutoGroups', JSON.stringify([ga, gb])),
+      setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 0.5 } })),
+    ]);
+    // model: only gb serves it; model2: ga's only channel (the bad one) and gb.
+    const [, badId, goodId] = await Promise.all([
+      createChannel(s, { type: 1, baseUrl: good.url, key: 'up-key', models: model, group: gb }),
+      createChannel(s, { type: 1, baseUrl: bad.url, key: 'up-key', models: model2, group: ga }),
+      createChannel(s, { type: 1, baseUrl: good.url, key: 'up-key', models: model2, group: gb }),
+    ]);
+    const [u, retrying, vip] = await Promise.all([
+      userWithToken(s, { token: { group: 'auto' } }),
+      userWithToken(s, { token: { group: 'auto', crossGroupRetry: true } }),
+      // A vip user has no special usable groups: gb is not theirs to use.
+      userWithToken(s, { group: 'vip', token: { group: gb } }),
+    ]);
     await routable(s.stack.relayUrl, u.key, model);
+    await routable(s.stack.relayUrl, u.key, model2);
     const client = new OpenAI({ apiKey: u.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
     const res = await eventually(
       () => client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((e) => e),
@@ -268,8 +280,6 @@ describe('relay retries and failover', () => {
       (v) => v >= expected,
     );
     expect(used).toBe(expected);
-    // A vip user has no special usable groups: gb is not theirs to use.
-    const vip = await userWithToken(s, { group: 'vip', token: { group: gb } });
     const denied = await new OpenAI({
       apiKey: vip.key,
       baseURL: `${s.stack.relayUrl}/v1`,
@@ -279,5 +289,32 @@ describe('relay retries and failover', () => {
       .catch((e) => e);
     expect(denied.status).toBe(403);
     expect(denied.message).toContain(`无权访问 ${gb} 分组`);
+
+    // Cross-group retry: ga's only channel answers 500 for model2; a token with cross_group_retry
+    // goes on in gb, one without answers the 500 (retries stay in ga, which has no other channel).
+    bad.set({ status: 500, message: 'ga is down' });
+    const before = goodCalls();
+    try {
+      const stays = await client.chat.completions
+        .create({ model: model2, messages: [{ role: 'user', content: 'hi' }] })
+        .catch((e) => e);
+      expect(stays.status).toBe(500);
+      expect(goodCalls()).toBe(before);
+      const across = await new OpenAI({
+        apiKey: retrying.key,
+        baseURL: `${s.stack.relayUrl}/v1`,
+        maxRetries: 0,
+      }).chat.completions.create({ model: model2, messages: [{ role: 'user', content: 'hi' }] });
+      expect(across.choices[0]?.message.content).toBe('from the good one');
+      const crossed = await eventually(
+        () => s.logs.queryLogs({ filter: { userId: retrying.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+        (r) => r.items.length > 0,
+      );
+      expect(crossed.items[0]).toMatchObject({ group: gb, channel: goodId });
+      expect(crossed.items[0]?.content).toContain('分组倍率 0.5');
+      expect(JSON.parse(crossed.items[0]?.other ?? '{}').admin_info.use_channel).toEqual([badId, goodId]);
+    } finally {
+      bad.set({ status: 0 });
+    }
   });
 });

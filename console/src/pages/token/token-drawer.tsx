@@ -40,6 +40,7 @@ interface FormState {
   model_limits: string[];
   allow_ips: string;
   group: string;
+  cross_group_retry: boolean;
   rpm_limit: number;
   tpm_limit: number;
   concurrency_limit: number;
@@ -95,6 +96,7 @@ export function invalidBudget(
   model_limits: [],
   allow_ips: '',
   group: '',
+  cross_group_retry: false,
   rpm_limit: 0,
   tpm_limit: 0,
   concurrency_limit: 0,
@@ -164,6 +166,7 @@ export default function TokenDrawer({
           model_limits: t.model_limits ? t.model_limits.split(',') : [],
           allow_ips: t.allow_ips,
           group: t.group,
+          cross_group_retry: t.cross_group_retry ?? false,
           rpm_limit: t.rpm_limit ?? 0,
           tpm_limit: t.tpm_limit ?? 0,
           concurrency_limit: t.concurrency_limit ?? 0,
@@ -214,6 +217,7 @@ export default function TokenDrawer({
       model_limits: form.model_limits,
       allow_ips: form.allow_ips,
       group: form.group,
+      cross_group_retry: form.group === 'auto' && form.cross_group_retry,
       rpm_limit: form.rpm_limit,
       tpm_limit: form.tpm_limit,
       concurrency_limit: form.concurrency_limit,
@@ -407,6 +411,11 @@ export default function TokenDrawer({
             <Typography.Text type="secondary">{tr('token.theAdministratorHasNotSet')}</Typography.Text>
           )}
         </Form.Item>
+        {form.group === 'auto' && (
+          <Form.Item label={tr('token.crossGroupRetry')} extra={tr('token.crossGroupRetryHint')}>
+            <Switch checked={form.cross_group_retry} onChange={(v) => set('cross_group_retry', v)} />
+          </Form.Item>
+        )}
       </Form>
     </Drawer>
   );

@@ -31,6 +31,8 @@ export interface TokenDoc {
   budget_daily?: number;
   budget_weekly?: number;
   budget_monthly?: number;
+  /** new-api's cross_group_retry: only for group auto (the next auto group after its channels failed). */
+  cross_group_retry?: boolean;
 }
 
 export type NewToken = Omit<TokenDoc, '_id'>;

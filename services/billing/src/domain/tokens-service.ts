@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { anyUsableGroups, type SpecialUsableGroups } from '@aigw/common';
+import { AUTO_GROUP, anyUsableGroups, type SpecialUsableGroups } from '@aigw/common';
 import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { NewToken, TokenDoc, TokenRepository } from '../data/token-repository.ts';
 import { dropToken, type LedgerState, setTokenRemain } from './ledger-state.ts';
@@ -47,6 +47,7 @@ export interface TokenView {
   budgetDailyUsed: number;
   budgetWeeklyUsed: number;
   budgetMonthlyUsed: number;
+  crossGroupRetry: boolean;
 }
 
 export interface TokenInput {
@@ -64,6 +65,7 @@ export interface TokenInput {
   budgetDaily?: number | undefined;
   budgetWeekly?: number | undefined;
   budgetMonthly?: number | undefined;
+  crossGroupRetry?: boolean | undefined;
 }
 
 type BudgetFields = Pick<NewToken, 'budget_daily' | 'budget_weekly' | 'budget_monthly'>;
@@ -133,6 +135,7 @@ export function toTokenView(
     budgetDailyUsed: used.d,
     budgetWeeklyUsed: used.w,
     budgetMonthlyUsed: used.m,
+    crossGroupRetry: doc.cross_group_retry === true && doc.group === AUTO_GROUP,
   };
 }
 
@@ -215,6 +218,8 @@ export function tokensService(deps: {
         ...limitsOf(input),
         ...budgetsOf(input),
       };
+      // new-api: cross-group retry is a setting of auto tokens only.
+      base.cross_group_retry = base.group === AUTO_GROUP && input.crossGroupRetry === true;
       const created: TokenDoc[] = [];
       for (const n of batchNames(name, count)) {
         const doc = await repo.insert({ ...base, name: n, key: newTokenKey() }, newTokenKey);
@@ -242,6 +247,10 @@ export function tokensService(deps: {
       if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
       if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
       Object.assign(set, limitsOf(input), budgetsOf(input));
+      // new-api: cross-group retry is a setting of auto tokens only (off when the group leaves auto).
+      const group = set.group ?? doc.group;
+      if (input.crossGroupRetry !== undefined || set.group !== undefined)
+        set.cross_group_retry = group === AUTO_GROUP && (input.crossGroupRetry ?? doc.cross_group_retry === true);
       const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
       const updated = await repo.update(userId, id, set);
       if (!updated) throw notFound('令牌不存在');

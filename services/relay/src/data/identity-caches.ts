@@ -58,6 +58,7 @@ export function identityCaches(deps: {
           tpmLimit: t.tpmLimit,
           concurrencyLimit: t.concurrencyLimit,
           budgets: { daily: t.budgetDaily, weekly: t.budgetWeekly, monthly: t.budgetMonthly },
+          crossGroupRetry: t.crossGroupRetry,
         };
         keyById.set(t.id, key);
         byKey.set(t.id, info);

@@ -25,6 +25,8 @@ const fields = {
   budget_daily: optional(int(0, Number.MAX_SAFE_INTEGER, '每日预算必须为非负整数（0 表示不限制）')),
   budget_weekly: optional(int(0, Number.MAX_SAFE_INTEGER, '每周预算必须为非负整数（0 表示不限制）')),
   budget_monthly: optional(int(0, Number.MAX_SAFE_INTEGER, '每月预算必须为非负整数（0 表示不限制）')),
+  // new-api's cross_group_retry: an auto token goes on in the next auto group when its channels fail.
+  cross_group_retry: optional(flag),
 };
 
 const List = validate({ query: z.object(pageShape) });
@@ -52,6 +54,7 @@ const toGrpc = (f: Fields) => ({
   budgetDaily: f.budget_daily,
   budgetWeekly: f.budget_weekly,
   budgetMonthly: f.budget_monthly,
+  crossGroupRetry: f.cross_group_retry,
 });
 
 /** /api/token: the caller's own API tokens. */
@@ -106,6 +109,7 @@ export function tokenRoutes(api: Router, { clients, guard, options }: RouteDeps)
       budgetDaily: f.budgetDaily ?? 0,
       budgetWeekly: f.budgetWeekly ?? 0,
       budgetMonthly: f.budgetMonthly ?? 0,
+      crossGroupRetry: f.crossGroupRetry ?? false,
       count: b.count ?? 1,
     });
     ok(res, r.tokens.map(snake), `${r.tokens.length} 个令牌创建成功`);
