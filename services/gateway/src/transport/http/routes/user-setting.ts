@@ -2,7 +2,7 @@ import { ok } from '@aigw/common';
 import type { Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
-import { body, flag, optional, optText, ownMessages } from '../schemas.ts';
+import { body, flag, int32, optional, optText, ownMessages } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 import { caller } from './wire.ts';
 
@@ -20,7 +20,7 @@ const Setting = validate({
     bark_url: optText,
     gotify_url: optText,
     gotify_token: optText,
-    gotify_priority: optional(z.number().int()),
+    gotify_priority: optional(int32()),
     accept_unset_model_ratio_model: optional(flag),
     record_ip_log: optional(flag),
   }),
