@@ -173,6 +173,8 @@ export const enUS: LocaleMessages = {
   'user.remarkPlaceholder': 'Seen by admins only',
   'user.resetTwoFactor': 'Reset 2FA',
   'user.resetTwoFactorConfirm': 'Turn this user’s 2FA off and end all their sessions?',
+  'user.resetPasskey': 'Reset passkey',
+  'user.resetPasskeyConfirm': 'Remove this user’s passkey and end all their sessions?',
 
   'setting.personal': 'Personal',
   'setting.operation': 'Operation',

@@ -168,6 +168,8 @@ export const zhCN = {
   'user.remarkPlaceholder': '仅管理员可见',
   'user.resetTwoFactor': '重置两步验证',
   'user.resetTwoFactorConfirm': '关闭该用户的两步验证并使其所有会话下线？',
+  'user.resetPasskey': '重置 Passkey',
+  'user.resetPasskeyConfirm': '解绑该用户的 Passkey 并使其所有会话下线？',
 
   'setting.personal': '个人设置',
   'setting.operation': '运营设置',

@@ -13,6 +13,7 @@ import {
 import { useEffect, useState } from 'react';
 import type { UserRecord } from '../../api/account.ts';
 import { listGroups, updateUser } from '../../api/admin-user.ts';
+import { adminResetPasskey } from '../../api/passkey.ts';
 import { adminDisableTwoFactor } from '../../api/security.ts';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
@@ -146,6 +147,15 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
           }}
         >
           <Button status="warning">{tr('user.resetTwoFactor')}</Button>
+        </Popconfirm>
+        <Popconfirm
+          title={tr('user.resetPasskeyConfirm')}
+          onOk={async () => {
+            const res = await adminResetPasskey(user.id);
+            if (res.success) Message.success(res.message || tr('user.resetPasskey'));
+          }}
+        >
+          <Button status="warning">{tr('user.resetPasskey')}</Button>
         </Popconfirm>
         {onCancel && <Button onClick={onCancel}>{tr('common.cancel')}</Button>}
       </Space>
