@@ -44,10 +44,10 @@ interface FormState {
   rpm_limit: number;
   tpm_limit: number;
   concurrency_limit: number;
-}
   budget_daily: number;
   budget_weekly: number;
   budget_monthly: number;
+}
 
 /** The largest RPM, TPM or concurrency limit the server accepts. */
 export const MAX_TOKEN_LIMIT = 1_000_000_000;
@@ -68,7 +68,6 @@ export function invalidLimit(
   return undefined;
 }
 
-const EMPTY: FormState = {
 /** Period budgets (quota; 0 none): the relay refuses a token's requests once one is spent. */
 export const BUDGET_FIELDS = [
   ['budget_daily', 'token.budgetDaily'],
@@ -87,6 +86,7 @@ export function invalidBudget(
   return undefined;
 }
 
+const EMPTY: FormState = {
   name: '',
   remain_quota: 500000,
   unlimited_quota: false,
@@ -100,11 +100,11 @@ export function invalidBudget(
   rpm_limit: 0,
   tpm_limit: 0,
   concurrency_limit: 0,
-};
-
   budget_daily: 0,
   budget_weekly: 0,
   budget_monthly: 0,
+};
+
 /** Expiry quick buttons: never, one hour, one day, one month (from now). */
 export function expiryIn(choice: 'never' | 'hour' | 'day' | 'month', now = Date.now()): number {
   if (choice === 'never') return -1;
@@ -135,14 +135,14 @@ export default function TokenDrawer({
   const [models, setModels] = useState<string[]>([]);
   const [groups, setGroups] = useState<Record<string, UserGroup>>({});
   const [saving, setSaving] = useState(false);
-  const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
-
   // What the edited token spent in its current day, week and month (shown beside its budgets).
   const [spent, setSpent] = useState<Record<(typeof BUDGET_FIELDS)[number][0], number>>({
     budget_daily: 0,
     budget_weekly: 0,
     budget_monthly: 0,
   });
+  const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
+
   useEffect(() => {
     if (!visible) return;
     void getUserModels().then((res) => res.success && setModels(res.data ?? []));
@@ -170,9 +170,6 @@ export default function TokenDrawer({
           rpm_limit: t.rpm_limit ?? 0,
           tpm_limit: t.tpm_limit ?? 0,
           concurrency_limit: t.concurrency_limit ?? 0,
-        });
-      });
-    } else setForm(EMPTY);
           budget_daily: t.budget_daily ?? 0,
           budget_weekly: t.budget_weekly ?? 0,
           budget_monthly: t.budget_monthly ?? 0,
@@ -181,6 +178,9 @@ export default function TokenDrawer({
           budget_daily: t.budget_daily_used ?? 0,
           budget_weekly: t.budget_weekly_used ?? 0,
           budget_monthly: t.budget_monthly_used ?? 0,
+        });
+      });
+    } else setForm(EMPTY);
   }, [visible, editing, id, autoByDefault]);
 
   const close = () => {
@@ -203,14 +203,14 @@ export default function TokenDrawer({
       Message.error(tr('token.limitMustBeWhole', { field: tr(bad), max: MAX_TOKEN_LIMIT }));
       return;
     }
-    const body: TokenInput = {
-      name: form.name.trim(),
-      remain_quota: form.remain_quota,
     const badBudget = invalidBudget(form);
     if (badBudget) {
       Message.error(tr('token.budgetMustBeWhole', { field: tr(badBudget) }));
       return;
     }
+    const body: TokenInput = {
+      name: form.name.trim(),
+      remain_quota: form.remain_quota,
       unlimited_quota: form.unlimited_quota,
       expired_time: form.expired_time,
       model_limits_enabled: form.model_limits_enabled,
@@ -221,13 +221,13 @@ export default function TokenDrawer({
       rpm_limit: form.rpm_limit,
       tpm_limit: form.tpm_limit,
       concurrency_limit: form.concurrency_limit,
+      budget_daily: form.budget_daily,
+      budget_weekly: form.budget_weekly,
+      budget_monthly: form.budget_monthly,
     };
     setSaving(true);
     const res = editing ? await updateToken({ ...body, id }) : await createTokens({ ...body, count: form.count });
     setSaving(false);
-      budget_daily: form.budget_daily,
-      budget_weekly: form.budget_weekly,
-      budget_monthly: form.budget_monthly,
     if (!res.success) return;
     Message.success(
       editing ? tr('token.tokenUpdated') : tr('token.createdN', { n: Array.isArray(res.data) ? res.data.length : 1 }),
@@ -368,10 +368,6 @@ export default function TokenDrawer({
             />
           </Form.Item>
         ))}
-        <Form.Item label={tr('token.tokenGroup')}>
-          {groupNames.length > 0 ? (
-            <Select
-              value={form.group || undefined}
         {BUDGET_FIELDS.map(([field, label]) => (
           <Form.Item
             key={field}
@@ -392,6 +388,10 @@ export default function TokenDrawer({
             />
           </Form.Item>
         ))}
+        <Form.Item label={tr('token.tokenGroup')}>
+          {groupNames.length > 0 ? (
+            <Select
+              value={form.group || undefined}
               placeholder={tr('token.defaultsToTheUserS')}
               onChange={(v: string) => set('group', v ?? '')}
               allowClear
