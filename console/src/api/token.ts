@@ -24,8 +24,6 @@ export interface Token {
   rpm_limit?: number;
   tpm_limit?: number;
   concurrency_limit?: number;
-}
-
   /** Quota per day, week (from Monday) and month in the operator's time zone (0 none), and what was spent. */
   budget_daily?: number;
   budget_weekly?: number;
@@ -33,6 +31,8 @@ export interface Token {
   budget_daily_used?: number;
   budget_weekly_used?: number;
   budget_monthly_used?: number;
+}
+
 export interface TokenInput {
   name?: string;
   remain_quota?: number;
@@ -46,12 +46,12 @@ export interface TokenInput {
   rpm_limit?: number;
   tpm_limit?: number;
   concurrency_limit?: number;
-  count?: number;
-}
-
   budget_daily?: number;
   budget_weekly?: number;
   budget_monthly?: number;
+  count?: number;
+}
+
 export const listTokens = (p: number, size: number) =>
   request<Page<Token>>('GET', '/api/token/', { params: { p, size } });
 
