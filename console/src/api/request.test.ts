@@ -145,6 +145,19 @@ describe('request applies the error catalogue of spec 01 section 8', () => {
     expect(notices).toEqual([{ level: 'error', text: '令牌名称过长' }]);
   });
 
+  it('when the console is in English, then the server message is toasted and returned in English', async () => {
+    localStorage.setItem('lang', 'en-US');
+    expect(await request('GET', '/api/refused')).toEqual({ success: false, message: 'The token name is too long' });
+    await request('GET', '/api/missing');
+    expect(await download('/api/refused', {})).toEqual({ message: 'The token name is too long' });
+    expect(notices).toEqual([
+      { level: 'error', text: 'The token name is too long' },
+      { level: 'error', text: `${ApiMessages.errorPrefix}No such endpoint` },
+      { level: 'error', text: 'The token name is too long' },
+    ]);
+    expect(ApiMessages.errorPrefix).not.toBe('错误：');
+  });
+
   it('when the caller opts out, then success false and HTTP errors are not toasted', async () => {
     await request('GET', '/api/refused', { toast: false });
     await request('GET', '/api/broken', { toast: false });

@@ -1,3 +1,4 @@
+import { serverText, serverTextOf } from '../locale/server-messages.ts';
 import { tr } from '../locale/translate.ts';
 import { clearStoredUser, getStoredUserId } from '../store/user-storage.ts';
 import type { ApiResponse } from './types.ts';
@@ -131,13 +132,15 @@ export async function request<T = unknown>(
   }
   const envelope = await readEnvelope<T>(response);
   if (!response.ok) {
-    return { success: false, message: handleHttpError(response.status, envelope?.message, toast) };
+    return { success: false, message: handleHttpError(response.status, serverTextOf(envelope?.message), toast) };
   }
   if (!envelope) {
     const text = `${ApiMessages.errorPrefix}${tr('api.unreadableResponse')}`;
     if (toast) hooks.notify('error', text);
     return { success: false, message: text };
   }
+  // The server's words in the console's language (issue 25): toasts and callers' messages alike.
+  if (typeof envelope.message === 'string') envelope.message = serverText(envelope.message);
   if (!envelope.success && toast) hooks.notify('error', envelope.message);
   return envelope;
 }
@@ -166,8 +169,9 @@ export async function download(
     return { blob: await response.blob(), name };
   }
   const envelope = await readEnvelope(response);
-  if (!response.ok) return { message: handleHttpError(response.status, envelope?.message, true) };
-  const text = envelope?.message || `${ApiMessages.errorPrefix}${tr('api.unreadableResponse')}`;
+  const message = serverTextOf(envelope?.message);
+  if (!response.ok) return { message: handleHttpError(response.status, message, true) };
+  const text = message || `${ApiMessages.errorPrefix}${tr('api.unreadableResponse')}`;
   hooks.notify('error', text);
   return { message: text };
 }

@@ -29,6 +29,7 @@ import {
 } from '../../api/log.ts';
 import type { User } from '../../api/types.ts';
 import { useIsMobile } from '../../layout/use-mobile.ts';
+import { serverText } from '../../locale/server-messages.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
@@ -265,7 +266,7 @@ export default function LogPage() {
       className: 'aigw-log-content',
       render: (v: string) => (
         <Typography.Ellipsis rows={2} showTooltip>
-          {v}
+          {serverText(v ?? '')}
         </Typography.Ellipsis>
       ),
     },
@@ -427,7 +428,7 @@ function CutTag({ text, color }: { text: string; color: string }) {
 function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
   const other = parseOther(log.other);
   const data: { label: string; value: string }[] = [];
-  if (log.content) data.push({ label: tr('log.details'), value: log.content });
+  if (log.content) data.push({ label: tr('log.details'), value: serverText(log.content) });
   if (other.model_price !== undefined && other.model_price >= 0)
     data.push({ label: tr('common.modelPrice'), value: String(other.model_price) });
   else if (other.model_ratio !== undefined)
@@ -448,7 +449,8 @@ function LogDetails({ log, admin }: { log: LogEntry; admin: boolean }) {
     if (other.audio_completion_ratio)
       data.push({ label: tr('log.audioCompletionRatio'), value: String(other.audio_completion_ratio) });
   }
-  if (other.error) data.push({ label: tr('log.error'), value: `${other.status_code ?? ''} ${other.error}` });
+  if (other.error)
+    data.push({ label: tr('log.error'), value: `${other.status_code ?? ''} ${serverText(other.error)}` });
   if (admin && other.admin_info?.use_channel?.length)
     data.push({ label: tr('log.channelsUsed'), value: other.admin_info.use_channel.join(' -> ') });
   if (log.group) data.push({ label: tr('common.group'), value: log.group });
