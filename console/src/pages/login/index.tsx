@@ -10,6 +10,7 @@ import SsoButtons from '../../components/SsoButtons/index.tsx';
 import TelegramLoginButton from '../../components/TelegramLoginButton/index.tsx';
 import Turnstile from '../../components/Turnstile/index.tsx';
 import { useT } from '../../locale/index.tsx';
+import { serverText } from '../../locale/server-messages.ts';
 import { translate } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
@@ -98,8 +99,8 @@ export default function LoginPage() {
     const res = await loginTwoFactor(code, flowToken);
     setLoading(false);
     if (!res.success || !res.data) {
-      // An expired flow needs the password again (the server answers in Chinese).
-      if (res.message === translate('zh-CN', 'login.twoFactorExpired')) setFlowToken('');
+      // An expired flow needs the password again (the server answers in Chinese, shown localized).
+      if (res.message === serverText(translate('zh-CN', 'login.twoFactorExpired'))) setFlowToken('');
       return;
     }
     setFlowToken('');
