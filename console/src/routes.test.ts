@@ -25,6 +25,8 @@ describe('route table', () => {
         '/register',
         '/reset',
         '/oauth/github',
+        // Beyond the spec: the single sign-on callback (OIDC, Linux DO, Discord, custom providers).
+        '/oauth/:provider',
         '/setting',
         '/topup',
         '/log',
