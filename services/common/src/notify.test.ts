@@ -13,7 +13,9 @@ interface Seen {
 const seen: Seen[] = [];
 const server = createServer((req, res) => {
   let body = '';
-  req.on('data', (c) => (body += c));
+  req.on('data', (c) => {
+    body += c;
+  });
   req.on('end', () => {
     seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
     res.writeHead(req.url?.startsWith('/fail') ? 500 : 200).end('{}');

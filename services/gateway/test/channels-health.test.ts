@@ -171,7 +171,9 @@ describe('channel health events: automatic disable and enable', () => {
     const hooks: { signature: string; body: string }[] = [];
     const receiver = createServer((req, res) => {
       let body = '';
-      req.on('data', (c) => (body += c));
+      req.on('data', (c) => {
+        body += c;
+      });
       req.on('end', () => {
         hooks.push({ signature: String(req.headers['x-webhook-signature']), body });
         res.end('ok');
