@@ -215,6 +215,46 @@ describe('logs consumer', () => {
     expect(s.buckets).toEqual(expectedBuckets(events));
     expect(s.everyone).toEqual(expectedEveryone(events));
   });
+
+  it('when a batch across midnight is replayed and cut differently, then each user and day is one document and the dashboard sums are exact', async () => {
+    const env = await isolated('logs_days');
+    cleanups.push(env.close);
+    // 300 events over the 20 minutes around midnight UTC, 6 users, models with a dot in the name.
+    const events = usageEvents('dy', 300, 6, Date.UTC(2026, 10, 20, 23, 50), 20 * 60_000).map((e, i) => ({
+      ...e,
+      modelName: ['gpt-4.1', 'gpt-4.1-mini', 'o3'][i % 3] as string,
+    }));
+    const read = events.map((e, i) => ({
+      event: create(UsageEventSchema, { ...e, requestId: e.eventId, username: `user${e.userId}`, type: 2 }),
+      partition: 1,
+      offset: String(i),
+    }));
+    const updates = { n: 0 };
+    const days = env.conn.collection('quota_data');
+    const count = days.findOneAndUpdate.bind(days);
+    days.findOneAndUpdate = ((...a: Parameters<typeof count>) => {
+      updates.n++;
+      return count(...a);
+    }) as typeof days.findOneAndUpdate;
+    const repo = logRepository(env.conn);
+    await ingestUsage(repo, read.slice(0, 200), flags());
+    // One update per user and day, and everyone's per day: (6 + 1) x 2, whatever the models and hours.
+    expect(updates.n).toBe(14);
+    // Redelivered whole, then cut differently (100..199 again with 200..299), by a fresh process.
+    await ingestUsage(repo, read.slice(0, 200), flags());
+    await ingestUsage(logRepository(env.conn), read.slice(100, 300), flags());
+
+    const s = await stored(env.conn);
+    expect(s.buckets).toEqual(expectedBuckets(events));
+    expect(s.everyone).toEqual(expectedEveryone(events));
+    expect((await days.find({ _id: /^b\|/ as never }).toArray()).length).toBe(14);
+    const range = { start: events[0]!.occurredAtMs / 1000 - 1, end: events.at(-1)!.occurredAtMs / 1000 + 1 };
+    const sums = (rows: Bucket[]) =>
+      new Map(rows.map((b) => [b.key, { token_used: b.token_used, count: b.count, quota: b.quota }]));
+    const mine = events.filter((e) => e.userId === 1_002);
+    expect(sums(await repo.dashboard({ user_id: 1_002, ...range }))).toEqual(expectedBuckets(mine));
+    expect(sums(await repo.dashboard(range))).toEqual(expectedEveryone(events));
+  });
 });
 
 function timed<A extends unknown[], R>(fn: (...a: A) => Promise<R>, add: (ms: number) => void) {

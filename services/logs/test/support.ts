@@ -20,6 +20,7 @@ import type { Connection } from 'mongoose';
 import { encodeUsageEvent, ProtoWriter } from '../../relay/src/transport/kafka/usage-encoder.ts';
 import { type LogRepository, logRepository } from '../src/data/log-repository.ts';
 import { logRows } from '../src/data/log-rows.ts';
+import { bucketsOfDay, type DayBucketDoc } from '../src/domain/day-buckets.ts';
 import { bucketKey } from '../src/domain/log-record.ts';
 
 type Kafka = ReturnType<typeof createKafka>;
@@ -101,24 +102,33 @@ export function expectedEveryone(
   return expectedBuckets(events.map((e) => ({ ...e, userId: 0 })));
 }
 
-/** What the database holds: logs of every partition (count, distinct request ids) and every bucket's sums. */
+/**
+ * What the database holds: logs of every partition (count, distinct request ids) and the
+ * dashboard's sums per (user, model, hour): the day documents (`b|<user>|<day>`) expanded, and
+ * older buckets (`<user>:<model>:<hour>`) added.
+ */
 export async function stored(conn: Connection) {
   const logs = await logRows(conn).scan({});
-  const buckets = await conn
-    .collection<{ _id: string; token_used: number; count: number; quota: number }>('quota_data')
+  const docs = await conn
+    .collection<DayBucketDoc & { token_used: number; count: number; quota: number }>('quota_data')
     .find({})
     .toArray();
-  const sums = (b: { token_used: number; count: number; quota: number }) => ({
-    token_used: b.token_used,
-    count: b.count,
-    quota: b.quota,
-  });
+  const sums = new Map<string, { token_used: number; count: number; quota: number }>();
+  const add = (key: string, b: { token_used: number; count: number; quota: number }) => {
+    const s = sums.get(key) ?? { token_used: 0, count: 0, quota: 0 };
+    sums.set(key, { token_used: s.token_used + b.token_used, count: s.count + b.count, quota: s.quota + b.quota });
+  };
+  for (const d of docs) {
+    if (/^\d+:/.test(d._id)) add(d._id, d);
+    else if (d._id.startsWith('b|')) for (const b of bucketsOfDay(d, 0, Number.MAX_SAFE_INTEGER)) add(b.key, b);
+  }
+  const of = (re: RegExp) => new Map([...sums].filter(([k]) => re.test(k)));
   return {
     count: logs.length,
     requestIds: new Set(logs.map((l) => l.request_id as string)).size,
-    // Users' buckets (`<user>:<model>:<hour>`), and everyone's (user 0, per model and hour).
-    buckets: new Map(buckets.filter((b) => /^[1-9]\d*:/.test(b._id)).map((b) => [b._id, sums(b)])),
-    everyone: new Map(buckets.filter((b) => b._id.startsWith('0:')).map((b) => [b._id, sums(b)])),
+    // Users' sums (`<user>:<model>:<hour>`), and everyone's (user 0, per model and hour).
+    buckets: of(/^[1-9]\d*:/),
+    everyone: of(/^0:/),
   };
 }
 

@@ -27,14 +27,15 @@ import {
   E,
   type Entry,
   type EntryFilter,
-  entryOf,
   groupsOf,
   type HourSlot,
   hourIncrement,
   hoursOf,
   type Indexable,
   matches,
+  parseEntry,
   posKey,
+  recentIncrement,
   SLICE,
   scopeAll,
   scopeChannel,
@@ -45,9 +46,9 @@ import {
   scopeUser,
   scopeUserType,
   secondsId,
-  secondsIncrements,
   sliceOf,
   slotOf,
+  storedEntry,
 } from '../domain/log-index.ts';
 import { indexCollection } from '../domain/log-partitions.ts';
 
@@ -61,6 +62,8 @@ interface IndexDoc {
   day?: number;
   hour?: number;
   h?: Record<string, HourSlot>;
+  /** Directories: consumption requests and tokens per second of the day, for the last minutes only. */
+  r?: Record<string, { c?: number; k?: number }>;
   /** Blocks: `x<position>` -> an entry; seconds: `c<s>`, `k<s>`. */
   /** Meta: the first day logged, the cleanup cut, the migration of the logs of one collection. */
   first?: number;
@@ -127,6 +130,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
   let knownFirst = Number.POSITIVE_INFINITY;
   /** `<username>|<user id>` pairs recorded in the names documents. */
   const knownNames = new Set<string>();
+  /** Per directory: the seconds of the day its last answer held (`r.<second>`), to drop when old. */
+  const recentKeys = new Map<string, number[]>();
 
   /** Documents by `_id`, each read from its day's collection (one `$in` per day). */
   async function byIds(ids: string[]): Promise<IndexDoc[]> {
@@ -156,7 +161,9 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     const out: Found[] = [];
     const hour = d.hour ?? 0;
     for (const [key, v] of Object.entries(d)) {
-      if (key[0] === 'x' && Array.isArray(v)) out.push({ e: v as Entry, hour, pos: Number(key.slice(1)) });
+      if (key[0] !== 'x') continue;
+      const e = parseEntry(v);
+      if (e) out.push({ e, hour, pos: Number(key.slice(1)) });
     }
     return out;
   };
@@ -263,13 +270,26 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     return dedupe(all.sort(byNewest));
   }
 
-  /** Consumption requests and tokens of a scope from `since` to `until` (seconds documents). */
+  /**
+   * Consumption requests and tokens of a scope from `since` to `until`: the directories' recent
+   * seconds, and the seconds documents older versions wrote (read in the same `$in`).
+   */
   async function bySeconds(scope: string, since: number, until: number): Promise<{ rpm: number; tpm: number }> {
-    const ids: string[] = [];
+    const ids: string[] = daysOf(since, until).map((day) => dirId(scope, day));
     for (let m = sliceOf(since); m <= sliceOf(until); m++) ids.push(secondsId(scope, m));
     let rpm = 0;
     let tpm = 0;
     for (const d of await byIds(ids)) {
+      if (d.day !== undefined) {
+        for (const [sod, v] of Object.entries(d.r ?? {})) {
+          const at = (d.day ?? 0) * DAY + Number(sod);
+          if (at < since || at > until) continue;
+          rpm += v.c ?? 0;
+          tpm += v.k ?? 0;
+        }
+        continue;
+      }
+      if (!d._id.includes('|s')) continue;
       const slice = Number(d._id.slice(d._id.lastIndexOf('|s') + 2));
       for (const [key, v] of Object.entries(d)) {
         if ((key[0] !== 'c' && key[0] !== 'k') || typeof v !== 'number') continue;
@@ -308,6 +328,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     async add(logs: Indexable[]): Promise<void> {
       if (logs.length === 0) return;
       const groups = groupsOf(logs);
+      const since = clock() - 120;
       const dirWrites: Promise<void>[] = [];
       // Block and seconds updates need no answer: one bulk write per day (not hundreds of commands).
       const bulk = new Map<number, mongo.AnyBulkWriteOperation<IndexDoc>[]>();
@@ -328,20 +349,35 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           dirWrites.push(
             (async () => {
               const inc: Record<string, number> = {};
-              for (const [hour, list] of hourLists) Object.assign(inc, hourIncrement(hour, list));
+              for (const [hour, list] of hourLists) {
+                Object.assign(inc, hourIncrement(hour, list));
+                Object.assign(inc, recentIncrement(list.filter((l) => l.created_at >= since)));
+              }
+              const id = dirId(scope, day);
+              // The seconds older than rpm/tpm can count (seen in this directory's last answer) go.
+              const unset: Record<string, ''> = {};
+              for (const sod of recentKeys.get(id) ?? []) if (day * DAY + sod < since - 60) unset[`r.${sod}`] = '';
               const after = await dayColl(day).findOneAndUpdate(
-                { _id: dirId(scope, day) },
-                { $inc: inc, $setOnInsert: { day } } as mongo.UpdateFilter<IndexDoc>,
+                { _id: id },
+                {
+                  $inc: inc,
+                  $setOnInsert: { day },
+                  ...(Object.keys(unset).length ? { $unset: unset } : {}),
+                } as mongo.UpdateFilter<IndexDoc>,
                 { upsert: true, returnDocument: 'after' },
               );
+              if (recentKeys.size > 100_000) recentKeys.clear();
+              const keys = Object.keys(after?.r ?? {}).map(Number);
+              if (keys.length) recentKeys.set(id, keys);
+              else recentKeys.delete(id);
               for (const [hour, list] of hourLists) {
                 const end = slotOf(after ?? undefined, hour)?.n ?? list.length;
-                const perBlock = new Map<number, Record<string, Entry>>();
+                const perBlock = new Map<number, Record<string, string>>();
                 list.forEach((l, i) => {
                   const pos = end - list.length + i;
                   const k = Math.floor(pos / BLOCK);
                   const set = perBlock.get(k) ?? {};
-                  set[posKey(pos)] = entryOf(l);
+                  set[posKey(pos)] = storedEntry(l);
                   perBlock.set(k, set);
                 });
                 for (const [k, set] of perBlock) {
@@ -358,16 +394,24 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           );
         }
       }
-      const since = clock() - 120;
-      for (const [id, inc] of secondsIncrements(logs.filter((l) => l.created_at >= since))) {
-        push(dayOfDoc(id), {
-          updateOne: { filter: { _id: id }, update: { $inc: inc } as mongo.UpdateFilter<IndexDoc>, upsert: true },
-        });
-      }
       const names = new Map<string, [string, number]>();
       for (const l of logs) {
         const key = `${l.username}|${l.user_id}`;
         if (l.username && l.user_id && !knownNames.has(key)) names.set(key, [l.username, l.user_id]);
+      }
+      // Pairs recorded before (by another process, or before a restart) need no update: one read.
+      if (names.size > 0) {
+        const ids = [...names.values()].flatMap(([name, id]) => [`n|${name}`, `i|${id}`]);
+        const found = new Map<string, IndexDoc>();
+        for (let i = 0; i < ids.length; i += IN_CHUNK) {
+          for (const d of await main.find({ _id: { $in: ids.slice(i, i + IN_CHUNK) } }).toArray()) found.set(d._id, d);
+        }
+        for (const [key, [name, id]] of names) {
+          if (found.get(`n|${name}`)?.ids?.includes(id) && found.get(`i|${id}`)?.names?.includes(name)) {
+            names.delete(key);
+            knownNames.add(key);
+          }
+        }
       }
       const nameWrites = [...names.values()].flatMap(([name, id]): mongo.AnyBulkWriteOperation<IndexDoc>[] => [
         { updateOne: { filter: { _id: `n|${name}` }, update: { $addToSet: { ids: id } }, upsert: true } },

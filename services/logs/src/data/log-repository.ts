@@ -8,17 +8,18 @@
 import { randomBytes } from 'node:crypto';
 import { isDuplicateKey, nextSequence } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
-import type { Connection } from 'mongoose';
-import type { Indexable } from '../domain/log-index.ts';
+import type { Connection, mongo } from 'mongoose';
 import {
-  type Bucket,
-  bucketDeltas,
-  bucketKey,
-  bucketsOf,
-  type LogDoc,
-  type NewLog,
-  type OffsetLog,
-} from '../domain/log-record.ts';
+  bucketsOfDay,
+  type DayBucketDoc,
+  dayBucketId,
+  dayBucketOf,
+  dayIncrement,
+  incDifference,
+  sumsAbove,
+} from '../domain/day-buckets.ts';
+import type { Indexable } from '../domain/log-index.ts';
+import { type Bucket, bucketKey, bucketsOf, type LogDoc, type NewLog, type OffsetLog } from '../domain/log-record.ts';
 import { logIndexRepository } from './log-index-repository.ts';
 import { logRows, type StoredLog } from './log-rows.ts';
 
@@ -76,7 +77,9 @@ export function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
 export function logRepository(conn: Connection, opts: { lists?: boolean; clock?: () => number } = {}) {
   const legacy = conn.collection<LegacyLog>('logs');
   const buckets = conn.collection<BucketDoc>('quota_data');
-  /** Per bucket and partition: the offset the bucket holds (this process's last read or write). */
+  /** The dashboard's sums since this version: per user (0: everyone) and day, in the same collection. */
+  const days = conn.collection<DayBucketDoc>('quota_data');
+  /** Per day document and partition: the offset it holds (this process's last read or write). */
   const watermarks = new Map<string, number>();
   const index = logIndexRepository(conn, opts.clock);
   const rows = logRows(conn);
@@ -88,8 +91,6 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
     return listsBuilt;
   };
   const cutNow = async () => (await index.meta()).cut ?? 0;
-  /** `<day models id>|<model>` pairs written (the dashboard's lists of models per user and day). */
-  const knownDayModels = new Set<string>();
   let dashFromCache: number | undefined;
 
   return {
@@ -183,45 +184,21 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
     },
 
     /**
-     * Adds a partition's consumption logs to their hourly buckets, exactly once. A bucket records
-     * per partition the last offset it absorbed (`applied.p<n>`, raised with $max in the same
-     * single-document update as its $inc), and only logs above it are added: a replay, or a batch
-     * cut differently after a crash, adds nothing twice. Writes filter on `_id` alone: FerretDB
-     * pushes nothing else down, and conditional upserts made each write a scan (80 of them took
-     * 0.7-0.9 s on 300 buckets; 160 did not finish in a minute). Instead the update returns the
-     * bucket as it was; if its offset is not the one the sum was computed from (another replica
-     * held the partition a moment ago), the difference is corrected at once.
+     * Adds a partition's consumption logs to the dashboard's sums, exactly once: one document per
+     * user and UTC day, and everyone's (user 0) per day (domain/day-buckets.ts), so a batch
+     * updates one document per user it holds. A document records per partition the last offset
+     * it absorbed (`applied.p<n>`, raised with $max in the same single-document update as its
+     * $inc), and only logs above it are added: a replay, or a batch cut differently after a
+     * crash, adds nothing twice. Writes filter on `_id` alone: FerretDB pushes nothing else down,
+     * and conditional upserts made each write a scan (80 of them took 0.7-0.9 s on 300 buckets;
+     * 160 did not finish in a minute). Instead the update returns the document as it was; if its
+     * offset is not the one the sum was computed from (another replica held the partition a moment
+     * ago), the difference is corrected at once. Returns the documents updated.
      */
     async applyBuckets(partition: number, rows: OffsetLog[]): Promise<number> {
       if (rows.length === 0) return 0;
-      // The dashboard reads by _id: which models each user (and everyone, user 0) used each day.
-      const dayModels = new Map<string, Set<string>>();
-      for (const r of rows) {
-        for (const user of [r.log.user_id, 0]) {
-          const id = dayModelsId(user, Math.floor(r.log.created_at / 86_400));
-          if (knownDayModels.has(`${id}|${r.log.model_name}`)) continue;
-          const set = dayModels.get(id) ?? new Set<string>();
-          set.add(r.log.model_name);
-          dayModels.set(id, set);
-        }
-      }
-      if (dayModels.size > 0) {
-        await buckets.bulkWrite(
-          [...dayModels].map(([id, models]) => ({
-            updateOne: {
-              filter: { _id: id },
-              update: { $addToSet: { models: { $each: [...models] } } } as never,
-              upsert: true,
-            },
-          })),
-          { ordered: false },
-        );
-        if (knownDayModels.size > 100_000) knownDayModels.clear();
-        for (const [id, models] of dayModels) for (const m of models) knownDayModels.add(`${id}|${m}`);
-      }
       const everyone = rows.map((r) => ({ ...r, log: { ...r.log, user_id: 0, username: '' } }));
-      const [mine] = await Promise.all([applyKeyed(partition, rows), applyKeyed(partition, everyone)]);
-      return mine;
+      return applyDays(partition, [...rows, ...everyone]);
     },
 
     async find(q: LogQuery, page: number, pageSize: number): Promise<{ items: LogDoc[]; total: number }> {
@@ -280,9 +257,23 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
         out.push(...(q.user_id || q.username ? old : sumPerModel(old)));
       }
       if (hi >= from) for (const u of users) out.push(...(await bucketsById(u, Math.max(lo, from), hi)));
-      return out
-        .sort((a, b) => a.created_at - b.created_at || a.model_name.localeCompare(b.model_name))
-        .map(({ _id, applied: _a, batches: _b, ...b }) => ({ key: _id, ...b }) as Bucket);
+      const rows = out.map(({ _id, applied: _a, batches: _b, ...b }) => ({ key: _id, ...b }) as Bucket);
+      // Since this version, a document per user and day (every hour, whatever the start above):
+      // added to the older buckets of the same hour (each log is summed in one of them).
+      for (const u of users) rows.push(...(await bucketsByDay(u, lo, hi)));
+      const merged = new Map<string, Bucket>();
+      for (const b of rows) {
+        const m = merged.get(b.key);
+        if (!m) merged.set(b.key, { ...b });
+        else {
+          m.token_used += b.token_used;
+          m.count += b.count;
+          m.quota += b.quota;
+        }
+      }
+      return [...merged.values()].sort(
+        (a, b) => a.created_at - b.created_at || a.model_name.localeCompare(b.model_name),
+      );
     },
 
     /**
@@ -306,49 +297,56 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
     },
   };
 
-  /** Adds a partition's rows to their buckets, exactly once (see applyBuckets). */
-  async function applyKeyed(partition: number, rows: OffsetLog[]): Promise<number> {
+  /** Adds a partition's rows to their day documents, exactly once (see applyBuckets). */
+  async function applyDays(partition: number, rows: OffsetLog[]): Promise<number> {
     const field = `p${partition}`;
     const mark = (k: string) => `${k}|${field}`;
-    const keys = [...new Set(rows.map(bucketKeyOf))];
-    if (watermarks.size > 200_000) watermarks.clear();
-    const unknown = keys.filter((k) => !watermarks.has(mark(k)));
-    if (unknown.length > 0) {
-      const found = await buckets.find({ _id: { $in: unknown } }, { projection: { applied: 1 } }).toArray();
-      const applied = new Map(found.map((b) => [b._id, b.applied?.[field] ?? -1]));
-      for (const k of unknown) watermarks.set(mark(k), applied.get(k) ?? -1);
+    const groups = new Map<string, OffsetLog[]>();
+    for (const r of rows) {
+      const k = dayBucketOf(r.log);
+      const g = groups.get(k);
+      if (g) g.push(r);
+      else groups.set(k, [r]);
     }
-    const seen = (k: string) => watermarks.get(mark(k)) ?? -1;
-    const deltas = bucketDeltas(rows, seen);
+    if (watermarks.size > 200_000) watermarks.clear();
+    const unknown = [...groups.keys()].filter((k) => !watermarks.has(mark(k)));
+    for (let i = 0; i < unknown.length; i += 5_000) {
+      const ids = unknown.slice(i, i + 5_000);
+      const found = await days.find({ _id: { $in: ids } }, { projection: { applied: 1 } }).toArray();
+      const applied = new Map(found.map((b) => [b._id, b.applied?.[field] ?? -1]));
+      for (const k of ids) watermarks.set(mark(k), applied.get(k) ?? -1);
+    }
+    let written = 0;
     await Promise.all(
-      deltas.map(async (d) => {
-        const assumed = seen(d.key);
-        const before = await buckets.findOneAndUpdate(
-          { _id: d.key },
+      [...groups].map(async ([key, group]) => {
+        const assumed = watermarks.get(mark(key)) ?? -1;
+        const fresh = sumsAbove(group, assumed);
+        const first = fresh[0];
+        if (!first) return;
+        written++;
+        const lastOffset = Math.max(...fresh.map((r) => r.offset));
+        const before = await days.findOneAndUpdate(
+          { _id: key },
           {
-            $inc: { token_used: d.token_used, count: d.count, quota: d.quota },
-            $max: { [`applied.${field}`]: d.lastOffset },
+            $inc: dayIncrement(fresh.map((r) => r.log)),
+            $max: { [`applied.${field}`]: lastOffset },
             $setOnInsert: {
-              user_id: d.user_id,
-              username: d.username,
-              model_name: d.model_name,
-              created_at: d.created_at,
+              user_id: first.log.user_id,
+              username: first.log.username,
+              day: Math.floor(first.log.created_at / 86_400),
             },
-          },
+          } as mongo.UpdateFilter<DayBucketDoc>,
           { upsert: true, returnDocument: 'before' },
         );
         const actual = before?.applied?.[field] ?? -1;
-        watermarks.set(mark(d.key), Math.max(actual, d.lastOffset));
+        watermarks.set(mark(key), Math.max(actual, lastOffset));
         if (actual === assumed) return;
-        const mine = rows.filter((r) => bucketKeyOf(r) === d.key);
-        const fix = difference(
-          mine.filter((r) => r.offset > actual),
-          mine.filter((r) => r.offset > assumed),
-        );
-        if (fix.count !== 0) await buckets.updateOne({ _id: d.key }, { $inc: fix });
+        const logs = (after: number) => sumsAbove(group, after).map((r) => r.log);
+        const fix = incDifference(dayIncrement(logs(actual)), dayIncrement(logs(assumed)));
+        if (Object.keys(fix).length > 0) await days.updateOne({ _id: key }, { $inc: fix });
       }),
     );
-    return deltas.length;
+    return written;
   }
 
   /**
@@ -368,7 +366,15 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
     return dashFromCache;
   }
 
-  /** Buckets by _id: the models of each day, then each hour's bucket of each model. */
+  /** A user's (0: everyone's) day documents over a range, as (user, model, hour) buckets. */
+  async function bucketsByDay(user: number, lo: number, hi: number): Promise<Bucket[]> {
+    const ids: string[] = [];
+    for (let d = Math.floor(lo / 86_400); d <= Math.floor(hi / 86_400); d++) ids.push(dayBucketId(user, d));
+    const docs = await days.find({ _id: { $in: ids } }, { projection: { applied: 0 } }).toArray();
+    return docs.flatMap((d) => bucketsOfDay(d, lo, hi));
+  }
+
+  /** Older buckets by _id: the models of each day, then each hour's bucket of each model. */
   async function bucketsById(user: number, lo: number, hi: number): Promise<BucketDoc[]> {
     const days: number[] = [];
     for (let d = Math.floor(lo / 86_400); d <= Math.floor(hi / 86_400); d++) days.push(d);
@@ -428,7 +434,6 @@ export function logRepository(conn: Connection, opts: { lists?: boolean; clock?:
   }
 }
 
-const bucketKeyOf = (r: OffsetLog) => bucketKey(r.log.user_id, r.log.model_name, r.log.created_at);
 /** The models a user (0: everyone) used on a day: `d|<user>|<day>`. */
 const dayModelsId = (user: number, day: number) => `d|${user}|${day}`;
 
@@ -444,14 +449,6 @@ function sumPerModel(rows: BucketDoc[]): BucketDoc[] {
     out.set(key, b);
   }
   return [...out.values()];
-}
-
-/** The sums of `want` minus those of `have`. */
-function difference(want: OffsetLog[], have: OffsetLog[]): { token_used: number; count: number; quota: number } {
-  const sum = (rows: OffsetLog[]) => bucketsOf(rows.map((r) => r.log))[0] ?? { token_used: 0, count: 0, quota: 0 };
-  const w = sum(want);
-  const h = sum(have);
-  return { token_used: w.token_used - h.token_used, count: w.count - h.count, quota: w.quota - h.quota };
 }
 
 export type LogRepository = ReturnType<typeof logRepository>;

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { bucketsOfDay, dayBucketOf, dayIncrement, incDifference, modelField, sumsAbove } from './day-buckets.ts';
+import { parseEntry, storedEntry } from './log-index.ts';
 import {
   classOf,
   cleanupPlan,
@@ -54,5 +56,68 @@ describe('log partitions', () => {
     expect(bounded({ user_id: 3 }, now)).toEqual({ user_id: 3, start: now - DEFAULT_LOG_WINDOW_SECONDS });
     expect(bounded({ end: now - DAY }, now)).toEqual({ end: now - DAY, start: now - DAY - DEFAULT_LOG_WINDOW_SECONDS });
     expect(bounded({ start: 5, end: 9 }, now)).toEqual({ start: 5, end: 9 });
+  });
+
+  it('when consumption logs are summed, then one document per user and day holds each hour per model, and a replay above the offset adds nothing', () => {
+    const at = d27 * DAY + 5 * 3_600 + 10;
+    const log = (offset: number, model: string, quota: number, created_at = at) => ({
+      offset,
+      log: { user_id: 7, username: 'u7', model_name: model, created_at, prompt_tokens: 3, completion_tokens: 2, quota },
+    });
+    const rows = [log(10, 'gpt-4.1', 100), log(11, 'gpt-4.1', 50), log(12, '$x', 5, at + 3_600)];
+    expect(new Set(rows.map((r) => dayBucketOf(r.log)))).toEqual(new Set([`b|7|${d27}`]));
+    expect(modelField('gpt-4.1')).toBe('gpt-4%2E1');
+    const inc = dayIncrement(rows.map((r) => r.log));
+    expect(inc).toEqual({
+      'h.5.gpt-4%2E1.t': 10,
+      'h.5.gpt-4%2E1.c': 2,
+      'h.5.gpt-4%2E1.q': 150,
+      'h.6.%24x.t': 5,
+      'h.6.%24x.c': 1,
+      'h.6.%24x.q': 5,
+    });
+    // The document absorbed offset 11 already: only 12 is added; a stale guess (10) is corrected.
+    expect(sumsAbove(rows, 11).map((r) => r.offset)).toEqual([12]);
+    const fix = incDifference(dayIncrement(sumsAbove(rows, 11).map((r) => r.log)), inc);
+    expect(fix).toEqual({ 'h.5.gpt-4%2E1.t': -10, 'h.5.gpt-4%2E1.c': -2, 'h.5.gpt-4%2E1.q': -150 });
+    const doc = {
+      _id: `b|7|${d27}`,
+      username: 'u7',
+      h: { 5: { 'gpt-4%2E1': { t: 10, c: 2, q: 150 } }, 6: { '%24x': { t: 5, c: 1, q: 5 } } },
+    };
+    expect(bucketsOfDay(doc, d27 * DAY + 6 * 3_600 + 30, d27 * DAY + DAY)).toEqual([
+      {
+        key: `7:$x:${d27 * DAY + 6 * 3_600}`,
+        user_id: 7,
+        username: 'u7',
+        model_name: '$x',
+        created_at: d27 * DAY + 6 * 3_600,
+        token_used: 5,
+        count: 1,
+        quota: 5,
+      },
+    ]);
+  });
+
+  it('when an entry is stored in its block, then it is one JSON text, and older arrays read the same', () => {
+    const l = {
+      id: 5,
+      event_id: 'e5',
+      created_at: 9,
+      type: 2,
+      quota: 3,
+      tokens: 4,
+      user_id: 7,
+      username: 'u7',
+      token_name: 'k',
+      model_name: 'm',
+      channel: 2,
+      group: 'g',
+    };
+    const text = storedEntry(l);
+    expect(typeof text).toBe('string');
+    expect(parseEntry(text)).toEqual([5, 'e5', 9, 2, 3, 4, 'u7', 'k', 'm', 2, 'g', 7]);
+    expect(parseEntry([5, 'e5', 9, 2, 3, 4, 'u7', 'k', 'm', 2, 'g', 7])).toEqual(parseEntry(text));
+    expect(parseEntry(7)).toBeUndefined();
   });
 });

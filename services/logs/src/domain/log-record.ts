@@ -190,36 +190,6 @@ export interface OffsetLog {
   offset: number;
 }
 
-/** The per-bucket part of a batch: its sum, over the logs read after `after`, and their last offset. */
-export interface BucketDelta extends Bucket {
-  lastOffset: number;
-}
-
-/**
- * Sums a partition's consumption logs per (user, model, hour) bucket, leaving out what each
- * bucket already holds: a bucket records the last offset of each partition it absorbed, and
- * since a partition is applied in offset order, every log at or below that offset is in it.
- * This keeps the sums exact when a batch is replayed, partly applied, or cut differently.
- */
-export function bucketDeltas(logs: OffsetLog[], appliedUpTo: (key: string) => number): BucketDelta[] {
-  const groups = new Map<string, OffsetLog[]>();
-  for (const l of logs) {
-    const key = bucketKey(l.log.user_id, l.log.model_name, l.log.created_at);
-    const g = groups.get(key);
-    if (g) g.push(l);
-    else groups.set(key, [l]);
-  }
-  const out: BucketDelta[] = [];
-  for (const [key, group] of groups) {
-    const after = appliedUpTo(key);
-    const fresh = group.filter((l) => l.offset > after);
-    const [b] = bucketsOf(fresh.map((l) => l.log));
-    if (!b) continue;
-    out.push({ ...b, lastOffset: Math.max(...fresh.map((l) => l.offset)) });
-  }
-  return out;
-}
-
 /** A bucket's key: user, model and hour. */
 export const bucketKey = (userId: number, model: string, createdAt: number) =>
   `${userId}:${model}:${hourOf(createdAt)}`;
