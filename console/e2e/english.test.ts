@@ -21,11 +21,11 @@ const CJK = /[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]/;
 /** The visible text of the page (menus, tables, drawers, modals) with its Chinese lines. */
 async function chineseOn(page: Page): Promise<string[]> {
   const text = await page.evaluate(() => document.body.innerText);
-  // The language picker names Chinese in Chinese on purpose; a log's content is what the server
-  // wrote (data, as the user's own names are), not a label.
+  // The language picker names Chinese in Chinese on purpose. A log's content is the server's
+  // words, shown in English too (root's 初始额度 reads Initial quota).
   return text
     .split('\n')
-    .map((line) => line.replaceAll('简体中文', '').replaceAll('初始额度', ''))
+    .map((line) => line.replaceAll('简体中文', ''))
     .filter((line) => CJK.test(line));
 }
 
