@@ -38,11 +38,13 @@ import { ledgerRepository } from './data/ledger-repository.ts';
 import { orderRepository } from './data/order-repository.ts';
 import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { planRepository } from './data/plan-repository.ts';
+import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { pricingService } from './domain/pricing-service.ts';
 import { quotaWarnings, watchedLedger } from './domain/quota-warning.ts';
 import { redemptionsService } from './domain/redemptions-service.ts';
+import { subscriptionPayments } from './domain/subscription-payments.ts';
 import { subscriptionService } from './domain/subscription-service.ts';
 import { tokensService } from './domain/tokens-service.ts';
 import { topupService } from './domain/topup-service.ts';
@@ -87,7 +89,8 @@ export async function createApp(
       const codeRepo = redemptionRepository(conn);
       const orderRepo = orderRepository(conn);
       const planRepo = planRepository(conn);
-      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo, planRepo]) await repo.ensureIndexes();
+      const subOrderRepo = subscriptionOrderRepository(conn);
+      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo, planRepo, subOrderRepo]) await repo.ensureIndexes();
       // A rotation of TOKEN_KEY_SECRET: tokens sealed with an earlier secret are sealed and
       // indexed again (lookups find them meanwhile through the earlier secrets' digests).
       if (config.TOKEN_KEY_SECRET_PREVIOUS)
@@ -148,6 +151,7 @@ export async function createApp(
         options,
         groups: () => Object.keys(options.json<Record<string, number>>('GroupRatio') ?? {}),
       });
+      const subscriptionPay = subscriptionPayments({ orders: subOrderRepo, subscriptions, options });
       const topup = topupService({
         orders: orderRepo,
         wallet,
@@ -179,7 +183,7 @@ export async function createApp(
           service(TokensService, tokensHandlers(tokens)),
           service(RedemptionsService, redemptionsHandlers(codes)),
           service(TopupService, topupHandlers(topup)),
-          service(SubscriptionService, subscriptionHandlers(subscriptions)),
+          service(SubscriptionService, subscriptionHandlers(subscriptions, subscriptionPay)),
           service(PricingService, pricingHandlers(pricing, options)),
         ],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),

@@ -143,6 +143,80 @@ describe('online top-up through the gateway', () => {
     expect(await balance()).toBe(before);
   });
 
+  it('when a user buys a subscription plan through Epay, then a forged notification starts nothing and the replayed real one starts it once', async () => {
+    await setOptions(stack, {
+      PayAddress: 'https://pay.example.test/',
+      EpayId: '1001',
+      EpayKey: EPAY_KEY,
+      ServerAddress: 'https://gw.example.test',
+    });
+    const root = await rootApi(stack);
+    const created = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: {
+        title: 'Epay plan',
+        price_amount: 3.5,
+        duration_unit: 'day',
+        duration_value: 30,
+        monthly_quota: 1_000_000,
+      },
+    });
+    const planId = created.body.data?.id as number;
+    const bad = await user.api.post('/subscription/epay/pay', { plan_id: planId, payment_method: 'btc' });
+    expect(bad.body).toMatchObject({ success: false, message: '支付方式不存在' });
+    const order = await eventually(
+      () => user.api.post<Record<string, string>>('/subscription/epay/pay', { plan_id: planId, payment_method: 'zfb' }),
+      (r) =>
+        r.body.success &&
+        (r.body.data as Record<string, string>).notify_url?.startsWith('https://gw.example.test/') === true,
+    );
+    expect(order.body.url).toBe('https://pay.example.test/submit.php');
+    const form = order.body.data as Record<string, string>;
+    expect(form).toMatchObject({
+      pid: '1001',
+      type: 'alipay',
+      money: '3.50',
+      name: 'SUB:Epay plan',
+      notify_url: 'https://gw.example.test/api/subscription/epay/notify',
+    });
+    expect(form.sign).toBe(sign(form));
+    const paid: Record<string, string> = {
+      pid: '1001',
+      trade_no: 'EPAYSUB001',
+      out_trade_no: form.out_trade_no as string,
+      type: 'alipay',
+      name: form.name as string,
+      money: form.money as string,
+      trade_status: 'TRADE_SUCCESS',
+    };
+    const subNotify = async (params: Record<string, string>) => {
+      const url = new URL('/api/subscription/epay/notify', stack.gatewayUrl);
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+      return (await fetch(url)).text();
+    };
+    type Mine = {
+      subscriptions: { subscription: { plan_id: number; windows: { period: string; limit: number }[] } }[];
+    };
+    const ofPlan = async () =>
+      ((await user.api.get<Mine>('/subscription/self')).body.data?.subscriptions ?? []).filter(
+        (s) => s.subscription.plan_id === planId,
+      );
+    const before = await balance();
+    expect(await subNotify({ ...paid, sign: sign(paid, 'wrong-key'), sign_type: 'MD5' })).toBe('fail');
+    const cheap = { ...paid, money: '0.01' };
+    expect(await subNotify({ ...cheap, sign: sign(cheap), sign_type: 'MD5' })).toBe('fail');
+    // A top-up order's notification address does not take a subscription order.
+    expect(await notify({ ...paid, sign: sign(paid), sign_type: 'MD5' })).toBe('fail');
+    expect(await ofPlan()).toEqual([]);
+    const signed = { ...paid, sign: sign(paid), sign_type: 'MD5' };
+    const answers = await Promise.all(Array.from({ length: 5 }, () => subNotify(signed)));
+    expect(answers).toEqual(['success', 'success', 'success', 'success', 'success']);
+    expect(await subNotify(signed)).toBe('success');
+    const subs = await ofPlan();
+    expect(subs).toHaveLength(1);
+    expect(subs[0]?.subscription.windows).toMatchObject([{ period: 'monthly', limit: 1_000_000 }]);
+    expect(await balance()).toBe(before);
+  });
+
   it('when the payment method or amount is invalid, then the order is refused', async () => {
     expect((await user.api.post('/user/pay', { amount: 3, payment_method: 'btc' })).body.message).toBe(
       '不支持的支付方式',

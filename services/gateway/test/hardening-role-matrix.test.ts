@@ -108,6 +108,10 @@ const EXPECTED: Record<string, number> = {
   'GET /subscription/self': USER,
   'PUT /subscription/self/preference': USER,
   'POST /subscription/balance/pay': USER,
+  'POST /subscription/epay/pay': USER,
+  // Epay's callback for subscription orders: authenticated by its signature, not by a session.
+  'GET /subscription/epay/notify': PUBLIC,
+  'POST /subscription/epay/notify': PUBLIC,
   'GET /subscription/admin/plans': ADMIN,
   'POST /subscription/admin/plans': ADMIN,
   'PUT /subscription/admin/plans/:id': ADMIN,

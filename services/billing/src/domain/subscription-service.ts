@@ -154,13 +154,16 @@ export function subscriptionService(deps: {
       .sort((a, b) => b.startTime - a.startTime || b.id.localeCompare(a.id));
   };
 
-  /** Starts a subscription of `plan` for the user in one ledger entry, debiting `cost` (0: none). */
-  async function start(userId: number, opId: string, plan: PlanDoc, cost: number, source: string) {
+  /**
+   * Starts a subscription of `plan` for the user in one ledger entry, debiting `cost` (0: none).
+   * `limited`: refused beyond the plan's max_purchase_per_user (a paid order was checked when made).
+   */
+  async function start(userId: number, opId: string, plan: PlanDoc, cost: number, source: string, limited = true) {
     // The user's id leads, so that admin routes find the subscription's ledger from its id alone.
     const subId = `${userId}-${randomBytes(6).toString('hex')}`;
     const applied = await ledger.apply(userId, opId, (s) => {
       if (cost > 0 && s.quota < cost) throw precondition('余额不足');
-      if (plan.max_purchase_per_user > 0) {
+      if (limited && plan.max_purchase_per_user > 0) {
         const bought = Object.values(s.subs ?? {}).filter((x) => x.p === plan._id).length;
         if (bought >= plan.max_purchase_per_user) throw precondition('已达到该套餐的购买上限');
       }
@@ -179,6 +182,35 @@ export function subscriptionService(deps: {
   }
 
   return {
+    planOf,
+
+    /** How many subscriptions of a plan the user holds (any status): new-api's purchase limit. */
+    async countOf(userId: number, planId: number): Promise<number> {
+      const state = await ledger.state(userId);
+      return Object.values(state.subs ?? {}).filter((x) => x.p === planId).length;
+    },
+
+    /**
+     * Starts the subscription of an order a payment gateway reported paid, once per trade number
+     * (ledger operation `subscribe:<user>:order-<trade_no>`); true when this call started it.
+     */
+    async activateOrder(order: { userId: number; username: string; planId: number; tradeNo: string; money: number }) {
+      const plan = await planOf(order.planId);
+      const opId = `subscribe:${order.userId}:order-${order.tradeNo}`;
+      const { applied } = await start(order.userId, opId, plan, 0, 'order', false);
+      await events.walletChanged(order.userId);
+      await events.audit({
+        eventId: `billing:${opId}`,
+        userId: order.userId,
+        username: order.username,
+        type: LogType.TOPUP,
+        content: `在线支付购买订阅成功，套餐: ${plan.title}，支付金额: ${order.money.toFixed(2)}`,
+        quotaDelta: 0,
+        actorUserId: 0,
+      });
+      return !applied.replayed;
+    },
+
     async listPlans(enabledOnly: boolean): Promise<PlanView[]> {
       return (await plans.list(enabledOnly)).map(planView);
     },

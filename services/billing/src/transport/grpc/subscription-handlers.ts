@@ -1,5 +1,6 @@
 import type { ServiceImpl } from '@aigw/common';
 import type { SubscriptionPlan, SubscriptionService as SubscriptionServiceDesc } from '@aigw/proto/billing/v1/billing';
+import type { SubscriptionPayments } from '../../domain/subscription-payments.ts';
 import type { PlanView, SubscriptionService } from '../../domain/subscription-service.ts';
 
 type PlanMessage = Omit<SubscriptionPlan, '$typeName' | '$unknown'>;
@@ -49,7 +50,10 @@ const fromMessage = (m: PlanMessage): Partial<PlanView> => ({
 });
 
 /** gRPC handlers of SubscriptionService: thin, they only translate to the use cases. */
-export function subscriptionHandlers(subs: SubscriptionService): ServiceImpl<typeof SubscriptionServiceDesc> {
+export function subscriptionHandlers(
+  subs: SubscriptionService,
+  payments: SubscriptionPayments,
+): ServiceImpl<typeof SubscriptionServiceDesc> {
   return {
     async listPlans(req) {
       return { plans: (await subs.listPlans(req.enabledOnly)).map(toMessage) };
@@ -77,6 +81,12 @@ export function subscriptionHandlers(subs: SubscriptionService): ServiceImpl<typ
     async invalidateSubscription(req) {
       await subs.invalidate(req);
       return {};
+    },
+    async createSubscriptionEpayOrder(req) {
+      return payments.createEpayOrder(req);
+    },
+    async handleSubscriptionEpayNotify(req) {
+      return payments.handleEpayNotify(req.params);
     },
   };
 }

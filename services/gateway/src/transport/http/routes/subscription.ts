@@ -1,11 +1,11 @@
 import { ok } from '@aigw/common';
 import type { SubscriptionPlan, UserSubscription } from '@aigw/proto/billing/v1/billing';
-import type { Router } from 'express';
+import express, { type Request, type Response, type Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
 import { body, flag, id, int, optional, optText, pathId, text } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
-import { actorOf, caller, snake } from './wire.ts';
+import { actorOf, body as bodyOf, caller, snake, str } from './wire.ts';
 
 const money = z.union(
   [
@@ -57,6 +57,7 @@ const Preference = validate({
 const BalancePay = validate({
   body: body({ plan_id: id('参数错误'), request_id: optional(text.pipe(z.string().regex(/^[\w.:@-]{1,64}$/))) }),
 });
+const EpayPay = validate({ body: body({ plan_id: id('参数错误'), payment_method: optText }) });
 const UserPath = validate({ params: pathId });
 const Bind = validate({ body: body({ user_id: id('参数错误'), plan_id: id('参数错误') }) });
 const BindToUser = validate({ params: pathId, body: body({ plan_id: id('参数错误') }) });
@@ -97,8 +98,8 @@ const planMessage = (p: PlanBody, planId = 0) => ({
  * purchase with the wallet balance, and the admin's plans and users' subscriptions. Billing's
  * SubscriptionService decides everything; these only translate.
  */
-export function subscriptionRoutes(api: Router, { clients, guard }: RouteDeps): void {
-  const { subscriptions } = clients;
+export function subscriptionRoutes(api: Router, { clients, guard, logger }: RouteDeps): void {
+  const { subscriptions, users } = clients;
 
   api.get('/subscription/plans', guard.user, async (_req, res) => {
     const r = await subscriptions.listPlans({ enabledOnly: true });
@@ -138,6 +139,33 @@ export function subscriptionRoutes(api: Router, { clients, guard }: RouteDeps): 
     });
   });
 
+  api.post('/subscription/epay/pay', guard.user, EpayPay, async (req, res) => {
+    const b = input(req, EpayPay).body;
+    const u = caller(req);
+    const r = await subscriptions.createSubscriptionEpayOrder({
+      userId: u.id,
+      username: u.username,
+      planId: b.plan_id,
+      paymentMethod: b.payment_method ?? '',
+    });
+    res.json({ success: true, message: 'success', data: r.form, url: r.url });
+  });
+
+  // Epay calls back with GET (query) or POST (form) and wants "success" or "fail".
+  const notify = async (req: Request, res: Response) => {
+    const raw = { ...(req.query as Record<string, unknown>), ...bodyOf(req) };
+    const params = Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, str(v) ?? '']));
+    try {
+      const r = await subscriptions.handleSubscriptionEpayNotify({ params });
+      res.type('text/plain').send(r.success ? 'success' : 'fail');
+    } catch (err) {
+      logger.error({ err, tradeNo: params.out_trade_no }, 'subscription payment notification failed');
+      res.type('text/plain').send('fail');
+    }
+  };
+  api.get('/subscription/epay/notify', notify);
+  api.post('/subscription/epay/notify', express.urlencoded({ extended: false }), notify);
+
   api.get('/subscription/admin/plans', guard.admin, async (_req, res) => {
     const r = await subscriptions.listPlans({ enabledOnly: false });
     ok(res, r.plans.map(planJson));
@@ -161,6 +189,8 @@ export function subscriptionRoutes(api: Router, { clients, guard }: RouteDeps): 
   });
 
   const bind = async (userId: number, planId: number, actor: ReturnType<typeof actorOf>) => {
+    // An unknown user is refused (NOT_FOUND) before billing starts anything for the id.
+    await users.getUser({ id: userId });
     await subscriptions.bindSubscription({
       userId,
       planId,
