@@ -38,3 +38,6 @@ export const getPricing = () =>
     usable_group?: Record<string, string>;
     user_group?: string;
   }>;
+
+/** GET /api/models/missing (admin, new-api's route): models channels serve with neither a price nor a ratio. */
+export const getMissingModels = () => request<string[]>('GET', '/api/models/missing', { toast: false });

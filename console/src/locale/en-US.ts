@@ -675,6 +675,7 @@ export const enUS: LocaleMessages = {
   'setting.pleaseEnterTheEmailCode': 'Please enter the email code!',
   'setting.profile': 'Profile',
   'setting.resetModelRatios': 'Reset model ratios',
+  'setting.missingModels': '{n} models served by channels have neither a price nor a ratio; requests for them are refused:',
   'setting.resetTheModelRatiosTo': 'Reset the model ratios to their defaults?',
   'setting.saved': 'Saved',
   'setting.savingFailedPleaseRetry': 'Saving failed, please retry',

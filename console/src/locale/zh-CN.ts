@@ -667,6 +667,7 @@ export const zhCN = {
   'setting.pleaseEnterTheEmailCode': '请输入邮箱验证码！',
   'setting.profile': '个人信息',
   'setting.resetModelRatios': '重置模型倍率',
+  'setting.missingModels': '{n} 个模型有可用渠道但未设置价格或倍率，请求会被拒绝：',
   'setting.resetTheModelRatiosTo': '确定要将模型倍率重置为默认值吗？',
   'setting.saved': '保存成功',
   'setting.savingFailedPleaseRetry': '保存失败，请重试',

@@ -11,6 +11,7 @@ export * from './key-cipher.ts';
 export * from './key-fingerprint.ts';
 export * from './logger.ts';
 export * from './metrics.ts';
+export * from './model-lookup.ts';
 export * from './mongo.ts';
 export * from './notify.ts';
 export * from './option-catalogue.ts';

@@ -103,4 +103,24 @@ describe('pricing through the gateway', () => {
     expect(p.data.find((m) => m.model_name === 'dall-e-3')).not.toHaveProperty('cache_ratio');
     expect(p.data.find((m) => m.model_name === 'dall-e-3')).not.toHaveProperty('price_tiers');
   });
+
+  it('when a channel serves a model with neither a price nor a ratio, then GET /api/models/missing lists it for admins', async () => {
+    const res = await admin.post('/channel/', {
+      name: 'm',
+      type: 1,
+      key: 'k',
+      models: 'mystery-model-q,gpt-4o-2024-08-06',
+      group: 'default',
+    });
+    expect(res.body.success).toBe(true);
+    const missing = await eventually(
+      () => admin.get<string[]>('/models/missing'),
+      (r) => r.body.data?.includes('mystery-model-q') ?? false,
+    );
+    // A dated name is priced by its undated entry, as the relay prices it.
+    expect(missing.body.data).not.toContain('gpt-4o-2024-08-06');
+    expect(missing.body.data).not.toContain('dall-e-3');
+    const user = (await userApi(stack)).api;
+    expect((await user.get('/models/missing')).status).toBe(403);
+  });
 });

@@ -143,6 +143,7 @@ const EXPECTED: Record<string, number> = {
   'DELETE /user/:id': ADMIN,
   'GET /group/': ADMIN,
   'GET /models': ADMIN,
+  'GET /models/missing': ADMIN,
   'GET /channel/models': ADMIN,
   'GET /channel/': ADMIN,
   'GET /channel/search': ADMIN,

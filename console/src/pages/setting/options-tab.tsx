@@ -4,6 +4,7 @@ import { deleteLogsBefore, listOptions, resetModelRatios } from '../../api/optio
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import CustomOAuthCard from './custom-oauth-card.tsx';
+import MissingModels from './missing-models.tsx';
 import OptionSection from './option-section.tsx';
 import type { SectionSpec } from './sections.ts';
 
@@ -97,6 +98,7 @@ export default function OptionsTab({ sections }: { sections: readonly SectionSpe
         ) : (
           <OptionSection key={section.id} section={section} values={values} onSaved={onSaved}>
             {section.extra === 'log-cleanup' && <LogCleanup />}
+            {section.extra === 'reset-model-ratio' && <MissingModels values={values} />}
             {section.extra === 'reset-model-ratio' && <ResetModelRatio onDone={() => void load()} />}
           </OptionSection>
         ),

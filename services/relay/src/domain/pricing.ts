@@ -2,6 +2,7 @@
  * Quota arithmetic of reference-behaviour steps 5 and 9. Models are priced either by ratio
  * (1 = $0.002 per 1K tokens) or per call (dollars); the group ratio multiplies both.
  */
+import { lookupModel } from '@aigw/common';
 import type { Usage } from './protocols/openai.ts';
 import { RelayError } from './relay-error.ts';
 
@@ -62,23 +63,8 @@ export type Price =
     }
   | { kind: 'call'; price: number };
 
-/**
- * Looks a model up exactly, then by a `*` pattern (new-api's `gemini-2.5-flash-thinking-*`, the
- * longest that fits), then without a date or version suffix (gpt-4o-2024-08-06 -> gpt-4o), then by
- * the longest entry it extends (claude-sonnet-4-5-thinking -> claude-sonnet-4-5).
- */
-function lookup<T>(map: Record<string, T>, model: string): T | undefined {
-  if (Object.hasOwn(map, model)) return map[model];
-  let pattern: string | undefined;
-  for (const k of Object.keys(map))
-    if (k.endsWith('*') && model.startsWith(k.slice(0, -1)) && (!pattern || k.length > pattern.length)) pattern = k;
-  if (pattern) return map[pattern];
-  const base = model.replace(/-(\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|latest|preview)$/i, '');
-  if (base !== model && Object.hasOwn(map, base)) return map[base];
-  let best: string | undefined;
-  for (const k of Object.keys(map)) if (model.startsWith(`${k}-`) && (!best || k.length > best.length)) best = k;
-  return best ? map[best] : undefined;
-}
+/** Exact, `*` pattern, undated name, then the entry it extends (services/common/src/model-lookup.ts). */
+const lookup = lookupModel;
 
 /** A one-hour cache write against a 5-minute one (Anthropic: 2x input against 1.25x; new-api's 6 / 3.75). */
 export const CACHE_1H_MULTIPLIER = 6 / 3.75;

@@ -1,10 +1,10 @@
-import { ok } from '@aigw/common';
+import { ok, unpricedModels } from '@aigw/common';
 import type { Router } from 'express';
 import { pricingGroupRatios, selectableGroups } from '../../../domain/user-groups.ts';
 import type { RouteDeps } from '../deps.ts';
 import { snake } from './wire.ts';
 
-/** GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). */
+/** GET /api/pricing (public), GET /api/models/missing (admin) and POST /api/option/rest_model_ratio (root). */
 export function pricingRoutes(api: Router, { clients, guard, options }: RouteDeps): void {
   const { pricing } = clients;
 
@@ -37,6 +37,20 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
       // Logged-out visitors see the default group's prices.
       user_group: req.sessionUser?.group ?? 'default',
     });
+  });
+
+  // new-api's GET /api/models/missing: the models enabled channels serve that have neither a price
+  // nor a ratio (the relay refuses them unless UnpricedModelsEnabled), for the admin to price.
+  api.get('/models/missing', guard.admin, async (_req, res) => {
+    const [r, ratios] = await Promise.all([pricing.getPricing({}), pricing.getRatios({})]);
+    ok(
+      res,
+      unpricedModels(
+        r.items.map((i) => i.modelName),
+        ratios.modelPrice,
+        ratios.modelRatio,
+      ),
+    );
   });
 
   api.post('/option/rest_model_ratio', guard.root, async (_req, res) => {
