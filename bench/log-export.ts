@@ -9,7 +9,9 @@
  *
  *   MONGO_URL=... KAFKA_BROKERS=... REDIS_URL=... npx tsx bench/log-export.ts [rows=1000000] [days=10]
  *
- * The databases of the run are dropped at the end.
+ * The databases of the run are dropped at the end, unless `KEEP_DB=1`; `RUN=<id> SEEDED=1` reuses
+ * the rows of a run kept that way (seeding a million rows takes minutes). `LOG_DIR=<dir>` keeps
+ * each service's output there.
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -25,10 +27,14 @@ const logger = createLogger('bench-log-export', 'warn');
 /** Resident set size of a process (MB), from /proc. */
 function rssMb(pid: number | undefined): number {
   if (!pid) return Number.NaN;
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('VmRSS:'));
-  return Number(line?.replace(/\D+/g, '') ?? Number.NaN) / 1024;
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('VmRSS:'));
+    return Number(line?.replace(/\D+/g, '') ?? Number.NaN) / 1024;
+  } catch {
+    return Number.NaN; // the process is gone (the export fails and says so)
+  }
 }
 
 /** A consumption log like the relay's, with some Chinese and some text that needs quoting. */
@@ -123,11 +129,12 @@ async function exportOnce(
 }
 
 async function main() {
-  const run = Date.now().toString(36);
+  const run = process.env.RUN ?? Date.now().toString(36);
   const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/';
-  const p = await startPlatform({ tag: 'lex', run, services: ['users', 'logs', 'gateway'] });
+  const logDir = process.env.LOG_DIR;
+  const p = await startPlatform({ tag: 'lex', run, services: ['users', 'logs', 'gateway'], logDir });
   try {
-    await seed(mongoUrl, p.database('logs'));
+    if (process.env.SEEDED !== '1') await seed(mongoUrl, p.database('logs'));
     const login = await fetch(`${p.stack.gatewayUrl}/api/user/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -167,6 +174,7 @@ async function main() {
     if (whole.rows !== ROWS) throw new Error(`exported ${whole.rows} rows, seeded ${ROWS}`);
   } finally {
     await p.stop();
+    if (process.env.KEEP_DB === '1') return;
     const conn = await connectMongo(mongoUrl, p.database('logs'), logger);
     for (const svc of ['users', 'logs', 'gateway'] as const) await conn.useDb(p.database(svc)).dropDatabase();
     await conn.close();

@@ -21,6 +21,7 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { logCleanup } from './data/log-cleanup.ts';
+import { EXPORT_MAX_MS } from './data/log-export.ts';
 import { logRepository } from './data/log-repository.ts';
 import { logsService } from './domain/logs-service.ts';
 import { logsHandlers } from './transport/grpc/logs-handlers.ts';
@@ -94,6 +95,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         port: config.GRPC_PORT ?? 0,
         services: [service(LogsService, logsHandlers(logsService(repo, { afterCut: runCleanup })))],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
+        // Connections are still recycled every 5 minutes, but a call in flight (an export of
+        // millions of rows takes many minutes) may finish on the old one.
+        serverOptions: { 'grpc.max_connection_age_grace_ms': EXPORT_MAX_MS },
       });
       grpcPort = grpc.port;
       stack.add(() => grpc.stop());

@@ -12,6 +12,9 @@ import { classOf, dayOf, LOG_CLASSES, type RowsPartition } from '../domain/log-p
 import type { LogDoc } from '../domain/log-record.ts';
 import { type LogQuery, type LogRepository, toFilter } from './log-repository.ts';
 
+/** How long an export may stream (the gRPC server lets a call in flight run that long). */
+export const EXPORT_MAX_MS = 60 * 60_000;
+
 /** Rows per chunk yielded, and per batch the cursors fetch. */
 export const EXPORT_CHUNK = 500;
 
