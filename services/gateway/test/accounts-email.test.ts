@@ -1,4 +1,6 @@
+import { createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
+import { UsersService } from '@aigw/proto/users/v1/users';
 import type { ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -187,5 +189,38 @@ describe('accounts: email codes, binding and password reset', () => {
     expect((await new Client(url).login(username, reset.body.data!)).body.success).toBe(true);
     expect((await new Client(url).login(to, reset.body.data!)).body.success).toBe(true);
     expect((await anonymous.post('/user/reset', { email: to, token })).body.message).toBe('重置链接非法或已过期');
+  });
+
+  it('when a user chose email notifications with a notification address, then NotifyUser mails it there with the values filled in', async () => {
+    await setOptions(root, { SMTPServer: '127.0.0.1', SMTPPort: String(smtp.port), SMTPFrom: 'noreply@example.com' });
+    const { client, id } = await newUser(url);
+    const to = address();
+    expect((await client.put('/user/setting', { notify_type: 'email', notification_email: 'bad' })).body).toMatchObject(
+      {
+        success: false,
+        message: '预警阈值必须大于0',
+      },
+    );
+    const saved = await client.put('/user/setting', {
+      notify_type: 'email',
+      quota_warning_threshold: 500_000,
+      notification_email: to,
+    });
+    expect(saved.body).toMatchObject({ success: true, message: '设置已更新' });
+    const users = createClient(UsersService, stack.env.USERS_ADDR as string);
+    try {
+      const res = await users.notifyUser({
+        userId: id,
+        type: 'quota_exceed',
+        title: '您的额度即将用尽',
+        content: '{{value}}，当前剩余额度为 {{value}}，请及时充值。',
+        values: ['您的额度即将用尽', '<$0.5>'],
+      });
+      expect(res.sent).toBe(true);
+    } finally {
+      users.close();
+    }
+    const mail = await smtp.waitFor(to, '您的额度即将用尽');
+    expect(String(mail.html)).toContain('您的额度即将用尽，当前剩余额度为 &#60;$0.5&#62;，请及时充值。');
   });
 });
