@@ -69,6 +69,12 @@ export const setBillingPreference = (pref: BillingPreference) =>
 export const buyWithBalance = (planId: number, requestId: string) =>
   request('POST', '/api/subscription/balance/pay', { body: { plan_id: planId, request_id: requestId } });
 
+/** POST /api/subscription/epay/pay: data holds the form fields the browser posts to `url`. */
+export const payPlanEpay = (planId: number, paymentMethod: 'zfb' | 'wx') =>
+  request<Record<string, string>>('POST', '/api/subscription/epay/pay', {
+    body: { plan_id: planId, payment_method: paymentMethod },
+  }) as Promise<{ success: boolean; message: string; data?: Record<string, string>; url?: string }>;
+
 /** GET /api/subscription/admin/plans: every plan (admin). */
 export const listAllPlans = () => request<{ plan: SubscriptionPlan }[]>('GET', '/api/subscription/admin/plans');
 

@@ -924,6 +924,8 @@ export const enUS: LocaleMessages = {
   'subscription.invalidateConfirm': 'Invalidate this subscription?',
   'subscription.actions': 'Actions',
   'subscription.save': 'Save',
+  'subscription.payBalance': 'Pay from balance',
+  'subscription.payOnline': 'Pay online:',
   'topup.redeemed': 'Redeemed! {quota} added to your balance',
   'topup.yuan': '¥{n}',
   'topup.cardPayments': 'Card payments',

@@ -912,6 +912,8 @@ export const zhCN = {
   'subscription.invalidateConfirm': '确定作废该订阅？',
   'subscription.actions': '操作',
   'subscription.save': '保存',
+  'subscription.payBalance': '余额支付',
+  'subscription.payOnline': '在线支付：',
   'topup.redeemed': '兑换成功！已为您充值 {quota}',
   'topup.yuan': '{n} 元',
   'topup.cardPayments': '银行卡支付',

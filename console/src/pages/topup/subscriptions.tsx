@@ -6,6 +6,7 @@ import {
   getMySubscriptions,
   listPlans,
   type MySubscriptions,
+  payPlanEpay,
   type SubscriptionPlan,
   setBillingPreference,
   type UserSubscription,
@@ -14,6 +15,7 @@ import { tr } from '../../locale/translate.ts';
 import type { LocaleKey } from '../../locale/zh-CN.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
+import { submitPaymentForm } from './index.tsx';
 
 export const PREFERENCES: BillingPreference[] = [
   'subscription_first',
@@ -139,6 +141,15 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
     }
   };
 
+  // Epay: the gateway's form, posted by the browser; the notification starts the subscription.
+  const payOnline = async (method: 'zfb' | 'wx') => {
+    if (!buying) return;
+    setBusy(true);
+    const res = await payPlanEpay(buying.plan.id, method);
+    setBusy(false);
+    if (res.success && res.url && res.data) submitPaymentForm(res.url, res.data);
+  };
+
   const changePreference = async (pref: BillingPreference) => {
     const res = await setBillingPreference(pref);
     if (res.success && res.data)
@@ -223,6 +234,7 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
         onOk={() => void buy()}
         onCancel={() => setBuying(null)}
         confirmLoading={busy}
+        okText={tr('subscription.payBalance')}
       >
         {buying && (
           <p>
@@ -231,6 +243,17 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
               title: buying.plan.title,
             })}
           </p>
+        )}
+        {buying && status.enable_online_topup && (
+          <Space>
+            <Typography.Text type="secondary">{tr('subscription.payOnline')}</Typography.Text>
+            <Button size="small" disabled={busy} onClick={() => void payOnline('zfb')}>
+              {tr('topup.alipay')}
+            </Button>
+            <Button size="small" disabled={busy} onClick={() => void payOnline('wx')}>
+              {tr('topup.wechat')}
+            </Button>
+          </Space>
         )}
       </Modal>
     </>
