@@ -1,5 +1,7 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { chatBody, DEFAULT_SETTINGS, splitEvents } from './chat-stream.ts';
+import { chatBody, DEFAULT_SETTINGS, type MessageStatus, splitEvents, streamChat } from './chat-stream.ts';
 
 describe('playground stream helpers', () => {
   it('when SSE text arrives in pieces, then whole events are handed over and the tail is kept', () => {
@@ -23,5 +25,36 @@ describe('playground stream helpers', () => {
       model: 'gpt-4o-mini',
       group: 'vip',
     });
+  });
+
+  it('when the relay refuses in English mode, then its Chinese message shows in English with the values', async () => {
+    // The relay's OpenAI error shape, as route-kit answers a concurrency refusal.
+    const server = createServer((_req, res) => {
+      res.writeHead(429, { 'Content-Type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          error: { message: '令牌并发请求数超过限制（最多 1 个），请稍后再试', type: 'new_api_error' },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      (window as unknown as { happyDOM: { setURL(url: string): void } }).happyDOM.setURL(
+        `http://127.0.0.1:${port}/playground`,
+      );
+      const seen: [string, MessageStatus][] = [];
+      localStorage.setItem('lang', 'en-US');
+      await streamChat({}, (content, status) => seen.push([content, status]));
+      localStorage.setItem('lang', 'zh-CN');
+      await streamChat({}, (content, status) => seen.push([content, status]));
+      expect(seen).toEqual([
+        ['Too many concurrent requests for this token (at most 1), please try again later', 'error'],
+        ['令牌并发请求数超过限制（最多 1 个），请稍后再试', 'error'],
+      ]);
+    } finally {
+      localStorage.clear();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -3,6 +3,7 @@
  * the message states of spec 02 section 4: a new assistant message starts as loading, becomes
  * incomplete as chunks arrive, then complete at the end marker or on a no-choice chunk, or error.
  */
+import { serverText } from '../../locale/server-messages.ts';
 import { getStoredUserId } from '../../store/user-storage.ts';
 
 export type MessageStatus = 'loading' | 'incomplete' | 'complete' | 'error';
@@ -102,7 +103,7 @@ export async function streamChat(
     } catch {
       // plain text
     }
-    update(message || `HTTP ${res.status}`, 'error');
+    update(serverText(message) || `HTTP ${res.status}`, 'error');
     return;
   }
   const reader = res.body.getReader();
