@@ -56,6 +56,10 @@ describe('serverText: the server messages in the console language', () => {
     );
   });
 
+  it('when a token budget is spent, then the period is named in the sentence', () => {
+    expect(serverText('令牌每日预算不足', 'en-US')).toBe("The token's daily budget is used up");
+  });
+
   it('when a pattern wants catalogue words and one is unknown, then the message stays whole', () => {
     expect(serverText('令牌请求频率超过限制，请稍后再试', 'en-US')).toBe(
       'Token RPM limit exceeded, please try again later',

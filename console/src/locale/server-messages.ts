@@ -3,11 +3,12 @@ import { type Lang, storedLang } from './translate.ts';
 /**
  * The server's messages in English (issue 25, point 10). The gateway and the services answer in
  * Chinese (the spec's strings are exact and stay the server's answer); the console shows them in
- * the reader's language: every envelope's message (request.ts) and the log page's content. A
- * message is looked up whole first; then the patterns below, whose {} parts are captured and
- * carried into the English text ({1}, {2}, ... in order), each captured part looked up again (so
- * `每日预算必须...` finds 每日, an upstream's message inside 测试失败：... is translated when
- * known). A message not in the catalogue is shown as the server wrote it.
+ * the reader's language: every envelope's message (request.ts), the log page's content and the
+ * playground's refusals. A message is looked up whole first; then the patterns below, whose {}
+ * parts are captured and carried into the English text ({1}, {2}, ... in order), each captured
+ * part looked up again (so `每日预算必须...` finds 每日, an upstream's message inside
+ * 测试失败：... is translated when known). A message not in the catalogue is shown as the server
+ * wrote it. A new server message: add its Chinese and English here (exact, or as a pattern).
  */
 const EXACT: Record<string, string> = {
   // Common (services/common, gateway server and middleware)
@@ -271,6 +272,9 @@ const EXACT: Record<string, string> = {
   每日: 'Daily',
   每周: 'Weekly',
   每月: 'Monthly',
+  令牌每日预算不足: "The token's daily budget is used up",
+  令牌每周预算不足: "The token's weekly budget is used up",
+  令牌每月预算不足: "The token's monthly budget is used up",
   'RPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）':
     'The RPM limit must be an integer from 0 to 1000000000 (0 means no limit)',
   'TPM 限制必须是 0 到 1000000000 之间的整数（0 表示不限制）':
