@@ -36,10 +36,10 @@ import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { ledgerRepository } from './data/ledger-repository.ts';
 import { orderRepository } from './data/order-repository.ts';
-import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { planRepository } from './data/plan-repository.ts';
-import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
+import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
+import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { pricingService } from './domain/pricing-service.ts';
 import { quotaWarnings, watchedLedger } from './domain/quota-warning.ts';
@@ -90,7 +90,8 @@ export async function createApp(
       const orderRepo = orderRepository(conn);
       const planRepo = planRepository(conn);
       const subOrderRepo = subscriptionOrderRepository(conn);
-      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo, planRepo, subOrderRepo]) await repo.ensureIndexes();
+      for (const repo of [ledgerRepo, tokenRepo, codeRepo, orderRepo, planRepo, subOrderRepo])
+        await repo.ensureIndexes();
       // A rotation of TOKEN_KEY_SECRET: tokens sealed with an earlier secret are sealed and
       // indexed again (lookups find them meanwhile through the earlier secrets' digests).
       if (config.TOKEN_KEY_SECRET_PREVIOUS)

@@ -74,9 +74,7 @@ describe('keys and token checks', () => {
     expect(() => resolveGroup('vip', user, settings({ default: '默认分组' }, { default: 1, vip: 1 }))).toThrow(
       '无权访问 vip 分组',
     );
-    expect(() => resolveGroup('vip', user, settings({ vip: 'vip分组' }, { default: 1 }))).toThrow(
-      '分组 vip 已被弃用',
-    );
+    expect(() => resolveGroup('vip', user, settings({ vip: 'vip分组' }, { default: 1 }))).toThrow('分组 vip 已被弃用');
     // Special usable groups of the user's group open a group UserUsableGroups does not list.
     const special = { special: { default: { '+:vip': 'vip分组' } } };
     expect(resolveGroup('vip', user, settings({}, { default: 1, vip: 1 }, special))).toEqual({ group: 'vip' });

@@ -180,9 +180,7 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
     },
     bindEmail: async (req) => userOut(await uc.email.bindEmail(req.userId, req.email, req.code)),
     bindOAuthIdentity: async (req) =>
-      userOut(
-        await uc.identities.bind(req.userId, providerOf(req.provider), req.providerId, req.customProviderId),
-      ),
+      userOut(await uc.identities.bind(req.userId, providerOf(req.provider), req.providerId, req.customProviderId)),
     unbindOAuthIdentity: async (req) =>
       userOut(await uc.identities.unbind(req.userId, providerOf(req.provider), req.customProviderId)),
     async loginByOAuthIdentity(req) {
