@@ -286,6 +286,8 @@ describe('/api/log and /api/data', () => {
     expect(new Set(rows.map((r) => r[userCol]))).toEqual(new Set([String(u.userId)]));
     expect(mine.text).not.toContain('admin_info');
     expect((await fetch(`${s.stack.gatewayUrl}/api/log/self/export`)).status).toBe(401);
+    const tooLong = await exportCsv(user, '/log/self/export', { start_timestamp: '1' });
+    expect(JSON.parse(tooLong.text)).toEqual({ success: false, message: '时间跨度不能超过 1 个月' });
   });
 
   it('when logs and usage are looked up by key, then new-api answers come, and a bad key is a 401', async () => {

@@ -1,3 +1,4 @@
+import { invalid } from '@aigw/common/errors';
 import type { Log } from '@aigw/proto/logs/v1/logs';
 import type { Request, Response, Router } from 'express';
 import { ADMIN_COLUMNS, csvHead, csvRow, SELF_COLUMNS } from '../../../domain/log-csv.ts';
@@ -18,6 +19,9 @@ function writable(res: Response): Promise<void> {
   });
 }
 
+/** The widest window of a user's own export (an admin's has none). */
+const SELF_EXPORT_MAX_SECONDS = 31 * 24 * 3600;
+
 /** An export may run for as long as a million rows take to download. */
 const EXPORT_DEADLINE_MS = 60 * 60_000;
 
@@ -30,6 +34,12 @@ const EXPORT_DEADLINE_MS = 60 * 60_000;
 export function logExportRoutes(api: Router, { clients, guard, logger }: RouteDeps): void {
   const stream = async (req: Request, res: Response, admin: boolean) => {
     const filter = filterOf(req, admin);
+    // A user's export reads every log of the window's days (the rows have no index but the event
+    // id): at most a month, as the user's own dashboard.
+    const end = filter.endTimestamp || Math.floor(Date.now() / 1000);
+    if (!admin && filter.startTimestamp && end - filter.startTimestamp > SELF_EXPORT_MAX_SECONDS) {
+      throw invalid('时间跨度不能超过 1 个月');
+    }
     const columns = admin ? ADMIN_COLUMNS : SELF_COLUMNS;
     const view = admin ? snake : (l: Log) => forSelf(snake(l));
     const gone = new AbortController();
