@@ -24,6 +24,7 @@ import {
   groupSettings,
   ipAllowed,
   parseKey,
+  quotaRefusalCode,
   resolveGroup,
 } from '../../domain/authorize.ts';
 import type { RoutedChannel } from '../../domain/channel-index.ts';
@@ -196,11 +197,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         const code = (err as { code?: string }).code;
         if (code === 'FAILED_PRECONDITION') {
           const message = (err as Error).message || '用户额度不足';
-          throw new RelayError(
-            403,
-            message,
-            message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota',
-          );
+          throw new RelayError(403, message, quotaRefusalCode(message));
         }
         void p.wallet.refund(requestId, user.id);
         throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
@@ -299,11 +296,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         if ((err as { code?: string }).code !== 'FAILED_PRECONDITION')
           return new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
         const message = (err as Error).message || '用户额度不足';
-        return new RelayError(
-          403,
-          message,
-          message === '令牌额度不足' ? 'insufficient_token_quota' : 'insufficient_user_quota',
-        );
+        return new RelayError(403, message, quotaRefusalCode(message));
       }
     };
     // Responses are billed one after the other (hold, then usage event); the session's
