@@ -39,5 +39,11 @@ export const getPricing = () =>
     user_group?: string;
   }>;
 
-/** GET /api/models/missing (admin, new-api's route): models channels serve with neither a price nor a ratio. */
-export const getMissingModels = () => request<string[]>('GET', '/api/models/missing', { toast: false });
+/**
+ * The models channels serve with neither a price nor a ratio: `unpriced` of GET /api/models/missing
+ * (admin; its `data`, as in new-api, lists the served models without catalogue metadata).
+ */
+export const getUnpricedModels = async () => {
+  const res = await request<string[]>('GET', '/api/models/missing', { toast: false });
+  return { ...res, data: (res as { unpriced?: string[] }).unpriced ?? [] };
+};

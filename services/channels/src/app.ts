@@ -26,11 +26,15 @@ import type { Config } from './config.ts';
 import { abilityRepository } from './data/ability-repository.ts';
 import { adminAlerts } from './data/admin-alerts.ts';
 import { channelRepository } from './data/channel-repository.ts';
+import { modelMetaRepository } from './data/model-meta-repository.ts';
 import { seenEvents } from './data/seen-events.ts';
 import { channelHealth } from './domain/channel-health.ts';
 import { channelsService } from './domain/channels-service.ts';
+import { modelCatalogue } from './domain/model-meta.ts';
 import { resealChannelKeys } from './domain/reseal-keys.ts';
+import { httpFetch, upstreamSync } from './domain/upstream-sync.ts';
 import { channelsHandlers } from './transport/grpc/channels-handlers.ts';
+import { modelMetaHandlers } from './transport/grpc/model-meta-handlers.ts';
 import { relayTester } from './transport/grpc/relay-tester.ts';
 import { channelChangePublisher, runHealthConsumer, runUsageConsumer } from './transport/kafka/channel-events.ts';
 
@@ -52,6 +56,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       const abilityRepo = abilityRepository(conn);
       await channelRepo.ensureIndexes();
       await abilityRepo.ensureIndexes();
+      const metaRepo = modelMetaRepository(conn);
+      await metaRepo.ensureIndexes();
       // A rotation of CHANNEL_KEY_SECRET: keys sealed with an earlier secret are sealed again
       // (they are read meanwhile with the earlier secrets).
       if (config.CHANNEL_KEY_SECRET_PREVIOUS)
@@ -91,6 +97,24 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         cipher,
         changed: channelChangePublisher(publisher),
       });
+      const catalogue = modelCatalogue({
+        ...metaRepo,
+        enabledAbilities: () => abilityRepo.enabled(),
+        channelsByIds: async (ids) => {
+          const wanted = new Set(ids);
+          return (await channelRepo.all()).filter((c) => wanted.has(c._id));
+        },
+        prices: () => ({
+          modelPrice: options.json<Record<string, number>>('ModelPrice'),
+          modelRatio: options.json<Record<string, number>>('ModelRatio'),
+        }),
+      });
+      const sync = upstreamSync({
+        ...metaRepo,
+        missing: async () => (await catalogue.missing()).missing,
+        fetch: httpFetch(config.SYNC_HTTP_TIMEOUT_SECONDS * 1000),
+        base: config.SYNC_UPSTREAM_BASE,
+      });
       const health = channelHealth({
         channels,
         tester: relayTester(relay),
@@ -120,7 +144,12 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,
-        services: [service(ChannelsService, channelsHandlers(channels, health))],
+        services: [
+          service(ChannelsService, {
+            ...channelsHandlers(channels, health),
+            ...modelMetaHandlers(catalogue, sync),
+          }),
+        ],
         onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
       });
       grpcPort = grpc.port;

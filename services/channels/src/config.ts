@@ -26,6 +26,10 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   CHANNEL_MONITOR_INTERVAL_SEC: z.coerce.number().int().min(5).default(600),
   /** Let the admin alert webhook (AdminWebhookUrl) reach loopback and private addresses (local setups, tests). */
   NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
+  /** Where the model catalogue's sync reads new-api's metadata lists (`api/newapi/models.json`, `vendors.json`). */
+  SYNC_UPSTREAM_BASE: z.string().url().default('https://basellm.github.io/llm-metadata'),
+  /** How long one fetch of the sync may take. */
+  SYNC_HTTP_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(15),
 });
 
 export type Config = z.infer<typeof schema>;

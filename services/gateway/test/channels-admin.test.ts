@@ -4,6 +4,7 @@ import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeOpenAi, startFakeOpenAi } from '../../channels/test/support/fake-openai.ts';
 import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
+import { type FakeMetadata, startFakeMetadata } from './fakes/llm-metadata.ts';
 
 interface ChannelJson {
   id: number;
@@ -37,10 +38,12 @@ describe('channel administration through the gateway', () => {
   /** Only root reads keys in full (admins get them masked: channels-key-access.test.ts). */
   let root: Api;
   let fake: FakeOpenAi;
+  let metadata: FakeMetadata;
   let grpc: ReturnType<typeof createClient<typeof ChannelsService>>;
   beforeAll(async () => {
     fake = await startFakeOpenAi();
-    stack = await startMoneyStack(['relay']);
+    metadata = await startFakeMetadata();
+    stack = await startMoneyStack(['relay'], { SYNC_UPSTREAM_BASE: metadata.baseUrl });
     admin = (await userApi(stack, { role: 10 })).api;
     root = await rootApi(stack);
     grpc = createClient(ChannelsService, stack.env.CHANNELS_ADDR as string);
@@ -49,6 +52,7 @@ describe('channel administration through the gateway', () => {
     grpc?.close();
     await stack?.stop();
     await fake?.close();
+    await metadata?.close();
   });
 
   const base = { type: 1, key: 'sk-fake-upstream', models: 'gpt-4o-mini,gpt-4o', group: 'default' };
@@ -257,5 +261,197 @@ describe('channel administration through the gateway', () => {
     expect(failed.body.success).toBe(false);
     expect(String(failed.body.message)).toContain('Incorrect API key');
     expect((await admin.get('/channel/test')).body.success).toBe(true);
+  });
+
+  describe('model catalogue (new-api vendor and model meta, /api/models/missing, sync from upstream)', () => {
+    interface MetaJson {
+      id: number;
+      model_name: string;
+      description: string;
+      tags: string;
+      vendor_id: number;
+      endpoints: string;
+      status: number;
+      sync_official: number;
+      name_rule: number;
+      bound_channels: { name: string; type: number }[];
+      enable_groups: string[];
+      matched_models: string[];
+    }
+    const u = Math.random().toString(36).slice(2, 8);
+
+    it('when a common user asks, then every catalogue route answers 403', async () => {
+      const { api } = await userApi(stack);
+      const calls = [
+        api.get('/models/'),
+        api.get('/models/search', { keyword: 'x' }),
+        api.get('/models/missing'),
+        api.post('/models/', { model_name: `denied-${u}` }),
+        api.put('/models/', { id: 1, model_name: `denied-${u}` }),
+        api.del('/models/1'),
+        api.get('/vendors/'),
+        api.post('/vendors/', { name: `denied-${u}` }),
+        api.get('/models/sync_upstream/preview'),
+        api.post('/models/sync_upstream', {}),
+      ];
+      expect((await Promise.all(calls)).map((r) => r.status)).toEqual(calls.map(() => 403));
+      expect((await admin.get('/models/', { keyword: `denied-${u}` })).body).toMatchObject({ data: { total: 0 } });
+    });
+
+    it('when vendors and models are created, edited, searched and deleted, then the values round-trip and names stay unique', async () => {
+      const v = await admin.post<{ id: number; name: string }>('/vendors/', { name: `Acme-${u}`, icon: 'OpenAI' });
+      expect(v.body).toMatchObject({ success: true, data: { name: `Acme-${u}`, icon: 'OpenAI', status: 1 } });
+      const vendorId = v.body.data?.id as number;
+      expect((await admin.post('/vendors/', { name: `Acme-${u}` })).body).toMatchObject({
+        success: false,
+        message: '供应商名称已存在',
+      });
+      expect((await admin.post('/vendors/', { name: ' ' })).body).toMatchObject({ message: '供应商名称不能为空' });
+      const renamed = await admin.put('/vendors/', { id: vendorId, name: `Acme2-${u}`, description: 'd' });
+      expect(renamed.body).toMatchObject({ success: true, data: { name: `Acme2-${u}`, description: 'd' } });
+      expect((await admin.get('/vendors/search', { keyword: `acme2-${u}` })).body).toMatchObject({
+        data: { total: 1, items: [{ id: vendorId }] },
+      });
+
+      const [chId] = await create({ name: `cat-ch-${u}`, models: `cat-a-${u},cat-b-${u}`, group: 'default,vip' });
+      const created = await admin.post<MetaJson>('/models/', {
+        model_name: `cat-a-${u}`,
+        description: 'A model',
+        tags: 'chat,fast',
+        vendor_id: vendorId,
+        endpoints: { openai: { path: '/v1/chat/completions', method: 'POST' } },
+      });
+      expect(created.body).toMatchObject({ success: true });
+      const id = created.body.data?.id as number;
+      const one = (await admin.get<MetaJson>(`/models/${id}`)).body.data;
+      expect(one).toMatchObject({
+        model_name: `cat-a-${u}`,
+        description: 'A model',
+        tags: 'chat,fast',
+        vendor_id: vendorId,
+        status: 1,
+        sync_official: 1,
+        name_rule: 0,
+        bound_channels: [{ name: `cat-ch-${u}`, type: 1 }],
+        enable_groups: ['default', 'vip'],
+      });
+      expect(JSON.parse(one?.endpoints ?? '')).toEqual({ openai: { path: '/v1/chat/completions', method: 'POST' } });
+      expect(chId).toBeGreaterThan(0);
+
+      // A prefix rule matches the served models it starts.
+      const rule = await admin.post<MetaJson>('/models/', { model_name: `cat-b`, name_rule: 1, vendor_id: vendorId });
+      expect(rule.body.data?.matched_models).toContain(`cat-b-${u}`);
+      expect((await admin.post('/models/', { model_name: `cat-a-${u}` })).body).toMatchObject({
+        success: false,
+        message: '模型名称已存在',
+      });
+      expect((await admin.post('/models/', { model_name: '' })).body).toMatchObject({ message: '模型名称不能为空' });
+      const badRule = await admin.post('/models/', { model_name: `x-${u}`, name_rule: 7 });
+      expect(badRule.status).toBe(400);
+      expect((await admin.post('/models/', { model_name: `x-${u}`, vendor_id: 987654 })).body).toMatchObject({
+        message: '供应商不存在',
+      });
+      expect((await admin.get('/models/', { keyword: `x-${u}` })).body).toMatchObject({ data: { total: 0 } });
+
+      const edit = await admin.put<MetaJson>('/models/', {
+        id,
+        model_name: `cat-a-${u}`,
+        description: 'edited',
+        status: 0,
+        vendor_id: vendorId,
+      });
+      expect(edit.body.data).toMatchObject({ description: 'edited', status: 0, tags: '' });
+      const statusOnly = await admin.put<MetaJson>('/models/', { id, status: 1 }, { status_only: 'true' });
+      expect(statusOnly.body.data).toMatchObject({ description: 'edited', status: 1 });
+      const byVendor = await admin.get<{ items: MetaJson[]; vendor_counts: Record<string, number> }>('/models/search', {
+        vendor: String(vendorId),
+      });
+      expect(byVendor.body.data?.items.map((m) => m.model_name).sort()).toEqual(['cat-b', `cat-a-${u}`].sort());
+      expect(byVendor.body.data?.vendor_counts[String(vendorId)]).toBe(2);
+      expect(
+        (await admin.get<{ items: MetaJson[] }>('/models/search', { vendor: `acme2-${u}` })).body.data?.items,
+      ).toHaveLength(2);
+
+      expect((await admin.del(`/models/${rule.body.data?.id}`)).body).toMatchObject({ success: true });
+      expect((await admin.get(`/models/${rule.body.data?.id}`)).body).toMatchObject({
+        success: false,
+        message: '模型不存在',
+      });
+      // GET /models (no slash) is still the channel editor's type -> models map.
+      expect((await admin.get<Record<string, string[]>>('/models')).body.data?.['14']).toBeDefined();
+    });
+
+    it('when channels serve models without meta or price, then /models/missing lists them', async () => {
+      await create({ name: `miss-${u}`, models: `miss-a-${u},miss-b-${u},gpt-4o-2024-08-06` });
+      await admin.post('/models/', { model_name: `miss-a-${u}` });
+      const r = await admin.get<string[]>('/models/missing');
+      const body = r.body as unknown as { data: string[]; unpriced: string[] };
+      expect(body.data).toContain(`miss-b-${u}`);
+      expect(body.data).not.toContain(`miss-a-${u}`);
+      // Neither has a ModelPrice or ModelRatio entry; the dated gpt-4o is priced by gpt-4o's.
+      expect(body.unpriced).toEqual(expect.arrayContaining([`miss-a-${u}`, `miss-b-${u}`]));
+      expect(body.unpriced).not.toContain('gpt-4o-2024-08-06');
+    });
+
+    it('when the upstream metadata is synced, then missing models are created with their vendors and admin edits are kept', async () => {
+      const [name, kept, unknown] = [`sync-new-${u}`, `sync-kept-${u}`, `sync-unknown-${u}`];
+      await create({ name: `sync-${u}`, models: `${name},${kept},${unknown}` });
+      const mine = await admin.post<MetaJson>('/models/', { model_name: kept, description: 'mine', sync_official: 0 });
+      metadata.models = [
+        {
+          model_name: name,
+          description: 'from upstream',
+          icon: 'Up',
+          tags: 'a,b',
+          vendor_name: `UpVendor-${u}`,
+          name_rule: 0,
+          status: 1,
+          endpoints: ['openai'],
+        },
+        {
+          model_name: kept,
+          description: 'upstream text',
+          icon: '',
+          tags: '',
+          vendor_name: '',
+          name_rule: 0,
+          status: 1,
+        },
+      ];
+      metadata.vendors = [{ name: `UpVendor-${u}`, description: 'vendor from upstream', icon: 'Up', status: 1 }];
+
+      const preview = await admin.get<{ missing: string[]; conflicts: unknown[] }>('/models/sync_upstream/preview');
+      expect(preview.body.data?.missing).toContain(name);
+      expect(preview.body.data?.missing).not.toContain(kept);
+      expect(JSON.stringify(preview.body.data?.conflicts)).not.toContain(kept);
+      expect((await admin.get('/models/search', { keyword: name })).body).toMatchObject({ data: { total: 0 } });
+
+      const applied = await admin.post<{ created_list: string[]; skipped_models: string[]; created_vendors: number }>(
+        '/models/sync_upstream',
+        { overwrite: [{ model_name: kept, fields: ['description'] }] },
+      );
+      expect(applied.body).toMatchObject({ success: true, data: { created_vendors: 1, updated_models: 0 } });
+      expect(applied.body.data?.created_list).toContain(name);
+      expect(applied.body.data?.skipped_models).toContain(unknown);
+      const synced = (await admin.get<{ items: MetaJson[] }>('/models/search', { keyword: name })).body.data?.items[0];
+      expect(synced).toMatchObject({ description: 'from upstream', tags: 'a,b', sync_official: 1 });
+      expect(JSON.parse(synced?.endpoints ?? '')).toEqual(['openai']);
+      const vendor = (await admin.get<{ name: string; description: string }>(`/vendors/${synced?.vendor_id}`)).body
+        .data;
+      expect(vendor).toMatchObject({ name: `UpVendor-${u}`, description: 'vendor from upstream' });
+      expect((await admin.get<MetaJson>(`/models/${mine.body.data?.id}`)).body.data?.description).toBe('mine');
+      expect(metadata.requests).toContain('/api/newapi/models.json');
+
+      // With sync on, an overwrite asked for replaces only the named fields.
+      await admin.put('/models/', { id: synced?.id, model_name: name, description: 'admin text', tags: 'mine' });
+      const again = await admin.post('/models/sync_upstream', {
+        overwrite: [{ model_name: name, fields: ['description'] }],
+      });
+      expect(again.body).toMatchObject({ data: { updated_models: 1, created_models: 0 } });
+      expect((await admin.get<MetaJson>(`/models/${synced?.id}`)).body.data).toMatchObject({
+        description: 'from upstream',
+        tags: 'mine',
+      });
+    });
   });
 });

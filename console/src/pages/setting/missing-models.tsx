@@ -1,10 +1,10 @@
 import { Alert } from '@arco-design/web-react';
 import { useEffect, useState } from 'react';
-import { getMissingModels } from '../../api/pricing.ts';
+import { getUnpricedModels } from '../../api/pricing.ts';
 import { tr } from '../../locale/translate.ts';
 
 /**
- * The models enabled channels serve with neither a price nor a ratio (GET /api/models/missing):
+ * The models enabled channels serve with neither a price nor a ratio (GET /api/models/missing's `unpriced`):
  * requests for them are refused until they are priced, so the ratio settings name them.
  */
 export default function MissingModels({ values }: { values: Record<string, string> }) {
@@ -12,7 +12,7 @@ export default function MissingModels({ values }: { values: Record<string, strin
   useEffect(() => {
     // Read again whenever the options are read back (after a save): a newly priced model leaves the list.
     void values;
-    void getMissingModels().then((res) => setModels(res.success ? (res.data ?? []) : []));
+    void getUnpricedModels().then((res) => setModels(res.success ? (res.data ?? []) : []));
   }, [values]);
   if (models.length === 0) return null;
   return (

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file channels/v1/channels.proto.
  */
 export const file_channels_v1_channels: GenFile = /*@__PURE__*/
-  fileDesc("ChpjaGFubmVscy92MS9jaGFubmVscy5wcm90bxIQYWlndy5jaGFubmVscy52MSLrBAoHQ2hhbm5lbBIKCgJpZBgBIAEoARIMCgRuYW1lGAIgASgJEgwKBHR5cGUYAyABKAUSCwoDa2V5GAQgASgJEhsKE29wZW5haV9vcmdhbml6YXRpb24YBSABKAkSGAoQbWF4X2lucHV0X3Rva2VucxgGIAEoBRIQCghiYXNlX3VybBgHIAEoCRINCgVvdGhlchgIIAEoCRIVCg1tb2RlbF9tYXBwaW5nGAkgASgJEhsKE3N0YXR1c19jb2RlX21hcHBpbmcYCiABKAkSDgoGbW9kZWxzGAsgASgJEg0KBWdyb3VwGAwgASgJEhAKCGF1dG9fYmFuGA0gASgFEhIKCnRlc3RfbW9kZWwYDiABKAkSDgoGc3RhdHVzGA8gASgFEhUKDXJlc3BvbnNlX3RpbWUYECABKAUSEgoKdXNlZF9xdW90YRgRIAEoARIPCgdiYWxhbmNlGBIgASgBEhAKCHByaW9yaXR5GBMgASgBEg4KBndlaWdodBgUIAEoDRISCgpvdGhlcl9pbmZvGBUgASgJEhQKDGNyZWF0ZWRfdGltZRgWIAEoARIRCgl0ZXN0X3RpbWUYFyABKAESHAoUYmFsYW5jZV91cGRhdGVkX3RpbWUYGCABKAESCwoDdGFnGBkgASgJEhYKDm11bHRpX2tleV9tb2RlGBogASgJEhgKEG11bHRpX2tleV9zdGF0dXMYGyABKAkSFgoOcGFyYW1fb3ZlcnJpZGUYHCABKAkSFwoPaGVhZGVyX292ZXJyaWRlGB0gASgJEg8KB3NldHRpbmcYHiABKAkSEAoIc2V0dGluZ3MYHyABKAkibgoHQWJpbGl0eRINCgVncm91cBgBIAEoCRINCgVtb2RlbBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgBEhAKCHByaW9yaXR5GAQgASgBEg4KBndlaWdodBgFIAEoDRIPCgdlbmFibGVkGAYgASgIIrIDCgxSZWxheUNoYW5uZWwSCgoCaWQYASABKAESDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgFEgsKA2tleRgEIAEoCRIQCghiYXNlX3VybBgFIAEoCRINCgVvdGhlchgGIAEoCRIVCg1tb2RlbF9tYXBwaW5nGAcgASgJEhsKE3N0YXR1c19jb2RlX21hcHBpbmcYCCABKAkSEAoIYXV0b19iYW4YCSABKAgSDgoGc3RhdHVzGAogASgFEhsKE29wZW5haV9vcmdhbml6YXRpb24YCyABKAkSGAoQbWF4X2lucHV0X3Rva2VucxgMIAEoBRIOCgZtb2RlbHMYDSABKAkSDQoFZ3JvdXAYDiABKAkSEgoKdGVzdF9tb2RlbBgPIAEoCRIQCghwcmlvcml0eRgQIAEoARIOCgZ3ZWlnaHQYESABKA0SFgoObXVsdGlfa2V5X21vZGUYEiABKAkSFgoOcGFyYW1fb3ZlcnJpZGUYEyABKAkSFwoPaGVhZGVyX292ZXJyaWRlGBQgASgJEg8KB3NldHRpbmcYFSABKAkSEAoIc2V0dGluZ3MYFiABKAkibwoTTGlzdENoYW5uZWxzUmVxdWVzdBIpCgRwYWdlGAEgASgLMhsuYWlndy5jb21tb24udjEuUGFnZVJlcXVlc3QSDwoHaWRfc29ydBgCIAEoCBIOCgZzdGF0dXMYAyABKAUSDAoEdHlwZRgEIAEoBSJsChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIoCgVpdGVtcxgBIAMoCzIZLmFpZ3cuY2hhbm5lbHMudjEuQ2hhbm5lbBIqCgRwYWdlGAIgASgLMhwuYWlndy5jb21tb24udjEuUGFnZVJlc3BvbnNlIoIBChVTZWFyY2hDaGFubmVsc1JlcXVlc3QSDwoHa2V5d29yZBgBIAEoCRINCgVncm91cBgCIAEoCRINCgVtb2RlbBgDIAEoCRIPCgdpZF9zb3J0GAQgASgIEikKBHBhZ2UYBSABKAsyGy5haWd3LmNvbW1vbi52MS5QYWdlUmVxdWVzdCJuChZTZWFyY2hDaGFubmVsc1Jlc3BvbnNlEigKBWl0ZW1zGAEgAygLMhkuYWlndy5jaGFubmVscy52MS5DaGFubmVsEioKBHBhZ2UYAiABKAsyHC5haWd3LmNvbW1vbi52MS5QYWdlUmVzcG9uc2UiNAoRR2V0Q2hhbm5lbFJlcXVlc3QSCgoCaWQYASABKAESEwoLaW5jbHVkZV9rZXkYAiABKAgiQAoSR2V0Q2hhbm5lbFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiUgoVQ3JlYXRlQ2hhbm5lbHNSZXF1ZXN0EioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwSDQoFYmF0Y2gYAiABKAgiJQoWQ3JlYXRlQ2hhbm5lbHNSZXNwb25zZRILCgNpZHMYASADKAEi7AYKFFVwZGF0ZUNoYW5uZWxSZXF1ZXN0EgoKAmlkGAEgASgBEhEKBG5hbWUYAiABKAlIAIgBARIRCgR0eXBlGAMgASgFSAGIAQESEAoDa2V5GAQgASgJSAKIAQESIAoTb3BlbmFpX29yZ2FuaXphdGlvbhgFIAEoCUgDiAEBEh0KEG1heF9pbnB1dF90b2tlbnMYBiABKAVIBIgBARIVCghiYXNlX3VybBgHIAEoCUgFiAEBEhIKBW90aGVyGAggASgJSAaIAQESGgoNbW9kZWxfbWFwcGluZxgJIAEoCUgHiAEBEiAKE3N0YXR1c19jb2RlX21hcHBpbmcYCiABKAlICIgBARITCgZtb2RlbHMYCyABKAlICYgBARISCgVncm91cBgMIAEoCUgKiAEBEhUKCGF1dG9fYmFuGA0gASgFSAuIAQESFwoKdGVzdF9tb2RlbBgOIAEoCUgMiAEBEhMKBnN0YXR1cxgPIAEoBUgNiAEBEhUKCHByaW9yaXR5GBAgASgBSA6IAQESEwoGd2VpZ2h0GBEgASgNSA+IAQESEAoDdGFnGBIgASgJSBCIAQESGwoObXVsdGlfa2V5X21vZGUYEyABKAlIEYgBARIbCg5wYXJhbV9vdmVycmlkZRgUIAEoCUgSiAEBEhwKD2hlYWRlcl9vdmVycmlkZRgVIAEoCUgTiAEBEhQKB3NldHRpbmcYFiABKAlIFIgBARIVCghzZXR0aW5ncxgXIAEoCUgViAEBQgcKBV9uYW1lQgcKBV90eXBlQgYKBF9rZXlCFgoUX29wZW5haV9vcmdhbml6YXRpb25CEwoRX21heF9pbnB1dF90b2tlbnNCCwoJX2Jhc2VfdXJsQggKBl9vdGhlckIQCg5fbW9kZWxfbWFwcGluZ0IWChRfc3RhdHVzX2NvZGVfbWFwcGluZ0IJCgdfbW9kZWxzQggKBl9ncm91cEILCglfYXV0b19iYW5CDQoLX3Rlc3RfbW9kZWxCCQoHX3N0YXR1c0ILCglfcHJpb3JpdHlCCQoHX3dlaWdodEIGCgRfdGFnQhEKD19tdWx0aV9rZXlfbW9kZUIRCg9fcGFyYW1fb3ZlcnJpZGVCEgoQX2hlYWRlcl9vdmVycmlkZUIKCghfc2V0dGluZ0ILCglfc2V0dGluZ3MiQwoVVXBkYXRlQ2hhbm5lbFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiIgoURGVsZXRlQ2hhbm5lbFJlcXVlc3QSCgoCaWQYASABKAEiFwoVRGVsZXRlQ2hhbm5lbFJlc3BvbnNlIh8KHURlbGV0ZURpc2FibGVkQ2hhbm5lbHNSZXF1ZXN0Ii8KHkRlbGV0ZURpc2FibGVkQ2hhbm5lbHNSZXNwb25zZRINCgVjb3VudBgBIAEoASIpChpCYXRjaERlbGV0ZUNoYW5uZWxzUmVxdWVzdBILCgNpZHMYASADKAEiLAobQmF0Y2hEZWxldGVDaGFubmVsc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgBIhUKE0ZpeEFiaWxpdGllc1JlcXVlc3QiNQoURml4QWJpbGl0aWVzUmVzcG9uc2USDQoFY291bnQYASABKAESDgoGZmFpbGVkGAIgASgBIkgKGlVwZGF0ZUNoYW5uZWxTdGF0dXNSZXF1ZXN0EgoKAmlkGAEgASgBEg4KBnN0YXR1cxgCIAEoBRIOCgZyZWFzb24YAyABKAkiSQobVXBkYXRlQ2hhbm5lbFN0YXR1c1Jlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiLwoSVGVzdENoYW5uZWxSZXF1ZXN0EgoKAmlkGAEgASgBEg0KBW1vZGVsGAIgASgJIkgKE1Rlc3RDaGFubmVsUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgd0aW1lX21zGAIgASgBEg8KB21lc3NhZ2UYAyABKAkiGAoWVGVzdEFsbENoYW5uZWxzUmVxdWVzdCIoChdUZXN0QWxsQ2hhbm5lbHNSZXNwb25zZRINCgVjb3VudBgBIAEoASJrChdSZWNvcmRUZXN0UmVzdWx0UmVxdWVzdBIKCgJpZBgBIAEoARIPCgdzdWNjZXNzGAIgASgIEg8KB3RpbWVfbXMYAyABKAESDwoHbWVzc2FnZRgEIAEoCRIRCgl0ZXN0ZWRfYXQYBSABKAEiRgoYUmVjb3JkVGVzdFJlc3VsdFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiKQobVXBkYXRlQ2hhbm5lbEJhbGFuY2VSZXF1ZXN0EgoKAmlkGAEgASgBIi8KHFVwZGF0ZUNoYW5uZWxCYWxhbmNlUmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoASIhCh9VcGRhdGVBbGxDaGFubmVsQmFsYW5jZXNSZXF1ZXN0IjEKIFVwZGF0ZUFsbENoYW5uZWxCYWxhbmNlc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgBIlUKGkZldGNoVXBzdHJlYW1Nb2RlbHNSZXF1ZXN0EgoKAmlkGAEgASgBEgwKBHR5cGUYAiABKAUSEAoIYmFzZV91cmwYAyABKAkSCwoDa2V5GAQgASgJIi0KG0ZldGNoVXBzdHJlYW1Nb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiGQoXTGlzdE1vZGVsc0J5VHlwZVJlcXVlc3QiGwoJTW9kZWxMaXN0Eg4KBm1vZGVscxgBIAMoCSKuAQoYTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlEkYKBm1vZGVscxgBIAMoCzI2LmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlLk1vZGVsc0VudHJ5GkoKC01vZGVsc0VudHJ5EgsKA2tleRgBIAEoBRIqCgV2YWx1ZRgCIAEoCzIbLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxMaXN0OgI4ASIaChhMaXN0RW5hYmxlZE1vZGVsc1JlcXVlc3QiKwoZTGlzdEVuYWJsZWRNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiJwoWTGlzdEdyb3VwTW9kZWxzUmVxdWVzdBINCgVncm91cBgBIAEoCSIpChdMaXN0R3JvdXBNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiEwoRTGlzdEdyb3Vwc1JlcXVlc3QiJAoSTGlzdEdyb3Vwc1Jlc3BvbnNlEg4KBmdyb3VwcxgBIAMoCSIsCgtNb2RlbEdyb3VwcxINCgVtb2RlbBgBIAEoCRIOCgZncm91cHMYAiADKAkiGAoWTGlzdE1vZGVsR3JvdXBzUmVxdWVzdCJHChdMaXN0TW9kZWxHcm91cHNSZXNwb25zZRIsCgVpdGVtcxgBIAMoCzIdLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxHcm91cHMiYAoUU2VsZWN0Q2hhbm5lbFJlcXVlc3QSDQoFZ3JvdXAYASABKAkSDQoFbW9kZWwYAiABKAkSDQoFcmV0cnkYAyABKAUSGwoTZXhjbHVkZV9jaGFubmVsX2lkcxgEIAMoASJIChVTZWxlY3RDaGFubmVsUmVzcG9uc2USLwoHY2hhbm5lbBgBIAEoCzIeLmFpZ3cuY2hhbm5lbHMudjEuUmVsYXlDaGFubmVsIhkKF0dldFJlbGF5U25hcHNob3RSZXF1ZXN0IosBChhHZXRSZWxheVNuYXBzaG90UmVzcG9uc2USLAoJYWJpbGl0aWVzGAEgAygLMhkuYWlndy5jaGFubmVscy52MS5BYmlsaXR5EjAKCGNoYW5uZWxzGAIgAygLMh4uYWlndy5jaGFubmVscy52MS5SZWxheUNoYW5uZWwSDwoHdmVyc2lvbhgDIAEoASKjAQoWTWFuYWdlTXVsdGlLZXlzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgBEg4KBmFjdGlvbhgCIAEoCRIWCglrZXlfaW5kZXgYAyABKAVIAIgBARIMCgRwYWdlGAQgASgFEhEKCXBhZ2Vfc2l6ZRgFIAEoBRITCgZzdGF0dXMYBiABKAVIAYgBAUIMCgpfa2V5X2luZGV4QgkKB19zdGF0dXMiagoNTXVsdGlLZXlTdGF0ZRINCgVpbmRleBgBIAEoBRIOCgZzdGF0dXMYAiABKAUSFQoNZGlzYWJsZWRfdGltZRgDIAEoARIOCgZyZWFzb24YBCABKAkSEwoLa2V5X3ByZXZpZXcYBSABKAkiiAIKF01hbmFnZU11bHRpS2V5c1Jlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSLQoEa2V5cxgCIAMoCzIfLmFpZ3cuY2hhbm5lbHMudjEuTXVsdGlLZXlTdGF0ZRINCgV0b3RhbBgDIAEoBRIMCgRwYWdlGAQgASgFEhEKCXBhZ2Vfc2l6ZRgFIAEoBRITCgt0b3RhbF9wYWdlcxgGIAEoBRIVCg1lbmFibGVkX2NvdW50GAcgASgFEh0KFW1hbnVhbF9kaXNhYmxlZF9jb3VudBgIIAEoBRIbChNhdXRvX2Rpc2FibGVkX2NvdW50GAkgASgFEhUKDWRlbGV0ZWRfY291bnQYCiABKAUy8BMKD0NoYW5uZWxzU2VydmljZRJdCgxMaXN0Q2hhbm5lbHMSJS5haWd3LmNoYW5uZWxzLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaJi5haWd3LmNoYW5uZWxzLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEmMKDlNlYXJjaENoYW5uZWxzEicuYWlndy5jaGFubmVscy52MS5TZWFyY2hDaGFubmVsc1JlcXVlc3QaKC5haWd3LmNoYW5uZWxzLnYxLlNlYXJjaENoYW5uZWxzUmVzcG9uc2USVwoKR2V0Q2hhbm5lbBIjLmFpZ3cuY2hhbm5lbHMudjEuR2V0Q2hhbm5lbFJlcXVlc3QaJC5haWd3LmNoYW5uZWxzLnYxLkdldENoYW5uZWxSZXNwb25zZRJjCg5DcmVhdGVDaGFubmVscxInLmFpZ3cuY2hhbm5lbHMudjEuQ3JlYXRlQ2hhbm5lbHNSZXF1ZXN0GiguYWlndy5jaGFubmVscy52MS5DcmVhdGVDaGFubmVsc1Jlc3BvbnNlEmAKDVVwZGF0ZUNoYW5uZWwSJi5haWd3LmNoYW5uZWxzLnYxLlVwZGF0ZUNoYW5uZWxSZXF1ZXN0GicuYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsUmVzcG9uc2USYAoNRGVsZXRlQ2hhbm5lbBImLmFpZ3cuY2hhbm5lbHMudjEuRGVsZXRlQ2hhbm5lbFJlcXVlc3QaJy5haWd3LmNoYW5uZWxzLnYxLkRlbGV0ZUNoYW5uZWxSZXNwb25zZRJ7ChZEZWxldGVEaXNhYmxlZENoYW5uZWxzEi8uYWlndy5jaGFubmVscy52MS5EZWxldGVEaXNhYmxlZENoYW5uZWxzUmVxdWVzdBowLmFpZ3cuY2hhbm5lbHMudjEuRGVsZXRlRGlzYWJsZWRDaGFubmVsc1Jlc3BvbnNlEnIKE0JhdGNoRGVsZXRlQ2hhbm5lbHMSLC5haWd3LmNoYW5uZWxzLnYxLkJhdGNoRGVsZXRlQ2hhbm5lbHNSZXF1ZXN0Gi0uYWlndy5jaGFubmVscy52MS5CYXRjaERlbGV0ZUNoYW5uZWxzUmVzcG9uc2USXQoMRml4QWJpbGl0aWVzEiUuYWlndy5jaGFubmVscy52MS5GaXhBYmlsaXRpZXNSZXF1ZXN0GiYuYWlndy5jaGFubmVscy52MS5GaXhBYmlsaXRpZXNSZXNwb25zZRJyChNVcGRhdGVDaGFubmVsU3RhdHVzEiwuYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsU3RhdHVzUmVxdWVzdBotLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQ2hhbm5lbFN0YXR1c1Jlc3BvbnNlEloKC1Rlc3RDaGFubmVsEiQuYWlndy5jaGFubmVscy52MS5UZXN0Q2hhbm5lbFJlcXVlc3QaJS5haWd3LmNoYW5uZWxzLnYxLlRlc3RDaGFubmVsUmVzcG9uc2USZgoPVGVzdEFsbENoYW5uZWxzEiguYWlndy5jaGFubmVscy52MS5UZXN0QWxsQ2hhbm5lbHNSZXF1ZXN0GikuYWlndy5jaGFubmVscy52MS5UZXN0QWxsQ2hhbm5lbHNSZXNwb25zZRJpChBSZWNvcmRUZXN0UmVzdWx0EikuYWlndy5jaGFubmVscy52MS5SZWNvcmRUZXN0UmVzdWx0UmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuUmVjb3JkVGVzdFJlc3VsdFJlc3BvbnNlEnUKFFVwZGF0ZUNoYW5uZWxCYWxhbmNlEi0uYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsQmFsYW5jZVJlcXVlc3QaLi5haWd3LmNoYW5uZWxzLnYxLlVwZGF0ZUNoYW5uZWxCYWxhbmNlUmVzcG9uc2USgQEKGFVwZGF0ZUFsbENoYW5uZWxCYWxhbmNlcxIxLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQWxsQ2hhbm5lbEJhbGFuY2VzUmVxdWVzdBoyLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQWxsQ2hhbm5lbEJhbGFuY2VzUmVzcG9uc2UScgoTRmV0Y2hVcHN0cmVhbU1vZGVscxIsLmFpZ3cuY2hhbm5lbHMudjEuRmV0Y2hVcHN0cmVhbU1vZGVsc1JlcXVlc3QaLS5haWd3LmNoYW5uZWxzLnYxLkZldGNoVXBzdHJlYW1Nb2RlbHNSZXNwb25zZRJpChBMaXN0TW9kZWxzQnlUeXBlEikuYWlndy5jaGFubmVscy52MS5MaXN0TW9kZWxzQnlUeXBlUmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlEmwKEUxpc3RFbmFibGVkTW9kZWxzEiouYWlndy5jaGFubmVscy52MS5MaXN0RW5hYmxlZE1vZGVsc1JlcXVlc3QaKy5haWd3LmNoYW5uZWxzLnYxLkxpc3RFbmFibGVkTW9kZWxzUmVzcG9uc2USZgoPTGlzdEdyb3VwTW9kZWxzEiguYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBNb2RlbHNSZXF1ZXN0GikuYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBNb2RlbHNSZXNwb25zZRJXCgpMaXN0R3JvdXBzEiMuYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBzUmVxdWVzdBokLmFpZ3cuY2hhbm5lbHMudjEuTGlzdEdyb3Vwc1Jlc3BvbnNlEmYKD0xpc3RNb2RlbEdyb3VwcxIoLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsR3JvdXBzUmVxdWVzdBopLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsR3JvdXBzUmVzcG9uc2USYAoNU2VsZWN0Q2hhbm5lbBImLmFpZ3cuY2hhbm5lbHMudjEuU2VsZWN0Q2hhbm5lbFJlcXVlc3QaJy5haWd3LmNoYW5uZWxzLnYxLlNlbGVjdENoYW5uZWxSZXNwb25zZRJpChBHZXRSZWxheVNuYXBzaG90EikuYWlndy5jaGFubmVscy52MS5HZXRSZWxheVNuYXBzaG90UmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuR2V0UmVsYXlTbmFwc2hvdFJlc3BvbnNlEmYKD01hbmFnZU11bHRpS2V5cxIoLmFpZ3cuY2hhbm5lbHMudjEuTWFuYWdlTXVsdGlLZXlzUmVxdWVzdBopLmFpZ3cuY2hhbm5lbHMudjEuTWFuYWdlTXVsdGlLZXlzUmVzcG9uc2ViBnByb3RvMw", [file_common_v1_common]);
+  fileDesc("ChpjaGFubmVscy92MS9jaGFubmVscy5wcm90bxIQYWlndy5jaGFubmVscy52MSLrBAoHQ2hhbm5lbBIKCgJpZBgBIAEoARIMCgRuYW1lGAIgASgJEgwKBHR5cGUYAyABKAUSCwoDa2V5GAQgASgJEhsKE29wZW5haV9vcmdhbml6YXRpb24YBSABKAkSGAoQbWF4X2lucHV0X3Rva2VucxgGIAEoBRIQCghiYXNlX3VybBgHIAEoCRINCgVvdGhlchgIIAEoCRIVCg1tb2RlbF9tYXBwaW5nGAkgASgJEhsKE3N0YXR1c19jb2RlX21hcHBpbmcYCiABKAkSDgoGbW9kZWxzGAsgASgJEg0KBWdyb3VwGAwgASgJEhAKCGF1dG9fYmFuGA0gASgFEhIKCnRlc3RfbW9kZWwYDiABKAkSDgoGc3RhdHVzGA8gASgFEhUKDXJlc3BvbnNlX3RpbWUYECABKAUSEgoKdXNlZF9xdW90YRgRIAEoARIPCgdiYWxhbmNlGBIgASgBEhAKCHByaW9yaXR5GBMgASgBEg4KBndlaWdodBgUIAEoDRISCgpvdGhlcl9pbmZvGBUgASgJEhQKDGNyZWF0ZWRfdGltZRgWIAEoARIRCgl0ZXN0X3RpbWUYFyABKAESHAoUYmFsYW5jZV91cGRhdGVkX3RpbWUYGCABKAESCwoDdGFnGBkgASgJEhYKDm11bHRpX2tleV9tb2RlGBogASgJEhgKEG11bHRpX2tleV9zdGF0dXMYGyABKAkSFgoOcGFyYW1fb3ZlcnJpZGUYHCABKAkSFwoPaGVhZGVyX292ZXJyaWRlGB0gASgJEg8KB3NldHRpbmcYHiABKAkSEAoIc2V0dGluZ3MYHyABKAkibgoHQWJpbGl0eRINCgVncm91cBgBIAEoCRINCgVtb2RlbBgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgBEhAKCHByaW9yaXR5GAQgASgBEg4KBndlaWdodBgFIAEoDRIPCgdlbmFibGVkGAYgASgIIrIDCgxSZWxheUNoYW5uZWwSCgoCaWQYASABKAESDAoEbmFtZRgCIAEoCRIMCgR0eXBlGAMgASgFEgsKA2tleRgEIAEoCRIQCghiYXNlX3VybBgFIAEoCRINCgVvdGhlchgGIAEoCRIVCg1tb2RlbF9tYXBwaW5nGAcgASgJEhsKE3N0YXR1c19jb2RlX21hcHBpbmcYCCABKAkSEAoIYXV0b19iYW4YCSABKAgSDgoGc3RhdHVzGAogASgFEhsKE29wZW5haV9vcmdhbml6YXRpb24YCyABKAkSGAoQbWF4X2lucHV0X3Rva2VucxgMIAEoBRIOCgZtb2RlbHMYDSABKAkSDQoFZ3JvdXAYDiABKAkSEgoKdGVzdF9tb2RlbBgPIAEoCRIQCghwcmlvcml0eRgQIAEoARIOCgZ3ZWlnaHQYESABKA0SFgoObXVsdGlfa2V5X21vZGUYEiABKAkSFgoOcGFyYW1fb3ZlcnJpZGUYEyABKAkSFwoPaGVhZGVyX292ZXJyaWRlGBQgASgJEg8KB3NldHRpbmcYFSABKAkSEAoIc2V0dGluZ3MYFiABKAkibwoTTGlzdENoYW5uZWxzUmVxdWVzdBIpCgRwYWdlGAEgASgLMhsuYWlndy5jb21tb24udjEuUGFnZVJlcXVlc3QSDwoHaWRfc29ydBgCIAEoCBIOCgZzdGF0dXMYAyABKAUSDAoEdHlwZRgEIAEoBSJsChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIoCgVpdGVtcxgBIAMoCzIZLmFpZ3cuY2hhbm5lbHMudjEuQ2hhbm5lbBIqCgRwYWdlGAIgASgLMhwuYWlndy5jb21tb24udjEuUGFnZVJlc3BvbnNlIoIBChVTZWFyY2hDaGFubmVsc1JlcXVlc3QSDwoHa2V5d29yZBgBIAEoCRINCgVncm91cBgCIAEoCRINCgVtb2RlbBgDIAEoCRIPCgdpZF9zb3J0GAQgASgIEikKBHBhZ2UYBSABKAsyGy5haWd3LmNvbW1vbi52MS5QYWdlUmVxdWVzdCJuChZTZWFyY2hDaGFubmVsc1Jlc3BvbnNlEigKBWl0ZW1zGAEgAygLMhkuYWlndy5jaGFubmVscy52MS5DaGFubmVsEioKBHBhZ2UYAiABKAsyHC5haWd3LmNvbW1vbi52MS5QYWdlUmVzcG9uc2UiNAoRR2V0Q2hhbm5lbFJlcXVlc3QSCgoCaWQYASABKAESEwoLaW5jbHVkZV9rZXkYAiABKAgiQAoSR2V0Q2hhbm5lbFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiUgoVQ3JlYXRlQ2hhbm5lbHNSZXF1ZXN0EioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwSDQoFYmF0Y2gYAiABKAgiJQoWQ3JlYXRlQ2hhbm5lbHNSZXNwb25zZRILCgNpZHMYASADKAEi7AYKFFVwZGF0ZUNoYW5uZWxSZXF1ZXN0EgoKAmlkGAEgASgBEhEKBG5hbWUYAiABKAlIAIgBARIRCgR0eXBlGAMgASgFSAGIAQESEAoDa2V5GAQgASgJSAKIAQESIAoTb3BlbmFpX29yZ2FuaXphdGlvbhgFIAEoCUgDiAEBEh0KEG1heF9pbnB1dF90b2tlbnMYBiABKAVIBIgBARIVCghiYXNlX3VybBgHIAEoCUgFiAEBEhIKBW90aGVyGAggASgJSAaIAQESGgoNbW9kZWxfbWFwcGluZxgJIAEoCUgHiAEBEiAKE3N0YXR1c19jb2RlX21hcHBpbmcYCiABKAlICIgBARITCgZtb2RlbHMYCyABKAlICYgBARISCgVncm91cBgMIAEoCUgKiAEBEhUKCGF1dG9fYmFuGA0gASgFSAuIAQESFwoKdGVzdF9tb2RlbBgOIAEoCUgMiAEBEhMKBnN0YXR1cxgPIAEoBUgNiAEBEhUKCHByaW9yaXR5GBAgASgBSA6IAQESEwoGd2VpZ2h0GBEgASgNSA+IAQESEAoDdGFnGBIgASgJSBCIAQESGwoObXVsdGlfa2V5X21vZGUYEyABKAlIEYgBARIbCg5wYXJhbV9vdmVycmlkZRgUIAEoCUgSiAEBEhwKD2hlYWRlcl9vdmVycmlkZRgVIAEoCUgTiAEBEhQKB3NldHRpbmcYFiABKAlIFIgBARIVCghzZXR0aW5ncxgXIAEoCUgViAEBQgcKBV9uYW1lQgcKBV90eXBlQgYKBF9rZXlCFgoUX29wZW5haV9vcmdhbml6YXRpb25CEwoRX21heF9pbnB1dF90b2tlbnNCCwoJX2Jhc2VfdXJsQggKBl9vdGhlckIQCg5fbW9kZWxfbWFwcGluZ0IWChRfc3RhdHVzX2NvZGVfbWFwcGluZ0IJCgdfbW9kZWxzQggKBl9ncm91cEILCglfYXV0b19iYW5CDQoLX3Rlc3RfbW9kZWxCCQoHX3N0YXR1c0ILCglfcHJpb3JpdHlCCQoHX3dlaWdodEIGCgRfdGFnQhEKD19tdWx0aV9rZXlfbW9kZUIRCg9fcGFyYW1fb3ZlcnJpZGVCEgoQX2hlYWRlcl9vdmVycmlkZUIKCghfc2V0dGluZ0ILCglfc2V0dGluZ3MiQwoVVXBkYXRlQ2hhbm5lbFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiIgoURGVsZXRlQ2hhbm5lbFJlcXVlc3QSCgoCaWQYASABKAEiFwoVRGVsZXRlQ2hhbm5lbFJlc3BvbnNlIh8KHURlbGV0ZURpc2FibGVkQ2hhbm5lbHNSZXF1ZXN0Ii8KHkRlbGV0ZURpc2FibGVkQ2hhbm5lbHNSZXNwb25zZRINCgVjb3VudBgBIAEoASIpChpCYXRjaERlbGV0ZUNoYW5uZWxzUmVxdWVzdBILCgNpZHMYASADKAEiLAobQmF0Y2hEZWxldGVDaGFubmVsc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgBIhUKE0ZpeEFiaWxpdGllc1JlcXVlc3QiNQoURml4QWJpbGl0aWVzUmVzcG9uc2USDQoFY291bnQYASABKAESDgoGZmFpbGVkGAIgASgBIkgKGlVwZGF0ZUNoYW5uZWxTdGF0dXNSZXF1ZXN0EgoKAmlkGAEgASgBEg4KBnN0YXR1cxgCIAEoBRIOCgZyZWFzb24YAyABKAkiSQobVXBkYXRlQ2hhbm5lbFN0YXR1c1Jlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiLwoSVGVzdENoYW5uZWxSZXF1ZXN0EgoKAmlkGAEgASgBEg0KBW1vZGVsGAIgASgJIkgKE1Rlc3RDaGFubmVsUmVzcG9uc2USDwoHc3VjY2VzcxgBIAEoCBIPCgd0aW1lX21zGAIgASgBEg8KB21lc3NhZ2UYAyABKAkiGAoWVGVzdEFsbENoYW5uZWxzUmVxdWVzdCIoChdUZXN0QWxsQ2hhbm5lbHNSZXNwb25zZRINCgVjb3VudBgBIAEoASJrChdSZWNvcmRUZXN0UmVzdWx0UmVxdWVzdBIKCgJpZBgBIAEoARIPCgdzdWNjZXNzGAIgASgIEg8KB3RpbWVfbXMYAyABKAESDwoHbWVzc2FnZRgEIAEoCRIRCgl0ZXN0ZWRfYXQYBSABKAEiRgoYUmVjb3JkVGVzdFJlc3VsdFJlc3BvbnNlEioKB2NoYW5uZWwYASABKAsyGS5haWd3LmNoYW5uZWxzLnYxLkNoYW5uZWwiKQobVXBkYXRlQ2hhbm5lbEJhbGFuY2VSZXF1ZXN0EgoKAmlkGAEgASgBIi8KHFVwZGF0ZUNoYW5uZWxCYWxhbmNlUmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoASIhCh9VcGRhdGVBbGxDaGFubmVsQmFsYW5jZXNSZXF1ZXN0IjEKIFVwZGF0ZUFsbENoYW5uZWxCYWxhbmNlc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgBIlUKGkZldGNoVXBzdHJlYW1Nb2RlbHNSZXF1ZXN0EgoKAmlkGAEgASgBEgwKBHR5cGUYAiABKAUSEAoIYmFzZV91cmwYAyABKAkSCwoDa2V5GAQgASgJIi0KG0ZldGNoVXBzdHJlYW1Nb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiGQoXTGlzdE1vZGVsc0J5VHlwZVJlcXVlc3QiGwoJTW9kZWxMaXN0Eg4KBm1vZGVscxgBIAMoCSKuAQoYTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlEkYKBm1vZGVscxgBIAMoCzI2LmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlLk1vZGVsc0VudHJ5GkoKC01vZGVsc0VudHJ5EgsKA2tleRgBIAEoBRIqCgV2YWx1ZRgCIAEoCzIbLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxMaXN0OgI4ASIaChhMaXN0RW5hYmxlZE1vZGVsc1JlcXVlc3QiKwoZTGlzdEVuYWJsZWRNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiJwoWTGlzdEdyb3VwTW9kZWxzUmVxdWVzdBINCgVncm91cBgBIAEoCSIpChdMaXN0R3JvdXBNb2RlbHNSZXNwb25zZRIOCgZtb2RlbHMYASADKAkiEwoRTGlzdEdyb3Vwc1JlcXVlc3QiJAoSTGlzdEdyb3Vwc1Jlc3BvbnNlEg4KBmdyb3VwcxgBIAMoCSIsCgtNb2RlbEdyb3VwcxINCgVtb2RlbBgBIAEoCRIOCgZncm91cHMYAiADKAkiGAoWTGlzdE1vZGVsR3JvdXBzUmVxdWVzdCJHChdMaXN0TW9kZWxHcm91cHNSZXNwb25zZRIsCgVpdGVtcxgBIAMoCzIdLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxHcm91cHMiYAoUU2VsZWN0Q2hhbm5lbFJlcXVlc3QSDQoFZ3JvdXAYASABKAkSDQoFbW9kZWwYAiABKAkSDQoFcmV0cnkYAyABKAUSGwoTZXhjbHVkZV9jaGFubmVsX2lkcxgEIAMoASJIChVTZWxlY3RDaGFubmVsUmVzcG9uc2USLwoHY2hhbm5lbBgBIAEoCzIeLmFpZ3cuY2hhbm5lbHMudjEuUmVsYXlDaGFubmVsIhkKF0dldFJlbGF5U25hcHNob3RSZXF1ZXN0IosBChhHZXRSZWxheVNuYXBzaG90UmVzcG9uc2USLAoJYWJpbGl0aWVzGAEgAygLMhkuYWlndy5jaGFubmVscy52MS5BYmlsaXR5EjAKCGNoYW5uZWxzGAIgAygLMh4uYWlndy5jaGFubmVscy52MS5SZWxheUNoYW5uZWwSDwoHdmVyc2lvbhgDIAEoASKjAQoWTWFuYWdlTXVsdGlLZXlzUmVxdWVzdBISCgpjaGFubmVsX2lkGAEgASgBEg4KBmFjdGlvbhgCIAEoCRIWCglrZXlfaW5kZXgYAyABKAVIAIgBARIMCgRwYWdlGAQgASgFEhEKCXBhZ2Vfc2l6ZRgFIAEoBRITCgZzdGF0dXMYBiABKAVIAYgBAUIMCgpfa2V5X2luZGV4QgkKB19zdGF0dXMiagoNTXVsdGlLZXlTdGF0ZRINCgVpbmRleBgBIAEoBRIOCgZzdGF0dXMYAiABKAUSFQoNZGlzYWJsZWRfdGltZRgDIAEoARIOCgZyZWFzb24YBCABKAkSEwoLa2V5X3ByZXZpZXcYBSABKAkiiAIKF01hbmFnZU11bHRpS2V5c1Jlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSLQoEa2V5cxgCIAMoCzIfLmFpZ3cuY2hhbm5lbHMudjEuTXVsdGlLZXlTdGF0ZRINCgV0b3RhbBgDIAEoBRIMCgRwYWdlGAQgASgFEhEKCXBhZ2Vfc2l6ZRgFIAEoBRITCgt0b3RhbF9wYWdlcxgGIAEoBRIVCg1lbmFibGVkX2NvdW50GAcgASgFEh0KFW1hbnVhbF9kaXNhYmxlZF9jb3VudBgIIAEoBRIbChNhdXRvX2Rpc2FibGVkX2NvdW50GAkgASgFEhUKDWRlbGV0ZWRfY291bnQYCiABKAUigQEKBlZlbmRvchIKCgJpZBgBIAEoARIMCgRuYW1lGAIgASgJEhMKC2Rlc2NyaXB0aW9uGAMgASgJEgwKBGljb24YBCABKAkSDgoGc3RhdHVzGAUgASgFEhQKDGNyZWF0ZWRfdGltZRgGIAEoARIUCgx1cGRhdGVkX3RpbWUYByABKAEiUAoSTGlzdFZlbmRvcnNSZXF1ZXN0Eg8KB2tleXdvcmQYASABKAkSKQoEcGFnZRgCIAEoCzIbLmFpZ3cuY29tbW9uLnYxLlBhZ2VSZXF1ZXN0ImoKE0xpc3RWZW5kb3JzUmVzcG9uc2USJwoFaXRlbXMYASADKAsyGC5haWd3LmNoYW5uZWxzLnYxLlZlbmRvchIqCgRwYWdlGAIgASgLMhwuYWlndy5jb21tb24udjEuUGFnZVJlc3BvbnNlIh4KEEdldFZlbmRvclJlcXVlc3QSCgoCaWQYASABKAEiOgoOVmVuZG9yUmVzcG9uc2USKAoGdmVuZG9yGAEgASgLMhguYWlndy5jaGFubmVscy52MS5WZW5kb3IiFgoURGVsZXRlVmVuZG9yUmVzcG9uc2UiKgoMQm91bmRDaGFubmVsEgwKBG5hbWUYASABKAkSDAoEdHlwZRgCIAEoBSLmAgoJTW9kZWxNZXRhEgoKAmlkGAEgASgBEhIKCm1vZGVsX25hbWUYAiABKAkSEwoLZGVzY3JpcHRpb24YAyABKAkSDAoEaWNvbhgEIAEoCRIMCgR0YWdzGAUgASgJEhEKCXZlbmRvcl9pZBgGIAEoARIRCgllbmRwb2ludHMYByABKAkSDgoGc3RhdHVzGAggASgFEhUKDXN5bmNfb2ZmaWNpYWwYCSABKAUSEQoJbmFtZV9ydWxlGAogASgFEhQKDGNyZWF0ZWRfdGltZRgLIAEoARIUCgx1cGRhdGVkX3RpbWUYDCABKAESNgoOYm91bmRfY2hhbm5lbHMYDSADKAsyHi5haWd3LmNoYW5uZWxzLnYxLkJvdW5kQ2hhbm5lbBIVCg1lbmFibGVfZ3JvdXBzGA4gAygJEhYKDm1hdGNoZWRfbW9kZWxzGA8gAygJEhUKDW1hdGNoZWRfY291bnQYECABKAUiigEKFUxpc3RNb2RlbE1ldGFzUmVxdWVzdBIPCgdrZXl3b3JkGAEgASgJEg4KBnZlbmRvchgCIAEoCRIOCgZzdGF0dXMYAyABKAkSFQoNc3luY19vZmZpY2lhbBgEIAEoCRIpCgRwYWdlGAUgASgLMhsuYWlndy5jb21tb24udjEuUGFnZVJlcXVlc3Qi+AEKFkxpc3RNb2RlbE1ldGFzUmVzcG9uc2USKgoFaXRlbXMYASADKAsyGy5haWd3LmNoYW5uZWxzLnYxLk1vZGVsTWV0YRIqCgRwYWdlGAIgASgLMhwuYWlndy5jb21tb24udjEuUGFnZVJlc3BvbnNlElEKDXZlbmRvcl9jb3VudHMYAyADKAsyOi5haWd3LmNoYW5uZWxzLnYxLkxpc3RNb2RlbE1ldGFzUmVzcG9uc2UuVmVuZG9yQ291bnRzRW50cnkaMwoRVmVuZG9yQ291bnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4ASIhChNHZXRNb2RlbE1ldGFSZXF1ZXN0EgoKAmlkGAEgASgBIlkKFlVwZGF0ZU1vZGVsTWV0YVJlcXVlc3QSKgoFbW9kZWwYASABKAsyGy5haWd3LmNoYW5uZWxzLnYxLk1vZGVsTWV0YRITCgtzdGF0dXNfb25seRgCIAEoCCI/ChFNb2RlbE1ldGFSZXNwb25zZRIqCgVtb2RlbBgBIAEoCzIbLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxNZXRhIhkKF0RlbGV0ZU1vZGVsTWV0YVJlc3BvbnNlIhoKGExpc3RNaXNzaW5nTW9kZWxzUmVxdWVzdCI+ChlMaXN0TWlzc2luZ01vZGVsc1Jlc3BvbnNlEg8KB21pc3NpbmcYASADKAkSEAoIdW5wcmljZWQYAiADKAkiRQoKU3luY1NvdXJjZRIOCgZsb2NhbGUYASABKAkSEgoKbW9kZWxzX3VybBgCIAEoCRITCgt2ZW5kb3JzX3VybBgDIAEoCSIsChpQcmV2aWV3VXBzdHJlYW1TeW5jUmVxdWVzdBIOCgZsb2NhbGUYASABKAkiQwoRU3luY0NvbmZsaWN0RmllbGQSDQoFZmllbGQYASABKAkSDQoFbG9jYWwYAiABKAkSEAoIdXBzdHJlYW0YAyABKAkiVwoMU3luY0NvbmZsaWN0EhIKCm1vZGVsX25hbWUYASABKAkSMwoGZmllbGRzGAIgAygLMiMuYWlndy5jaGFubmVscy52MS5TeW5jQ29uZmxpY3RGaWVsZCKPAQobUHJldmlld1Vwc3RyZWFtU3luY1Jlc3BvbnNlEg8KB21pc3NpbmcYASADKAkSMQoJY29uZmxpY3RzGAIgAygLMh4uYWlndy5jaGFubmVscy52MS5TeW5jQ29uZmxpY3QSLAoGc291cmNlGAMgASgLMhwuYWlndy5jaGFubmVscy52MS5TeW5jU291cmNlIjMKDVN5bmNPdmVyd3JpdGUSEgoKbW9kZWxfbmFtZRgBIAEoCRIOCgZmaWVsZHMYAiADKAkiWQoTU3luY1Vwc3RyZWFtUmVxdWVzdBIyCglvdmVyd3JpdGUYASADKAsyHy5haWd3LmNoYW5uZWxzLnYxLlN5bmNPdmVyd3JpdGUSDgoGbG9jYWxlGAIgASgJItEBChRTeW5jVXBzdHJlYW1SZXNwb25zZRIWCg5jcmVhdGVkX21vZGVscxgBIAEoBRIXCg9jcmVhdGVkX3ZlbmRvcnMYAiABKAUSFgoOdXBkYXRlZF9tb2RlbHMYAyABKAUSFgoOc2tpcHBlZF9tb2RlbHMYBCADKAkSFAoMY3JlYXRlZF9saXN0GAUgAygJEhQKDHVwZGF0ZWRfbGlzdBgGIAMoCRIsCgZzb3VyY2UYByABKAsyHC5haWd3LmNoYW5uZWxzLnYxLlN5bmNTb3VyY2UysR0KD0NoYW5uZWxzU2VydmljZRJdCgxMaXN0Q2hhbm5lbHMSJS5haWd3LmNoYW5uZWxzLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaJi5haWd3LmNoYW5uZWxzLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEmMKDlNlYXJjaENoYW5uZWxzEicuYWlndy5jaGFubmVscy52MS5TZWFyY2hDaGFubmVsc1JlcXVlc3QaKC5haWd3LmNoYW5uZWxzLnYxLlNlYXJjaENoYW5uZWxzUmVzcG9uc2USVwoKR2V0Q2hhbm5lbBIjLmFpZ3cuY2hhbm5lbHMudjEuR2V0Q2hhbm5lbFJlcXVlc3QaJC5haWd3LmNoYW5uZWxzLnYxLkdldENoYW5uZWxSZXNwb25zZRJjCg5DcmVhdGVDaGFubmVscxInLmFpZ3cuY2hhbm5lbHMudjEuQ3JlYXRlQ2hhbm5lbHNSZXF1ZXN0GiguYWlndy5jaGFubmVscy52MS5DcmVhdGVDaGFubmVsc1Jlc3BvbnNlEmAKDVVwZGF0ZUNoYW5uZWwSJi5haWd3LmNoYW5uZWxzLnYxLlVwZGF0ZUNoYW5uZWxSZXF1ZXN0GicuYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsUmVzcG9uc2USYAoNRGVsZXRlQ2hhbm5lbBImLmFpZ3cuY2hhbm5lbHMudjEuRGVsZXRlQ2hhbm5lbFJlcXVlc3QaJy5haWd3LmNoYW5uZWxzLnYxLkRlbGV0ZUNoYW5uZWxSZXNwb25zZRJ7ChZEZWxldGVEaXNhYmxlZENoYW5uZWxzEi8uYWlndy5jaGFubmVscy52MS5EZWxldGVEaXNhYmxlZENoYW5uZWxzUmVxdWVzdBowLmFpZ3cuY2hhbm5lbHMudjEuRGVsZXRlRGlzYWJsZWRDaGFubmVsc1Jlc3BvbnNlEnIKE0JhdGNoRGVsZXRlQ2hhbm5lbHMSLC5haWd3LmNoYW5uZWxzLnYxLkJhdGNoRGVsZXRlQ2hhbm5lbHNSZXF1ZXN0Gi0uYWlndy5jaGFubmVscy52MS5CYXRjaERlbGV0ZUNoYW5uZWxzUmVzcG9uc2USXQoMRml4QWJpbGl0aWVzEiUuYWlndy5jaGFubmVscy52MS5GaXhBYmlsaXRpZXNSZXF1ZXN0GiYuYWlndy5jaGFubmVscy52MS5GaXhBYmlsaXRpZXNSZXNwb25zZRJyChNVcGRhdGVDaGFubmVsU3RhdHVzEiwuYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsU3RhdHVzUmVxdWVzdBotLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQ2hhbm5lbFN0YXR1c1Jlc3BvbnNlEloKC1Rlc3RDaGFubmVsEiQuYWlndy5jaGFubmVscy52MS5UZXN0Q2hhbm5lbFJlcXVlc3QaJS5haWd3LmNoYW5uZWxzLnYxLlRlc3RDaGFubmVsUmVzcG9uc2USZgoPVGVzdEFsbENoYW5uZWxzEiguYWlndy5jaGFubmVscy52MS5UZXN0QWxsQ2hhbm5lbHNSZXF1ZXN0GikuYWlndy5jaGFubmVscy52MS5UZXN0QWxsQ2hhbm5lbHNSZXNwb25zZRJpChBSZWNvcmRUZXN0UmVzdWx0EikuYWlndy5jaGFubmVscy52MS5SZWNvcmRUZXN0UmVzdWx0UmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuUmVjb3JkVGVzdFJlc3VsdFJlc3BvbnNlEnUKFFVwZGF0ZUNoYW5uZWxCYWxhbmNlEi0uYWlndy5jaGFubmVscy52MS5VcGRhdGVDaGFubmVsQmFsYW5jZVJlcXVlc3QaLi5haWd3LmNoYW5uZWxzLnYxLlVwZGF0ZUNoYW5uZWxCYWxhbmNlUmVzcG9uc2USgQEKGFVwZGF0ZUFsbENoYW5uZWxCYWxhbmNlcxIxLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQWxsQ2hhbm5lbEJhbGFuY2VzUmVxdWVzdBoyLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlQWxsQ2hhbm5lbEJhbGFuY2VzUmVzcG9uc2UScgoTRmV0Y2hVcHN0cmVhbU1vZGVscxIsLmFpZ3cuY2hhbm5lbHMudjEuRmV0Y2hVcHN0cmVhbU1vZGVsc1JlcXVlc3QaLS5haWd3LmNoYW5uZWxzLnYxLkZldGNoVXBzdHJlYW1Nb2RlbHNSZXNwb25zZRJpChBMaXN0TW9kZWxzQnlUeXBlEikuYWlndy5jaGFubmVscy52MS5MaXN0TW9kZWxzQnlUeXBlUmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsc0J5VHlwZVJlc3BvbnNlEmwKEUxpc3RFbmFibGVkTW9kZWxzEiouYWlndy5jaGFubmVscy52MS5MaXN0RW5hYmxlZE1vZGVsc1JlcXVlc3QaKy5haWd3LmNoYW5uZWxzLnYxLkxpc3RFbmFibGVkTW9kZWxzUmVzcG9uc2USZgoPTGlzdEdyb3VwTW9kZWxzEiguYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBNb2RlbHNSZXF1ZXN0GikuYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBNb2RlbHNSZXNwb25zZRJXCgpMaXN0R3JvdXBzEiMuYWlndy5jaGFubmVscy52MS5MaXN0R3JvdXBzUmVxdWVzdBokLmFpZ3cuY2hhbm5lbHMudjEuTGlzdEdyb3Vwc1Jlc3BvbnNlEmYKD0xpc3RNb2RlbEdyb3VwcxIoLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsR3JvdXBzUmVxdWVzdBopLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsR3JvdXBzUmVzcG9uc2USYAoNU2VsZWN0Q2hhbm5lbBImLmFpZ3cuY2hhbm5lbHMudjEuU2VsZWN0Q2hhbm5lbFJlcXVlc3QaJy5haWd3LmNoYW5uZWxzLnYxLlNlbGVjdENoYW5uZWxSZXNwb25zZRJpChBHZXRSZWxheVNuYXBzaG90EikuYWlndy5jaGFubmVscy52MS5HZXRSZWxheVNuYXBzaG90UmVxdWVzdBoqLmFpZ3cuY2hhbm5lbHMudjEuR2V0UmVsYXlTbmFwc2hvdFJlc3BvbnNlEmYKD01hbmFnZU11bHRpS2V5cxIoLmFpZ3cuY2hhbm5lbHMudjEuTWFuYWdlTXVsdGlLZXlzUmVxdWVzdBopLmFpZ3cuY2hhbm5lbHMudjEuTWFuYWdlTXVsdGlLZXlzUmVzcG9uc2USWgoLTGlzdFZlbmRvcnMSJC5haWd3LmNoYW5uZWxzLnYxLkxpc3RWZW5kb3JzUmVxdWVzdBolLmFpZ3cuY2hhbm5lbHMudjEuTGlzdFZlbmRvcnNSZXNwb25zZRJRCglHZXRWZW5kb3ISIi5haWd3LmNoYW5uZWxzLnYxLkdldFZlbmRvclJlcXVlc3QaIC5haWd3LmNoYW5uZWxzLnYxLlZlbmRvclJlc3BvbnNlEkoKDENyZWF0ZVZlbmRvchIYLmFpZ3cuY2hhbm5lbHMudjEuVmVuZG9yGiAuYWlndy5jaGFubmVscy52MS5WZW5kb3JSZXNwb25zZRJKCgxVcGRhdGVWZW5kb3ISGC5haWd3LmNoYW5uZWxzLnYxLlZlbmRvchogLmFpZ3cuY2hhbm5lbHMudjEuVmVuZG9yUmVzcG9uc2USWgoMRGVsZXRlVmVuZG9yEiIuYWlndy5jaGFubmVscy52MS5HZXRWZW5kb3JSZXF1ZXN0GiYuYWlndy5jaGFubmVscy52MS5EZWxldGVWZW5kb3JSZXNwb25zZRJjCg5MaXN0TW9kZWxNZXRhcxInLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1vZGVsTWV0YXNSZXF1ZXN0GiguYWlndy5jaGFubmVscy52MS5MaXN0TW9kZWxNZXRhc1Jlc3BvbnNlEloKDEdldE1vZGVsTWV0YRIlLmFpZ3cuY2hhbm5lbHMudjEuR2V0TW9kZWxNZXRhUmVxdWVzdBojLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxNZXRhUmVzcG9uc2USUwoPQ3JlYXRlTW9kZWxNZXRhEhsuYWlndy5jaGFubmVscy52MS5Nb2RlbE1ldGEaIy5haWd3LmNoYW5uZWxzLnYxLk1vZGVsTWV0YVJlc3BvbnNlEmAKD1VwZGF0ZU1vZGVsTWV0YRIoLmFpZ3cuY2hhbm5lbHMudjEuVXBkYXRlTW9kZWxNZXRhUmVxdWVzdBojLmFpZ3cuY2hhbm5lbHMudjEuTW9kZWxNZXRhUmVzcG9uc2USYwoPRGVsZXRlTW9kZWxNZXRhEiUuYWlndy5jaGFubmVscy52MS5HZXRNb2RlbE1ldGFSZXF1ZXN0GikuYWlndy5jaGFubmVscy52MS5EZWxldGVNb2RlbE1ldGFSZXNwb25zZRJsChFMaXN0TWlzc2luZ01vZGVscxIqLmFpZ3cuY2hhbm5lbHMudjEuTGlzdE1pc3NpbmdNb2RlbHNSZXF1ZXN0GisuYWlndy5jaGFubmVscy52MS5MaXN0TWlzc2luZ01vZGVsc1Jlc3BvbnNlEnIKE1ByZXZpZXdVcHN0cmVhbVN5bmMSLC5haWd3LmNoYW5uZWxzLnYxLlByZXZpZXdVcHN0cmVhbVN5bmNSZXF1ZXN0Gi0uYWlndy5jaGFubmVscy52MS5QcmV2aWV3VXBzdHJlYW1TeW5jUmVzcG9uc2USXQoMU3luY1Vwc3RyZWFtEiUuYWlndy5jaGFubmVscy52MS5TeW5jVXBzdHJlYW1SZXF1ZXN0GiYuYWlndy5jaGFubmVscy52MS5TeW5jVXBzdHJlYW1SZXNwb25zZWIGcHJvdG8z", [file_common_v1_common]);
 
 /**
  * A channel (spec 01 section 3).
@@ -1629,6 +1629,683 @@ export const ManageMultiKeysResponseSchema: GenMessage<ManageMultiKeysResponse> 
   messageDesc(file_channels_v1_channels, 53);
 
 /**
+ * A model vendor (new-api's vendor meta); name unique.
+ *
+ * @generated from message aigw.channels.v1.Vendor
+ */
+export type Vendor = Message<"aigw.channels.v1.Vendor"> & {
+  /**
+   * @generated from field: double id = 1;
+   */
+  id: number;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * A @lobehub/icons name.
+   *
+   * @generated from field: string icon = 4;
+   */
+  icon: string;
+
+  /**
+   * 1 enabled.
+   *
+   * @generated from field: int32 status = 5;
+   */
+  status: number;
+
+  /**
+   * @generated from field: double created_time = 6;
+   */
+  createdTime: number;
+
+  /**
+   * @generated from field: double updated_time = 7;
+   */
+  updatedTime: number;
+};
+
+/**
+ * Describes the message aigw.channels.v1.Vendor.
+ * Use `create(VendorSchema)` to create a new message.
+ */
+export const VendorSchema: GenMessage<Vendor> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 54);
+
+/**
+ * @generated from message aigw.channels.v1.ListVendorsRequest
+ */
+export type ListVendorsRequest = Message<"aigw.channels.v1.ListVendorsRequest"> & {
+  /**
+   * @generated from field: string keyword = 1;
+   */
+  keyword: string;
+
+  /**
+   * @generated from field: aigw.common.v1.PageRequest page = 2;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListVendorsRequest.
+ * Use `create(ListVendorsRequestSchema)` to create a new message.
+ */
+export const ListVendorsRequestSchema: GenMessage<ListVendorsRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 55);
+
+/**
+ * @generated from message aigw.channels.v1.ListVendorsResponse
+ */
+export type ListVendorsResponse = Message<"aigw.channels.v1.ListVendorsResponse"> & {
+  /**
+   * @generated from field: repeated aigw.channels.v1.Vendor items = 1;
+   */
+  items: Vendor[];
+
+  /**
+   * @generated from field: aigw.common.v1.PageResponse page = 2;
+   */
+  page?: PageResponse | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListVendorsResponse.
+ * Use `create(ListVendorsResponseSchema)` to create a new message.
+ */
+export const ListVendorsResponseSchema: GenMessage<ListVendorsResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 56);
+
+/**
+ * @generated from message aigw.channels.v1.GetVendorRequest
+ */
+export type GetVendorRequest = Message<"aigw.channels.v1.GetVendorRequest"> & {
+  /**
+   * @generated from field: double id = 1;
+   */
+  id: number;
+};
+
+/**
+ * Describes the message aigw.channels.v1.GetVendorRequest.
+ * Use `create(GetVendorRequestSchema)` to create a new message.
+ */
+export const GetVendorRequestSchema: GenMessage<GetVendorRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 57);
+
+/**
+ * @generated from message aigw.channels.v1.VendorResponse
+ */
+export type VendorResponse = Message<"aigw.channels.v1.VendorResponse"> & {
+  /**
+   * @generated from field: aigw.channels.v1.Vendor vendor = 1;
+   */
+  vendor?: Vendor | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.VendorResponse.
+ * Use `create(VendorResponseSchema)` to create a new message.
+ */
+export const VendorResponseSchema: GenMessage<VendorResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 58);
+
+/**
+ * @generated from message aigw.channels.v1.DeleteVendorResponse
+ */
+export type DeleteVendorResponse = Message<"aigw.channels.v1.DeleteVendorResponse"> & {
+};
+
+/**
+ * Describes the message aigw.channels.v1.DeleteVendorResponse.
+ * Use `create(DeleteVendorResponseSchema)` to create a new message.
+ */
+export const DeleteVendorResponseSchema: GenMessage<DeleteVendorResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 59);
+
+/**
+ * A channel serving a model (listed with the model's meta).
+ *
+ * @generated from message aigw.channels.v1.BoundChannel
+ */
+export type BoundChannel = Message<"aigw.channels.v1.BoundChannel"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: int32 type = 2;
+   */
+  type: number;
+};
+
+/**
+ * Describes the message aigw.channels.v1.BoundChannel.
+ * Use `create(BoundChannelSchema)` to create a new message.
+ */
+export const BoundChannelSchema: GenMessage<BoundChannel> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 60);
+
+/**
+ * Model metadata (new-api's model meta); model_name unique.
+ *
+ * @generated from message aigw.channels.v1.ModelMeta
+ */
+export type ModelMeta = Message<"aigw.channels.v1.ModelMeta"> & {
+  /**
+   * @generated from field: double id = 1;
+   */
+  id: number;
+
+  /**
+   * @generated from field: string model_name = 2;
+   */
+  modelName: string;
+
+  /**
+   * @generated from field: string description = 3;
+   */
+  description: string;
+
+  /**
+   * @generated from field: string icon = 4;
+   */
+  icon: string;
+
+  /**
+   * Comma-separated.
+   *
+   * @generated from field: string tags = 5;
+   */
+  tags: string;
+
+  /**
+   * 0 none.
+   *
+   * @generated from field: double vendor_id = 6;
+   */
+  vendorId: number;
+
+  /**
+   * JSON text (new-api's endpoints).
+   *
+   * @generated from field: string endpoints = 7;
+   */
+  endpoints: string;
+
+  /**
+   * 1 enabled, 0 disabled.
+   *
+   * @generated from field: int32 status = 8;
+   */
+  status: number;
+
+  /**
+   * 1: a sync from upstream may update it; 0: never.
+   *
+   * @generated from field: int32 sync_official = 9;
+   */
+  syncOfficial: number;
+
+  /**
+   * 0 exact, 1 prefix, 2 contains, 3 suffix.
+   *
+   * @generated from field: int32 name_rule = 10;
+   */
+  nameRule: number;
+
+  /**
+   * @generated from field: double created_time = 11;
+   */
+  createdTime: number;
+
+  /**
+   * @generated from field: double updated_time = 12;
+   */
+  updatedTime: number;
+
+  /**
+   * Read only: enabled channels serving it (for rules: serving a matched model).
+   *
+   * @generated from field: repeated aigw.channels.v1.BoundChannel bound_channels = 13;
+   */
+  boundChannels: BoundChannel[];
+
+  /**
+   * @generated from field: repeated string enable_groups = 14;
+   */
+  enableGroups: string[];
+
+  /**
+   * Rules only: the served models the rule matches.
+   *
+   * @generated from field: repeated string matched_models = 15;
+   */
+  matchedModels: string[];
+
+  /**
+   * @generated from field: int32 matched_count = 16;
+   */
+  matchedCount: number;
+};
+
+/**
+ * Describes the message aigw.channels.v1.ModelMeta.
+ * Use `create(ModelMetaSchema)` to create a new message.
+ */
+export const ModelMetaSchema: GenMessage<ModelMeta> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 61);
+
+/**
+ * @generated from message aigw.channels.v1.ListModelMetasRequest
+ */
+export type ListModelMetasRequest = Message<"aigw.channels.v1.ListModelMetasRequest"> & {
+  /**
+   * @generated from field: string keyword = 1;
+   */
+  keyword: string;
+
+  /**
+   * A vendor id, or part of a vendor name.
+   *
+   * @generated from field: string vendor = 2;
+   */
+  vendor: string;
+
+  /**
+   * "", "all", "enabled"/"1", "disabled"/"0".
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * "", "all", "yes"/"1", "no"/"0".
+   *
+   * @generated from field: string sync_official = 4;
+   */
+  syncOfficial: string;
+
+  /**
+   * @generated from field: aigw.common.v1.PageRequest page = 5;
+   */
+  page?: PageRequest | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListModelMetasRequest.
+ * Use `create(ListModelMetasRequestSchema)` to create a new message.
+ */
+export const ListModelMetasRequestSchema: GenMessage<ListModelMetasRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 62);
+
+/**
+ * @generated from message aigw.channels.v1.ListModelMetasResponse
+ */
+export type ListModelMetasResponse = Message<"aigw.channels.v1.ListModelMetasResponse"> & {
+  /**
+   * @generated from field: repeated aigw.channels.v1.ModelMeta items = 1;
+   */
+  items: ModelMeta[];
+
+  /**
+   * @generated from field: aigw.common.v1.PageResponse page = 2;
+   */
+  page?: PageResponse | undefined;
+
+  /**
+   * Vendor id (as text; "0" none) -> how many models, over all entries.
+   *
+   * @generated from field: map<string, double> vendor_counts = 3;
+   */
+  vendorCounts: { [key: string]: number };
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListModelMetasResponse.
+ * Use `create(ListModelMetasResponseSchema)` to create a new message.
+ */
+export const ListModelMetasResponseSchema: GenMessage<ListModelMetasResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 63);
+
+/**
+ * @generated from message aigw.channels.v1.GetModelMetaRequest
+ */
+export type GetModelMetaRequest = Message<"aigw.channels.v1.GetModelMetaRequest"> & {
+  /**
+   * @generated from field: double id = 1;
+   */
+  id: number;
+};
+
+/**
+ * Describes the message aigw.channels.v1.GetModelMetaRequest.
+ * Use `create(GetModelMetaRequestSchema)` to create a new message.
+ */
+export const GetModelMetaRequestSchema: GenMessage<GetModelMetaRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 64);
+
+/**
+ * @generated from message aigw.channels.v1.UpdateModelMetaRequest
+ */
+export type UpdateModelMetaRequest = Message<"aigw.channels.v1.UpdateModelMetaRequest"> & {
+  /**
+   * @generated from field: aigw.channels.v1.ModelMeta model = 1;
+   */
+  model?: ModelMeta | undefined;
+
+  /**
+   * @generated from field: bool status_only = 2;
+   */
+  statusOnly: boolean;
+};
+
+/**
+ * Describes the message aigw.channels.v1.UpdateModelMetaRequest.
+ * Use `create(UpdateModelMetaRequestSchema)` to create a new message.
+ */
+export const UpdateModelMetaRequestSchema: GenMessage<UpdateModelMetaRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 65);
+
+/**
+ * @generated from message aigw.channels.v1.ModelMetaResponse
+ */
+export type ModelMetaResponse = Message<"aigw.channels.v1.ModelMetaResponse"> & {
+  /**
+   * @generated from field: aigw.channels.v1.ModelMeta model = 1;
+   */
+  model?: ModelMeta | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.ModelMetaResponse.
+ * Use `create(ModelMetaResponseSchema)` to create a new message.
+ */
+export const ModelMetaResponseSchema: GenMessage<ModelMetaResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 66);
+
+/**
+ * @generated from message aigw.channels.v1.DeleteModelMetaResponse
+ */
+export type DeleteModelMetaResponse = Message<"aigw.channels.v1.DeleteModelMetaResponse"> & {
+};
+
+/**
+ * Describes the message aigw.channels.v1.DeleteModelMetaResponse.
+ * Use `create(DeleteModelMetaResponseSchema)` to create a new message.
+ */
+export const DeleteModelMetaResponseSchema: GenMessage<DeleteModelMetaResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 67);
+
+/**
+ * @generated from message aigw.channels.v1.ListMissingModelsRequest
+ */
+export type ListMissingModelsRequest = Message<"aigw.channels.v1.ListMissingModelsRequest"> & {
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListMissingModelsRequest.
+ * Use `create(ListMissingModelsRequestSchema)` to create a new message.
+ */
+export const ListMissingModelsRequestSchema: GenMessage<ListMissingModelsRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 68);
+
+/**
+ * @generated from message aigw.channels.v1.ListMissingModelsResponse
+ */
+export type ListMissingModelsResponse = Message<"aigw.channels.v1.ListMissingModelsResponse"> & {
+  /**
+   * Served by an enabled ability, no meta entry (new-api's /api/models/missing).
+   *
+   * @generated from field: repeated string missing = 1;
+   */
+  missing: string[];
+
+  /**
+   * Served by an enabled ability, neither ModelPrice nor ModelRatio prices it.
+   *
+   * @generated from field: repeated string unpriced = 2;
+   */
+  unpriced: string[];
+};
+
+/**
+ * Describes the message aigw.channels.v1.ListMissingModelsResponse.
+ * Use `create(ListMissingModelsResponseSchema)` to create a new message.
+ */
+export const ListMissingModelsResponseSchema: GenMessage<ListMissingModelsResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 69);
+
+/**
+ * Where the sync reads (new-api's SYNC_UPSTREAM_BASE layout).
+ *
+ * @generated from message aigw.channels.v1.SyncSource
+ */
+export type SyncSource = Message<"aigw.channels.v1.SyncSource"> & {
+  /**
+   * @generated from field: string locale = 1;
+   */
+  locale: string;
+
+  /**
+   * @generated from field: string models_url = 2;
+   */
+  modelsUrl: string;
+
+  /**
+   * @generated from field: string vendors_url = 3;
+   */
+  vendorsUrl: string;
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncSource.
+ * Use `create(SyncSourceSchema)` to create a new message.
+ */
+export const SyncSourceSchema: GenMessage<SyncSource> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 70);
+
+/**
+ * @generated from message aigw.channels.v1.PreviewUpstreamSyncRequest
+ */
+export type PreviewUpstreamSyncRequest = Message<"aigw.channels.v1.PreviewUpstreamSyncRequest"> & {
+  /**
+   * "", en, zh-CN, zh-TW or ja.
+   *
+   * @generated from field: string locale = 1;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message aigw.channels.v1.PreviewUpstreamSyncRequest.
+ * Use `create(PreviewUpstreamSyncRequestSchema)` to create a new message.
+ */
+export const PreviewUpstreamSyncRequestSchema: GenMessage<PreviewUpstreamSyncRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 71);
+
+/**
+ * @generated from message aigw.channels.v1.SyncConflictField
+ */
+export type SyncConflictField = Message<"aigw.channels.v1.SyncConflictField"> & {
+  /**
+   * @generated from field: string field = 1;
+   */
+  field: string;
+
+  /**
+   * JSON text of the local and the upstream value.
+   *
+   * @generated from field: string local = 2;
+   */
+  local: string;
+
+  /**
+   * @generated from field: string upstream = 3;
+   */
+  upstream: string;
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncConflictField.
+ * Use `create(SyncConflictFieldSchema)` to create a new message.
+ */
+export const SyncConflictFieldSchema: GenMessage<SyncConflictField> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 72);
+
+/**
+ * @generated from message aigw.channels.v1.SyncConflict
+ */
+export type SyncConflict = Message<"aigw.channels.v1.SyncConflict"> & {
+  /**
+   * @generated from field: string model_name = 1;
+   */
+  modelName: string;
+
+  /**
+   * @generated from field: repeated aigw.channels.v1.SyncConflictField fields = 2;
+   */
+  fields: SyncConflictField[];
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncConflict.
+ * Use `create(SyncConflictSchema)` to create a new message.
+ */
+export const SyncConflictSchema: GenMessage<SyncConflict> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 73);
+
+/**
+ * @generated from message aigw.channels.v1.PreviewUpstreamSyncResponse
+ */
+export type PreviewUpstreamSyncResponse = Message<"aigw.channels.v1.PreviewUpstreamSyncResponse"> & {
+  /**
+   * @generated from field: repeated string missing = 1;
+   */
+  missing: string[];
+
+  /**
+   * @generated from field: repeated aigw.channels.v1.SyncConflict conflicts = 2;
+   */
+  conflicts: SyncConflict[];
+
+  /**
+   * @generated from field: aigw.channels.v1.SyncSource source = 3;
+   */
+  source?: SyncSource | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.PreviewUpstreamSyncResponse.
+ * Use `create(PreviewUpstreamSyncResponseSchema)` to create a new message.
+ */
+export const PreviewUpstreamSyncResponseSchema: GenMessage<PreviewUpstreamSyncResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 74);
+
+/**
+ * @generated from message aigw.channels.v1.SyncOverwrite
+ */
+export type SyncOverwrite = Message<"aigw.channels.v1.SyncOverwrite"> & {
+  /**
+   * @generated from field: string model_name = 1;
+   */
+  modelName: string;
+
+  /**
+   * description, icon, tags, vendor, name_rule, status.
+   *
+   * @generated from field: repeated string fields = 2;
+   */
+  fields: string[];
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncOverwrite.
+ * Use `create(SyncOverwriteSchema)` to create a new message.
+ */
+export const SyncOverwriteSchema: GenMessage<SyncOverwrite> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 75);
+
+/**
+ * @generated from message aigw.channels.v1.SyncUpstreamRequest
+ */
+export type SyncUpstreamRequest = Message<"aigw.channels.v1.SyncUpstreamRequest"> & {
+  /**
+   * @generated from field: repeated aigw.channels.v1.SyncOverwrite overwrite = 1;
+   */
+  overwrite: SyncOverwrite[];
+
+  /**
+   * @generated from field: string locale = 2;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncUpstreamRequest.
+ * Use `create(SyncUpstreamRequestSchema)` to create a new message.
+ */
+export const SyncUpstreamRequestSchema: GenMessage<SyncUpstreamRequest> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 76);
+
+/**
+ * @generated from message aigw.channels.v1.SyncUpstreamResponse
+ */
+export type SyncUpstreamResponse = Message<"aigw.channels.v1.SyncUpstreamResponse"> & {
+  /**
+   * @generated from field: int32 created_models = 1;
+   */
+  createdModels: number;
+
+  /**
+   * @generated from field: int32 created_vendors = 2;
+   */
+  createdVendors: number;
+
+  /**
+   * @generated from field: int32 updated_models = 3;
+   */
+  updatedModels: number;
+
+  /**
+   * @generated from field: repeated string skipped_models = 4;
+   */
+  skippedModels: string[];
+
+  /**
+   * @generated from field: repeated string created_list = 5;
+   */
+  createdList: string[];
+
+  /**
+   * @generated from field: repeated string updated_list = 6;
+   */
+  updatedList: string[];
+
+  /**
+   * @generated from field: aigw.channels.v1.SyncSource source = 7;
+   */
+  source?: SyncSource | undefined;
+};
+
+/**
+ * Describes the message aigw.channels.v1.SyncUpstreamResponse.
+ * Use `create(SyncUpstreamResponseSchema)` to create a new message.
+ */
+export const SyncUpstreamResponseSchema: GenMessage<SyncUpstreamResponse> = /*@__PURE__*/
+  messageDesc(file_channels_v1_channels, 77);
+
+/**
  * Upstream channels and the abilities index (group x model -> channel, priority, weight).
  * Served by services/channels on port 50052. It also consumes ChannelHealthEvent
  * (aigw.channel-health.v1) to auto-disable and auto-enable channels, and publishes
@@ -1882,6 +2559,140 @@ export const ChannelsService: GenService<{
     methodKind: "unary";
     input: typeof ManageMultiKeysRequestSchema;
     output: typeof ManageMultiKeysResponseSchema;
+  },
+  /**
+   * The model catalogue (new-api's vendor and model meta; services/channels/src/domain/model-meta.ts).
+   * GET /api/vendors/ and /api/vendors/search: keyword matches name and description.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.ListVendors
+   */
+  listVendors: {
+    methodKind: "unary";
+    input: typeof ListVendorsRequestSchema;
+    output: typeof ListVendorsResponseSchema;
+  },
+  /**
+   * GET /api/vendors/{id}.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.GetVendor
+   */
+  getVendor: {
+    methodKind: "unary";
+    input: typeof GetVendorRequestSchema;
+    output: typeof VendorResponseSchema;
+  },
+  /**
+   * POST /api/vendors/: the name is required and unique (供应商名称已存在).
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.CreateVendor
+   */
+  createVendor: {
+    methodKind: "unary";
+    input: typeof VendorSchema;
+    output: typeof VendorResponseSchema;
+  },
+  /**
+   * PUT /api/vendors/: every field of the body is written (new-api saves the whole row).
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.UpdateVendor
+   */
+  updateVendor: {
+    methodKind: "unary";
+    input: typeof VendorSchema;
+    output: typeof VendorResponseSchema;
+  },
+  /**
+   * DELETE /api/vendors/{id}.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.DeleteVendor
+   */
+  deleteVendor: {
+    methodKind: "unary";
+    input: typeof GetVendorRequestSchema;
+    output: typeof DeleteVendorResponseSchema;
+  },
+  /**
+   * GET /api/models/ and /api/models/search: newest first, with bound channels and groups.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.ListModelMetas
+   */
+  listModelMetas: {
+    methodKind: "unary";
+    input: typeof ListModelMetasRequestSchema;
+    output: typeof ListModelMetasResponseSchema;
+  },
+  /**
+   * GET /api/models/{id}.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.GetModelMeta
+   */
+  getModelMeta: {
+    methodKind: "unary";
+    input: typeof GetModelMetaRequestSchema;
+    output: typeof ModelMetaResponseSchema;
+  },
+  /**
+   * POST /api/models/: model_name required and unique (模型名称已存在).
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.CreateModelMeta
+   */
+  createModelMeta: {
+    methodKind: "unary";
+    input: typeof ModelMetaSchema;
+    output: typeof ModelMetaResponseSchema;
+  },
+  /**
+   * PUT /api/models/ (status_only: only the status changes).
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.UpdateModelMeta
+   */
+  updateModelMeta: {
+    methodKind: "unary";
+    input: typeof UpdateModelMetaRequestSchema;
+    output: typeof ModelMetaResponseSchema;
+  },
+  /**
+   * DELETE /api/models/{id}.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.DeleteModelMeta
+   */
+  deleteModelMeta: {
+    methodKind: "unary";
+    input: typeof GetModelMetaRequestSchema;
+    output: typeof DeleteModelMetaResponseSchema;
+  },
+  /**
+   * GET /api/models/missing: models of enabled abilities without a meta entry, and those without
+   * a price (no ModelPrice or ModelRatio entry: the relay refuses them).
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.ListMissingModels
+   */
+  listMissingModels: {
+    methodKind: "unary";
+    input: typeof ListMissingModelsRequestSchema;
+    output: typeof ListMissingModelsResponseSchema;
+  },
+  /**
+   * GET /api/models/sync_upstream/preview: what a sync from SYNC_UPSTREAM_BASE would create and
+   * which fields of synced entries differ.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.PreviewUpstreamSync
+   */
+  previewUpstreamSync: {
+    methodKind: "unary";
+    input: typeof PreviewUpstreamSyncRequestSchema;
+    output: typeof PreviewUpstreamSyncResponseSchema;
+  },
+  /**
+   * POST /api/models/sync_upstream: creates the missing models the upstream knows; overwrites
+   * only the fields asked for, and never entries with sync_official 0.
+   *
+   * @generated from rpc aigw.channels.v1.ChannelsService.SyncUpstream
+   */
+  syncUpstream: {
+    methodKind: "unary";
+    input: typeof SyncUpstreamRequestSchema;
+    output: typeof SyncUpstreamResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_channels_v1_channels, 0);

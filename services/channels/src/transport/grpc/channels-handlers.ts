@@ -3,12 +3,13 @@ import { invalid } from '@aigw/common/errors';
 import type { ChannelsService as ChannelsServiceDesc } from '@aigw/proto/channels/v1/channels';
 import type { ChannelHealth } from '../../domain/channel-health.ts';
 import type { ChannelsService } from '../../domain/channels-service.ts';
+import type { CatalogueMethods } from './model-meta-handlers.ts';
 
 /** gRPC handlers of ChannelsService: thin, they only translate to the use cases. */
 export function channelsHandlers(
   channels: ChannelsService,
   health: ChannelHealth,
-): ServiceImpl<typeof ChannelsServiceDesc> {
+): Omit<ServiceImpl<typeof ChannelsServiceDesc>, CatalogueMethods> {
   return {
     async listChannels(req) {
       const p = pageOf(req.page);

@@ -1,10 +1,13 @@
-import { ok, unpricedModels } from '@aigw/common';
+import { ok } from '@aigw/common';
 import type { Router } from 'express';
 import { pricingGroupRatios, selectableGroups } from '../../../domain/user-groups.ts';
 import type { RouteDeps } from '../deps.ts';
 import { snake } from './wire.ts';
 
-/** GET /api/pricing (public), GET /api/models/missing (admin) and POST /api/option/rest_model_ratio (root). */
+/**
+ * GET /api/pricing (public) and POST /api/option/rest_model_ratio (root). The served models without
+ * a price are GET /api/models/missing's `unpriced` (model-meta.ts).
+ */
 export function pricingRoutes(api: Router, { clients, guard, options }: RouteDeps): void {
   const { pricing } = clients;
 
@@ -37,20 +40,6 @@ export function pricingRoutes(api: Router, { clients, guard, options }: RouteDep
       // Logged-out visitors see the default group's prices.
       user_group: req.sessionUser?.group ?? 'default',
     });
-  });
-
-  // new-api's GET /api/models/missing: the models enabled channels serve that have neither a price
-  // nor a ratio (the relay refuses them unless UnpricedModelsEnabled), for the admin to price.
-  api.get('/models/missing', guard.admin, async (_req, res) => {
-    const [r, ratios] = await Promise.all([pricing.getPricing({}), pricing.getRatios({})]);
-    ok(
-      res,
-      unpricedModels(
-        r.items.map((i) => i.modelName),
-        ratios.modelPrice,
-        ratios.modelRatio,
-      ),
-    );
   });
 
   api.post('/option/rest_model_ratio', guard.root, async (_req, res) => {

@@ -1,0 +1,298 @@
+import { unpricedModels } from '@aigw/common';
+import { conflict, invalid, notFound } from '@aigw/common/errors';
+import type { ModelMetaDoc, ModelMetaTable, VendorDoc, VendorTable } from '../data/model-meta-repository.ts';
+import type { AbilityRow } from './abilities.ts';
+
+/** new-api's name_rule: how a meta entry's model_name matches served models. */
+export const NAME_RULE = { exact: 0, prefix: 1, contains: 2, suffix: 3 } as const;
+
+export interface VendorInput {
+  id: number;
+  name: string;
+  description: string;
+  icon: string;
+  status: number;
+}
+export interface ModelMetaInput {
+  id: number;
+  modelName: string;
+  description: string;
+  icon: string;
+  tags: string;
+  vendorId: number;
+  endpoints: string;
+  status: number;
+  syncOfficial: number;
+  nameRule: number;
+}
+export interface BoundChannel {
+  name: string;
+  type: number;
+}
+export interface VendorView extends Omit<VendorInput, 'id'> {
+  id: number;
+  createdTime: number;
+  updatedTime: number;
+}
+export interface ModelMetaView extends ModelMetaInput {
+  createdTime: number;
+  updatedTime: number;
+  boundChannels: BoundChannel[];
+  enableGroups: string[];
+  matchedModels: string[];
+  matchedCount: number;
+}
+
+/** What the catalogue reads from the rest of the service. */
+export interface CatalogueDeps {
+  vendors: VendorTable;
+  models: ModelMetaTable;
+  /** The enabled abilities (group x model -> channel). */
+  enabledAbilities(): Promise<AbilityRow[]>;
+  channelsByIds(ids: number[]): Promise<{ _id: number; name: string; type: number }[]>;
+  /** The ModelPrice and ModelRatio options. */
+  prices(): { modelPrice: Record<string, number>; modelRatio: Record<string, number> };
+  now?: () => number;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/** Whether a meta entry's rule matches a served model name. */
+export function ruleMatches(rule: number, pattern: string, model: string): boolean {
+  if (rule === NAME_RULE.prefix) return model.startsWith(pattern);
+  if (rule === NAME_RULE.contains) return model.includes(pattern);
+  if (rule === NAME_RULE.suffix) return model.endsWith(pattern);
+  return model === pattern;
+}
+
+const vendorView = (d: VendorDoc): VendorView => ({
+  id: d._id,
+  name: d.name,
+  description: d.description,
+  icon: d.icon,
+  status: d.status,
+  createdTime: d.created_time,
+  updatedTime: d.updated_time,
+});
+
+function checkModel(m: ModelMetaInput): void {
+  if (!m.modelName.trim()) throw invalid('模型名称不能为空');
+  if (m.modelName.length > 128) throw invalid('模型名称不能超过 128 个字符');
+  if (!Object.values(NAME_RULE).includes(m.nameRule as 0))
+    throw invalid('名称匹配规则必须是 0（精确）、1（前缀）、2（包含）或 3（后缀）');
+  if (m.status !== 0 && m.status !== 1) throw invalid('状态必须是 0 或 1');
+  if (m.syncOfficial !== 0 && m.syncOfficial !== 1) throw invalid('sync_official 必须是 0 或 1');
+  if (m.endpoints.trim()) {
+    try {
+      JSON.parse(m.endpoints);
+    } catch {
+      throw invalid('端点配置必须是 JSON');
+    }
+  }
+}
+
+/** The model catalogue: vendors, model meta, the models missing from it, and the unpriced. */
+export function modelCatalogue(deps: CatalogueDeps) {
+  const clock = deps.now ?? now;
+
+  async function checkVendorRef(vendorId: number): Promise<void> {
+    if (vendorId !== 0 && !(await deps.vendors.get(vendorId))) throw invalid('供应商不存在');
+  }
+
+  /** Served models -> their enabled channels and groups. */
+  async function served() {
+    const rows = await deps.enabledAbilities();
+    const channels = new Map(
+      (await deps.channelsByIds([...new Set(rows.map((r) => r.channel_id))])).map((c) => [c._id, c]),
+    );
+    const byModel = new Map<string, { channels: Map<number, BoundChannel>; groups: Set<string> }>();
+    for (const r of rows) {
+      const ch = channels.get(r.channel_id);
+      let entry = byModel.get(r.model);
+      if (!entry) {
+        entry = { channels: new Map(), groups: new Set() };
+        byModel.set(r.model, entry);
+      }
+      if (ch) entry.channels.set(ch._id, { name: ch.name, type: ch.type });
+      entry.groups.add(r.group);
+    }
+    return byModel;
+  }
+
+  async function enrich(docs: ModelMetaDoc[]): Promise<ModelMetaView[]> {
+    const byModel = docs.length > 0 ? await served() : new Map();
+    return docs.map((d) => {
+      const matched = [...byModel.keys()].filter((m) => ruleMatches(d.name_rule, d.model_name, m)).sort();
+      const channels = new Map<string, BoundChannel>();
+      const groups = new Set<string>();
+      for (const m of matched) {
+        const e = byModel.get(m);
+        for (const c of e?.channels.values() ?? []) channels.set(`${c.name}|${c.type}`, c);
+        for (const g of e?.groups ?? []) groups.add(g);
+      }
+      const rule = d.name_rule !== NAME_RULE.exact;
+      return {
+        id: d._id,
+        modelName: d.model_name,
+        description: d.description,
+        icon: d.icon,
+        tags: d.tags,
+        vendorId: d.vendor_id,
+        endpoints: d.endpoints,
+        status: d.status,
+        syncOfficial: d.sync_official,
+        nameRule: d.name_rule,
+        createdTime: d.created_time,
+        updatedTime: d.updated_time,
+        boundChannels: [...channels.values()],
+        enableGroups: [...groups].sort(),
+        matchedModels: rule ? matched : [],
+        matchedCount: rule ? matched.length : 0,
+      };
+    });
+  }
+
+  const modelFields = (m: ModelMetaInput) => ({
+    model_name: m.modelName.trim(),
+    description: m.description,
+    icon: m.icon,
+    tags: m.tags,
+    vendor_id: m.vendorId,
+    endpoints: m.endpoints,
+    status: m.status,
+    sync_official: m.syncOfficial,
+    name_rule: m.nameRule,
+  });
+
+  return {
+    async listVendors(q: { keyword: string; skip: number; limit: number }) {
+      const r = await deps.vendors.page({ ...q, fields: ['name', 'description'] });
+      return { items: r.items.map(vendorView), total: r.total };
+    },
+    async getVendor(id: number) {
+      const v = await deps.vendors.get(id);
+      if (!v) throw notFound('供应商不存在');
+      return vendorView(v);
+    },
+    async createVendor(v: VendorInput) {
+      const name = v.name.trim();
+      if (!name) throw invalid('供应商名称不能为空');
+      const t = clock();
+      const row = {
+        name,
+        description: v.description,
+        icon: v.icon,
+        status: v.status,
+        created_time: t,
+        updated_time: t,
+      };
+      const id = await deps.vendors.insert(row);
+      if (id === undefined) throw conflict('供应商名称已存在');
+      return vendorView({ _id: id, ...row });
+    },
+    async updateVendor(v: VendorInput) {
+      if (!v.id) throw invalid('缺少供应商 ID');
+      const name = v.name.trim();
+      if (!name) throw invalid('供应商名称不能为空');
+      const other = await deps.vendors.byName(name);
+      if (other && other._id !== v.id) throw conflict('供应商名称已存在');
+      const set = { name, description: v.description, icon: v.icon, status: v.status, updated_time: clock() };
+      if (!(await deps.vendors.update(v.id, set))) throw notFound('供应商不存在');
+      return vendorView((await deps.vendors.get(v.id)) as VendorDoc);
+    },
+    async removeVendor(id: number) {
+      if (!(await deps.vendors.remove(id))) throw notFound('供应商不存在');
+    },
+
+    async listModels(q: {
+      keyword: string;
+      vendor: string;
+      status: string;
+      syncOfficial: string;
+      skip: number;
+      limit: number;
+    }) {
+      const filter: Record<string, unknown> = {};
+      if (q.vendor.trim()) {
+        const v = q.vendor.trim();
+        if (/^\d+$/.test(v)) filter.vendor_id = Number(v);
+        else {
+          const { items } = await deps.vendors.page({ keyword: v, fields: ['name'], skip: 0, limit: 1000 });
+          filter.vendor_id = { $in: items.map((x) => x._id) };
+        }
+      }
+      const flag = (s: string, yes: string, no: string) => {
+        const t = s.trim().toLowerCase();
+        if (t === yes || t === '1') return 1;
+        if (t === no || t === '0') return 0;
+        return undefined;
+      };
+      const status = flag(q.status, 'enabled', 'disabled');
+      if (status !== undefined) filter.status = status;
+      const sync = flag(q.syncOfficial, 'yes', 'no');
+      if (sync !== undefined) filter.sync_official = sync;
+      const r = await deps.models.page({
+        keyword: q.keyword.trim(),
+        fields: ['model_name', 'description', 'tags'],
+        filter,
+        skip: q.skip,
+        limit: q.limit,
+      });
+      const vendorCounts: Record<string, number> = {};
+      for (const m of await deps.models.all())
+        vendorCounts[String(m.vendor_id)] = (vendorCounts[String(m.vendor_id)] ?? 0) + 1;
+      return { items: await enrich(r.items), total: r.total, vendorCounts };
+    },
+    async getModel(id: number) {
+      const m = await deps.models.get(id);
+      if (!m) throw notFound('模型不存在');
+      return (await enrich([m]))[0] as ModelMetaView;
+    },
+    async createModel(m: ModelMetaInput) {
+      checkModel(m);
+      await checkVendorRef(m.vendorId);
+      if (await deps.models.byName(m.modelName.trim())) throw conflict('模型名称已存在');
+      const t = clock();
+      const row = { ...modelFields(m), created_time: t, updated_time: t };
+      const id = await deps.models.insert(row);
+      if (id === undefined) throw conflict('模型名称已存在');
+      return (await enrich([{ _id: id, ...row }]))[0] as ModelMetaView;
+    },
+    async updateModel(m: ModelMetaInput, statusOnly: boolean) {
+      if (!m.id) throw invalid('缺少模型 ID');
+      if (statusOnly) {
+        if (m.status !== 0 && m.status !== 1) throw invalid('状态必须是 0 或 1');
+        if (!(await deps.models.update(m.id, { status: m.status, updated_time: clock() })))
+          throw notFound('模型不存在');
+      } else {
+        checkModel(m);
+        await checkVendorRef(m.vendorId);
+        const other = await deps.models.byName(m.modelName.trim());
+        if (other && other._id !== m.id) throw conflict('模型名称已存在');
+        if (!(await deps.models.update(m.id, { ...modelFields(m), updated_time: clock() })))
+          throw notFound('模型不存在');
+      }
+      return this.getModel(m.id);
+    },
+    async removeModel(id: number) {
+      if (!(await deps.models.remove(id))) throw notFound('模型不存在');
+    },
+
+    /**
+     * new-api's missing models: served by an enabled ability, no meta entry of that exact name.
+     * `unpriced`: served, and neither ModelPrice nor ModelRatio prices it (the relay refuses it).
+     */
+    async missing(): Promise<{ missing: string[]; unpriced: string[] }> {
+      const names = [...new Set((await deps.enabledAbilities()).map((r) => r.model))].sort();
+      const known = new Set((await deps.models.byNames(names)).map((m) => m.model_name));
+      const { modelPrice, modelRatio } = deps.prices();
+      return {
+        missing: names.filter((n) => !known.has(n)),
+        // The relay's own lookup (common/model-lookup.ts).
+        unpriced: unpricedModels(names, modelPrice, modelRatio),
+      };
+    },
+  };
+}
+
+export type ModelCatalogue = ReturnType<typeof modelCatalogue>;
