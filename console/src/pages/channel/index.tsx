@@ -46,6 +46,7 @@ import { hasOverrides } from './channel-overrides.ts';
 import { channelTypeOf, multiKeyState, responseTimeBadge, statusReason } from './channel-types.ts';
 import MultiKeyDialog from './multi-key-dialog.tsx';
 import './style/index.css';
+import { serverText } from '../../locale/server-messages.ts';
 import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZE_KEY = 'channel-page-size';
@@ -68,7 +69,9 @@ function MultiKeyTag({ channel, onManage }: { channel: Channel; onManage: (id: n
     state.disabled.length === 0
       ? tr('channelKeys.allKeysEnabled')
       : state.disabled
-          .map((d) => tr('channelKeys.disabledKeyLine', { index: d.index, reason: d.reason, time: timeText(d.time) }))
+          .map((d) =>
+            tr('channelKeys.disabledKeyLine', { index: d.index, reason: serverText(d.reason), time: timeText(d.time) }),
+          )
           .join('\n');
   return (
     <Tooltip content={<div style={{ whiteSpace: 'pre-line' }}>{tip}</div>}>
@@ -140,7 +143,7 @@ function StatusTag({ channel, onManage }: { channel: Channel; onManage: (id: num
   const tag = <Tag color="orange">{tr('common.autoDisable')}</Tag>;
   if (!why) return tag;
   return (
-    <Tooltip content={tr('channel.disabledWhy', { reason: why.reason, time: timeText(why.time) })}>
+    <Tooltip content={tr('channel.disabledWhy', { reason: serverText(why.reason), time: timeText(why.time) })}>
       <span className="aigw-status-reason">{tag}</span>
     </Tooltip>
   );

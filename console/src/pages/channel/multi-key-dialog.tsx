@@ -1,6 +1,7 @@
 import { Button, Message, Modal, Popconfirm, Space, Table, type TableColumnProps, Tag } from '@arco-design/web-react';
 import { useCallback, useEffect, useState } from 'react';
 import { type KeyAction, type KeyStatus, type KeyStatusPage, keyStatuses, manageKey } from '../../api/channel.ts';
+import { serverText } from '../../locale/server-messages.ts';
 import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZE = 10;
@@ -70,7 +71,9 @@ export default function MultiKeyDialog({
     {
       title: tr('channelKeys.reason'),
       render: (_v, k) =>
-        k.status === 1 ? '' : [k.reason, timeText(k.disabled_time)].filter(Boolean).join(' · ') || '-',
+        k.status === 1
+          ? ''
+          : [k.reason && serverText(k.reason), timeText(k.disabled_time)].filter(Boolean).join(' · ') || '-',
     },
     {
       title: tr('common.actions'),

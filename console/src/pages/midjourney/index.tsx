@@ -21,6 +21,7 @@ import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
 import { actionTag, codeTag, defaultDrawRange, duration, progressPercent, statusTag } from './mj-rules.ts';
 import './style/index.css';
+import { serverText } from '../../locale/server-messages.ts';
 import { tr } from '../../locale/translate.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
@@ -153,7 +154,11 @@ export default function MidjourneyPage() {
     },
     { title: 'Prompt', dataIndex: 'prompt', render: textCell('Prompt') },
     { title: 'PromptEn', dataIndex: 'prompt_en', render: textCell('PromptEn') },
-    { title: tr('mj.failureReason'), dataIndex: 'fail_reason', render: textCell(tr('mj.failureReason')) },
+    {
+      title: tr('mj.failureReason'),
+      dataIndex: 'fail_reason',
+      render: (v: string) => textCell(tr('mj.failureReason'))(v && serverText(v)),
+    },
   ];
 
   return (

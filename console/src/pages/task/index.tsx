@@ -16,6 +16,7 @@ import { useCallback, useEffect, useMemo, useState } from 'react';
 import { type AsyncTask, listTasks, type TaskFilters } from '../../api/task.ts';
 import { useIsMobile } from '../../layout/use-mobile.ts';
 import { useT } from '../../locale/index.tsx';
+import { serverText } from '../../locale/server-messages.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
@@ -129,7 +130,7 @@ export default function TaskPage() {
     {
       title: t('task.failureReason'),
       dataIndex: 'fail_reason',
-      render: (v: string) => (v ? <Typography.Text type="error">{v}</Typography.Text> : t('common.none')),
+      render: (v: string) => (v ? <Typography.Text type="error">{serverText(v)}</Typography.Text> : t('common.none')),
     },
   ];
 
