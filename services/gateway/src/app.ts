@@ -61,7 +61,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         pricing: createClient(PricingService, config.BILLING_ADDR),
         subscriptions: createClient(SubscriptionService, config.BILLING_ADDR),
       };
-      const logs = createClient(LogsService, config.LOGS_ADDR);
+      // No keepalive pings: after the logs service recycles a connection (GOAWAY), grpc-js drops
+      // every call on it at the next ping, and an export streams for minutes past that.
+      const logs = createClient(LogsService, config.LOGS_ADDR, { channelOptions: { 'grpc.keepalive_time_ms': -1 } });
       stack.add(() => logs.close());
       stack.add(() => {
         users.close();
