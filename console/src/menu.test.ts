@@ -33,6 +33,7 @@ describe('buildMenu', () => {
       'playground',
       'pricing',
       'channel',
+      'models',
       'chat',
       'token',
       'redemption',

@@ -14,6 +14,8 @@ describe('route table', () => {
         '/channel',
         '/channel/edit/:id',
         '/channel/add',
+        // Beyond the spec: new-api's model catalogue (admin).
+        '/models',
         '/token',
         '/playground',
         '/redemption',
@@ -76,7 +78,7 @@ describe('route table', () => {
   });
 
   it('requires the admin role for channel, redemption and user management', () => {
-    for (const key of ['channel', 'redemption', 'user', 'channelEdit', 'channelAdd', 'userEdit']) {
+    for (const key of ['channel', 'models', 'redemption', 'user', 'channelEdit', 'channelAdd', 'userEdit']) {
       expect(routeByKey(key).role).toBe(10);
     }
     expect(routeByKey('setting').role).toBeUndefined();

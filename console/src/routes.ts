@@ -6,6 +6,7 @@ export type IconName =
   | 'playground'
   | 'pricing'
   | 'channel'
+  | 'models'
   | 'chat'
   | 'token'
   | 'redemption'
@@ -56,6 +57,7 @@ export const routes: readonly AppRoute[] = [
   { key: 'playground', path: '/playground', name: 'menu.playground', page: 'playground', icon: 'playground', requireLogin: true, menu: {} },
   { key: 'pricing', path: '/pricing', name: 'menu.pricing', page: 'pricing', icon: 'pricing', menu: {} },
   { key: 'channel', path: '/channel', name: 'menu.channel', title: 'page.channel.title', page: 'channel', icon: 'channel', requireLogin: true, role: Role.admin, menu: {} },
+  { key: 'models', path: '/models', name: 'menu.models', title: 'page.models.title', page: 'models', icon: 'models', requireLogin: true, role: Role.admin, menu: {} },
   { key: 'chat', path: '/chat/:id?', name: 'menu.chat', page: 'chat', icon: 'chat', menu: { chats: true } },
   { key: 'token', path: '/token', name: 'menu.token', page: 'token', icon: 'token', requireLogin: true, menu: {} },
   { key: 'redemption', path: '/redemption', name: 'menu.redemption', title: 'page.redemption.title', page: 'redemption', icon: 'redemption', requireLogin: true, role: Role.admin, menu: {} },

@@ -1,4 +1,5 @@
 import {
+  IconApps,
   IconCalendarClock,
   IconCommon,
   IconDashboard,
@@ -20,6 +21,7 @@ const icons: Record<IconName, ComponentType<{ style?: CSSProperties; className?:
   playground: IconExperiment,
   pricing: IconTag,
   channel: IconStorage,
+  models: IconApps,
   chat: IconMessage,
   token: IconSafe,
   redemption: IconGift,

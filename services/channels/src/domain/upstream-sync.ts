@@ -55,7 +55,11 @@ export type Fetch = (url: string) => Promise<unknown>;
 /** GET of a JSON list with a timeout; the error says what failed (shown to the admin). */
 export function httpFetch(timeoutMs: number, maxBytes = 10 << 20): Fetch {
   return async (url) => {
-    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) }).catch((err: Error) => {
+      // Node's "fetch failed" says nothing; its cause names what failed (ENOTFOUND, ECONNREFUSED).
+      const code = (err.cause as { code?: string } | undefined)?.code;
+      throw new Error(code ? `${err.message} (${code})` : err.message);
+    });
     if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
     const text = await res.text();
     if (text.length > maxBytes) throw new Error('response too large');
