@@ -13,8 +13,14 @@
  * Rows are spread over the 30 days before now: 1,000 users (skewed: the first ones send most),
  * 8 models, 10 channels, 2 groups, token names per user; 95 % consumption, 4 % errors, 1 %
  * top-ups, admin and system logs. The database (`bench_log_store_<n>`) is dropped at the end.
+ *
+ * To compare code changes on the same stored rows: `KEEP_DB=1` keeps the database, `SEEDED=1`
+ * reuses one a previous run kept (no seeding; each run's events add to it), `CLEANUP=0` skips
+ * the 清除历史日志 pass (it deletes half of the rows), `QUERIES=0` the queries; `BATCH=<n>` sets
+ * the consumer's largest batch.
  */
 
+import { loadavg } from 'node:os';
 import type { mongo } from 'mongoose';
 import { deadLetter, TOPICS } from '../proto/src/topics.ts';
 import {
@@ -27,20 +33,20 @@ import {
 } from '../services/common/src/index.ts';
 import { logCleanup } from '../services/logs/src/data/log-cleanup.ts';
 import { logRepository } from '../services/logs/src/data/log-repository.ts';
+import { dayBucketOf, dayIncrement } from '../services/logs/src/domain/day-buckets.ts';
 import {
   BLOCK,
   blockId,
   dayOf,
   dirId,
-  entryOf,
   groupsOf,
   hourIncrement,
   type Indexable,
   posKey,
-  secondsIncrements,
+  storedEntry,
 } from '../services/logs/src/domain/log-index.ts';
 import { classOf, indexCollection, rowsCollection } from '../services/logs/src/domain/log-partitions.ts';
-import { bucketsOf, type LogDoc } from '../services/logs/src/domain/log-record.ts';
+import type { LogDoc } from '../services/logs/src/domain/log-record.ts';
 import { logsService } from '../services/logs/src/domain/logs-service.ts';
 import { runEventConsumers } from '../services/logs/src/transport/kafka/event-consumer.ts';
 import { drained, publishUsage, type TestUsage } from '../services/logs/test/support.ts';
@@ -142,14 +148,13 @@ function indexDocs(rows: Indexable[]): Record<string, unknown>[] {
       for (let k = 0; k * BLOCK < list.length; k++) {
         const block: Record<string, unknown> = { _id: blockId(scope, hour, k), hour };
         list.slice(k * BLOCK, (k + 1) * BLOCK).forEach((l, i) => {
-          block[posKey(k * BLOCK + i)] = entryOf(l);
+          block[posKey(k * BLOCK + i)] = storedEntry(l);
         });
         docs.push(block);
       }
     }
     docs.push(...dirs.values());
   }
-  for (const [id, inc] of secondsIncrements(rows)) docs.push({ _id: id, ...inc });
   return docs;
 }
 
@@ -162,7 +167,9 @@ async function insertAll(coll: mongo.Collection, docs: object[]) {
 const dbName = `bench_log_store_${ROWS}`;
 const conn = await connectMongo(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/', dbName);
 const db = conn.db as mongo.Db;
-await db.dropDatabase();
+const reuse =
+  process.env.SEEDED === '1' && (await db.collection('log_index').findOne({ _id: 'meta' } as never)) !== null;
+if (!reuse) await db.dropDatabase();
 
 // 1. Seeding, a day at a time (oldest first), timed.
 const perDay = Math.ceil(ROWS / DAYS);
@@ -171,7 +178,7 @@ const t0 = performance.now();
 let seeded = 0;
 let indexDocCount = 0;
 const names = new Map<string, number>();
-for (let d = 0; d < DAYS && seeded < ROWS; d++) {
+for (let d = 0; d < DAYS && seeded < ROWS && !reuse; d++) {
   const day = firstDay + d;
   const n = Math.min(perDay, ROWS - seeded);
   // The last day ends now (the console's default range, today, holds its share).
@@ -188,20 +195,24 @@ for (let d = 0; d < DAYS && seeded < ROWS; d++) {
   const ix = indexDocs(rows);
   indexDocCount += ix.length;
   await insertAll(db.collection(indexCollection(day)), ix);
-  // The dashboard's buckets: per user, model and hour, everyone's (user 0) per model and hour,
-  // and the models of each user and day.
+  // The dashboard's sums: per user and day, and everyone's (user 0) per day, each hour's per model.
   const consumed = rows.filter((r) => r.type === 2);
   const everyone = consumed.map((r) => ({ ...r, user_id: 0, username: '' }));
-  const buckets = bucketsOf([...consumed, ...everyone]).map(({ key, ...b }) => ({ _id: key, ...b }));
-  const models = new Map<string, Set<string>>();
+  const perDoc = new Map<string, LogDoc[]>();
   for (const r of [...consumed, ...everyone]) {
-    const id = `d|${r.user_id}|${day}`;
-    models.set(id, (models.get(id) ?? new Set()).add(r.model_name));
+    const id = dayBucketOf(r);
+    const list = perDoc.get(id);
+    if (list) list.push(r);
+    else perDoc.set(id, [r]);
   }
-  await insertAll(db.collection('quota_data'), [
-    ...buckets,
-    ...[...models].map(([id, m]) => ({ _id: id, models: [...m] })),
-  ]);
+  await insertAll(
+    db.collection('quota_data'),
+    [...perDoc].map(([id, list]) => {
+      const doc: Record<string, unknown> = { _id: id, user_id: list[0]?.user_id, username: list[0]?.username, day };
+      for (const [k, v] of Object.entries(dayIncrement(list))) setPath(doc, k, v);
+      return doc;
+    }),
+  );
   for (const r of rows) names.set(r.username, r.user_id);
   seeded += n;
   const s = (performance.now() - t0) / 1000;
@@ -209,17 +220,19 @@ for (let d = 0; d < DAYS && seeded < ROWS; d++) {
 }
 const seedS = (performance.now() - t0) / 1000;
 const meta = db.collection('log_index');
-await meta.insertOne({ _id: 'meta', first: firstDay, migrated: true } as never);
-await insertAll(
-  meta,
-  [...names].flatMap(([name, id]) => [
-    { _id: `n|${name}`, ids: [id] },
-    { _id: `i|${id}`, names: [name] },
-  ]),
-);
-await db.collection('counters').insertOne({ _id: 'logs', seq: ROWS } as never);
-// Every hour's buckets are this version's: the dashboard reads them by _id.
-await db.collection('quota_data').insertOne({ _id: 'meta|dashboard', created_at: 0 } as never);
+if (!reuse) await meta.insertOne({ _id: 'meta', first: firstDay, migrated: true } as never);
+if (!reuse) {
+  await insertAll(
+    meta,
+    [...names].flatMap(([name, id]) => [
+      { _id: `n|${name}`, ids: [id] },
+      { _id: `i|${id}`, names: [name] },
+    ]),
+  );
+  await db.collection('counters').insertOne({ _id: 'logs', seq: ROWS } as never);
+  // Every hour's buckets are this version's: the dashboard reads them by _id.
+  await db.collection('quota_data').insertOne({ _id: 'meta|dashboard', created_at: 0 } as never);
+}
 const repo = logRepository(conn);
 await repo.ensureIndexes();
 await repo.buildLists();
@@ -241,7 +254,7 @@ await ensureTopics(kafka, [
 const publisher = await createPublisher(kafka);
 const publishedAt = Date.now();
 const events: TestUsage[] = Array.from({ length: EVENTS }, (_, i) => ({
-  eventId: `ingest-${i}`,
+  eventId: `ingest-${publishedAt}-${i}`,
   userId: 1 + skewed(USERS),
   modelName: MODELS[skewed(MODELS.length)] as string,
   promptTokens: 100 + (i % 500),
@@ -259,9 +272,15 @@ const consumers = await runEventConsumers({
   logger,
   repo,
   flags: () => ({ logConsume: true, aggregate: true }),
+  ...(process.env.BATCH ? { maxBatchSize: Number(process.env.BATCH) } : {}),
 });
 await drained(kafka, topicName('logs.events'), usageTopic, 600_000);
 const ingestS = (performance.now() - ti) / 1000;
+console.log(
+  `ingest: ${EVENTS} events in ${ingestS.toFixed(1)} s = ${Math.round(EVENTS / ingestS)} events/s (load average ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')})`,
+);
 await consumers.stop();
 await publisher.disconnect();
 
@@ -275,6 +294,7 @@ const heavy = { username: 'user1' };
 const light = { username: 'user977' };
 const results: [string, number, string][] = [];
 async function time(name: string, fn: () => Promise<unknown>, note: (r: never) => string = () => '') {
+  if (process.env.QUERIES === '0') return;
   const runs: number[] = [];
   let last: unknown;
   for (let i = 0; i < 3; i++) {
@@ -344,27 +364,36 @@ for (const [name, range] of [
 
 // 4. 清除历史日志 in the middle of the period: the answer, then the background pass, with a
 // single write of the same database timed over and over while it runs (what the consumer waits).
-const cutAt = NOW - 15 * 86_400 + 43_210;
-const tc = performance.now();
-const cutCount = await uc.deleteBefore(cutAt);
-const answerMs = performance.now() - tc;
-const cleanup = logCleanup(repo, logger, () => ({ consume: 0, error: 0, system: 0 }));
-let cleaning = true;
-const probeMs: number[] = [];
-const probe = (async () => {
-  for (let i = 0; cleaning; i++) {
-    const t = performance.now();
-    await db.collection('probe').insertOne({ i } as never);
-    probeMs.push(performance.now() - t);
-  }
-})();
-const tp = performance.now();
-const pass = await cleanup.run();
-const passS = (performance.now() - tp) / 1000;
-cleaning = false;
-await probe;
-probeMs.sort((a, b) => a - b);
-const pct = (p: number) => (probeMs[Math.min(probeMs.length - 1, Math.floor(probeMs.length * p))] ?? 0).toFixed(0);
+async function cleanupPass(): Promise<string> {
+  const cutAt = NOW - 15 * 86_400 + 43_210;
+  const tc = performance.now();
+  const cutCount = await uc.deleteBefore(cutAt);
+  const answerMs = performance.now() - tc;
+  const cleanup = logCleanup(repo, logger, () => ({ consume: 0, error: 0, system: 0 }));
+  let cleaning = true;
+  const probeMs: number[] = [];
+  const probe = (async () => {
+    for (let i = 0; cleaning; i++) {
+      const t = performance.now();
+      await db.collection('probe').insertOne({ i } as never);
+      probeMs.push(performance.now() - t);
+    }
+  })();
+  const tp = performance.now();
+  const pass = await cleanup.run();
+  const passS = (performance.now() - tp) / 1000;
+  cleaning = false;
+  await probe;
+  probeMs.sort((a, b) => a - b);
+  const pct = (p: number) => (probeMs[Math.min(probeMs.length - 1, Math.floor(probeMs.length * p))] ?? 0).toFixed(0);
+  return (
+    `清除历史日志 before day 15 + 12 h: answered in ${answerMs.toFixed(0)} ms (${cutCount.toLocaleString('en')} logs); ` +
+    `background pass ${passS.toFixed(1)} s (${pass.droppedPartitions} partitions and ${pass.droppedIndexDays} days of lists dropped, ` +
+    `${pass.deletedRows.toLocaleString('en')} rows of the cut day deleted by id); a single insert meanwhile: ` +
+    `p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms (${probeMs.length} inserts)\n`
+  );
+}
+const cleanupReport = process.env.CLEANUP === '0' ? '清除历史日志: not run (CLEANUP=0)\n' : await cleanupPass();
 
 const stored = (await db.collections()).filter((c) => /^logs_/.test(c.collectionName)).length;
 console.log(
@@ -376,12 +405,7 @@ console.log(
 console.log(
   `ingest: ${EVENTS.toLocaleString('en')} usage events through Kafka in ${ingestS.toFixed(1)} s = ${Math.round(EVENTS / ingestS).toLocaleString('en')} events/s\n`,
 );
-console.log(
-  `清除历史日志 before day 15 + 12 h: answered in ${answerMs.toFixed(0)} ms (${cutCount.toLocaleString('en')} logs); ` +
-    `background pass ${passS.toFixed(1)} s (${pass.droppedPartitions} partitions and ${pass.droppedIndexDays} days of lists dropped, ` +
-    `${pass.deletedRows.toLocaleString('en')} rows of the cut day deleted by id); a single insert meanwhile: ` +
-    `p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms (${probeMs.length} inserts)\n`,
-);
+console.log(cleanupReport);
 console.log('| query | ms (median of 3) | answer |');
 console.log('|---|---|---|');
 for (const [name, ms, note] of results) console.log(`| ${name} | ${ms.toFixed(0)} | ${note} |`);
