@@ -444,6 +444,15 @@ describe('channel administration through the gateway', () => {
 
       // With sync on, an overwrite asked for replaces only the named fields.
       await admin.put('/models/', { id: synced?.id, model_name: name, description: 'admin text', tags: 'mine' });
+      const differs = await admin.get<{ conflicts: { model_name: string; fields: unknown[] }[] }>(
+        '/models/sync_upstream/preview',
+      );
+      expect(differs.body.data?.conflicts.find((c) => c.model_name === name)?.fields).toEqual(
+        expect.arrayContaining([
+          { field: 'description', local: 'admin text', upstream: 'from upstream' },
+          { field: 'tags', local: 'mine', upstream: 'a,b' },
+        ]),
+      );
       const again = await admin.post('/models/sync_upstream', {
         overwrite: [{ model_name: name, fields: ['description'] }],
       });
