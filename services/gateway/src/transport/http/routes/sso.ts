@@ -29,7 +29,7 @@ import { sessionUserOf, userJson } from '../../../domain/user-view.ts';
 import { walletGateway } from '../../grpc/wallet-gateway.ts';
 import type { RouteDeps } from '../deps.ts';
 import { originOf, readCookie } from '../middleware/session.ts';
-import { optText } from '../schemas.ts';
+import { int, optText, pathId, id as schemaId } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
 
 /** The browser cookie that holds the state of the login it started (only that browser can finish it). */
@@ -74,16 +74,17 @@ const Callback = validate({
   params: name,
   query: z.object({ code: optText, state: optText, error: optText, error_description: optText }),
 });
-const id = z.object({ id: z.coerce.number().int().positive() });
+const id = pathId;
 const providerBody = z.record(z.string(), z.unknown());
 const Id = validate({ params: id });
 const IdBody = validate({ params: id, body: providerBody });
 const Body = validate({ body: providerBody });
 const Discover = validate({ body: z.object({ well_known_url: optText, issuer_url: optText }) });
-const providerId = z.coerce.number().int().positive();
+/** A custom provider's id (an int32 in the users service's contract). */
+const providerId = int(1, 2 ** 31 - 1, '无效的 ID');
 const ProviderId = validate({ params: z.object({ provider_id: providerId }) });
 const UserProvider = validate({
-  params: z.object({ id: z.coerce.number().int().positive(), provider_id: providerId }),
+  params: z.object({ id: schemaId(), provider_id: providerId }),
 });
 
 /**
