@@ -1,4 +1,4 @@
-import { unpricedModels } from '@aigw/common';
+import { isDuplicateKey, unpricedModels } from '@aigw/common';
 import { conflict, invalid, notFound } from '@aigw/common/errors';
 import type { ModelMetaDoc, ModelMetaTable, VendorDoc, VendorTable } from '../data/model-meta-repository.ts';
 import type { AbilityRow } from './abilities.ts';
@@ -56,6 +56,16 @@ export interface CatalogueDeps {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** A write that lost a race for a unique name (the pre-check passed): the same refusal as the check. */
+async function uniquely<T>(write: Promise<T>, message: string): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isDuplicateKey(err)) throw conflict(message);
+    throw err;
+  }
+}
 
 /** Whether a meta entry's rule matches a served model name. */
 export function ruleMatches(rule: number, pattern: string, model: string): boolean {
@@ -197,7 +207,7 @@ export function modelCatalogue(deps: CatalogueDeps) {
       const other = await deps.vendors.byName(name);
       if (other && other._id !== v.id) throw conflict('供应商名称已存在');
       const set = { name, description: v.description, icon: v.icon, status: v.status, updated_time: clock() };
-      if (!(await deps.vendors.update(v.id, set))) throw notFound('供应商不存在');
+      if (!(await uniquely(deps.vendors.update(v.id, set), '供应商名称已存在'))) throw notFound('供应商不存在');
       return vendorView((await deps.vendors.get(v.id)) as VendorDoc);
     },
     async removeVendor(id: number) {
@@ -269,8 +279,8 @@ export function modelCatalogue(deps: CatalogueDeps) {
         await checkVendorRef(m.vendorId);
         const other = await deps.models.byName(m.modelName.trim());
         if (other && other._id !== m.id) throw conflict('模型名称已存在');
-        if (!(await deps.models.update(m.id, { ...modelFields(m), updated_time: clock() })))
-          throw notFound('模型不存在');
+        const set = { ...modelFields(m), updated_time: clock() };
+        if (!(await uniquely(deps.models.update(m.id, set), '模型名称已存在'))) throw notFound('模型不存在');
       }
       return this.getModel(m.id);
     },
