@@ -64,8 +64,24 @@ export function createKafka(brokers: string[], clientId: string, logger: Logger)
   });
 }
 
-/** Creates topics that do not exist yet (idempotent). */
+/**
+ * Creates topics that do not exist yet (idempotent). A broker that has just started can answer
+ * that it does not host a partition it is still creating (UNKNOWN_TOPIC_OR_PARTITION) or that its
+ * coordinator is loading: such retriable answers are tried again, up to about 10 s.
+ */
 export async function ensureTopics(kafka: Kafka, topics: string[], numPartitions = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await createMissingTopics(kafka, topics, numPartitions);
+      return;
+    } catch (err) {
+      if (attempt >= 8 || !retriableKafkaError(err)) throw err;
+      await sleep(250 * attempt);
+    }
+  }
+}
+
+async function createMissingTopics(kafka: Kafka, topics: string[], numPartitions: number): Promise<void> {
   const admin = kafka.admin();
   await admin.connect();
   try {
@@ -80,6 +96,12 @@ export async function ensureTopics(kafka: Kafka, topics: string[], numPartitions
   } finally {
     await admin.disconnect();
   }
+}
+
+/** A Kafka error the broker marks retriable (kafkajs: `retriable`), or its retries running out on one. */
+function retriableKafkaError(err: unknown): boolean {
+  const e = err as { retriable?: boolean; name?: string; originalError?: { retriable?: boolean } };
+  return e?.retriable === true || (e?.name === 'KafkaJSNumberOfRetriesExceeded' && e.originalError?.retriable === true);
 }
 
 /** Publishes protobuf events: idempotent producer, acks from all in-sync replicas. */
