@@ -18,6 +18,8 @@ export type CatalogueMethods =
   | 'previewUpstreamSync'
   | 'syncUpstream';
 
+const EMPTY_VENDOR = { id: 0, name: '', description: '', icon: '', status: 1 };
+
 const EMPTY_MODEL = {
   id: 0,
   modelName: '',
@@ -46,10 +48,10 @@ export function modelMetaHandlers(
       return { vendor: await catalogue.getVendor(req.id) };
     },
     async createVendor(req) {
-      return { vendor: await catalogue.createVendor(req) };
+      return { vendor: await catalogue.createVendor(req.vendor ?? EMPTY_VENDOR) };
     },
     async updateVendor(req) {
-      return { vendor: await catalogue.updateVendor(req) };
+      return { vendor: await catalogue.updateVendor(req.vendor ?? EMPTY_VENDOR) };
     },
     async deleteVendor(req) {
       await catalogue.removeVendor(req.id);
@@ -75,7 +77,7 @@ export function modelMetaHandlers(
       return { model: await catalogue.getModel(req.id) };
     },
     async createModelMeta(req) {
-      return { model: await catalogue.createModel(req) };
+      return { model: await catalogue.createModel(req.model ?? EMPTY_MODEL) };
     },
     async updateModelMeta(req) {
       return { model: await catalogue.updateModel(req.model ?? EMPTY_MODEL, req.statusOnly) };

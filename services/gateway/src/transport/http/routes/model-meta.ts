@@ -92,21 +92,20 @@ export function modelMetaRoutes(api: Router, { clients, guard }: RouteDeps): voi
   api.post('/vendors/', guard.admin, VendorCreate, async (req, res) => {
     const b = input(req, VendorCreate).body;
     const r = await channels.createVendor({
-      name: b.name ?? '',
-      description: b.description ?? '',
-      icon: b.icon ?? '',
-      status: b.status ?? 1,
+      vendor: { name: b.name ?? '', description: b.description ?? '', icon: b.icon ?? '', status: b.status ?? 1 },
     });
     ok(res, vendorJson(r.vendor));
   });
   api.put('/vendors/', guard.admin, VendorUpdate, async (req, res) => {
     const b = input(req, VendorUpdate).body;
     const r = await channels.updateVendor({
-      id: b.id ?? 0,
-      name: b.name ?? '',
-      description: b.description ?? '',
-      icon: b.icon ?? '',
-      status: b.status ?? 1,
+      vendor: {
+        id: b.id ?? 0,
+        name: b.name ?? '',
+        description: b.description ?? '',
+        icon: b.icon ?? '',
+        status: b.status ?? 1,
+      },
     });
     ok(res, vendorJson(r.vendor));
   });
@@ -176,7 +175,7 @@ export function modelMetaRoutes(api: Router, { clients, guard }: RouteDeps): voi
     nameRule: b.name_rule ?? 0,
   });
   api.post('/models/', guard.admin, ModelCreate, async (req, res) => {
-    ok(res, modelJson((await channels.createModelMeta(modelOf(input(req, ModelCreate).body))).model));
+    ok(res, modelJson((await channels.createModelMeta({ model: modelOf(input(req, ModelCreate).body) })).model));
   });
   api.put('/models/', guard.admin, ModelUpdate, async (req, res) => {
     const { body: b, query } = input(req, ModelUpdate);
