@@ -1,5 +1,6 @@
 import {
   type App,
+  adminAlerts,
   type ConsumerHandle,
   connectMongo,
   connectRedis,
@@ -17,6 +18,7 @@ import {
   pingMongo,
   previousSecrets,
   service,
+  stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
@@ -212,6 +214,9 @@ export async function createApp(
 
       const consumers = consumerRegistry();
       consumers.add('options', options);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('billing', name, h))));
       // runConsumer/runBatchConsumer hand back a ConsumerHandle; the settle module's own return
       // type does not say so yet.
       if ('health' in settler) consumers.add('settle', settler as HasHealth);

@@ -1,5 +1,6 @@
 import {
   type App,
+  adminAlerts,
   connectMongo,
   consumerRegistry,
   createClient,
@@ -14,6 +15,7 @@ import {
   pingMongo,
   previousSecrets,
   service,
+  stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
@@ -24,7 +26,6 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { abilityRepository } from './data/ability-repository.ts';
-import { adminAlerts } from './data/admin-alerts.ts';
 import { channelRepository } from './data/channel-repository.ts';
 import { modelMetaRepository } from './data/model-meta-repository.ts';
 import { seenEvents } from './data/seen-events.ts';
@@ -157,6 +158,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
 
       const consumers = consumerRegistry();
       consumers.add('options', options);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('channels', name, h))));
       consumers.add('health', consumer);
       consumers.add('usage', usage);
       const ops = await listen(

@@ -24,8 +24,6 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
     .default(''),
   /** How often the monitor re-tests auto-disabled channels (AutomaticEnableChannelEnabled). */
   CHANNEL_MONITOR_INTERVAL_SEC: z.coerce.number().int().min(5).default(600),
-  /** Let the admin alert webhook (AdminWebhookUrl) reach loopback and private addresses (local setups, tests). */
-  NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
   /** Where the model catalogue's sync reads new-api's metadata lists (`api/newapi/models.json`, `vendors.json`). */
   SYNC_UPSTREAM_BASE: z.string().url().default('https://basellm.github.io/llm-metadata'),
   /** How long one fetch of the sync may take. */

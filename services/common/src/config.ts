@@ -8,6 +8,8 @@ export const baseEnv = z.object({
   HTTP_PORT: z.coerce.number().int().min(0).max(65535),
   GRPC_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** Let notifications and admin alerts (webhook, Bark, Gotify) reach loopback and private addresses (local setups, tests). */
+  NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
 });
 
 /** Connection settings for the three infrastructure servers. */

@@ -88,6 +88,25 @@ export function consumerRegistry(
       );
       if (bad.length > 0) throw new Error(`consumers stalled past the grace period: ${describe(bad)}`);
     }) satisfies ReadinessCheck,
+    /**
+     * Calls `alert` once each time a consumer becomes stalled (again only after it consumed in
+     * between), looking every `everyMs`; returns the stop. Admin alerts (AdminWebhookUrl) use it.
+     */
+    onStall(alert: (name: string, health: ConsumerHealth) => void, everyMs = 5_000): () => void {
+      const stalled = new Set<string>();
+      const timer = setInterval(() => {
+        for (const [name, c] of consumers) {
+          const h = c.health();
+          if (h.state === 'consuming') stalled.delete(name);
+          else if (h.state === 'stalled' && !stalled.has(name)) {
+            stalled.add(name);
+            alert(name, h);
+          }
+        }
+      }, everyMs);
+      timer.unref();
+      return () => clearInterval(timer);
+    },
     /** Every consumer's health, by name. */
     snapshot: (): Record<string, ConsumerHealth> =>
       Object.fromEntries([...consumers].map(([name, c]) => [name, c.health()])),

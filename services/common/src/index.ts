@@ -1,3 +1,4 @@
+export * from './admin-alerts.ts';
 export * from './allow-ips.ts';
 export * from './config.ts';
 export * from './consumer-health.ts';

@@ -3,8 +3,11 @@
  * service's /readyz (and after the grace period /healthz) to 503, and back to 200 once it
  * recovers; a consumer whose kafkajs client goes away underneath comes back by itself.
  */
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
+  adminAlerts,
   type ConsumerHandle,
   consumerRegistry,
   createKafka,
@@ -15,6 +18,7 @@ import {
   listen,
   type Publisher,
   runBatchConsumer,
+  stallNotification,
 } from '@aigw/common';
 import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
@@ -40,7 +44,7 @@ afterAll(async () => {
 });
 
 describe('consumer health', () => {
-  it('when a consumer stops making progress, then /readyz and after the grace /healthz fail, and both pass again once it recovers', async () => {
+  it('when a consumer stops making progress, then /readyz and after the grace /healthz fail, the admins get one signed alert, and both pass again once it recovers', async () => {
     const topic = `test.health.${randomUUID()}`;
     await ensureTopics(kafka, [topic], 1);
     let release!: () => void;
@@ -72,6 +76,26 @@ describe('consumer health', () => {
       const res = await fetch(`http://127.0.0.1:${ops.port}${path}`);
       return { status: res.status, body: (await res.json()) as { checks?: Record<string, string> } };
     };
+    // The admins' webhook (AdminWebhookUrl): a local receiver keeping what it got.
+    const alerts: { body: string; signature: string }[] = [];
+    const hook = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      req.on('end', () => {
+        alerts.push({ body, signature: String(req.headers['x-webhook-signature'] ?? '') });
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/alert`;
+    const alert = adminAlerts(
+      { text: (key: string) => (key === 'AdminWebhookUrl' ? hookUrl : 'alert-secret') },
+      { allowPrivate: true },
+      logger,
+    );
+    const stopAlerts = consumers.onStall((name, h) => alert(stallNotification('test', name, h)), 100);
     try {
       expect((await probe('/readyz')).status).toBe(200);
       for (const id of ['a', 'b', 'c']) await publisher.publish(topic, UsageEventSchema, { eventId: id }, '1');
@@ -89,6 +113,21 @@ describe('consumer health', () => {
         () => probe('/healthz'),
         (r) => r.status === 503,
         { timeoutMs: 20_000, intervalMs: 200 },
+      );
+      // One alert for the stall (still stalled after the grace: not one per look), signed.
+      await eventually(
+        async () => alerts.length,
+        (n) => n >= 1,
+        { what: 'the admin alert' },
+      );
+      expect(alerts).toHaveLength(1);
+      const sent = JSON.parse(alerts[0]?.body ?? '{}') as { type: string; content: string };
+      expect(sent.type).toBe('consumer_stalled');
+      expect(sent.content).toContain('服务 test 的 Kafka 消费者 usage');
+      expect(alerts[0]?.signature).toBe(
+        createHmac('sha256', 'alert-secret')
+          .update(alerts[0]?.body ?? '')
+          .digest('hex'),
       );
 
       release();
@@ -108,8 +147,10 @@ describe('consumer health', () => {
       expect(consumer.health().state).toBe('consuming');
     } finally {
       release();
+      stopAlerts();
       await consumer.stop();
       await ops.close();
+      await new Promise((r) => hook.close(r));
     }
     expect(consumer.health().state).toBe('stopped');
   }, 90_000);

@@ -1,5 +1,6 @@
 import {
   type App,
+  adminAlerts,
   connectRedis,
   consumerRegistry,
   createClient,
@@ -11,6 +12,7 @@ import {
   type Logger,
   listen,
   pingRedis,
+  stallNotification,
   stopStack,
   topicName,
   trustedProxies,
@@ -96,6 +98,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       // Readiness and liveness (the options consumer) on the ops port only.
       const consumers = consumerRegistry();
       consumers.add('options', options);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('gateway', name, h))));
       const ops = await listen(
         createOpsApp(
           { redis: () => pingRedis(redis), consumers: consumers.readiness },

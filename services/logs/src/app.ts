@@ -1,5 +1,6 @@
 import {
   type App,
+  adminAlerts,
   connectMongo,
   consumerRegistry,
   createClient,
@@ -12,6 +13,7 @@ import {
   listen,
   pingMongo,
   service,
+  stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
@@ -54,6 +56,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
 
       const consumers = consumerRegistry();
       consumers.add('options', options);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('logs', name, h))));
       const events = await runEventConsumers({
         kafka,
         publisher,

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import {
   type App,
+  adminAlerts,
   connectRedis,
   consumerRegistry,
   createClient,
@@ -13,6 +14,7 @@ import {
   listen,
   renewRelayLease,
   service,
+  stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
@@ -310,6 +312,9 @@ export async function createApp(
       let draining = false;
       const consumers = consumerRegistry();
       consumers.add('options', options);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(options, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('relay', name, h))));
       consumers.add('entities', entities);
       const http = createRelayServer({ logger });
       stack.add(metrics.inflightFrom(http.inflight));

@@ -1,5 +1,6 @@
 import {
   type App,
+  adminAlerts,
   connectMongo,
   consumerRegistry,
   createClient,
@@ -14,6 +15,7 @@ import {
   pingMongo,
   previousSecrets,
   service,
+  stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
@@ -158,6 +160,9 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
 
       const consumers = consumerRegistry();
       consumers.add('options', cache);
+      // Admins hear of a consumer that stalls (AdminWebhookUrl), once per stall.
+      const stallAlert = adminAlerts(cache, { allowPrivate: config.NOTIFY_PRIVATE === 'true' }, logger);
+      stack.add(consumers.onStall((name, h) => stallAlert(stallNotification('users', name, h))));
       const ops = await listen(
         createOpsApp(
           { mongo: () => pingMongo(conn), consumers: consumers.readiness },

@@ -13,8 +13,6 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   VERIFICATION_CODE_TTL_MS: z.coerce.number().int().positive().default(600_000),
   /** Encrypts TOTP secrets at rest and keys the backup-code digests (AES-256-GCM, HMAC). */
   TOTP_KEY_SECRET: z.string().regex(/^[0-9a-fA-F]{64}$/, 'TOTP_KEY_SECRET must be 64 hex characters'),
-  /** Let notifications (webhook, Bark, Gotify) reach loopback and private addresses (local setups, tests). */
-  NOTIFY_PRIVATE: z.enum(['true', 'false']).default('false'),
   /** Earlier TOTP_KEY_SECRETs still read during a rotation (comma-separated; docs/security.md). */
   TOTP_KEY_SECRET_PREVIOUS: z
     .string()
