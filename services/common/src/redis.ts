@@ -51,7 +51,12 @@ export const RELAY_LEASE_LAPSE_MS = 10_000;
 /** Leases are forgotten this long after their last renewal (then holds fall back to their TTL). */
 const LEASE_KEEP_MS = 2 * 60 * 60 * 1000;
 
-/** How long a relay goes without a successful renewal before it fences itself (half the lapse). */
+/**
+ * The longest fence a relay may set (RELAY_LEASE_FENCE_MS, off by default): half the lapse. Billing
+ * counts on it: a hold placed more than this, less one lease read, after the last renewal billing
+ * saw came from a relay that was still alive then (fenced, or renewing in vain) and is not given
+ * back by the lapse.
+ */
 export const RELAY_LEASE_FENCE_MS = RELAY_LEASE_LAPSE_MS / 2;
 
 /**
@@ -68,6 +73,7 @@ export function renewRelayLease(
   opts: { fenceMs?: number; onFence?: (fenced: boolean) => void; clock?: () => number } = {},
 ): { stop(): void; fenced(): boolean } {
   const clock = opts.clock ?? Date.now;
+  // 0: no fence (the default of the relay's RELAY_LEASE_FENCE_MS).
   const fenceMs = opts.fenceMs ?? RELAY_LEASE_FENCE_MS;
   let beat = 0;
   let okAt = clock();
@@ -78,7 +84,7 @@ export function renewRelayLease(
     opts.onFence?.(v);
   };
   const watch = () => {
-    if (clock() - okAt > fenceMs) setFenced(true);
+    if (fenceMs > 0 && clock() - okAt > fenceMs) setFenced(true);
   };
   const renew = () => {
     watch();
@@ -88,17 +94,17 @@ export function renewRelayLease(
       .zadd(RELAY_LEASES_KEY, Date.now() * 1000 + (beat++ % 1000), instance)
       .then(() => {
         okAt = Math.max(okAt, sentAt);
-        if (clock() - okAt <= fenceMs) setFenced(false);
+        if (fenced && clock() - okAt <= fenceMs) setFenced(false);
       })
       .catch(() => undefined);
   };
   renew();
   // Renewed often enough that a fence shorter than the usual period (tests) is not reached between two.
-  const timer = setInterval(renew, Math.max(10, Math.min(everyMs, fenceMs / 3)));
+  const timer = setInterval(renew, fenceMs > 0 ? Math.max(10, Math.min(everyMs, fenceMs / 3)) : everyMs);
   timer.unref();
   // The fence is checked more often than the renewals: it must act well before the lapse.
-  const watcher = setInterval(watch, Math.max(10, Math.min(everyMs, fenceMs / 4)));
-  watcher.unref();
+  const watcher = fenceMs > 0 ? setInterval(watch, Math.max(10, Math.min(everyMs, fenceMs / 4))) : undefined;
+  watcher?.unref();
   return {
     stop: () => {
       clearInterval(timer);
@@ -113,16 +119,19 @@ export function renewRelayLease(
  * instance seen renewing before whose score has not moved for RELAY_LEASE_LAPSE_MS of billing's
  * clock, while the view is fresh (read within 3 x everyMs). After a failed read (Redis down, so the
  * relays could not renew either) every lease starts its lapse time again: nothing lapses because
- * of a Redis outage. With `heldAt` (billing's clock when a hold was placed) only holds placed before
- * the lease stopped moving count as lapsed: a hold placed later came from a relay that was still
- * alive after its last renewal billing saw, and is left to its settle (or the hold TTL).
+ * of a Redis outage. With `heldAt` (billing's clock when a hold was placed) only holds placed up to
+ * `RELAY_LEASE_FENCE_MS - everyMs` (3 s) after billing last saw the lease move count as lapsed: a
+ * process killed right after a renewal placed its last holds within a renewal period of it; a hold
+ * placed later came from a relay still alive past its fence (it cannot reach Redis) and is left to
+ * its settle (or the hold TTL).
  */
 export function watchRelayLeases(
   client: Redis,
-  opts: { everyMs?: number; lapseMs?: number; clock?: () => number } = {},
+  opts: { everyMs?: number; lapseMs?: number; holdGraceMs?: number; clock?: () => number } = {},
 ): { lapsed(instance: string, heldAt?: number): boolean; check(): Promise<void>; stop(): void } {
   const everyMs = opts.everyMs ?? RELAY_LEASE_RENEW_MS;
   const lapseMs = opts.lapseMs ?? RELAY_LEASE_LAPSE_MS;
+  const holdGraceMs = opts.holdGraceMs ?? RELAY_LEASE_FENCE_MS - everyMs;
   const clock = opts.clock ?? Date.now;
   const seen = new Map<string, { score: string; movedAt: number }>();
   let readAt = 0;
@@ -155,7 +164,9 @@ export function watchRelayLeases(
       const now = clock();
       if (now - readAt > 3 * everyMs) return false;
       const s = seen.get(instance);
-      return s !== undefined && now - s.movedAt > lapseMs && (heldAt === undefined || heldAt <= s.movedAt);
+      return (
+        s !== undefined && now - s.movedAt > lapseMs && (heldAt === undefined || heldAt <= s.movedAt + holdGraceMs)
+      );
     },
     check,
     stop: () => clearInterval(timer),

@@ -84,20 +84,22 @@ describe('relay lease fence', () => {
     own.disconnect();
   });
 
-  it('when a lease lapsed, then only holds placed before it stopped moving count as lapsed', async () => {
+  it('when a lease lapsed, then holds placed up to the grace after it last moved count as lapsed, later ones do not', async () => {
     let now = 0;
     const r = renewRelayLease(redis, 'ffff0006', 10_000);
-    const watch = watchRelayLeases(redis, { everyMs: 1_000, lapseMs: 1_000, clock: () => now });
+    const watch = watchRelayLeases(redis, { everyMs: 1_000, lapseMs: 1_000, holdGraceMs: 3_000, clock: () => now });
     await watch.check();
     now = 500;
     await watch.check();
     now = 1_600;
     await watch.check();
-    // The lease stopped moving at 0 (billing's clock): a hold placed then or before is given back,
-    // one placed after (its relay was alive past the last renewal billing saw) is not.
+    // The lease stopped moving at 0 (billing's clock). A relay killed right after its last renewal
+    // placed its last holds within a renewal period: given back. A hold placed past the grace came
+    // from a relay still alive then (one that cannot reach Redis): left to its settle.
     expect(watch.lapsed('ffff0006')).toBe(true);
     expect(watch.lapsed('ffff0006', 0)).toBe(true);
-    expect(watch.lapsed('ffff0006', 400)).toBe(false);
+    expect(watch.lapsed('ffff0006', 2_000)).toBe(true);
+    expect(watch.lapsed('ffff0006', 3_500)).toBe(false);
     r.stop();
     watch.stop();
   });

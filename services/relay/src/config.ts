@@ -72,11 +72,12 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    */
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
   /**
-   * Without a successful lease renewal for this long the relay ends its requests that hold a
-   * reservation (billing gives their holds back once the lease lapses, RELAY_LEASE_LAPSE_MS, 10 s):
-   * at most half the lapse, so that they have ended and settled first (docs/security.md).
+   * The lease fence (docs/security.md), off (0) by default: without a successful lease renewal for
+   * this long the relay ends its requests that hold a reservation, before billing could give their
+   * holds back (the lapse, 10 s); at most half the lapse. The price: while Redis is down for
+   * everyone (nothing lapses then) it also ends every pre-consumed stream after this long.
    */
-  RELAY_LEASE_FENCE_MS: z.coerce.number().int().min(100).max(RELAY_LEASE_FENCE_MS).default(RELAY_LEASE_FENCE_MS),
+  RELAY_LEASE_FENCE_MS: z.coerce.number().int().min(0).max(RELAY_LEASE_FENCE_MS).default(0),
   /**
    * Usage events kept in memory while Kafka does not take them (about 0.3 KB each): beyond it the
    * relay refuses new requests (503) until the backlog is sent, instead of dropping events.
