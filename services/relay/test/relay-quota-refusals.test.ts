@@ -33,6 +33,27 @@ afterAll(async () => {
   await fake?.close();
 });
 
+/** The console's calls as the token's owner (a password login through the gateway, its session cookie). */
+async function consoleApi(u: { username: string; userId: number }) {
+  const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: u.username, password: 'password123' }),
+  });
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
+      method,
+      headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
+  };
+}
+
 async function chat(key: string, model: string): Promise<{ status: number; error: { message: string; code: string } }> {
   const res = await fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
     method: 'POST',
@@ -115,24 +136,7 @@ describe('relay quota refusals', () => {
     await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
     const u = await userWithToken(s);
     await routable(s.stack.relayUrl, u.key, model);
-    // The console's calls: a session of the token's owner.
-    const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: u.username, password: 'password123' }),
-    });
-    const cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ');
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
-        method,
-        headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
-    };
+    const api = await consoleApi(u);
     const bad = await api('POST', '/api/token/', { name: 'bad', unlimited_quota: true, concurrency_limit: -1 });
     expect(bad.status).toBe(400);
     expect(bad.message).toContain('并发请求限制必须是 0 到 1000000000 之间的整数');
@@ -239,23 +243,7 @@ describe('relay quota refusals', () => {
     await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
     const u = await userWithToken(s);
     await routable(s.stack.relayUrl, u.key, model);
-    const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: u.username, password: 'password123' }),
-    });
-    const cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ');
-    const api = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
-        method,
-        headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
-    };
+    const api = await consoleApi(u);
     const bad = await api('POST', '/api/token/', { name: 'bad', unlimited_quota: true, budget_daily: -1 });
     expect(bad.status).toBe(400);
     expect(bad.message).toContain('每日预算必须为非负整数');
@@ -339,23 +327,7 @@ describe('relay quota refusals', () => {
       await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-quota', models: model });
       const u = await userWithToken(s, { quota: 0 });
       await routable(s.stack.relayUrl, u.key, model);
-      const login = await fetch(`${s.stack.gatewayUrl}/api/user/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username: u.username, password: 'password123' }),
-      });
-      const cookie = login.headers
-        .getSetCookie()
-        .map((c) => c.split(';')[0])
-        .join('; ');
-      const api = async (method: string, path: string, body?: unknown) => {
-        const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
-          method,
-          headers: { cookie, 'new-api-user': String(u.userId), 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        });
-        return { status: res.status, ...((await res.json()) as { success: boolean; message: string; data: never }) };
-      };
+      const api = await consoleApi(u);
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const bad = await api('PUT', '/api/user/setting', { notify_type: 'webhook', quota_warning_threshold: 10 });
       expect(bad).toMatchObject({ success: false, message: 'Webhook地址不能为空' });

@@ -18,6 +18,7 @@
  * Not covered (left to the bound's δ): files referenced by id (`file_id`, Gemini `fileData`) and
  * images or documents by URL beyond the flat figures; their size is upstream's to know.
  */
+import { parseDataUrl } from './protocols/openai.ts';
 
 /** A not-low-detail image whose size is unknown: above every rule's largest answer. */
 export const IMAGE_UNKNOWN = 2_500;
@@ -103,11 +104,9 @@ function imageTokens(url: string, detail: unknown): number {
   return url.startsWith('data:') ? imageOfBase64(dataPart(url)) : IMAGE_UNKNOWN;
 }
 
-/** The base64 payload of a data: URL (or the string itself when it is not one). */
+/** The base64 payload of a data: URL (or the string itself when it is not one: raw base64). */
 function dataPart(s: string): string {
-  if (!s.startsWith('data:')) return s;
-  const comma = s.indexOf(',');
-  return comma < 0 ? '' : s.slice(comma + 1);
+  return s.startsWith('data:') ? (parseDataUrl(s)?.data ?? '') : s;
 }
 
 /** Bytes a base64 string decodes to, without decoding it. */

@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
-import { perTaskPlatform, pricedSeconds } from './per-task-platform.ts';
+import { perTaskPlatform, pricedSeconds, str, TASK_PROGRESS } from './per-task-platform.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
 import type { TaskPlatform } from './task-platform.ts';
@@ -23,8 +23,6 @@ import { VideoError } from './video.ts';
 
 export const DOUBAO_VIDEO_CHANNEL_TYPE = 54;
 const TASKS = '/api/v3/contents/generations/tasks';
-
-const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v));
 
 const STATUS: Record<string, string> = {
   queued: 'SUBMITTED',
@@ -34,12 +32,11 @@ const STATUS: Record<string, string> = {
   cancelled: 'FAILURE',
   expired: 'FAILURE',
 };
-const PROGRESS: Record<string, string> = { SUBMITTED: '10%', IN_PROGRESS: '50%', SUCCESS: '100%', FAILURE: '100%' };
 
 /** The stored fields of an Ark task. */
 export function doubaoProgress(up: Record<string, unknown>, seconds: number): Partial<AsyncTaskDoc> {
   const status = STATUS[str(up.status)] ?? 'IN_PROGRESS';
-  const p: Partial<AsyncTaskDoc> = { status, progress: PROGRESS[status] ?? '0%' };
+  const p: Partial<AsyncTaskDoc> = { status, progress: TASK_PROGRESS[status] ?? '0%' };
   const url = str((up.content as { video_url?: unknown } | undefined)?.video_url);
   if (url) p.data = JSON.stringify([{ id: str(up.id), video_url: url, duration: str(up.duration ?? seconds) }]);
   if (status === 'FAILURE') {

@@ -13,7 +13,7 @@ import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
-import { perTaskPlatform } from './per-task-platform.ts';
+import { perTaskPlatform, str, TASK_PROGRESS } from './per-task-platform.ts';
 import type { ChannelRef } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
 import type { TaskPlatform } from './task-platform.ts';
@@ -48,7 +48,6 @@ export class KlingError extends Error {
 }
 
 const asKling = (err: unknown) => (err instanceof MjError ? new KlingError(err.status, err.description) : err);
-const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v));
 
 const STATUS: Record<string, string> = {
   submitted: 'SUBMITTED',
@@ -57,12 +56,11 @@ const STATUS: Record<string, string> = {
   failed: 'FAILURE',
 };
 const KLING_STATUS: Record<string, string> = Object.fromEntries(Object.entries(STATUS).map(([k, v]) => [v, k]));
-const PROGRESS: Record<string, string> = { SUBMITTED: '10%', IN_PROGRESS: '50%', SUCCESS: '100%', FAILURE: '100%' };
 
 /** The stored fields of Kling's task `data`. */
 export function klingProgress(up: Record<string, unknown>): Partial<AsyncTaskDoc> {
   const status = STATUS[str(up.task_status)] ?? 'UNKNOWN';
-  const p: Partial<AsyncTaskDoc> = { status, progress: PROGRESS[status] ?? '0%' };
+  const p: Partial<AsyncTaskDoc> = { status, progress: TASK_PROGRESS[status] ?? '0%' };
   const videos = (up.task_result as { videos?: unknown[] } | undefined)?.videos;
   if (Array.isArray(videos) && videos.length > 0) {
     p.data = JSON.stringify(

@@ -9,6 +9,17 @@ import { everyLimit, FETCH_CONCURRENCY, type TaskPlatform } from './task-platfor
  * channel is down or out of quota: retried at the next poll); `label` names the platform in the
  * refund log.
  */
+/** An upstream field as text ('' when absent): the per-task platforms read loosely typed JSON. */
+export const str = (v: unknown): string => (typeof v === 'string' ? v : v == null ? '' : String(v));
+
+/** The progress shown for each stored status of a per-task video platform (Kling, Vidu, Doubao). */
+export const TASK_PROGRESS: Record<string, string> = {
+  SUBMITTED: '10%',
+  IN_PROGRESS: '50%',
+  SUCCESS: '100%',
+  FAILURE: '100%',
+};
+
 export function perTaskPlatform(
   deps: Pick<SunoDeps, 'repo' | 'upstream'>,
   spec: {

@@ -14,15 +14,13 @@ import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
 import { authorize, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
-import { perTaskPlatform, pricedSeconds } from './per-task-platform.ts';
+import { perTaskPlatform, pricedSeconds, str, TASK_PROGRESS } from './per-task-platform.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
 import type { SunoDeps } from './suno.ts';
 import type { TaskPlatform } from './task-platform.ts';
 import { VideoError } from './video.ts';
 
 export const VIDU_CHANNEL_TYPE = 52;
-
-const str = (v: unknown) => (typeof v === 'string' ? v : v == null ? '' : String(v));
 
 const STATUS: Record<string, string> = {
   created: 'SUBMITTED',
@@ -31,12 +29,11 @@ const STATUS: Record<string, string> = {
   success: 'SUCCESS',
   failed: 'FAILURE',
 };
-const PROGRESS: Record<string, string> = { SUBMITTED: '10%', IN_PROGRESS: '50%', SUCCESS: '100%', FAILURE: '100%' };
 
 /** The stored fields of a Vidu task's creations answer. */
 export function viduProgress(up: Record<string, unknown>, seconds: number): Partial<AsyncTaskDoc> {
   const status = STATUS[str(up.state)] ?? 'IN_PROGRESS';
-  const p: Partial<AsyncTaskDoc> = { status, progress: PROGRESS[status] ?? '0%' };
+  const p: Partial<AsyncTaskDoc> = { status, progress: TASK_PROGRESS[status] ?? '0%' };
   const first = (Array.isArray(up.creations) ? up.creations[0] : undefined) as Record<string, unknown> | undefined;
   if (first && str(first.url)) {
     p.data = JSON.stringify([{ id: str(first.id), video_url: str(first.url), duration: String(seconds) }]);
