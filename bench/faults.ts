@@ -215,6 +215,8 @@ interface Result {
     drained: string;
     invariant: string;
     bound: string;
+    /** Why the invariant failed (printed again under the summary, where a CI log's tail shows it). */
+    why?: string[];
   };
 }
 
@@ -379,6 +381,11 @@ async function main(): Promise<number> {
       out(
         `| ${r.scenario.name} | ${m.invariant} | ${m.sent} / ${m.served} | ${m.errors} | ${m.errorKinds} | ${m.outage} | ${m.ready} | ${m.caughtUp} | ${m.drained} | ${m.bound} |`,
       );
+    }
+    for (const r of results.filter((x) => !x.pass && x.summary.why?.length)) {
+      out();
+      out(`Why ${r.scenario.name} failed:`);
+      for (const l of r.summary.why ?? []) out(l);
     }
     if (skipped.length) {
       out();
@@ -678,7 +685,9 @@ async function runScenario(
   await prober;
   // Each user's next request (after the lease of a killed relay lapsed: its holds go back), then
   // drain again: what the checks read is final.
-  await sleep(Math.max(0, times.kill + RELAY_LEASE_LAPSE_MS + 2 * RELAY_LEASE_RENEW_MS - now()));
+  // Billing reads the leases every RELAY_LEASE_RENEW_MS: the last move it saw is up to one read after
+  // the kill, and a loaded machine delays its reads; one more read of margin.
+  await sleep(Math.max(0, times.kill + RELAY_LEASE_LAPSE_MS + 3 * RELAY_LEASE_RENEW_MS - now()));
   // Same buckets for both reads (a minute may turn in between).
   const rlBucket = Math.floor(Date.now() / 60_000);
   const rlBeforeNext = await rateCount(redis, rlUser.userId, rlBucket);
@@ -749,6 +758,7 @@ async function runScenario(
   /** The checks' own wallet reads (after the drain): how long the slowest took, and failed tries. */
   const reads = { slowestMs: 0, failed: 0 };
   let pass = true;
+  const why: string[] = [];
   let underQuota = 0;
   let unbilledAnswers: Req[] = [];
   let holdsOpen = 0;
@@ -851,7 +861,9 @@ async function runScenario(
     }
     if (problems.length) {
       pass = false;
-      say(`- user ${u.userId} (${u.rich ? 'large' : 'modest'} balance, ${A.size} answered): ${problems.join('; ')}`);
+      const line = `- user ${u.userId} (${u.rich ? 'large' : 'modest'} balance, ${A.size} answered): ${problems.join('; ')}`;
+      why.push(line);
+      say(line);
     }
   }
 
@@ -865,8 +877,11 @@ async function runScenario(
     const oldest = unbilledAnswers.reduce((m, r) => Math.max(m, times.kill - r.doneAt), Number.NEGATIVE_INFINITY);
     const within = unbilledAnswers.every((r) => r.doneAt > windowStart);
     const boundQuota = inWindow * PRICE;
-    if (!within || underQuota > boundQuota) pass = false;
     bound = `under-charge ${underQuota} (${unbilledAnswers.length} answers) ≤ ${boundQuota} (${inWindow} answers in the last ${LINGER_MS} + ${SEND_ALLOWANCE_MS} ms): ${within && underQuota <= boundQuota ? 'yes' : 'NO'}`;
+    if (!within || underQuota > boundQuota) {
+      pass = false;
+      why.push(`- the bound: ${bound}`);
+    }
     say(
       `- Answered but unbilled: ${unbilledAnswers.length} (${underQuota} quota); the oldest answered ${unbilledAnswers.length ? `${f(oldest, 0)} ms` : '-'} before the fault. Answers in the ${LINGER_MS} + ${SEND_ALLOWANCE_MS} ms before the fault: ${inWindow} (bound ${boundQuota}).`,
     );
@@ -943,7 +958,12 @@ async function runScenario(
   say(
     `- Usage pipeline drained (billing and logs at lag 0) ${drainedAt ? `${s1(drainedAt - answered)} after the last answer` : `NOT within ${DRAIN_LIMIT_S} s`}.`,
   );
-  if (!drainedAt || !drained2) pass = false;
+  if (!drainedAt || !drained2) {
+    pass = false;
+    why.push(
+      `- the usage pipeline did not drain within ${DRAIN_LIMIT_S} s (${drainedAt ? 'after the next requests' : 'after the load'})`,
+    );
+  }
   for (const l of scenarioLines({
     sc,
     times,
@@ -956,7 +976,10 @@ async function runScenario(
     rlNext: [rlBeforeNext, rlAfterNext],
   }))
     say(l);
-  if (sc.target === 'redis' && !(rlAfterNext > rlBeforeNext)) pass = false;
+  if (sc.target === 'redis' && !(rlAfterNext > rlBeforeNext)) {
+    pass = false;
+    why.push(`- the rate limiter did not count again after Redis came back (${rlBeforeNext} -> ${rlAfterNext})`);
+  }
   if (sc.target === 'mongo') {
     // No half-written record: every ledger entry's operations have their markers, except at most
     // the newest entry of a user (its marker write is the one a crash can cut; the next write redoes it).
@@ -972,7 +995,10 @@ async function runScenario(
     const newest = new Map<number, number>();
     for (const e of entryOps) newest.set(e.userId, Math.max(newest.get(e.userId) ?? 0, e.seq));
     const unmarked = entryOps.filter((e) => e.seq !== newest.get(e.userId) && e.ids.some((id) => !marked.has(id)));
-    if (unmarked.length) pass = false;
+    if (unmarked.length) {
+      pass = false;
+      why.push(`- ${unmarked.length} ledger entries below a user's newest miss an operation marker`);
+    }
     say(
       `- Ledger after the restart: ${entryOps.length} entries, ${ids.length} operations; entries below a user's newest with a missing operation marker: ${unmarked.length}.`,
     );
@@ -991,7 +1017,10 @@ async function runScenario(
   if (webhook) {
     const w = await webhook.afterRestart();
     for (const l of w.lines) say(l);
-    if (!w.pass) pass = false;
+    if (!w.pass) {
+      pass = false;
+      why.push(...w.lines);
+    }
   }
   const invariant = pass
     ? sc.exact
@@ -1013,6 +1042,7 @@ async function runScenario(
       drained: drainedAt ? s1(drainedAt - answered) : 'no',
       invariant,
       bound,
+      ...(why.length ? { why } : {}),
     },
   };
 }

@@ -134,9 +134,9 @@ export async function createApp(
       stack.add(() => leases.stop());
       const events = billingEvents(publisher);
       const ledgerOnly = walletLedger(ledgerRepo, Date.now, {
-        lapsed: (rid, heldAt) => {
+        lapsed: (rid, heldAt, leaseAgeMs) => {
           const dash = rid.indexOf('-');
-          return dash > 0 && leases.lapsed(rid.slice(0, dash), heldAt);
+          return dash > 0 && leases.lapsed(rid.slice(0, dash), heldAt, leaseAgeMs);
         },
       });
       // Every balance a change leaves is checked against the user's quota warning threshold.

@@ -71,7 +71,7 @@ export function renewRelayLease(
   instance: string,
   everyMs = RELAY_LEASE_RENEW_MS,
   opts: { fenceMs?: number; onFence?: (fenced: boolean) => void; clock?: () => number } = {},
-): { stop(): void; fenced(): boolean } {
+): { stop(): void; fenced(): boolean; age(): number } {
   const clock = opts.clock ?? Date.now;
   // 0: no fence (the default of the relay's RELAY_LEASE_FENCE_MS).
   const fenceMs = opts.fenceMs ?? RELAY_LEASE_FENCE_MS;
@@ -111,6 +111,8 @@ export function renewRelayLease(
       clearInterval(watcher);
     },
     fenced: () => fenced,
+    /** Milliseconds since the last renewal Redis confirmed (its send time), on this process's clock. */
+    age: () => Math.max(0, Math.round(clock() - okAt)),
   };
 }
 
@@ -119,16 +121,24 @@ export function renewRelayLease(
  * instance seen renewing before whose score has not moved for RELAY_LEASE_LAPSE_MS of billing's
  * clock, while the view is fresh (read within 3 x everyMs). After a failed read (Redis down, so the
  * relays could not renew either) every lease starts its lapse time again: nothing lapses because
- * of a Redis outage. With `heldAt` (billing's clock when a hold was placed) only holds placed up to
- * `RELAY_LEASE_FENCE_MS - everyMs` (3 s) after billing last saw the lease move count as lapsed: a
- * process killed right after a renewal placed its last holds within a renewal period of it; a hold
- * placed later came from a relay still alive past its fence (it cannot reach Redis) and is left to
- * its settle (or the hold TTL).
+ * of a Redis outage.
+ *
+ * Which holds of a lapsed instance go back: a hold whose relay sent its lease age (how long before
+ * the pre-consume its last renewal was confirmed, on the relay's own clock) counts when that age was
+ * at most RELAY_LEASE_FENCE_MS: a process killed mid-request placed its last holds within a renewal
+ * period of its last renewal, however late billing got to them; a hold sent later came from a relay
+ * still alive then (it could not reach Redis) and is left to its settle (or the hold TTL). A hold
+ * without an age (callers without a lease) counts when billing placed it up to
+ * `RELAY_LEASE_FENCE_MS - everyMs` after it last saw the lease move.
  */
 export function watchRelayLeases(
   client: Redis,
   opts: { everyMs?: number; lapseMs?: number; holdGraceMs?: number; clock?: () => number } = {},
-): { lapsed(instance: string, heldAt?: number): boolean; check(): Promise<void>; stop(): void } {
+): {
+  lapsed(instance: string, heldAt?: number, leaseAgeMs?: number): boolean;
+  check(): Promise<void>;
+  stop(): void;
+} {
   const everyMs = opts.everyMs ?? RELAY_LEASE_RENEW_MS;
   const lapseMs = opts.lapseMs ?? RELAY_LEASE_LAPSE_MS;
   const holdGraceMs = opts.holdGraceMs ?? RELAY_LEASE_FENCE_MS - everyMs;
@@ -160,13 +170,13 @@ export function watchRelayLeases(
   timer.unref();
   void check();
   return {
-    lapsed(instance, heldAt) {
+    lapsed(instance, heldAt, leaseAgeMs) {
       const now = clock();
       if (now - readAt > 3 * everyMs) return false;
       const s = seen.get(instance);
-      return (
-        s !== undefined && now - s.movedAt > lapseMs && (heldAt === undefined || heldAt <= s.movedAt + holdGraceMs)
-      );
+      if (s === undefined || now - s.movedAt <= lapseMs) return false;
+      if (leaseAgeMs !== undefined) return leaseAgeMs <= RELAY_LEASE_FENCE_MS;
+      return heldAt === undefined || heldAt <= s.movedAt + holdGraceMs;
     },
     check,
     stop: () => clearInterval(timer),

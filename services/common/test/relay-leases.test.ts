@@ -2,7 +2,14 @@
 import { randomBytes } from 'node:crypto';
 import { eventually } from '@aigw/common/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, RELAY_LEASES_KEY, type Redis, renewRelayLease, watchRelayLeases } from '../src/index.ts';
+import {
+  connectRedis,
+  RELAY_LEASE_FENCE_MS,
+  RELAY_LEASES_KEY,
+  type Redis,
+  renewRelayLease,
+  watchRelayLeases,
+} from '../src/index.ts';
 
 let redis: Redis;
 beforeAll(async () => {
@@ -100,6 +107,34 @@ describe('relay lease fence', () => {
     expect(watch.lapsed('ffff0006', 0)).toBe(true);
     expect(watch.lapsed('ffff0006', 2_000)).toBe(true);
     expect(watch.lapsed('ffff0006', 3_500)).toBe(false);
+    r.stop();
+    watch.stop();
+  });
+
+  it('when a hold carries the relay lease age, then that age decides, however late billing placed it', async () => {
+    let now = 0;
+    let relayNow = 0;
+    const r = renewRelayLease(redis, 'abab0007', 60_000, { fenceMs: 0, clock: () => relayNow });
+    await eventually(
+      async () => (await redis.zscore(RELAY_LEASES_KEY, 'abab0007')) !== null,
+      (v) => v,
+      { what: 'the first renewal' },
+    );
+    // The relay's own clock: its renewal was confirmed at 0, so 1.5 s later its lease age is 1.5 s.
+    relayNow = 1_500;
+    expect(r.age()).toBe(1_500);
+    const watch = watchRelayLeases(redis, { everyMs: 1_000, lapseMs: 1_000, holdGraceMs: 0, clock: () => now });
+    await watch.check();
+    now = 800;
+    await watch.check();
+    now = 1_600;
+    await watch.check();
+    // Placed by billing 9 s after the lease last moved (a backlog), but sent by a relay whose lease
+    // was 1.5 s old: given back. Sent with an age past RELAY_LEASE_FENCE_MS: the relay was alive
+    // then and cut off from Redis, its settle will come.
+    expect(watch.lapsed('abab0007', 9_000, r.age())).toBe(true);
+    expect(watch.lapsed('abab0007', 9_000, RELAY_LEASE_FENCE_MS)).toBe(true);
+    expect(watch.lapsed('abab0007', 0, RELAY_LEASE_FENCE_MS + 1)).toBe(false);
     r.stop();
     watch.stop();
   });

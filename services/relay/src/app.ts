@@ -261,7 +261,8 @@ export async function createApp(
           async preConsume(req) {
             const t0 = performance.now();
             try {
-              const res = await rawWallet.preConsume(req);
+              // The lease age lets billing tell this process's holds from a live one's once it lapses.
+              const res = await rawWallet.preConsume({ ...req, leaseAgeMs: lease.age() });
               fence.held(req.requestId);
               return res;
             } finally {

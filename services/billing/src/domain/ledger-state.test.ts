@@ -66,6 +66,21 @@ describe('ledger state', () => {
     expect(state.quota).toBe(100);
   });
 
+  it('when a relay sends its lease age with a hold, then the hold keeps it for the lapse check', () => {
+    const s = hold(funded(100), {
+      rid: 'aged',
+      amount: 10,
+      tokenId: 0,
+      tokenLimited: false,
+      now: 0,
+      leaseAgeMs: 1_200,
+    });
+    expect(s.holds.aged?.g).toBe(1_200);
+    const young = (_rid: string, h: { g?: number }) => (h.g ?? 0) <= 1_000;
+    expect(expireHolds(s, 1, young).expired).toEqual([]);
+    expect(expireHolds(s, 1, (_rid, h) => (h.g ?? 0) <= 5_000).expired).toEqual(['aged']);
+  });
+
   it('when the relay process of a hold is gone (lease lapsed), then the next change gives it back and a late settle charges it all', () => {
     let s = hold(funded(100, 50), { rid: 'dead-1', amount: 40, tokenId: 7, tokenLimited: true, now: 1_000 });
     s = hold(s, { rid: 'live-1', amount: 30, tokenId: 0, tokenLimited: false, now: 1_000 });

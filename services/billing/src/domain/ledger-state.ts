@@ -45,6 +45,8 @@ export interface Hold {
   l: boolean;
   /** Unix ms of the reservation. */
   at: number;
+  /** The relay's lease age when it sent the pre-consume (ms; absent for callers without a lease). */
+  g?: number;
   /** The subscription paying the request (then `a` is 0), and what its windows reserved. */
   s?: string;
   sa?: number;
@@ -130,7 +132,15 @@ function assertAmount(amount: number): void {
  */
 export function hold(
   state: LedgerState,
-  op: { rid: string; amount: number; tokenId: number; tokenLimited: boolean; now: number; funding?: Funding },
+  op: {
+    rid: string;
+    amount: number;
+    tokenId: number;
+    tokenLimited: boolean;
+    now: number;
+    funding?: Funding;
+    leaseAgeMs?: number | undefined;
+  },
 ): LedgerState {
   assertAmount(op.amount);
   // A replay: the ledger answers it from the recorded entry.
@@ -147,13 +157,14 @@ export function hold(
     ta = op.amount;
   }
   const l = Boolean(op.tokenId && op.tokenLimited);
+  const g = op.leaseAgeMs === undefined ? {} : { g: op.leaseAgeMs };
   if (sub && next.subs && op.funding) {
     next.subs = chargeSubscription(next.subs, sub, op.amount, op.now, op.funding.timeZone);
-    next.holds[op.rid] = { a: 0, t: op.tokenId, ta, l, at: op.now, s: sub, sa: op.amount };
+    next.holds[op.rid] = { a: 0, t: op.tokenId, ta, l, at: op.now, ...g, s: sub, sa: op.amount };
     return next;
   }
   next.quota -= op.amount;
-  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l, at: op.now };
+  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l, at: op.now, ...g };
   return next;
 }
 

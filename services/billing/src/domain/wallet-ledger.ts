@@ -84,11 +84,14 @@ const READ_STALENESS_MS = 1_000;
 export function walletLedger(
   repo: LedgerRepository,
   clock: () => number = Date.now,
-  /** `heldAt`: billing's clock when the hold was placed (a hold placed after its relay's last renewal stays). */
-  opts: { lapsed?: (rid: string, heldAt: number) => boolean } = {},
+  /**
+   * `heldAt`: billing's clock when the hold was placed; `leaseAgeMs`: the relay's lease age when it
+   * sent it (relay-leases in @aigw/common: a hold sent by a relay still alive past its fence stays).
+   */
+  opts: { lapsed?: (rid: string, heldAt: number, leaseAgeMs: number | undefined) => boolean } = {},
 ) {
   const lapsed = opts.lapsed;
-  const lapsedHold = lapsed && ((rid: string, h: Hold) => lapsed(rid, h.at));
+  const lapsedHold = lapsed && ((rid: string, h: Hold) => lapsed(rid, h.at, h.g));
   const cache = new Map<number, Head>();
   const pending: Pending[] = [];
   let running = false;

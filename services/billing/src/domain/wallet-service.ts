@@ -119,10 +119,22 @@ export function walletService(deps: {
     },
 
     async preConsume(
-      req: { requestId: string; userId: number; tokenId: number; amount: number; model?: string; group?: string },
+      req: {
+        requestId: string;
+        userId: number;
+        tokenId: number;
+        amount: number;
+        model?: string;
+        group?: string;
+        leaseAgeMs?: number | undefined;
+      },
       opts: { signal?: AbortSignal } = {},
     ) {
       const rid = checkRequestId(req.requestId);
+      const leaseAgeMs =
+        req.leaseAgeMs !== undefined && Number.isFinite(req.leaseAgeMs) && req.leaseAgeMs >= 0
+          ? Math.round(req.leaseAgeMs)
+          : undefined;
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
       let tokenLimited = false;
       let budgets: TokenBudgets | undefined;
@@ -141,7 +153,15 @@ export function walletService(deps: {
         decide: (s) => {
           checkHoldBudget(s, { tokenId: req.tokenId, amount: req.amount, budgets, starts: periods() });
           const now = Date.now();
-          const next = hold(s, { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, now, funding });
+          const next = hold(s, {
+            rid,
+            amount: req.amount,
+            tokenId: req.tokenId,
+            tokenLimited,
+            now,
+            funding,
+            leaseAgeMs,
+          });
           const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
           return {
             kind: 'hold',

@@ -71,6 +71,8 @@ export interface WalletPort {
     /** The model and group: billing chooses a subscription bound to them, or the wallet. */
     model?: string;
     group?: string;
+    /** Set by the process (its lease age, ms): billing uses it once the lease lapses. */
+    leaseAgeMs?: number;
   }): Promise<{ userQuota: number; tokenRemainQuota: number; subscriptionId?: string; subscriptionActive?: boolean }>;
   /** Best effort: a refund that fails is made by billing from the request's error usage event. */
   refund(requestId: string, userId: number): Promise<void>;
