@@ -249,8 +249,11 @@ async function main(): Promise<number> {
   const stripe = ONLY.includes('billing') ? await startWebhookFake() : undefined;
   // Private servers: the suite stops and kills them.
   const t0 = now();
-  const infra = await startPrivateInfra();
-  privateInfra = infra;
+  const infra = await startPrivateInfra({
+    onCreate: (i) => {
+      privateInfra = i;
+    },
+  });
   Object.assign(process.env, infra.env);
   const infraUpMs = now() - t0;
   // The relay reaches billing through a proxy that the stall scenario stalls.
@@ -1234,6 +1237,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.once(sig, () => {
     platform?.killAll();
     privateInfra?.killAll();
+    privateInfra?.removeDir();
     process.exit(130);
   });
 }

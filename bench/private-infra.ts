@@ -54,7 +54,13 @@ function run(args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<s
   });
 }
 
-export async function startPrivateInfra(): Promise<PrivateInfra> {
+/**
+ * `onCreate` gets the handle before the servers start, so that a signal during the start (the test
+ * command stopping the suite when an earlier check failed) can still kill what was started.
+ */
+export async function startPrivateInfra(
+  opts: { onCreate?: (infra: PrivateInfra) => void } = {},
+): Promise<PrivateInfra> {
   const dir = mkdtempSync(join(tmpdir(), 'aigw-faults-infra-'));
   const ports = { mongo: await freePort(), kafka: await freePort(), redis: await freePort() };
   const controller = await freePort();
@@ -107,8 +113,14 @@ export async function startPrivateInfra(): Promise<PrivateInfra> {
       rmSync(dir, { recursive: true, force: true });
     },
     killAll,
-    removeDir: () => rmSync(dir, { recursive: true, force: true }),
+    // Killed servers may still be writing for a moment: retried, and never throws (a signal handler calls it).
+    removeDir: () => {
+      try {
+        rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+      } catch {}
+    },
   };
+  opts.onCreate?.(infra);
   try {
     await run(['up'], env, 240_000);
   } catch (err) {
