@@ -9,13 +9,21 @@ export function renderNumber(n: number): string {
   return String(n);
 }
 
+/** The option QuotaPerUnit's default (quota per dollar), for a status that does not carry it yet. */
+export const DEFAULT_QUOTA_PER_UNIT = 500_000;
+
+/** Quota per dollar: the server's QuotaPerUnit, else its default. */
+export function quotaPerUnitOf(status: Pick<Status, 'quota_per_unit'>): number {
+  return status.quota_per_unit || DEFAULT_QUOTA_PER_UNIT;
+}
+
 /** Quota as shown to users: dollars when display_in_currency is on, else a (shortened) number. */
 export function renderQuota(
   quota: number,
   status: Pick<Status, 'display_in_currency' | 'quota_per_unit'>,
   digits = 2,
 ): string {
-  const perUnit = status.quota_per_unit || 500000;
+  const perUnit = quotaPerUnitOf(status);
   if (status.display_in_currency !== false) return `$${(quota / perUnit).toFixed(digits)}`;
   return renderNumber(quota);
 }
@@ -30,7 +38,7 @@ export function renderQuotaPrecise(
   status: Pick<Status, 'display_in_currency' | 'quota_per_unit'>,
   scale = quota,
 ): string {
-  const dollars = Math.abs(scale) / (status.quota_per_unit || 500000);
+  const dollars = Math.abs(scale) / quotaPerUnitOf(status);
   const digits = dollars > 0 ? Math.min(6, Math.max(2, Math.ceil(-Math.log10(dollars)) + 1)) : 2;
   return renderQuota(quota, status, digits);
 }

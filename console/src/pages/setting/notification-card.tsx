@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { type NotifySetting, parseNotifySetting, updateNotifySetting } from '../../api/notify-setting.ts';
 import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
-import { renderQuota } from '../../utils/format.ts';
+import { quotaPerUnitOf, renderQuota } from '../../utils/format.ts';
 
 const isHttpUrl = (s: string) => /^https?:\/\/\S+$/i.test(s.trim());
 
@@ -28,7 +28,7 @@ export function notifySettingProblem(s: NotifySetting, tokenStored: boolean): Pa
 export default function NotificationCard({ setting, onSaved }: { setting?: string; onSaved: () => void }) {
   const { status } = useStatus();
   // A new setting starts at one currency unit (the server uses QuotaRemindThreshold until one is saved).
-  const defaultThreshold = status.quota_per_unit || 500_000;
+  const defaultThreshold = quotaPerUnitOf(status);
   const [form, setForm] = useState<NotifySetting>(() => parseNotifySetting(setting, defaultThreshold));
   const [saving, setSaving] = useState(false);
   useEffect(() => setForm(parseNotifySetting(setting, defaultThreshold)), [setting, defaultThreshold]);

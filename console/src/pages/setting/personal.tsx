@@ -28,7 +28,7 @@ import { tr } from '../../locale/translate.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
-import { renderQuota } from '../../utils/format.ts';
+import { quotaPerUnitOf, renderQuota } from '../../utils/format.ts';
 import { startGitHubOAuth } from '../login/index.tsx';
 import CheckinCard from './checkin-card.tsx';
 import LoginSessionsCard from './login-sessions-card.tsx';
@@ -77,7 +77,7 @@ export default function PersonalSetting() {
   };
 
   const transfer = async () => {
-    const unit = status.quota_per_unit || 500000;
+    const unit = quotaPerUnitOf(status);
     if (transferAmount < unit) {
       Message.error(tr('setting.transferMin', { min: quota(unit) }));
       return;
