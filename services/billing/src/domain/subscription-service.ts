@@ -73,6 +73,8 @@ export function normalizePlan(
   const maxPurchase = Number(input.max_purchase_per_user ?? 0);
   if (!Number.isInteger(maxPurchase) || maxPurchase < 0) throw invalid('购买上限不能为负数');
   const group = String(input.group ?? '').trim();
+  if (String(input.stripe_price_id ?? '').length > 128 || String(input.creem_product_id ?? '').length > 128)
+    throw invalid('支付商品ID过长');
   if (group && !groups.includes(group)) throw invalid('分组不存在');
   const models = (Array.isArray(input.models) ? input.models : String(input.models ?? '').split(','))
     .map((m) => String(m).trim())
@@ -95,6 +97,8 @@ export function normalizePlan(
     total_amount: quotaField(input.total_amount, '总额度'),
     models: [...new Set(models)],
     group,
+    stripe_price_id: String(input.stripe_price_id ?? '').trim(),
+    creem_product_id: String(input.creem_product_id ?? '').trim(),
   };
 }
 
