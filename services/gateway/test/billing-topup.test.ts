@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createClient } from '@aigw/common';
+import { connectMongo, createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { WalletService } from '@aigw/proto/billing/v1/billing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -505,5 +505,66 @@ describe('online top-up through the gateway', () => {
     expect((await creem.complete(cheapTrade)).status).toBe(400);
     expect(await subsOf(cheap)).toEqual([]);
     expect(await balance()).toBe(before);
+  });
+
+  it('when a subscription ends, then the next change takes it out of the ledger state while its history still lists it expired; a request held on it settles to it', async () => {
+    const root = await rootApi(stack);
+    const created = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: {
+        title: 'Two seconds',
+        price_amount: 1,
+        duration_unit: 'custom',
+        custom_seconds: 2,
+        daily_quota: 1_000_000,
+        models: ['short-model'],
+      },
+    });
+    const planId = created.body.data?.id as number;
+    const buyer = await userApi(stack);
+    expect(
+      (await root.post(`/subscription/admin/users/${buyer.id}/subscriptions`, { plan_id: planId })).body.success,
+    ).toBe(true);
+    type Self = { subscriptions: { subscription: MySub }[]; all_subscriptions: { subscription: MySub }[] };
+    const self = async () => (await buyer.api.get<Self>('/subscription/self')).body.data as Self;
+    const subId = (await self()).subscriptions[0]?.subscription.id as string;
+    const quota = async () => (await buyer.api.get<{ quota: number }>('/user/self')).body.data?.quota ?? 0;
+    const before = await quota();
+    const db = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+    const wallet = createClient(WalletService, stack.env.BILLING_ADDR as string);
+    const latest = async () =>
+      (
+        await db.collection('ledger_entries').find({ user_id: buyer.id }).sort({ seq: -1 }).limit(1).toArray()
+      )[0] as unknown as { state: { subs?: Record<string, unknown> }; ended_subs?: Record<string, unknown> };
+    const prefer = (p: string) => buyer.api.put('/subscription/self/preference', { billing_preference: p });
+    try {
+      const rid = `short-${Date.now()}`;
+      const held = await wallet.preConsume({
+        requestId: rid,
+        userId: buyer.id,
+        amount: 500,
+        model: 'short-model',
+        group: 'default',
+      });
+      expect(held.subscriptionId).toBe(subId);
+      await eventually(self, (s) => s.all_subscriptions[0]?.subscription.status === 'expired', { timeoutMs: 10_000 });
+      // A change while the request still holds from it: it stays, and the late settle charges it.
+      expect((await prefer('wallet_first')).body.success).toBe(true);
+      expect(Object.keys((await latest()).state.subs ?? {})).toEqual([subId]);
+      expect((await wallet.settle({ requestId: rid, actual: 400, userId: buyer.id })).delta).toBe(0);
+      // The next change takes it out; the history keeps it.
+      expect((await prefer('subscription_first')).body.success).toBe(true);
+      const entry = await latest();
+      expect(entry.state.subs).toEqual({});
+      expect(Object.keys(entry.ended_subs ?? {})).toEqual([subId]);
+    } finally {
+      wallet.close();
+      await db.close();
+    }
+    const after = await self();
+    expect(after.subscriptions).toEqual([]);
+    expect(after.all_subscriptions.map((s) => [s.subscription.id, s.subscription.status])).toEqual([
+      [subId, 'expired'],
+    ]);
+    expect(await quota()).toBe(before);
   });
 });
