@@ -20,6 +20,9 @@ export interface SubscriptionPlan {
   total_amount: number;
   models: string[];
   group: string;
+  /** new-api's card payment ids: the plan is sold by Stripe / Creem when set. */
+  stripe_price_id?: string;
+  creem_product_id?: string;
 }
 
 export interface SubscriptionWindow {
@@ -74,6 +77,18 @@ export const payPlanEpay = (planId: number, paymentMethod: 'zfb' | 'wx') =>
   request<Record<string, string>>('POST', '/api/subscription/epay/pay', {
     body: { plan_id: planId, payment_method: paymentMethod },
   }) as Promise<{ success: boolean; message: string; data?: Record<string, string>; url?: string }>;
+
+/** POST /api/subscription/stripe/pay: a Stripe Checkout Session; the browser goes to pay_link. */
+export const payPlanStripe = (planId: number) =>
+  request<{ pay_link: string; trade_no: string }>('POST', '/api/subscription/stripe/pay', {
+    body: { plan_id: planId },
+  });
+
+/** POST /api/subscription/creem/pay: a Creem checkout; the browser goes to checkout_url. */
+export const payPlanCreem = (planId: number) =>
+  request<{ checkout_url: string; order_id: string }>('POST', '/api/subscription/creem/pay', {
+    body: { plan_id: planId },
+  });
 
 /** GET /api/subscription/admin/plans: every plan (admin). */
 export const listAllPlans = () => request<{ plan: SubscriptionPlan }[]>('GET', '/api/subscription/admin/plans');

@@ -43,6 +43,7 @@ import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
 import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
+import { cardGateway } from './domain/card-gateway.ts';
 import { pricingService } from './domain/pricing-service.ts';
 import { quotaWarnings, watchedLedger } from './domain/quota-warning.ts';
 import { redemptionsService } from './domain/redemptions-service.ts';
@@ -154,13 +155,12 @@ export async function createApp(
         options,
         groups: () => Object.keys(options.json<Record<string, number>>('GroupRatio') ?? {}),
       });
-      const subscriptionPay = subscriptionPayments({ orders: subOrderRepo, subscriptions, options });
-      const topup = topupService({
-        orders: orderRepo,
-        wallet,
+      const card = cardGateway({
         options,
-        cardApi: { stripeBase: config.STRIPE_API_BASE, creemBase: config.CREEM_API_BASE },
+        api: { stripeBase: config.STRIPE_API_BASE, creemBase: config.CREEM_API_BASE },
       });
+      const subscriptionPay = subscriptionPayments({ orders: subOrderRepo, subscriptions, options, card });
+      const topup = topupService({ orders: orderRepo, wallet, options, card, plans: subscriptionPay });
       const pricing = pricingService({
         options,
         writeOption: async (key, value) => {

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { connectMongo, createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
+import { WalletService } from '@aigw/proto/billing/v1/billing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, eventually, rootApi, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 import { FakeCreem } from './fakes/creem.ts';
@@ -22,8 +24,13 @@ function sign(params: Record<string, string>, key = EPAY_KEY): string {
 describe('online top-up through the gateway', () => {
   let stack: Stack;
   let user: { api: Api; id: number };
-  const stripe = new FakeStripe('sk_test_fake', 'whsec_fake');
-  const creem = new FakeCreem('creem_test_key', 'creem_whsec', { prod_ten: 1000 });
+  // price_plan / prod_plan cost a plan's 12.50; the *_cheap ones 1.00 (a wrong amount for it).
+  const stripe = new FakeStripe('sk_test_fake', 'whsec_fake', 800, { price_plan: 1250, price_plan_cheap: 100 });
+  const creem = new FakeCreem('creem_test_key', 'creem_whsec', {
+    prod_ten: 1000,
+    prod_plan: 1250,
+    prod_plan_cheap: 100,
+  });
   beforeAll(async () => {
     await Promise.all([stripe.start(), creem.start()]);
     stack = await startMoneyStack([], { STRIPE_API_BASE: stripe.baseUrl, CREEM_API_BASE: creem.baseUrl });
@@ -371,5 +378,193 @@ describe('online top-up through the gateway', () => {
       success: false,
       message: '充值订单不存在',
     });
+  });
+
+  type MySub = {
+    id: string;
+    plan_id: number;
+    status: string;
+    windows: { period: string; limit: number; used: number }[];
+  };
+  const subsOf = async (planId: number) =>
+    (
+      (await user.api.get<{ all_subscriptions: { subscription: MySub }[] }>('/subscription/self')).body.data
+        ?.all_subscriptions ?? []
+    )
+      .map((s) => s.subscription)
+      .filter((s) => s.plan_id === planId);
+  /** Shorter terms for later plans: a request is paid by the subscription ending first. */
+  const cardPlan = async (title: string, ids: Record<string, string>, days = 20) => {
+    const root = await rootApi(stack);
+    const r = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: { title, price_amount: 12.5, duration_unit: 'day', duration_value: days, daily_quota: 1_000_000, ...ids },
+    });
+    expect(r.body.success).toBe(true);
+    return r.body.data?.id as number;
+  };
+
+  /** Pays a plan's order through the provider; replays; then checks the plan is active, usable and the wallet unchanged. */
+  async function buyPlanByCard(provider: 'stripe' | 'creem', planId: number, pay: () => Promise<string>) {
+    const tradeNo = await pay();
+    const before = await balance();
+    const delivery = provider === 'stripe' ? await stripe.complete(tradeNo) : await creem.complete(tradeNo);
+    expect(delivery.status).toBe(200);
+    const deliver = (payload: string) => (provider === 'stripe' ? stripe : creem).deliver(payload);
+    // The same event replayed, concurrently and later: one subscription.
+    const replays = await Promise.all([
+      deliver(delivery.payload),
+      deliver(delivery.payload),
+      deliver(delivery.payload),
+    ]);
+    expect(replays.map((r) => r.status)).toEqual([200, 200, 200]);
+    const subs = await subsOf(planId);
+    expect(subs).toHaveLength(1);
+    expect(subs[0]).toMatchObject({ status: 'active', windows: [{ period: 'daily', limit: 1_000_000, used: 0 }] });
+    expect(await balance()).toBe(before);
+    // Usable: a request of the user is paid by it, not by the wallet.
+    const wallet = createClient(WalletService, stack.env.BILLING_ADDR as string);
+    try {
+      const rid = `card-plan-${provider}-${Date.now()}`;
+      const held = await wallet.preConsume({
+        requestId: rid,
+        userId: user.id,
+        amount: 2000,
+        model: 'gpt-4o-mini',
+        group: 'default',
+      });
+      expect(held.subscriptionId).toBe(subs[0]?.id);
+      await wallet.settle({ requestId: rid, actual: 1500, userId: user.id });
+    } finally {
+      wallet.close();
+    }
+    expect((await subsOf(planId))[0]?.windows[0]?.used).toBe(1500);
+    expect(await balance()).toBe(before);
+    return tradeNo;
+  }
+
+  it('when a user buys a plan with Stripe, then its signed webhook starts it once, usable, the wallet unchanged; a wrong amount starts nothing', async () => {
+    const planId = await cardPlan('Stripe plan', { stripe_price_id: 'price_plan' });
+    const noPrice = await cardPlan('No Stripe price', {});
+    expect((await user.api.post('/subscription/stripe/pay', { plan_id: noPrice })).body).toMatchObject({
+      success: false,
+      message: '该套餐未配置 StripePriceId',
+    });
+    const stripePay = (id: number, price: string) => async () => {
+      const pay = await user.api.post<{ pay_link: string; trade_no: string }>('/subscription/stripe/pay', {
+        plan_id: id,
+      });
+      expect(pay.body.success).toBe(true);
+      const tradeNo = pay.body.data?.trade_no as string;
+      expect(pay.body.data?.pay_link).toBe(stripe.sessionOf(tradeNo).url);
+      expect(stripe.created.at(-1)).toMatchObject({
+        mode: 'payment',
+        client_reference_id: tradeNo,
+        'line_items[0][price]': price,
+        'line_items[0][quantity]': '1',
+      });
+      return tradeNo;
+    };
+    const tradeNo = await buyPlanByCard('stripe', planId, stripePay(planId, 'price_plan'));
+    // A second event for the same, already granted order: nothing more.
+    const again = stripe.event('checkout.session.async_payment_succeeded', stripe.sessionOf(tradeNo));
+    expect((await stripe.deliver(again)).status).toBe(200);
+    expect(await subsOf(planId)).toHaveLength(1);
+
+    // A plan whose Stripe price charges 1.00 for its 12.50: the paid event is refused, nothing starts.
+    const cheap = await cardPlan('Cheap Stripe price', { stripe_price_id: 'price_plan_cheap' });
+    const cheapTrade = await stripePay(cheap, 'price_plan_cheap')();
+    const before = await balance();
+    expect((await stripe.complete(cheapTrade)).status).toBe(400);
+    expect(await subsOf(cheap)).toEqual([]);
+    // An unknown order: nothing.
+    const unknown = { ...stripe.sessionOf(cheapTrade), client_reference_id: 'SUBSTRIPE0NOnothing' };
+    expect((await stripe.deliver(stripe.event('checkout.session.completed', unknown))).status).toBe(200);
+    expect(await subsOf(cheap)).toEqual([]);
+    expect(await balance()).toBe(before);
+  });
+
+  it('when a user buys a plan with Creem, then its signed webhook starts it once, usable, the wallet unchanged; a wrong amount starts nothing', async () => {
+    const planId = await cardPlan('Creem plan', { creem_product_id: 'prod_plan' }, 10);
+    const creemPay = (id: number, product: string) => async () => {
+      const pay = await user.api.post<{ checkout_url: string; order_id: string }>('/subscription/creem/pay', {
+        plan_id: id,
+      });
+      expect(pay.body.success).toBe(true);
+      const tradeNo = pay.body.data?.order_id as string;
+      expect(pay.body.data?.checkout_url).toBe(creem.checkoutOf(tradeNo).checkout_url);
+      expect(creem.created.at(-1)).toMatchObject({ request_id: tradeNo, product_id: product });
+      return tradeNo;
+    };
+    await buyPlanByCard('creem', planId, creemPay(planId, 'prod_plan'));
+    const bad = await creem.deliver(JSON.stringify({ eventType: 'checkout.completed' }), { secret: 'wrong' });
+    expect(bad.status).toBe(400);
+
+    const cheap = await cardPlan('Cheap Creem product', { creem_product_id: 'prod_plan_cheap' });
+    const cheapTrade = await creemPay(cheap, 'prod_plan_cheap')();
+    const before = await balance();
+    expect((await creem.complete(cheapTrade)).status).toBe(400);
+    expect(await subsOf(cheap)).toEqual([]);
+    expect(await balance()).toBe(before);
+  });
+
+  it('when a subscription ends, then the next change takes it out of the ledger state while its history still lists it expired; a request held on it settles to it', async () => {
+    const root = await rootApi(stack);
+    const created = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: {
+        title: 'Two seconds',
+        price_amount: 1,
+        duration_unit: 'custom',
+        custom_seconds: 2,
+        daily_quota: 1_000_000,
+        models: ['short-model'],
+      },
+    });
+    const planId = created.body.data?.id as number;
+    const buyer = await userApi(stack);
+    expect(
+      (await root.post(`/subscription/admin/users/${buyer.id}/subscriptions`, { plan_id: planId })).body.success,
+    ).toBe(true);
+    type Self = { subscriptions: { subscription: MySub }[]; all_subscriptions: { subscription: MySub }[] };
+    const self = async () => (await buyer.api.get<Self>('/subscription/self')).body.data as Self;
+    const subId = (await self()).subscriptions[0]?.subscription.id as string;
+    const quota = async () => (await buyer.api.get<{ quota: number }>('/user/self')).body.data?.quota ?? 0;
+    const before = await quota();
+    const db = await connectMongo(stack.env.MONGO_URL as string, `aigw_billing_${stack.id}`);
+    const wallet = createClient(WalletService, stack.env.BILLING_ADDR as string);
+    const latest = async () =>
+      (
+        await db.collection('ledger_entries').find({ user_id: buyer.id }).sort({ seq: -1 }).limit(1).toArray()
+      )[0] as unknown as { state: { subs?: Record<string, unknown> }; ended_subs?: Record<string, unknown> };
+    const prefer = (p: string) => buyer.api.put('/subscription/self/preference', { billing_preference: p });
+    try {
+      const rid = `short-${Date.now()}`;
+      const held = await wallet.preConsume({
+        requestId: rid,
+        userId: buyer.id,
+        amount: 500,
+        model: 'short-model',
+        group: 'default',
+      });
+      expect(held.subscriptionId).toBe(subId);
+      await eventually(self, (s) => s.all_subscriptions[0]?.subscription.status === 'expired', { timeoutMs: 10_000 });
+      // A change while the request still holds from it: it stays, and the late settle charges it.
+      expect((await prefer('wallet_first')).body.success).toBe(true);
+      expect(Object.keys((await latest()).state.subs ?? {})).toEqual([subId]);
+      expect((await wallet.settle({ requestId: rid, actual: 400, userId: buyer.id })).delta).toBe(0);
+      // The next change takes it out; the history keeps it.
+      expect((await prefer('subscription_first')).body.success).toBe(true);
+      const entry = await latest();
+      expect(entry.state.subs).toEqual({});
+      expect(Object.keys(entry.ended_subs ?? {})).toEqual([subId]);
+    } finally {
+      wallet.close();
+      await db.close();
+    }
+    const after = await self();
+    expect(after.subscriptions).toEqual([]);
+    expect(after.all_subscriptions.map((s) => [s.subscription.id, s.subscription.status])).toEqual([
+      [subId, 'expired'],
+    ]);
+    expect(await quota()).toBe(before);
   });
 });

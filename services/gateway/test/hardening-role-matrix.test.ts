@@ -109,6 +109,8 @@ const EXPECTED: Record<string, number> = {
   'PUT /subscription/self/preference': USER,
   'POST /subscription/balance/pay': USER,
   'POST /subscription/epay/pay': USER,
+  'POST /subscription/stripe/pay': USER,
+  'POST /subscription/creem/pay': USER,
   // Epay's callback for subscription orders: authenticated by its signature, not by a session.
   'GET /subscription/epay/notify': PUBLIC,
   'POST /subscription/epay/notify': PUBLIC,

@@ -119,6 +119,18 @@ function PlanForm({ plan, onDone }: { plan: Partial<SubscriptionPlan>; onDone: (
         <Input />
       </Form.Item>
       <Space wrap>
+        <Form.Item
+          label={tr('subscription.stripePriceId')}
+          field="stripe_price_id"
+          extra={tr('subscription.cardIdHint')}
+        >
+          <Input style={{ width: 260 }} placeholder="price_..." />
+        </Form.Item>
+        <Form.Item label={tr('subscription.creemProductId')} field="creem_product_id">
+          <Input style={{ width: 260 }} placeholder="prod_..." />
+        </Form.Item>
+      </Space>
+      <Space wrap>
         <Form.Item label={tr('subscription.maxPurchase')} field="max_purchase_per_user">
           <InputNumber min={0} precision={0} style={{ width: 140 }} />
         </Form.Item>

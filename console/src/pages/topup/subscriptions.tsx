@@ -6,11 +6,14 @@ import {
   getMySubscriptions,
   listPlans,
   type MySubscriptions,
+  payPlanCreem,
   payPlanEpay,
+  payPlanStripe,
   type SubscriptionPlan,
   setBillingPreference,
   type UserSubscription,
 } from '../../api/subscription.ts';
+import { getTopupInfo, type TopupInfo } from '../../api/wallet.ts';
 import { tr } from '../../locale/translate.ts';
 import type { LocaleKey } from '../../locale/zh-CN.ts';
 import { useStatus } from '../../store/status-context.tsx';
@@ -114,11 +117,13 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
   const [mine, setMine] = useState<MySubscriptions | null>(null);
   const [buying, setBuying] = useState<{ plan: SubscriptionPlan; requestId: string } | null>(null);
   const [busy, setBusy] = useState(false);
+  const [cards, setCards] = useState<Pick<TopupInfo, 'enable_stripe_topup' | 'enable_creem_topup'> | null>(null);
 
   const load = useCallback(async () => {
-    const [p, m] = await Promise.all([listPlans(), getMySubscriptions()]);
+    const [p, m, info] = await Promise.all([listPlans(), getMySubscriptions(), getTopupInfo()]);
     if (p.success && p.data) setPlans(p.data.map((d) => d.plan));
     if (m.success && m.data) setMine(m.data);
+    if (info.success && info.data) setCards(info.data);
   }, []);
   useEffect(() => {
     void load();
@@ -126,6 +131,12 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
 
   const all = mine?.all_subscriptions.map((s) => s.subscription) ?? [];
   if (plans.length === 0 && all.length === 0) return null;
+
+  // Card payments as for top-ups (enabled by the operator), for plans with the provider's id.
+  const byStripe = (p: SubscriptionPlan) => Boolean(cards?.enable_stripe_topup && p.stripe_price_id);
+  const byCreem = (p: SubscriptionPlan) => Boolean(cards?.enable_creem_topup && p.creem_product_id);
+  const purchasable = (p: SubscriptionPlan) =>
+    p.allow_balance_pay || Boolean(status.enable_online_topup) || byStripe(p) || byCreem(p);
 
   const buy = async () => {
     if (!buying) return;
@@ -148,6 +159,21 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
     const res = await payPlanEpay(buying.plan.id, method);
     setBusy(false);
     if (res.success && res.url && res.data) submitPaymentForm(res.url, res.data);
+  };
+
+  // Stripe or Creem: their checkout page; their webhook starts the subscription once paid.
+  const payCard = async (provider: 'stripe' | 'creem') => {
+    if (!buying) return;
+    setBusy(true);
+    const url =
+      provider === 'stripe'
+        ? (await payPlanStripe(buying.plan.id)).data?.pay_link
+        : (await payPlanCreem(buying.plan.id)).data?.checkout_url;
+    setBusy(false);
+    if (url) {
+      Message.info(tr('topup.redirecting'));
+      window.location.href = url;
+    }
   };
 
   const changePreference = async (pref: BillingPreference) => {
@@ -196,7 +222,7 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
                 title: '',
                 dataIndex: 'id',
                 render: (_: unknown, p) =>
-                  p.allow_balance_pay ? (
+                  purchasable(p) ? (
                     <Button
                       type="primary"
                       size="small"
@@ -235,8 +261,9 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
         onCancel={() => setBuying(null)}
         confirmLoading={busy}
         okText={tr('subscription.payBalance')}
+        okButtonProps={{ disabled: !buying?.plan.allow_balance_pay }}
       >
-        {buying && (
+        {buying?.plan.allow_balance_pay && (
           <p>
             {tr('subscription.buyConfirm', {
               price: renderQuota(Math.ceil(buying.plan.price_amount * (status.quota_per_unit || 500000)), status),
@@ -253,6 +280,21 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
             <Button size="small" disabled={busy} onClick={() => void payOnline('wx')}>
               {tr('topup.wechat')}
             </Button>
+          </Space>
+        )}
+        {buying && (byStripe(buying.plan) || byCreem(buying.plan)) && (
+          <Space style={{ marginTop: 8 }}>
+            <Typography.Text type="secondary">{tr('topup.cardPayments')}</Typography.Text>
+            {byStripe(buying.plan) && (
+              <Button size="small" disabled={busy} onClick={() => void payCard('stripe')}>
+                {tr('topup.payWithStripe')}
+              </Button>
+            )}
+            {byCreem(buying.plan) && (
+              <Button size="small" disabled={busy} onClick={() => void payCard('creem')}>
+                {tr('subscription.payCreem')}
+              </Button>
+            )}
           </Space>
         )}
       </Modal>

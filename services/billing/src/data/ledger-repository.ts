@@ -1,6 +1,7 @@
 import { duplicateIndexes } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import type { LedgerState } from '../domain/ledger-state.ts';
+import type { Sub } from '../domain/subscription-state.ts';
 
 /** One operation recorded in a ledger entry, with what it answered (replays answer the same). */
 export interface OpRecord {
@@ -30,6 +31,16 @@ export interface LedgerEntry {
   state: LedgerState;
   /** Holds given back by this change because they expired. */
   expired?: string[];
+  /** Subscriptions that ended and left the state with this change (archived in subscription_history). */
+  ended_subs?: Record<string, Sub>;
+  at: number;
+}
+
+/** A subscription that ended and left its user's ledger state: the user's history still lists it. */
+interface EndedSubscription {
+  _id: string;
+  user_id: number;
+  sub: Sub;
   at: number;
 }
 
@@ -80,8 +91,15 @@ export interface LedgerRepository {
   ensureIndexes(): Promise<void>;
   /** The newest entry of a user, probing forward from `from` when given (null: no entry yet). */
   latest(userId: number, from?: LedgerEntry | null): Promise<LedgerEntry | null>;
-  /** Inserts entries (one per user); one outcome per entry, in order. */
+  /**
+   * Inserts entries (one per user); one outcome per entry, in order. The subscriptions an entry
+   * takes out of the state (`ended_subs`) are archived first, so none is lost between the two
+   * writes (an entry that then loses its race leaves a record its state still has: readers prefer
+   * the state).
+   */
   appendMany(entries: LedgerEntry[]): Promise<AppendOutcome[]>;
+  /** The archived subscriptions of a user (id -> the subscription as it ended). */
+  endedSubscriptions(userId: number): Promise<Record<string, Sub>>;
   /** Writes the markers of entries' operations (existing ones are kept): one insert for all. */
   mark(entries: LedgerEntry[]): Promise<void>;
   /** The recorded operations among `opIds` (one read). */
@@ -98,6 +116,9 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
   const entries = conn.collection<LedgerEntry>('ledger_entries') as unknown as Collection<LedgerEntry>;
   const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
   const markers = conn.collection<OpMarker>('ledger_ops') as unknown as Collection<OpMarker>;
+  const history = conn.collection<EndedSubscription>(
+    'subscription_history',
+  ) as unknown as Collection<EndedSubscription>;
   const byId = (userId: number, seq: number) => entries.findOne({ _id: `${userId}:${seq}` });
   const markersOf = (e: LedgerEntry): OpMarker[] =>
     opsOf(e).map((o) => ({
@@ -128,6 +149,7 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
   return {
     async ensureIndexes() {
       await entries.createIndex({ op_id: 1 }, { unique: true });
+      await history.createIndex({ user_id: 1 });
     },
     async latest(userId, from) {
       let found: LedgerEntry | null = from ?? null;
@@ -145,6 +167,12 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
       }
     },
     async appendMany(list) {
+      const archived = list.flatMap((e) =>
+        Object.entries(e.ended_subs ?? {}).map(([id, sub]) => ({
+          replaceOne: { filter: { _id: id }, replacement: { user_id: e.user_id, sub, at: e.at }, upsert: true },
+        })),
+      );
+      if (archived.length > 0) await history.bulkWrite(archived as never, { ordered: false });
       const failed = await insertIgnoringDuplicates(entries, list);
       const outcomes: AppendOutcome[] = [];
       for (const [i, entry] of list.entries()) {
@@ -202,6 +230,10 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
         if (op) found.set(m._id, { ...op, userId: m.user_id, seq: m.seq });
       }
       return found;
+    },
+    async endedSubscriptions(userId) {
+      const docs = await history.find({ user_id: userId }).toArray();
+      return Object.fromEntries(docs.map((d) => [d._id, d.sub]));
     },
     async findOp(opId, thorough = false) {
       const marker = await markers.findOne({ _id: opId });

@@ -21,6 +21,9 @@ export interface PlanDoc {
   total_amount: number;
   models: string[];
   group: string;
+  /** new-api's card payment ids (missing on plans saved before them: not sold by card). */
+  stripe_price_id?: string;
+  creem_product_id?: string;
   created_at: number;
   updated_at: number;
 }

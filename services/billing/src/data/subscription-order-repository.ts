@@ -10,7 +10,7 @@ export interface SubscriptionOrder {
   money: number;
   payment_method: string;
   payment_provider: string;
-  /** pending, success. */
+  /** pending, success, failed, expired. */
   status: string;
   create_time: number;
   complete_time: number;
@@ -21,6 +21,8 @@ export interface SubscriptionOrderRepository {
   insert(order: SubscriptionOrder): Promise<void>;
   get(tradeNo: string): Promise<SubscriptionOrder | null>;
   complete(tradeNo: string, at: number): Promise<void>;
+  /** pending -> `status` (failed, expired); a paid order stays as it is. */
+  settlePending(tradeNo: string, status: string, at: number): Promise<void>;
 }
 
 export function subscriptionOrderRepository(conn: Connection): SubscriptionOrderRepository {
@@ -35,6 +37,9 @@ export function subscriptionOrderRepository(conn: Connection): SubscriptionOrder
     get: (tradeNo) => orders.findOne({ _id: tradeNo }),
     async complete(tradeNo, at) {
       await orders.updateOne({ _id: tradeNo }, { $set: { status: 'success', complete_time: at } });
+    },
+    async settlePending(tradeNo, status, at) {
+      await orders.updateOne({ _id: tradeNo, status: 'pending' }, { $set: { status, complete_time: at } });
     },
   };
 }

@@ -25,6 +25,8 @@ export interface LedgerState {
   subs?: Record<string, Sub>;
   /** new-api's billing_preference (missing: subscription_first). */
   pref?: string;
+  /** Plan id -> subscriptions of it that ended and left `subs` (pruneEnded): purchase limits count them. */
+  subs_ended?: Record<string, number>;
 }
 
 export interface TokenBalance {

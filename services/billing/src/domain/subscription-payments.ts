@@ -1,36 +1,80 @@
 import { randomBytes } from 'node:crypto';
 import { invalid, precondition } from '@aigw/common/errors';
-import type { SubscriptionOrderRepository } from '../data/subscription-order-repository.ts';
+import type { PlanDoc } from '../data/plan-repository.ts';
+import type { SubscriptionOrder, SubscriptionOrderRepository } from '../data/subscription-order-repository.ts';
+import { type CardGateway, paidExactly, type VerifiedCardEvent } from './card-gateway.ts';
 import { epaySign, epayType, epayVerify } from './epay.ts';
 import type { OptionReader } from './ports.ts';
 import type { SubscriptionService } from './subscription-service.ts';
+import type { WebhookAnswer } from './topup-service.ts';
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 const nowSec = () => Math.floor(Date.now() / 1000);
 
 /**
- * Plans paid through Epay (new-api's /api/subscription/epay/pay and /notify): an order per
- * purchase at the plan's price, the gateway's signed form, and a notification that starts the
- * subscription once however often it is replayed (the ledger records the trade number once).
+ * Plans paid through a payment gateway (new-api's /api/subscription/{epay,stripe,creem}/pay): an
+ * order per purchase at the plan's price, then the gateway's notification or webhook, which
+ * starts the subscription once however often it is replayed (the ledger records the trade number
+ * once). Stripe's and Creem's webhooks are the top-up's (card-gateway.ts): an event naming a plan
+ * order comes here through `onCardEvent`.
  */
 export function subscriptionPayments(deps: {
   orders: SubscriptionOrderRepository;
   subscriptions: SubscriptionService;
   options: OptionReader;
+  card: CardGateway;
 }) {
-  const { orders, subscriptions, options } = deps;
+  const { orders, subscriptions, options, card } = deps;
+
+  /** The plan of a purchase, refused as new-api refuses it (disabled, too cheap, bought too often). */
+  async function purchasable(userId: number, planId: number): Promise<PlanDoc> {
+    const plan = await subscriptions.planOf(planId);
+    if (!plan.enabled) throw precondition('套餐未启用');
+    if (plan.price_amount < 0.01) throw precondition('套餐金额过低');
+    if (plan.max_purchase_per_user > 0) {
+      if ((await subscriptions.countOf(userId, plan._id)) >= plan.max_purchase_per_user)
+        throw precondition('已达到该套餐购买上限');
+    }
+    return plan;
+  }
+
+  const pendingOrder = (
+    req: { userId: number; username: string },
+    plan: PlanDoc,
+    tradeNo: string,
+    provider: string,
+    method = provider,
+  ): SubscriptionOrder => ({
+    _id: tradeNo,
+    user_id: req.userId,
+    username: req.username,
+    plan_id: plan._id,
+    money: plan.price_amount,
+    payment_method: method,
+    payment_provider: provider,
+    status: 'pending',
+    create_time: nowSec(),
+    complete_time: 0,
+  });
+
+  /** Starts a paid order's subscription; true when this call started it (false: a replay). */
+  async function grant(order: SubscriptionOrder): Promise<boolean> {
+    const activated = await subscriptions.activateOrder({
+      userId: order.user_id,
+      username: order.username,
+      planId: order.plan_id,
+      tradeNo: order._id,
+      money: order.money,
+    });
+    if (order.status !== 'success') await orders.complete(order._id, nowSec());
+    return activated;
+  }
 
   return {
     async createEpayOrder(req: { userId: number; username: string; planId: number; paymentMethod: string }) {
-      const plan = await subscriptions.planOf(req.planId);
-      if (!plan.enabled) throw precondition('套餐未启用');
-      if (plan.price_amount < 0.01) throw precondition('套餐金额过低');
+      const plan = await purchasable(req.userId, req.planId);
       const type = epayType(req.paymentMethod);
       if (!type) throw invalid('支付方式不存在');
-      if (plan.max_purchase_per_user > 0) {
-        if ((await subscriptions.countOf(req.userId, plan._id)) >= plan.max_purchase_per_user)
-          throw precondition('已达到该套餐购买上限');
-      }
       const address = trimSlash(options.text('PayAddress'));
       const pid = options.text('EpayId');
       const key = options.text('EpayKey');
@@ -38,18 +82,7 @@ export function subscriptionPayments(deps: {
       const tradeNo = `SUBUSR${req.userId}NO${randomBytes(6).toString('hex')}${Date.now().toString(36)}`;
       const server = trimSlash(options.text('ServerAddress'));
       const callback = trimSlash(options.text('CustomCallbackAddress')) || server;
-      await orders.insert({
-        _id: tradeNo,
-        user_id: req.userId,
-        username: req.username,
-        plan_id: plan._id,
-        money: plan.price_amount,
-        payment_method: req.paymentMethod,
-        payment_provider: 'epay',
-        status: 'pending',
-        create_time: nowSec(),
-        complete_time: 0,
-      });
+      await orders.insert(pendingOrder(req, plan, tradeNo, 'epay', req.paymentMethod));
       const form: Record<string, string> = {
         pid,
         type,
@@ -75,15 +108,74 @@ export function subscriptionPayments(deps: {
       if (!order || order.payment_provider !== 'epay') return refused;
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, activated: false };
       if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) return refused;
-      const activated = await subscriptions.activateOrder({
-        userId: order.user_id,
-        username: order.username,
-        planId: order.plan_id,
-        tradeNo,
-        money: order.money,
+      return { success: true, tradeNo, activated: await grant(order) };
+    },
+
+    /**
+     * A Checkout Session for one unit of the plan's stripe_price_id (a one-time price: a plan is
+     * bought one term at a time; a recurring price would charge again without a new term).
+     */
+    async createStripeOrder(req: { userId: number; username: string; planId: number; email: string }) {
+      if (!card.stripeEnabled()) throw precondition('管理员未开启Stripe充值！');
+      const plan = await purchasable(req.userId, req.planId);
+      const price = (plan.stripe_price_id ?? '').trim();
+      if (!price) throw precondition('该套餐未配置 StripePriceId');
+      const tradeNo = card.tradeNoOf(req.userId, 'SUBSTRIPE');
+      const server = trimSlash(options.text('ServerAddress'));
+      // The order first: a session whose order was not kept could be paid and never granted.
+      await orders.insert(pendingOrder(req, plan, tradeNo, 'stripe'));
+      const payLink = await card.stripeCheckout(tradeNo, {
+        mode: 'payment',
+        success_url: `${server}/topup`,
+        cancel_url: `${server}/topup`,
+        line_items: [{ price, quantity: 1 }],
+        ...(req.email ? { customer_email: req.email } : {}),
+        customer_creation: 'always',
+        metadata: { trade_no: tradeNo, user_id: req.userId, plan_id: plan._id },
       });
-      if (order.status !== 'success') await orders.complete(tradeNo, nowSec());
-      return { success: true, tradeNo, activated };
+      return { tradeNo, payLink };
+    },
+
+    /** A Creem checkout of the plan's creem_product_id. */
+    async createCreemOrder(req: { userId: number; username: string; planId: number; email: string }) {
+      if (!card.creemEnabled()) throw precondition('管理员未开启Creem充值！');
+      const plan = await purchasable(req.userId, req.planId);
+      const product = (plan.creem_product_id ?? '').trim();
+      if (!product) throw precondition('该套餐未配置 CreemProductId');
+      const tradeNo = card.tradeNoOf(req.userId, 'SUBCREEM');
+      await orders.insert(pendingOrder(req, plan, tradeNo, 'creem'));
+      const checkoutUrl = await card.creemCheckout(tradeNo, {
+        product_id: product,
+        ...(req.email ? { customer: { email: req.email } } : {}),
+        metadata: {
+          username: req.username,
+          reference_id: tradeNo,
+          product_name: plan.title,
+          plan_id: String(plan._id),
+        },
+      });
+      return { orderId: tradeNo, checkoutUrl };
+    },
+
+    /**
+     * A verified Stripe or Creem event naming one of our plan orders (null: not a plan order, the
+     * top-up's then). Paid: the subscription starts once, only when exactly the order's price was
+     * paid (USD); anything else is refused (400) and starts nothing.
+     */
+    async onCardEvent(provider: string, event: VerifiedCardEvent): Promise<WebhookAnswer | null> {
+      const { tradeNo } = event;
+      if (!tradeNo) return null;
+      const order = await orders.get(tradeNo);
+      if (!order) return null;
+      const none = { tradeNo, credited: false };
+      if (order.payment_provider !== provider) return { status: 400, ...none };
+      if (event.kind === 'failed' || event.kind === 'expired') {
+        await orders.settlePending(tradeNo, event.kind, nowSec());
+        return { status: 200, ...none };
+      }
+      if (event.kind !== 'paid') return { status: 200, ...none };
+      if (!paidExactly(event.paid, order.money)) return { status: 400, ...none };
+      return { status: 200, tradeNo, credited: await grant(order) };
     },
   };
 }

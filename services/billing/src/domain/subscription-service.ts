@@ -10,6 +10,7 @@ import {
   newSubscription,
   normalizePreference,
   PREFERENCES,
+  purchasesOf,
   type Sub,
   usage,
   WINDOWS,
@@ -73,6 +74,8 @@ export function normalizePlan(
   const maxPurchase = Number(input.max_purchase_per_user ?? 0);
   if (!Number.isInteger(maxPurchase) || maxPurchase < 0) throw invalid('购买上限不能为负数');
   const group = String(input.group ?? '').trim();
+  if (String(input.stripe_price_id ?? '').length > 128 || String(input.creem_product_id ?? '').length > 128)
+    throw invalid('支付商品ID过长');
   if (group && !groups.includes(group)) throw invalid('分组不存在');
   const models = (Array.isArray(input.models) ? input.models : String(input.models ?? '').split(','))
     .map((m) => String(m).trim())
@@ -95,6 +98,8 @@ export function normalizePlan(
     total_amount: quotaField(input.total_amount, '总额度'),
     models: [...new Set(models)],
     group,
+    stripe_price_id: String(input.stripe_price_id ?? '').trim(),
+    creem_product_id: String(input.creem_product_id ?? '').trim(),
   };
 }
 
@@ -147,9 +152,10 @@ export function subscriptionService(deps: {
     return plan;
   }
 
-  const views = (userId: number, state: LedgerState) => {
+  /** The user's subscriptions: those in the state, and the ended ones archived out of it. */
+  const views = (userId: number, state: LedgerState, ended: Record<string, Sub>) => {
     const now = Date.now();
-    return Object.entries(state.subs ?? {})
+    return Object.entries({ ...ended, ...state.subs })
       .map(([id, s]) => subscriptionView(userId, id, s, now, timeZone()))
       .sort((a, b) => b.startTime - a.startTime || b.id.localeCompare(a.id));
   };
@@ -164,8 +170,7 @@ export function subscriptionService(deps: {
     const applied = await ledger.apply(userId, opId, (s) => {
       if (cost > 0 && s.quota < cost) throw precondition('余额不足');
       if (limited && plan.max_purchase_per_user > 0) {
-        const bought = Object.values(s.subs ?? {}).filter((x) => x.p === plan._id).length;
-        if (bought >= plan.max_purchase_per_user) throw precondition('已达到该套餐的购买上限');
+        if (purchasesOf(s, plan._id) >= plan.max_purchase_per_user) throw precondition('已达到该套餐的购买上限');
       }
       const sub = newSubscription({ ...plan, id: plan._id }, Date.now(), source);
       return {
@@ -186,8 +191,7 @@ export function subscriptionService(deps: {
 
     /** How many subscriptions of a plan the user holds (any status): new-api's purchase limit. */
     async countOf(userId: number, planId: number): Promise<number> {
-      const state = await ledger.state(userId);
-      return Object.values(state.subs ?? {}).filter((x) => x.p === planId).length;
+      return purchasesOf(await ledger.state(userId), planId);
     },
 
     /**
@@ -233,8 +237,8 @@ export function subscriptionService(deps: {
     },
 
     async ofUser(userId: number) {
-      const state = await ledger.state(userId);
-      const all = views(userId, state);
+      const [state, ended] = await Promise.all([ledger.state(userId), ledger.endedSubscriptions(userId)]);
+      const all = views(userId, state, ended);
       return {
         billingPreference: normalizePreference(state.pref),
         subscriptions: all.filter((v) => v.status === 'active'),

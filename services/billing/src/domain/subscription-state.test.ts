@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { emptyState, expireHolds, HOLD_TTL_MS, hold, type LedgerState, refund, settle } from './ledger-state.ts';
-import { newSubscription, subscriptionActive, termEnd, usage, windowStart } from './subscription-state.ts';
+import {
+  invalidateSubscription,
+  newSubscription,
+  pruneEnded,
+  purchasesOf,
+  subscriptionActive,
+  termEnd,
+  usage,
+  windowStart,
+} from './subscription-state.ts';
 
 /** Wednesday 2026-11-25 10:00 UTC. */
 const WED = Date.UTC(2026, 10, 25, 10);
@@ -108,5 +117,68 @@ describe('subscription windows', () => {
     const s = subscribed(1000, { duration_unit: 'hour', duration_value: 1 });
     expect(held(s, 'r1', 10).holds.r1?.s).toBeUndefined();
     expect(subscriptionActive(s, WED)).toBe(false);
+  });
+});
+
+describe('ended subscriptions leave the state', () => {
+  const HOUR = 3_600_000;
+  /** s1 ends at WED (an hour from WED - HOUR), s2 runs a month, s3 is invalidated, s4 starts later. */
+  const mixed = (): LedgerState => {
+    const base = { ...emptyState(), quota: 1000 };
+    const subs = {
+      s1: newSubscription({ ...plan, duration_unit: 'hour' }, WED - HOUR, 'order'),
+      s2: newSubscription({ ...plan, id: 2 }, WED - DAY, 'order'),
+      s3: newSubscription(plan, WED - DAY, 'admin'),
+      s4: newSubscription({ ...plan, id: 4 }, WED + DAY, 'admin'),
+    };
+    return { ...base, subs: invalidateSubscription(subs, 's3', WED - 1) };
+  };
+
+  it('when terms ended or an admin invalidated them, then they leave the state, counted per plan; active and future ones stay', () => {
+    const s = mixed();
+    const { state, ended } = pruneEnded(s, Object.values(s.holds), WED);
+    expect(Object.keys(ended).sort()).toEqual(['s1', 's3']);
+    expect(Object.keys(state.subs ?? {}).sort()).toEqual(['s2', 's4']);
+    expect(state.subs?.s2).toBe(s.subs?.s2);
+    expect(state.subs_ended).toEqual({ 1: 2 });
+    // Purchase limits still count every subscription of the plan.
+    expect(purchasesOf(state, 1)).toBe(purchasesOf(s, 1));
+    expect(purchasesOf(state, 1)).toBe(2);
+    expect(state.quota).toBe(1000);
+    // The state given is unchanged; nothing ended: the same state back.
+    expect(Object.keys(s.subs ?? {})).toHaveLength(4);
+    const again = pruneEnded(state, [], WED);
+    expect(again.state).toBe(state);
+    expect(again.ended).toEqual({});
+    expect(pruneEnded(state, [], WED + 40 * DAY).state.subs_ended).toEqual({ 1: 2, 2: 1, 4: 1 });
+  });
+
+  it('when a request still holds from a subscription whose term ended, then it stays until the settle charges it, then leaves', () => {
+    const s = held(mixed(), 'r1', 40, WED - 1);
+    expect(s.holds.r1).toMatchObject({ s: 's1', a: 0 });
+    const kept = pruneEnded(s, Object.values(s.holds), WED + 1);
+    expect(Object.keys(kept.ended)).toEqual(['s3']);
+    expect(kept.state.subs?.s1).toBeDefined();
+    // The late settle charges the subscription, not the wallet.
+    const done = settle(kept.state, { rid: 'r1', actual: 30, tokenId: 0, tokenLimited: false, now: WED + 1 });
+    expect({ delta: done.delta, sub: done.subscription, quota: done.state.quota }).toEqual({
+      delta: 0,
+      sub: 's1',
+      quota: 1000,
+    });
+    const after = pruneEnded(done.state, Object.values(done.state.holds), WED + 2);
+    expect(Object.keys(after.ended)).toEqual(['s1']);
+    expect(after.ended.s1?.w.daily?.[1]).toBe(30);
+    expect(after.state.quota).toBe(1000);
+  });
+
+  it('when such a hold is refunded or expires instead, then the wallet is untouched and the subscription leaves', () => {
+    const s = held(mixed(), 'r1', 40, WED - 1);
+    const back = refund(s, 'r1').state;
+    expect(back.quota).toBe(1000);
+    expect(Object.keys(pruneEnded(back, Object.values(back.holds), WED).ended).sort()).toEqual(['s1', 's3']);
+    const gone = expireHolds(s, WED - 1 + HOLD_TTL_MS + 1).state;
+    expect(gone.quota).toBe(1000);
+    expect(pruneEnded(gone, Object.values(gone.holds), WED + HOLD_TTL_MS).state.subs?.s1).toBeUndefined();
   });
 });

@@ -235,6 +235,48 @@ export function newSubscription(plan: PlanTerms, now: number, source: string): S
   };
 }
 
+/** Whether a subscription is over for good: its term ended or an admin invalidated it. */
+export const hasEnded = (s: Sub, now: number) => s.x !== undefined || now >= s.end;
+
+/**
+ * Takes the ended subscriptions out of a user's state (they are copied into every ledger entry of
+ * the user otherwise), except those a request still holds from: its settle or refund moves that
+ * subscription's windows, so it stays until the hold closes or expires (HOLD_TTL_MS). What is taken
+ * out is returned (`ended`) for the user's subscription history, and counted per plan in
+ * `subs_ended` so that max_purchase_per_user still counts every purchase. The state given is not
+ * changed; it is returned as it was when nothing ended.
+ */
+export function pruneEnded<S extends { subs?: Record<string, Sub>; subs_ended?: Record<string, number> }>(
+  state: S,
+  holds: Iterable<{ s?: string | undefined }>,
+  now: number,
+): { state: S; ended: Record<string, Sub> } {
+  const ended: Record<string, Sub> = {};
+  const subs = state.subs;
+  if (!subs) return { state, ended };
+  const over = Object.keys(subs).filter((id) => hasEnded(subs[id] as Sub, now));
+  if (over.length === 0) return { state, ended };
+  const held = new Set<string>();
+  for (const h of holds) if (h.s) held.add(h.s);
+  const kept: Record<string, Sub> = { ...subs };
+  const counts: Record<string, number> = { ...state.subs_ended };
+  for (const id of over) {
+    if (held.has(id)) continue;
+    const s = subs[id] as Sub;
+    ended[id] = s;
+    delete kept[id];
+    counts[String(s.p)] = (counts[String(s.p)] ?? 0) + 1;
+  }
+  if (Object.keys(ended).length === 0) return { state, ended };
+  return { state: { ...state, subs: kept, subs_ended: counts }, ended };
+}
+
+/** How many subscriptions of plan `planId` the user ever had: in the state and pruned from it. */
+export const purchasesOf = (
+  state: { subs?: Record<string, Sub>; subs_ended?: Record<string, number> },
+  planId: number,
+) => Object.values(state.subs ?? {}).filter((x) => x.p === planId).length + (state.subs_ended?.[String(planId)] ?? 0);
+
 /** Ends a subscription now (admin invalidation). */
 export function invalidateSubscription(subs: Record<string, Sub> | undefined, id: string, now: number) {
   const s = subs?.[id];

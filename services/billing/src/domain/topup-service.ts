@@ -2,12 +2,21 @@ import { randomBytes } from 'node:crypto';
 import type { TextOptionKey } from '@aigw/common';
 import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { OrderRepository, TopupOrder } from '../data/order-repository.ts';
-import { creemProducts, stripeForm, verifyCreemSignature, verifyStripeSignature } from './card-payments.ts';
+import type { CardGateway, VerifiedCardEvent } from './card-gateway.ts';
+import { creemProducts } from './card-payments.ts';
 import { epaySign, epayType, epayVerify } from './epay.ts';
 import type { OptionReader } from './ports.ts';
 import type { WalletService } from './wallet-service.ts';
 
 const nowSec = () => Math.floor(Date.now() / 1000);
+
+/** A webhook's answer: the HTTP status, the order, and whether this event credited or started it. */
+export interface WebhookAnswer {
+  status: number;
+  tradeNo: string;
+  credited: boolean;
+}
+
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
 /**
@@ -19,20 +28,14 @@ export function topupService(deps: {
   orders: OrderRepository;
   wallet: WalletService;
   options: OptionReader;
-  /** Where Stripe's and Creem's APIs are (tests point them at fakes); Creem's default follows CreemTestMode. */
-  cardApi?: { stripeBase?: string; creemBase?: string; fetch?: typeof fetch };
+  /** Stripe and Creem (card-gateway.ts), shared with plan purchases. */
+  card: CardGateway;
+  /** Plan orders paid by card: the answer to an event naming one, null for any other order. */
+  plans?: { onCardEvent(provider: string, event: VerifiedCardEvent): Promise<WebhookAnswer | null> };
 }) {
-  const { orders, wallet, options } = deps;
-  const http = deps.cardApi?.fetch ?? fetch;
-  const stripeBase = () => trimSlash(deps.cardApi?.stripeBase || 'https://api.stripe.com');
-  const creemBase = () =>
-    trimSlash(
-      deps.cardApi?.creemBase || (options.bool('CreemTestMode') ? 'https://test-api.creem.io' : 'https://api.creem.io'),
-    );
+  const { orders, wallet, options, card } = deps;
   const has = (key: TextOptionKey) => options.text(key).trim() !== '';
-  const stripeEnabled = () => has('StripeApiSecret') && has('StripeWebhookSecret') && has('StripePriceId');
-  const creemEnabled = () =>
-    has('CreemApiKey') && has('CreemWebhookSecret') && creemProducts(options.json<unknown>('CreemProducts')).length > 0;
+  const { stripeEnabled, creemEnabled } = card;
 
   /**
    * Credits a paid order once, whatever told us it was paid (the Epay notification, a Stripe or
@@ -59,90 +62,31 @@ export function topupService(deps: {
   const paidContent = (order: TopupOrder, via: string) =>
     `使用${via}充值成功，充值金额: ${order.amount}，支付金额：${order.money.toFixed(2)}`;
 
-  async function fulfillCard(provider: string, tradeNo: string) {
-    const order = tradeNo ? await orders.get(tradeNo) : null;
-    if (!order || order.payment_provider !== provider) return { status: 200, tradeNo, credited: false };
+  /**
+   * A Stripe or Creem webhook: verified and read once (card-gateway.ts); an event naming a plan
+   * order is the subscription's (`plans`), any other a top-up's.
+   */
+  async function cardWebhook(provider: string, payload: Buffer, signature: string): Promise<WebhookAnswer> {
+    const event = card.event(provider, payload, signature);
+    if (event.kind === 'refused') return { status: event.status, tradeNo: '', credited: false };
+    const forPlan = await deps.plans?.onCardEvent(provider, event);
+    if (forPlan) return forPlan;
+    const { tradeNo } = event;
+    if (event.kind === 'failed' || event.kind === 'expired') {
+      const order = tradeNo ? await orders.get(tradeNo) : null;
+      if (order?.payment_provider === provider) await orders.settlePending(tradeNo, event.kind, nowSec());
+      return { status: 200, tradeNo, credited: false };
+    }
+    if (event.kind !== 'paid') return { status: 200, tradeNo, credited: false };
+    const order = await orders.get(tradeNo);
+    // Creem names only our own checkouts: an unknown one is a bad request (Stripe's may be anyone's).
+    if (!order || order.payment_provider !== provider) {
+      return { status: provider === 'creem' ? 400 : 200, tradeNo, credited: false };
+    }
     // A success after the session was marked failed or expired was still paid: it is credited.
     const credited = await creditOrder(order, paidContent(order, provider === 'stripe' ? 'Stripe' : 'Creem'));
     return { status: 200, tradeNo, credited };
   }
-
-  async function stripeWebhook(payload: Buffer, signature: string) {
-    if (!stripeEnabled()) return { status: 404, tradeNo: '', credited: false };
-    const check = verifyStripeSignature(payload, signature, options.text('StripeWebhookSecret'), nowSec());
-    if (check !== 'ok') return { status: 400, tradeNo: '', credited: false };
-    let event: { type?: unknown; data?: { object?: Record<string, unknown> } };
-    try {
-      event = JSON.parse(payload.toString('utf8'));
-    } catch {
-      return { status: 400, tradeNo: '', credited: false };
-    }
-    const session = event.data?.object ?? {};
-    const tradeNo = typeof session.client_reference_id === 'string' ? session.client_reference_id : '';
-    switch (event.type) {
-      case 'checkout.session.completed':
-        // Delayed methods (bank transfers) complete unpaid and succeed later (async_payment_succeeded).
-        if (session.status !== 'complete' || session.payment_status !== 'paid') {
-          return { status: 200, tradeNo, credited: false };
-        }
-        return fulfillCard('stripe', tradeNo);
-      case 'checkout.session.async_payment_succeeded':
-        return fulfillCard('stripe', tradeNo);
-      case 'checkout.session.async_payment_failed':
-      case 'checkout.session.expired': {
-        const order = tradeNo ? await orders.get(tradeNo) : null;
-        if (order?.payment_provider === 'stripe') {
-          const to = event.type === 'checkout.session.expired' ? 'expired' : 'failed';
-          await orders.settlePending(tradeNo, to, nowSec());
-        }
-        return { status: 200, tradeNo, credited: false };
-      }
-      default:
-        return { status: 200, tradeNo, credited: false };
-    }
-  }
-
-  async function creemWebhook(payload: Buffer, signature: string) {
-    if (!creemEnabled()) return { status: 404, tradeNo: '', credited: false };
-    if (!verifyCreemSignature(payload, signature, options.text('CreemWebhookSecret'))) {
-      return { status: 400, tradeNo: '', credited: false };
-    }
-    let event: { eventType?: unknown; object?: { request_id?: unknown; order?: { status?: unknown; type?: unknown } } };
-    try {
-      event = JSON.parse(payload.toString('utf8'));
-    } catch {
-      return { status: 400, tradeNo: '', credited: false };
-    }
-    if (event.eventType !== 'checkout.completed') return { status: 200, tradeNo: '', credited: false };
-    const tradeNo = typeof event.object?.request_id === 'string' ? event.object.request_id : '';
-    if (!tradeNo) return { status: 400, tradeNo, credited: false };
-    if (event.object?.order?.status !== 'paid') return { status: 200, tradeNo, credited: false };
-    const order = await orders.get(tradeNo);
-    if (!order || order.payment_provider !== 'creem') return { status: 400, tradeNo, credited: false };
-    return fulfillCard('creem', tradeNo);
-  }
-
-  /** Calls a provider's API; any failure is the user's "拉起支付失败" (the cause is logged by the caller). */
-  async function callProvider(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-    let res: Response;
-    try {
-      res = await http(url, { ...init, signal: AbortSignal.timeout(15_000) });
-    } catch {
-      throw precondition('拉起支付失败');
-    }
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!res.ok || typeof parsed !== 'object' || parsed === null) throw precondition('拉起支付失败');
-    return parsed as Record<string, unknown>;
-  }
-
-  const tradeNoOf = (userId: number, prefix: string) =>
-    `${prefix}${userId}NO${randomBytes(6).toString('hex')}${Date.now().toString(36)}`;
 
   function checkAmount(amount: number): number {
     const min = options.number('MinTopUp');
@@ -268,31 +212,19 @@ export function topupService(deps: {
       cancelUrl: string;
     }) {
       if (!stripeEnabled()) throw precondition('管理员未开启Stripe充值！');
-      const secret = options.text('StripeApiSecret').trim();
-      if (!secret.startsWith('sk_') && !secret.startsWith('rk_')) throw precondition('无效的Stripe API密钥');
       const money = payable(checkStripeAmount(req.amount), req.group, options.number('StripeUnitPrice'));
-      const tradeNo = tradeNoOf(req.userId, 'STRIPE');
+      const tradeNo = card.tradeNoOf(req.userId, 'STRIPE');
       const server = trimSlash(options.text('ServerAddress'));
-      const session = await callProvider(`${stripeBase()}/v1/checkout/sessions`, {
-        method: 'POST',
-        headers: {
-          Authorization: `Bearer ${secret}`,
-          'Content-Type': 'application/x-www-form-urlencoded',
-          'Idempotency-Key': tradeNo,
-        },
-        body: stripeForm({
-          mode: 'payment',
-          client_reference_id: tradeNo,
-          success_url: req.successUrl || `${server}/log`,
-          cancel_url: req.cancelUrl || `${server}/topup`,
-          line_items: [{ price: options.text('StripePriceId').trim(), quantity: req.amount }],
-          allow_promotion_codes: options.bool('StripePromotionCodesEnabled'),
-          ...(req.email ? { customer_email: req.email } : {}),
-          customer_creation: 'always',
-          metadata: { trade_no: tradeNo, user_id: req.userId },
-        }),
+      const url = await card.stripeCheckout(tradeNo, {
+        mode: 'payment',
+        success_url: req.successUrl || `${server}/log`,
+        cancel_url: req.cancelUrl || `${server}/topup`,
+        line_items: [{ price: options.text('StripePriceId').trim(), quantity: req.amount }],
+        allow_promotion_codes: options.bool('StripePromotionCodesEnabled'),
+        ...(req.email ? { customer_email: req.email } : {}),
+        customer_creation: 'always',
+        metadata: { trade_no: tradeNo, user_id: req.userId },
       });
-      if (typeof session.url !== 'string' || !session.url) throw precondition('拉起支付失败');
       await orders.insert({
         _id: tradeNo,
         user_id: req.userId,
@@ -305,7 +237,7 @@ export function topupService(deps: {
         created_time: nowSec(),
         complete_time: 0,
       });
-      return { tradeNo, url: session.url };
+      return { tradeNo, url };
     },
 
     /** A Creem checkout for one CreemProducts entry (its quota is credited when paid). */
@@ -314,23 +246,17 @@ export function topupService(deps: {
       if (!req.productId) throw invalid('请选择产品');
       const product = creemProducts(options.json<unknown>('CreemProducts')).find((p) => p.productId === req.productId);
       if (!product) throw invalid('产品不存在');
-      const tradeNo = tradeNoOf(req.userId, 'CREEM');
-      const checkout = await callProvider(`${creemBase()}/v1/checkouts`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'x-api-key': options.text('CreemApiKey').trim() },
-        body: JSON.stringify({
-          product_id: product.productId,
-          request_id: tradeNo,
-          ...(req.email ? { customer: { email: req.email } } : {}),
-          metadata: {
-            username: req.username,
-            reference_id: tradeNo,
-            product_name: product.name,
-            quota: String(product.quota),
-          },
-        }),
+      const tradeNo = card.tradeNoOf(req.userId, 'CREEM');
+      const url = await card.creemCheckout(tradeNo, {
+        product_id: product.productId,
+        ...(req.email ? { customer: { email: req.email } } : {}),
+        metadata: {
+          username: req.username,
+          reference_id: tradeNo,
+          product_name: product.name,
+          quota: String(product.quota),
+        },
       });
-      if (typeof checkout.checkout_url !== 'string' || !checkout.checkout_url) throw precondition('拉起支付失败');
       await orders.insert({
         _id: tradeNo,
         user_id: req.userId,
@@ -343,15 +269,12 @@ export function topupService(deps: {
         created_time: nowSec(),
         complete_time: 0,
       });
-      return { tradeNo, url: checkout.checkout_url };
+      return { tradeNo, url };
     },
 
     /** A Stripe or Creem webhook: the status to answer, and whether it credited. */
-    async handleCardWebhook(provider: string, payload: Buffer, signature: string) {
-      if (provider === 'stripe') return stripeWebhook(payload, signature);
-      if (provider === 'creem') return creemWebhook(payload, signature);
-      return { status: 404, tradeNo: '', credited: false };
-    },
+    /** A Stripe or Creem webhook: the status to answer, and whether it credited (or started a plan). */
+    handleCardWebhook: cardWebhook,
 
     async list(req: { userId: number; keyword: string; status: string; page: number; pageSize: number }) {
       const page = Math.max(1, Math.floor(req.page) || 1);

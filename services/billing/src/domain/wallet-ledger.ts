@@ -1,6 +1,7 @@
 import { AppError, precondition } from '@aigw/common/errors';
 import type { LedgerEntry, LedgerRepository, OpRecord, RecordedOp } from '../data/ledger-repository.ts';
 import { draftOf, emptyState, expireHolds, type Hold, type LedgerState, sealDraft } from './ledger-state.ts';
+import { pruneEnded, type Sub } from './subscription-state.ts';
 
 /** What an operation decides from the current state. */
 export interface Change {
@@ -115,7 +116,10 @@ export function walletLedger(
 
   function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
     const now = clock();
-    const { state: start, expired } = expireHolds(head.entry?.state ?? emptyState(), now, lapsedHold);
+    const given = expireHolds(head.entry?.state ?? emptyState(), now, lapsedHold);
+    const expired = given.expired;
+    // Ended subscriptions leave the state with the user's next change (their record is archived).
+    const { state: start, ended } = pruneEnded(given.state, Object.values(given.state.holds), now);
     // One copy of the holds for the round (not one per operation); `start` stays as it was.
     const draft = draftOf(start);
     let state = draft;
@@ -164,6 +168,7 @@ export function walletLedger(
       ops,
       state,
       ...(expired.length > 0 ? { expired } : {}),
+      ...(Object.keys(ended).length > 0 ? { ended_subs: ended } : {}),
       at: now,
     };
     return { userId, entry, answers, unproven: false };
@@ -303,6 +308,8 @@ export function walletLedger(
     },
     /** The entry of a recorded operation (fast lookup; null when unknown). */
     findOp: (opId: string) => repo.findOp(opId),
+    /** The user's subscriptions that ended and left the state (id -> the subscription as it ended). */
+    endedSubscriptions: (userId: number): Promise<Record<string, Sub>> => repo.endedSubscriptions(userId),
   };
 }
 

@@ -51,8 +51,10 @@ export class FakeStripe {
   constructor(
     readonly apiKey: string,
     readonly webhookSecret: string,
-    /** What one unit of the price costs, in cents. */
+    /** What one unit of a price costs, in cents (prices not in `prices`). */
     readonly unitAmount = 800,
+    /** Price id -> unit amount in cents, for prices created with their own amount. */
+    readonly prices: Record<string, number> = {},
   ) {}
 
   async start(): Promise<this> {
@@ -100,7 +102,9 @@ export class FakeStripe {
           status: 'open',
           payment_status: 'unpaid',
           mode: form.mode as string,
-          amount_total: Number(form['line_items[0][quantity]']) * this.unitAmount,
+          amount_total:
+            Number(form['line_items[0][quantity]']) *
+            (this.prices[form['line_items[0][price]'] as string] ?? this.unitAmount),
           currency: 'usd',
           customer: null,
           customer_email: form.customer_email ?? null,

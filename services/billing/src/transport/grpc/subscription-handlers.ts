@@ -24,6 +24,8 @@ const toMessage = (p: PlanView): PlanMessage => ({
   totalAmount: p.total_amount,
   models: p.models,
   group: p.group,
+  stripePriceId: p.stripe_price_id ?? '',
+  creemProductId: p.creem_product_id ?? '',
   createdAt: p.created_at,
   updatedAt: p.updated_at,
 });
@@ -47,6 +49,8 @@ const fromMessage = (m: PlanMessage): Partial<PlanView> => ({
   total_amount: m.totalAmount,
   models: m.models,
   group: m.group,
+  stripe_price_id: m.stripePriceId,
+  creem_product_id: m.creemProductId,
 });
 
 /** gRPC handlers of SubscriptionService: thin, they only translate to the use cases. */
@@ -87,6 +91,12 @@ export function subscriptionHandlers(
     },
     async handleSubscriptionEpayNotify(req) {
       return payments.handleEpayNotify(req.params);
+    },
+    async createSubscriptionStripeOrder(req) {
+      return payments.createStripeOrder(req);
+    },
+    async createSubscriptionCreemOrder(req) {
+      return payments.createCreemOrder(req);
     },
   };
 }

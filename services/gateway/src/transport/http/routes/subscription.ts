@@ -42,6 +42,8 @@ const Plan = body({
   total_amount: count,
   models,
   group: optText,
+  stripe_price_id: optText,
+  creem_product_id: optText,
 });
 const Upsert = validate({ body: body({ plan: Plan }) });
 const UpdatePlan = validate({ params: pathId, body: body({ plan: Plan }) });
@@ -58,6 +60,7 @@ const BalancePay = validate({
   body: body({ plan_id: id('参数错误'), request_id: optional(text.pipe(z.string().regex(/^[\w.:@-]{1,64}$/))) }),
 });
 const EpayPay = validate({ body: body({ plan_id: id('参数错误'), payment_method: optText }) });
+const CardPay = validate({ body: body({ plan_id: id('参数错误') }) });
 const UserPath = validate({ params: pathId });
 const Bind = validate({ body: body({ user_id: id('参数错误'), plan_id: id('参数错误') }) });
 const BindToUser = validate({ params: pathId, body: body({ plan_id: id('参数错误') }) });
@@ -91,6 +94,8 @@ const planMessage = (p: PlanBody, planId = 0) => ({
   totalAmount: p.total_amount ?? 0,
   models: p.models ?? [],
   group: p.group ?? '',
+  stripePriceId: p.stripe_price_id ?? '',
+  creemProductId: p.creem_product_id ?? '',
 });
 
 /**
@@ -98,7 +103,7 @@ const planMessage = (p: PlanBody, planId = 0) => ({
  * purchase with the wallet balance, and the admin's plans and users' subscriptions. Billing's
  * SubscriptionService decides everything; these only translate.
  */
-export function subscriptionRoutes(api: Router, { clients, guard, logger }: RouteDeps): void {
+export function subscriptionRoutes(api: Router, { clients, guard, critical, logger }: RouteDeps): void {
   const { subscriptions, users } = clients;
 
   api.get('/subscription/plans', guard.user, async (_req, res) => {
@@ -149,6 +154,30 @@ export function subscriptionRoutes(api: Router, { clients, guard, logger }: Rout
       paymentMethod: b.payment_method ?? '',
     });
     res.json({ success: true, message: 'success', data: r.form, url: r.url });
+  });
+
+  // Stripe and Creem: a checkout for the plan; the provider's webhook (/api/stripe/webhook,
+  // /api/creem/webhook, the top-up's) starts the subscription once it is paid.
+  api.post('/subscription/stripe/pay', guard.user, critical, CardPay, async (req, res) => {
+    const u = caller(req);
+    const r = await subscriptions.createSubscriptionStripeOrder({
+      userId: u.id,
+      username: u.username,
+      planId: input(req, CardPay).body.plan_id,
+      email: '',
+    });
+    ok(res, { pay_link: r.payLink, trade_no: r.tradeNo }, 'success');
+  });
+
+  api.post('/subscription/creem/pay', guard.user, critical, CardPay, async (req, res) => {
+    const u = caller(req);
+    const r = await subscriptions.createSubscriptionCreemOrder({
+      userId: u.id,
+      username: u.username,
+      planId: input(req, CardPay).body.plan_id,
+      email: '',
+    });
+    ok(res, { checkout_url: r.checkoutUrl, order_id: r.orderId }, 'success');
   });
 
   // Epay calls back with GET (query) or POST (form) and wants "success" or "fail".
