@@ -17,7 +17,7 @@ import { getTopupInfo, type TopupInfo } from '../../api/wallet.ts';
 import { tr } from '../../locale/translate.ts';
 import type { LocaleKey } from '../../locale/zh-CN.ts';
 import { useStatus } from '../../store/status-context.tsx';
-import { renderQuota } from '../../utils/format.ts';
+import { quotaPerUnitOf, renderQuota } from '../../utils/format.ts';
 import { submitPaymentForm } from './index.tsx';
 
 export const PREFERENCES: BillingPreference[] = [
@@ -266,7 +266,7 @@ export function SubscriptionCards({ onBought }: { onBought?: () => void }) {
         {buying?.plan.allow_balance_pay && (
           <p>
             {tr('subscription.buyConfirm', {
-              price: renderQuota(Math.ceil(buying.plan.price_amount * (status.quota_per_unit || 500000)), status),
+              price: renderQuota(Math.ceil(buying.plan.price_amount * quotaPerUnitOf(status)), status),
               title: buying.plan.title,
             })}
           </p>
