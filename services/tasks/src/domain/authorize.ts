@@ -72,8 +72,12 @@ export function priceCall(
   return { quota: Math.round(modelPrice * quotaPerUnit * groupRatio), modelPrice, groupRatio };
 }
 
-/** The caller running in `group` (a follow-up on a task runs in the group recorded on it). */
-export const inGroup = (a: Authorized, group: string): Authorized => (group === a.group ? a : { ...a, group });
+/**
+ * The caller running in `group` (a follow-up on a task runs in the group recorded on it); an
+ * empty group leaves the caller's own.
+ */
+export const inGroup = (a: Authorized, group: string): Authorized =>
+  !group || group === a.group ? a : { ...a, group };
 
 /**
  * The channel a new task runs on and the caller in the group it runs in, by the relay's group
@@ -88,7 +92,7 @@ export async function taskChannel(
   model: string,
   pinned?: { channel?: ChannelRef | undefined; group?: string | undefined },
 ): Promise<{ auth: Authorized; channel: ChannelRef | undefined }> {
-  if (pinned?.channel) return { auth: inGroup(a, pinned.group || a.group), channel: pinned.channel };
+  if (pinned?.channel) return { auth: inGroup(a, pinned.group ?? ''), channel: pinned.channel };
   let resolved: { group: string; autoGroups?: string[] };
   try {
     resolved = resolveGroup(a.group, a.caller.user, groupSettings(d.options, (await d.peers.ratios()).groupRatio));
