@@ -9,6 +9,7 @@
  * - the `auto` token group: AutoGroups (an ordered list) walked for the first group with a
  *   channel for the model.
  */
+import type { JsonOptionKey } from './option-catalogue.ts';
 
 /** The token group that walks AutoGroups. */
 export const AUTO_GROUP = 'auto';
@@ -101,6 +102,76 @@ export function autoGroupsFor(
     if (Object.hasOwn(usable, g) && Object.hasOwn(groupRatio, g)) out.push(g);
   }
   return out;
+}
+
+/** The group options a request's group is resolved with. */
+export interface GroupSettings {
+  /** UserUsableGroups. */
+  usable: Record<string, string>;
+  /** group_ratio_setting.group_special_usable_group. */
+  special: SpecialUsableGroups;
+  groupRatio: Record<string, number>;
+  /** AutoGroups. */
+  autoGroups: unknown;
+}
+
+/** The group settings from the options (read per request: the cache parses each once per change). */
+export function groupSettings(
+  options: { json<T>(key: JsonOptionKey): T },
+  groupRatio: Record<string, number>,
+): GroupSettings {
+  return {
+    usable: options.json<Record<string, string>>('UserUsableGroups'),
+    special: options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
+    groupRatio,
+    autoGroups: options.json<unknown>('AutoGroups'),
+  };
+}
+
+/** The group a request runs in and, for an `auto` token, the groups it may walk. */
+export interface ResolvedGroup {
+  group: string;
+  /** Set for an `auto` token: AutoGroups that the user may use, in order. */
+  autoGroups?: string[];
+}
+
+/** A token group the user may not run in (a 403 in each API's shape); `reason` is the error code. */
+export class GroupRefused extends Error {
+  constructor(
+    message: string,
+    readonly reason: 'group_forbidden' | 'group_deprecated',
+  ) {
+    super(message);
+    this.name = 'GroupRefused';
+  }
+}
+
+/**
+ * The group a request runs in: the token's group (or the user's). A group other than the user's
+ * own must be usable by the user (UserUsableGroups with the user group's special usable groups;
+ * every priced group for admins) and priced in GroupRatio. `auto` walks AutoGroups and takes the
+ * first group with a channel for the model (`serves`; callers whose channel lookup is async walk
+ * `autoGroups` themselves). Throws GroupRefused.
+ */
+export function resolveGroup(
+  requested: string,
+  user: { group: string; role: number },
+  s: GroupSettings,
+  serves: (group: string) => boolean = () => true,
+): ResolvedGroup {
+  const group = requested || user.group || 'default';
+  const usable = usableGroupsFor(user.group, s.usable, s.special, { role: user.role, groupRatio: s.groupRatio });
+  if (group !== user.group && !Object.hasOwn(usable, group)) {
+    throw new GroupRefused(`无权访问 ${group} 分组`, 'group_forbidden');
+  }
+  if (group === AUTO_GROUP && !Object.hasOwn(s.groupRatio, AUTO_GROUP)) {
+    const autoGroups = autoGroupsFor(s.autoGroups, usable, s.groupRatio);
+    const first = autoGroups.find(serves) ?? autoGroups[0];
+    if (!first) throw new GroupRefused('自动分组未启用或没有可用的分组', 'group_forbidden');
+    return { group: first, autoGroups };
+  }
+  if (!Object.hasOwn(s.groupRatio, group)) throw new GroupRefused(`分组 ${group} 已被弃用`, 'group_deprecated');
+  return { group };
 }
 
 /** GroupGroupRatio's shape, for the check on save: throws a message naming what is wrong. */

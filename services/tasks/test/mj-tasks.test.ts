@@ -414,6 +414,95 @@ describe('drawing options', () => {
     expect((await mj(s, u.key, '/mj/submit/swap-face', {})).status).toBe(404);
   });
 
+  it("when an auto token submits, then the first auto group with a channel serves it at that group's ratio for the user, and an action on the task stays in that group", async () => {
+    const [ga, gb] = ['mjauto-a', 'mjauto-b'];
+    // One after another (the options reach the tasks service in this order): AutoGroups last.
+    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 3 } }));
+    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, [ga]: 2, [gb]: 4 }));
+    await setOption(s, 'UserUsableGroups', JSON.stringify({ default: '默认分组', auto: '自动分组' }));
+    await setOption(
+      s,
+      'group_ratio_setting.group_special_usable_group',
+      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+    );
+    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+    // ga has no channel for the model; gb has one.
+    await createChannel(s, { type: 2, baseUrl: s.fake.url, key: s.secret, models: 'mj_imagine,mj_upscale', group: gb });
+    const u = await userWithToken(s, { quota: 1_000_000, token: { group: 'auto' } });
+    const sub = await eventually(
+      () => mj(s, u.key, '/mj/submit/imagine', { prompt: 'an auto cat' }),
+      (r) => r.body?.code === 1,
+      { what: 'the auto token served' },
+    );
+    const id = String(sub.body.result);
+    // GroupGroupRatio default -> gb (3), not gb's GroupRatio (4) nor the default group's (1).
+    expect((await walletOf(s, u.userId)).quota).toBe(1_000_000 - IMAGINE * 3);
+    expect(await s.db.collection('mj_tasks').findOne({ mj_id: id })).toMatchObject({ group: gb, group_ratio: 3 });
+    const { task } = await follow(s, u.key, id, (t) => t.status === 'SUCCESS');
+    const button = (task.buttons as { customId: string; label: string }[]).find((b) => b.label === 'U1');
+    const act = await mj(s, u.key, '/mj/submit/action', { taskId: id, customId: button?.customId });
+    expect(act.body.code).toBe(1);
+    expect((await walletOf(s, u.userId)).quota).toBe(1_000_000 - IMAGINE * 3 - UPSCALE * 3);
+    const rows = (await settledLogs(s, u.userId)).filter((l) => l.type === 2);
+    expect(rows.map((l) => [l.modelName, l.group, l.quota]).sort()).toEqual([
+      ['mj_imagine', gb, IMAGINE * 3],
+      ['mj_upscale', gb, UPSCALE * 3],
+    ]);
+    // A token in a group the user may not use is refused before anything is reserved.
+    const other = await userWithToken(s, { quota: 1_000_000, group: 'vip', token: { group: gb } });
+    const denied = await mj(s, other.key, '/mj/submit/imagine', { prompt: 'not mine' });
+    expect(denied.status).toBe(403);
+    expect(denied.body).toMatchObject({ code: 4, description: `无权访问 ${gb} 分组` });
+    expect((await walletOf(s, other.userId)).quota).toBe(1_000_000);
+  });
+
+  it('when a subscription covers the model, then it pays the task (the wallet stays, its window counts it, the log says so) and gets a failed task back', async () => {
+    const root = new Api(s.gateway);
+    await root.login('root', '123456');
+    const plan = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: {
+        title: 'Drawing',
+        price_amount: 1,
+        duration_unit: 'month',
+        daily_quota: 1_000_000,
+        models: ['mj_imagine'],
+      },
+    });
+    const u = await userWithToken(s, { quota: 2_000_000 });
+    const user = new Api(s.gateway);
+    await user.login(u.username, 'password123');
+    const bought = await user.post('/subscription/balance/pay', {
+      plan_id: plan.body.data?.id,
+      request_id: `buy-${u.userId}`,
+    });
+    expect(bought.body.success).toBe(true);
+    const used = async () => {
+      const mine = (await user.get<Json>('/subscription/self')).body.data as Json;
+      return Number(mine.subscriptions[0].subscription.windows[0].used);
+    };
+    const before = await walletOf(s, u.userId);
+
+    const ok = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'a paid cat' });
+    const failing = await mj(s, u.key, '/mj/submit/imagine', { prompt: 'fail-me paid' });
+    expect([ok.body.code, failing.body.code]).toEqual([1, 1]);
+    expect(await walletOf(s, u.userId)).toEqual(before);
+    expect(await used()).toBe(2 * IMAGINE);
+    await follow(s, u.key, String(ok.body.result), (t) => t.status === 'SUCCESS');
+    await follow(s, u.key, String(failing.body.result), (t) => t.status === 'FAILURE');
+    const logs = await settledLogs(s, u.userId);
+    // The success settled in the window, the failure given back to it; the wallet never moved.
+    expect(await used()).toBe(IMAGINE);
+    expect((await walletOf(s, u.userId)).quota).toBe(before.quota);
+    const rows = logs
+      .filter((l) => l.type === 2 || l.type === 6)
+      .map((l) => [l.type, JSON.parse(l.other).billing_source]);
+    expect(rows.sort()).toEqual([
+      [2, 'subscription'],
+      [2, 'subscription'],
+      [6, 'subscription'],
+    ]);
+  });
+
   it('when DrawingEnabled is off, then submits are refused and nothing is charged', async () => {
     const u = await userWithToken(s, { quota: 1_000_000 });
     await setOption(s, 'DrawingEnabled', 'false');

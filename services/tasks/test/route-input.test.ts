@@ -8,11 +8,12 @@ import { type Json, startTasksStack, type TasksStack, userWithToken } from './ta
 
 let s: TasksStack;
 let key: string;
+let userId: number;
 let base: string;
 
 beforeAll(async () => {
   s = await startTasksStack('mj_imagine');
-  ({ key } = await userWithToken(s, { quota: 1_000_000 }));
+  ({ key, userId } = await userWithToken(s, { quota: 1_000_000 }));
   base = s.stack.env.TASKS_HTTP_URL as string;
 });
 
@@ -100,5 +101,51 @@ describe('malformed requests on the task routes', () => {
     expect(posts.kling.body).toMatchObject({ message: '请求体必须是 JSON 对象' });
     expect(posts.video.body).toMatchObject({ error: { message: '请求体必须是 JSON 对象' } });
     expect(posts.generation.body).toMatchObject({ error: { message: '请求体必须是 JSON 对象' } });
+  });
+
+  it('when a field has the wrong type, then every route answers 400 naming it in its own shape and nothing is charged', async () => {
+    const { wallet } = await s.wallet.getWallet({ userId });
+    const jimeng = '/jimeng/?Action=CVSync2AsyncSubmitTask&Version=2022-08-31';
+    const posts = {
+      mj: await call('POST', '/mj/submit/imagine', '{"prompt":123}'),
+      mjList: await call('POST', '/mj/task/list-by-condition', '{"ids":"abc"}'),
+      suno: await call('POST', '/suno/submit/music', '{"prompt":["a song"]}'),
+      sunoFetch: await call('POST', '/suno/fetch', '{"ids":{"0":"x"}}'),
+      kling: await call('POST', '/kling/v1/videos/text2video', '{"prompt":"a","duration":[5]}'),
+      jimeng: await call('POST', jimeng, '{"req_key":"jimeng_vgfm_t2v_l20","prompt":{"text":"a"}}'),
+      video: await call('POST', '/v1/videos', '{"prompt":"a","seconds":{"n":4}}'),
+      remix: await call('POST', '/v1/videos/video_1/remix', '{"prompt":5}'),
+      generation: await call('POST', '/v1/video/generations', '{"model":"m","prompt":"a","metadata":[1]}'),
+    };
+    const statuses = Object.fromEntries(Object.entries(posts).map(([k, v]) => [k, v.status]));
+    expect(statuses).toEqual({
+      mj: 400,
+      mjList: 400,
+      suno: 400,
+      sunoFetch: 400,
+      kling: 400,
+      jimeng: 400,
+      video: 400,
+      remix: 400,
+      generation: 400,
+    });
+    expect(posts.mj.body).toMatchObject({ code: 4, description: expect.stringMatching(/^请求体 prompt 无效：/) });
+    expect(posts.mjList.body).toMatchObject({ code: 4, description: expect.stringMatching(/^请求体 ids 无效：/) });
+    expect(posts.suno.body).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^请求体 prompt 无效：/),
+    });
+    expect(posts.sunoFetch.body).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/^请求体 ids 无效/),
+    });
+    expect(posts.kling.body).toMatchObject({ code: 1201, message: expect.stringMatching(/^请求体 duration 无效：/) });
+    expect(posts.jimeng.body).toMatchObject({ message: expect.stringMatching(/^请求体 prompt 无效：/) });
+    expect(posts.video.body).toMatchObject({ error: { message: expect.stringMatching(/^请求体 seconds 无效：/) } });
+    expect(posts.remix.body).toMatchObject({ error: { message: expect.stringMatching(/^请求体 prompt 无效：/) } });
+    expect(posts.generation.body).toMatchObject({
+      error: { message: expect.stringMatching(/^请求体 metadata 无效：/) },
+    });
+    expect((await s.wallet.getWallet({ userId })).wallet?.quota).toBe(wallet?.quota);
   });
 });

@@ -326,6 +326,56 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
     expect(await charges(u.userId, 1)).toEqual([[SORA_FOUR, 'sora-2']]);
   });
 
+  it('when an auto token asks for Kling and Vidu models, then each runs on the first auto group with a channel and is priced and logged in it', async () => {
+    const [ga, gb] = ['vauto-a', 'vauto-b'];
+    // One after another (the options reach the tasks service in this order): AutoGroups last.
+    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 3 } }));
+    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, [ga]: 2, [gb]: 4 }));
+    await setOption(s, 'UserUsableGroups', JSON.stringify({ default: '默认分组', auto: '自动分组' }));
+    await setOption(
+      s,
+      'group_ratio_setting.group_special_usable_group',
+      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+    );
+    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+    // ga serves neither model; gb both.
+    await createChannel(s, {
+      type: 50,
+      baseUrl: kling.url,
+      key: 'ak-gen|sk-gen-secret',
+      models: 'kling-v1',
+      group: gb,
+    });
+    await createChannel(s, { type: 52, baseUrl: vidu.url, key: 'vidu-key', models: 'viduq1', group: gb });
+    const u = await userWithToken(s, { quota: 1_000_000, token: { group: 'auto' } });
+    const served = (body: Json) =>
+      eventually(
+        () => mj(s, u.key, '/v1/video/generations', body),
+        (r) => r.status === 200,
+        { what: `the auto token served ${body.model}` },
+      );
+    const a = await served({ model: 'kling-v1', prompt: 'an auto cat', duration: 5 });
+    const b = await served({ model: 'viduq1', prompt: 'an auto dog', duration: 5 });
+    // GroupGroupRatio default -> gb (3) for five seconds of each.
+    expect((await walletOf(s, u.userId)).quota).toBe(1_000_000 - 2 * FIVE * 3);
+    const docs = await s.db
+      .collection('tasks')
+      .find({ task_id: { $in: [String(a.body.task_id), String(b.body.task_id)] } })
+      .toArray();
+    expect(docs.map((t) => [t.platform, t.group, t.group_ratio]).sort()).toEqual([
+      ['kling', gb, 3],
+      ['vidu', gb, 3],
+    ]);
+    const logs = await eventually(
+      () => logsOf(s, u.userId),
+      (l) => l.filter((x) => x.type === 2).length === 2,
+    );
+    expect(logs.filter((l) => l.type === 2).map((l) => [l.group, l.quota])).toEqual([
+      [gb, FIVE * 3],
+      [gb, FIVE * 3],
+    ]);
+  });
+
   it('when a request is wrong or the wallet too small, then OpenAI-shaped errors come back and nothing is charged or sent upstream', async () => {
     const u = await userWithToken(s, { quota: 1_000_000 });
     const other = await userWithToken(s, { quota: 1_000_000 });

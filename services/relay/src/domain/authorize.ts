@@ -4,13 +4,13 @@
  */
 import type { BlockList } from 'node:net';
 import {
-  AUTO_GROUP,
-  autoGroupsFor,
+  GroupRefused,
+  type GroupSettings,
+  groupSettings,
   ipAllowed,
-  type JsonOptionKey,
   parseAllowIps,
-  type SpecialUsableGroups,
-  usableGroupsFor,
+  type ResolvedGroup,
+  resolveGroup as resolveCommonGroup,
 } from '@aigw/common';
 import { RelayError } from './relay-error.ts';
 
@@ -107,60 +107,20 @@ export function checkModel(t: TokenInfo | undefined, model: string): void {
     throw new RelayError(403, `该令牌无权访问模型 ${model}`, 'model_not_allowed');
 }
 
-/** The group options a request's group is resolved with (services/common/src/groups.ts). */
-export interface GroupSettings {
-  /** UserUsableGroups. */
-  usable: Record<string, string>;
-  /** group_ratio_setting.group_special_usable_group. */
-  special: SpecialUsableGroups;
-  groupRatio: Record<string, number>;
-  /** AutoGroups. */
-  autoGroups: unknown;
-}
+/** The group rules live in @aigw/common (the tasks service resolves groups the same way). */
+export { type GroupSettings, groupSettings, type ResolvedGroup };
 
-/** The group settings from the options (read per request: the cache parses each once per change). */
-export function groupSettings(
-  options: { json<T>(key: JsonOptionKey): T },
-  groupRatio: Record<string, number>,
-): GroupSettings {
-  return {
-    usable: options.json<Record<string, string>>('UserUsableGroups'),
-    special: options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
-    groupRatio,
-    autoGroups: options.json<unknown>('AutoGroups'),
-  };
-}
-
-/** The group a request runs in and, for an `auto` token, the groups it may walk. */
-export interface ResolvedGroup {
-  group: string;
-  /** Set for an `auto` token: AutoGroups that the user may use, in order. */
-  autoGroups?: string[];
-}
-
-/**
- * The group a request runs in: the token's group (or the user's). A group other than the user's
- * own must be usable by the user (UserUsableGroups with the user group's special usable groups;
- * every priced group for admins) and priced in GroupRatio. `auto` walks AutoGroups and takes the
- * first group with a channel for the model (`serves`).
- */
+/** resolveGroup of @aigw/common with its refusal as a RelayError (403 in each API's shape). */
 export function resolveGroup(
   requested: string,
   user: UserInfo,
   s: GroupSettings,
   serves: (group: string) => boolean = () => true,
 ): ResolvedGroup {
-  const group = requested || user.group || 'default';
-  const usable = usableGroupsFor(user.group, s.usable, s.special, { role: user.role, groupRatio: s.groupRatio });
-  if (group !== user.group && !Object.hasOwn(usable, group)) {
-    throw new RelayError(403, `无权访问 ${group} 分组`, 'group_forbidden');
+  try {
+    return resolveCommonGroup(requested, user, s, serves);
+  } catch (err) {
+    if (err instanceof GroupRefused) throw new RelayError(403, err.message, err.reason);
+    throw err;
   }
-  if (group === AUTO_GROUP && !Object.hasOwn(s.groupRatio, AUTO_GROUP)) {
-    const autoGroups = autoGroupsFor(s.autoGroups, usable, s.groupRatio);
-    const first = autoGroups.find(serves) ?? autoGroups[0];
-    if (!first) throw new RelayError(403, '自动分组未启用或没有可用的分组', 'group_forbidden');
-    return { group: first, autoGroups };
-  }
-  if (!Object.hasOwn(s.groupRatio, group)) throw new RelayError(403, `分组 ${group} 已被弃用`, 'group_deprecated');
-  return { group };
 }

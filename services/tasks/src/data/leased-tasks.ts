@@ -51,6 +51,11 @@ export interface LeasedTask {
   hold_id?: string;
   hold_at?: number;
   holds_renewed?: number;
+  /**
+   * The user subscription that pays the hold (billing chose it at pre-consume; absent or '': the
+   * wallet). Its settle charges the subscription's windows; the logs show it as billing_source.
+   */
+  subscription_id?: string;
   billing: BillingState;
   final: boolean;
   notify_hook: string;

@@ -90,7 +90,7 @@ export function peers(deps: {
       snapshot.clear();
       return (await snapshot.get(0)).get(id);
     },
-    preConsume: (req) => deps.wallet.preConsume(req).then(() => undefined),
+    preConsume: (req) => deps.wallet.preConsume(req).then((r) => ({ subscriptionId: r.subscriptionId })),
     settle: (req) => deps.wallet.settle(req).then(() => undefined),
     refund: (requestId) => deps.wallet.refund({ requestId }).then((r) => r.refunded),
   };

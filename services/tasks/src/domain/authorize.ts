@@ -3,9 +3,9 @@
  * steps 1-2): key forms, token status, expiry, quota, IP allow-list, user status, model limits
  * and group. The data comes from billing and users (data/peers.ts).
  */
-import { groupRatioFor, ipAllowed, parseAllowIps } from '@aigw/common';
+import { GroupRefused, groupRatioFor, groupSettings, ipAllowed, parseAllowIps, resolveGroup } from '@aigw/common';
 import { MjError } from './mj-error.ts';
-import type { Caller, CallerUser, Peers, Ratios } from './ports.ts';
+import type { Caller, CallerUser, ChannelRef, Peers, Ratios, TaskOptions } from './ports.ts';
 
 /** `Authorization: Bearer sk-...` (or `mj-api-secret`, which midjourney-proxy clients send). */
 export function keyOf(authorization: string | undefined, secretHeader: string | undefined): string | undefined {
@@ -70,4 +70,39 @@ export function priceCall(
     throw new MjError(403, 4, `模型 ${model} 倍率或价格未配置，请联系管理员设置`);
   }
   return { quota: Math.round(modelPrice * quotaPerUnit * groupRatio), modelPrice, groupRatio };
+}
+
+/**
+ * The caller running in `group` (a follow-up on a task runs in the group recorded on it); an
+ * empty group leaves the caller's own.
+ */
+export const inGroup = (a: Authorized, group: string): Authorized =>
+  !group || group === a.group ? a : { ...a, group };
+
+/**
+ * The channel a new task runs on and the caller in the group it runs in, by the relay's group
+ * rules (@aigw/common resolveGroup): the token's group must be one the user may use, and an
+ * `auto` token walks its auto groups in order and takes the first with a channel for the model
+ * (priced and logged in that group). A caller that already chose the channel (the unified video
+ * API, a follow-up on an existing task) passes it as `pinned` with the group it was chosen in.
+ */
+export async function taskChannel(
+  d: { peers: Pick<Peers, 'selectChannel' | 'ratios'>; options: TaskOptions },
+  a: Authorized,
+  model: string,
+  pinned?: { channel?: ChannelRef | undefined; group?: string | undefined },
+): Promise<{ auth: Authorized; channel: ChannelRef | undefined }> {
+  if (pinned?.channel) return { auth: inGroup(a, pinned.group ?? ''), channel: pinned.channel };
+  let resolved: { group: string; autoGroups?: string[] };
+  try {
+    resolved = resolveGroup(a.group, a.caller.user, groupSettings(d.options, (await d.peers.ratios()).groupRatio));
+  } catch (err) {
+    if (err instanceof GroupRefused) throw new MjError(403, 4, err.message);
+    throw err;
+  }
+  for (const group of resolved.autoGroups ?? []) {
+    const channel = await d.peers.selectChannel(group, model);
+    if (channel) return { auth: inGroup(a, group), channel };
+  }
+  return { auth: inGroup(a, resolved.group), channel: await d.peers.selectChannel(resolved.group, model) };
 }

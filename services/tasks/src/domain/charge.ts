@@ -14,9 +14,14 @@ export interface Charge {
   modelPrice: number;
   groupRatio: number;
   model: string;
+  /** Set by reserve(): the user subscription billing chose to pay the charge ('' the wallet). */
+  subscriptionId?: string;
 }
 
-/** Reserves a charge; `refuse` turns the wallet's refusal into the platform's error. */
+/**
+ * Reserves a charge in the group it runs in, for its model (a subscription bound to them may pay
+ * it: recorded in `c.subscriptionId`); `refuse` turns the wallet's refusal into the platform's error.
+ */
 export async function reserve(
   peers: Peers,
   a: Authorized,
@@ -25,12 +30,15 @@ export async function reserve(
 ): Promise<void> {
   if (c.quota <= 0) return;
   try {
-    await peers.preConsume({
+    const held = await peers.preConsume({
       requestId: c.requestId,
       userId: a.caller.user.id,
       tokenId: a.caller.token.id,
       amount: c.quota,
+      model: c.model,
+      group: a.group,
     });
+    c.subscriptionId = held.subscriptionId;
   } catch (err) {
     if (err instanceof AppError && err.code === 'FAILED_PRECONDITION') throw refuse(err.message);
     throw err;
@@ -68,7 +76,7 @@ export async function logCharge(
       modelPrice: c.modelPrice,
       groupRatio: c.groupRatio,
       content: x.content,
-      other: x.other,
+      other: { ...x.other, ...paidBy(c.subscriptionId) },
       ip: x.ip,
     })
     .catch((err) => onError(err, 'charge usage event not published'));
@@ -97,9 +105,15 @@ export function heldTaskFields(auth: Authorized, channelId: number, c: Charge, n
     model_price: c.modelPrice,
     group_ratio: c.groupRatio,
     request_id: c.requestId,
+    subscription_id: c.subscriptionId ?? '',
     billing: 'held' as const,
     final: false,
     notify_hook: '',
     next_poll_at: now,
   };
+}
+
+/** new-api's other.billing_source of a log row: the subscription that pays the charge, if one does. */
+export function paidBy(subscriptionId: string | undefined): Record<string, string> {
+  return subscriptionId ? { billing_source: 'subscription', subscription_id: subscriptionId } : {};
 }

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
-import { authorize, priceCall } from './authorize.ts';
+import { authorize, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
@@ -179,11 +179,18 @@ function secondsOf(frames: unknown): { frames: number; seconds: number } {
 
 export async function submitJimeng(
   d: JimengDeps,
-  input: { body: Record<string, unknown>; key: string | undefined; ip: string; channel?: ChannelRef },
+  input: {
+    body: Record<string, unknown>;
+    key: string | undefined;
+    ip: string;
+    /** A channel the caller already chose (the unified video API), and the group it chose it in. */
+    channel?: ChannelRef;
+    group?: string;
+  },
 ): Promise<{ status: number; body: unknown }> {
   const started = Date.now();
   try {
-    const auth = await authorize(d.peers, input.key, input.ip);
+    const caller = await authorize(d.peers, input.key, input.ip);
     const model = str(input.body.req_key).trim();
     if (!model) throw new JimengError(400, 'req_key 不能为空', JIMENG_SUBMIT);
     const prompt = str(input.body.prompt);
@@ -195,8 +202,7 @@ export async function submitJimeng(
     if (kind === 't2v' && !prompt.trim()) throw new JimengError(400, 'prompt 不能为空', JIMENG_SUBMIT);
     if (prompt.length > 800) throw new JimengError(400, 'prompt 不能超过 800 个字符', JIMENG_SUBMIT);
     const { frames, seconds } = secondsOf(input.body.frames);
-    // A caller that already chose the channel (the unified video API) pins it.
-    const channel = input.channel ?? (await d.peers.selectChannel(auth.group, model));
+    const { auth, channel } = await taskChannel(d, caller, model, input);
     if (!channel || channel.type !== JIMENG_CHANNEL_TYPE) {
       throw new JimengError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`, JIMENG_SUBMIT);
     }

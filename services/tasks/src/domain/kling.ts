@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
-import { authorize, priceCall } from './authorize.ts';
+import { authorize, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import { perTaskPlatform, str, TASK_PROGRESS } from './per-task-platform.ts';
@@ -108,10 +108,18 @@ const ok = (data: unknown) => ({ status: 200, body: { code: 0, message: 'SUCCEED
 
 export async function submitKling(
   d: SunoDeps,
-  input: { kind: KlingKind; body: Record<string, unknown>; key: string | undefined; ip: string; channel?: ChannelRef },
+  input: {
+    kind: KlingKind;
+    body: Record<string, unknown>;
+    key: string | undefined;
+    ip: string;
+    /** A channel the caller already chose (the unified video API), and the group it chose it in. */
+    channel?: ChannelRef;
+    group?: string;
+  },
 ): Promise<{ status: number; body: unknown }> {
   try {
-    const auth = await authorize(d.peers, input.key, input.ip);
+    const caller = await authorize(d.peers, input.key, input.ip);
     const model = str(input.body.model_name || input.body.model) || 'kling-v1';
     const prompt = str(input.body.prompt);
     if (input.kind === 'text2video' && !prompt.trim()) throw new KlingError(400, 'prompt 不能为空');
@@ -119,8 +127,7 @@ export async function submitKling(
     if (prompt.length > 2500) throw new KlingError(400, 'prompt 不能超过 2500 个字符');
     const duration = str(input.body.duration ?? '5');
     if (duration !== '5' && duration !== '10') throw new KlingError(400, 'duration 只能是 5 或 10');
-    // A caller that already chose the channel (the unified video API) pins it.
-    const channel = input.channel ?? (await d.peers.selectChannel(auth.group, model));
+    const { auth, channel } = await taskChannel(d, caller, model, input);
     if (!channel || channel.type !== KLING_CHANNEL_TYPE) {
       throw new KlingError(503, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }

@@ -1,5 +1,6 @@
+import { optionAccessors } from '@aigw/common';
 import { describe, expect, it } from 'vitest';
-import { type Authorized, keyOf, priceCall } from './authorize.ts';
+import { type Authorized, keyOf, priceCall, taskChannel } from './authorize.ts';
 import {
   actionOfCustomId,
   clearMode,
@@ -9,6 +10,7 @@ import {
   submitAccepted,
   upstreamBody,
 } from './mj-rules.ts';
+import type { ChannelRef } from './ports.ts';
 
 describe('midjourney rules', () => {
   it('when a button custom id is read, then it names its action', () => {
@@ -93,5 +95,33 @@ describe('task prices', () => {
       groupRatio: 0.5,
     });
     expect(() => priceCall(auth('svip', 'gone'), 'mj_imagine', ratios, 500_000)).toThrow('分组 gone 已被弃用');
+  });
+
+  it('when an auto token picks a channel, then it walks AutoGroups in order for the first group with one; a pinned channel keeps its group', async () => {
+    const opts: Record<string, string> = {
+      UserUsableGroups: '{"default":"默认分组","auto":"自动分组"}',
+      'group_ratio_setting.group_special_usable_group': '{"default":{"+:a":"A","+:b":"B"}}',
+      AutoGroups: '["a","b","c"]',
+    };
+    const asked: string[] = [];
+    const ch = (id: number) => ({ id }) as ChannelRef;
+    const d = {
+      options: optionAccessors((k) => opts[k]),
+      peers: {
+        ratios: async () => ({ modelPrice: {}, groupRatio: { default: 1, a: 1, b: 2, c: 3 } }),
+        selectChannel: async (g: string) => {
+          asked.push(g);
+          return g === 'b' ? ch(7) : undefined;
+        },
+      },
+    };
+    const picked = await taskChannel(d, auth('default', 'auto'), 'm');
+    // c is not usable by the user: never asked.
+    expect([picked.auth.group, picked.channel?.id, asked]).toEqual(['b', 7, ['a', 'b']]);
+    const pinned = await taskChannel(d, auth('default', 'auto'), 'm', { channel: ch(9), group: 'a' });
+    expect([pinned.auth.group, pinned.channel?.id]).toEqual(['a', 9]);
+    await expect(taskChannel(d, auth('default', 'c'), 'm')).rejects.toThrow('无权访问 c 分组');
+    opts.AutoGroups = '["c"]';
+    await expect(taskChannel(d, auth('default', 'auto'), 'm')).rejects.toThrow('自动分组未启用或没有可用的分组');
   });
 });

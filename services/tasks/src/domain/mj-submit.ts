@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MjTaskDoc, MjTaskRepository } from '../data/mj-task-repository.ts';
-import { authorize, priceCall } from './authorize.ts';
+import { authorize, inGroup, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
 import { MJ_CODE_INVALID, MjError } from './mj-error.ts';
 import {
@@ -107,13 +107,14 @@ function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
 
 export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
   if (!d.options.bool('DrawingEnabled')) throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
-  const auth = await authorize(d.peers, input.key, input.ip);
+  const caller = await authorize(d.peers, input.key, input.ip);
   const { action, parentId } = actionOf(input.kind, input.body);
   const model = modelOfAction(action);
-  const userId = auth.caller.user.id;
+  const userId = caller.caller.user.id;
 
   let parent: MjTaskDoc | null = null;
   let channel: ChannelRef | undefined;
+  let auth = caller;
   if (parentId) {
     parent = await d.repo.byMjId(parentId, userId);
     if (!parent) throw new MjError(404, MJ_CODE_INVALID, '任务不存在');
@@ -123,8 +124,10 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     }
     channel = await d.peers.channel(parent.channel_id);
     if (!channel || channel.status !== 1) throw new MjError(503, MJ_CODE_INVALID, '原任务所在的渠道已不可用');
+    // An action on a task runs on its channel, in the group the task was made in.
+    auth = inGroup(caller, parent.group);
   } else {
-    channel = await d.peers.selectChannel(auth.group, model);
+    ({ auth, channel } = await taskChannel(d, caller, model));
     if (!channel) throw new MjError(503, MJ_CODE_INVALID, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
   }
   if (!MJ_CHANNEL_TYPES.has(channel.type)) throw new MjError(503, MJ_CODE_INVALID, '渠道类型不支持绘图');
@@ -192,6 +195,7 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     properties: up.properties ? JSON.stringify(up.properties) : '',
     notify_hook: notifyHook,
     request_id: requestId,
+    subscription_id: charge.subscriptionId ?? '',
     billing: 'held',
     final: false,
     next_poll_at: now,

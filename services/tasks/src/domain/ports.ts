@@ -39,14 +39,25 @@ export interface Peers {
   ratios(): Promise<Ratios>;
   selectChannel(group: string, model: string): Promise<ChannelRef | undefined>;
   channel(id: number): Promise<ChannelRef | undefined>;
-  preConsume(req: { requestId: string; userId: number; tokenId: number; amount: number }): Promise<void>;
+  /**
+   * Reserves `amount`; `model` and `group` let billing choose a subscription bound to them.
+   * Returns the user subscription that pays it ('' when the wallet does).
+   */
+  preConsume(req: {
+    requestId: string;
+    userId: number;
+    tokenId: number;
+    amount: number;
+    model: string;
+    group: string;
+  }): Promise<{ subscriptionId: string }>;
   settle(req: { requestId: string; actual: number; userId: number; tokenId: number }): Promise<void>;
   /** Returns what was given back (0 when nothing was held any more). */
   refund(requestId: string): Promise<number>;
 }
 
 /** The options the task rules read (kept current by option-changed events). */
-export type TaskOptions = Pick<OptionAccessors, 'bool' | 'number' | 'get' | 'text'>;
+export type TaskOptions = Pick<OptionAccessors, 'bool' | 'number' | 'get' | 'text' | 'json'>;
 
 /** One log-worthy money movement of a task: the charge at submit (type 2) or a refund (type 6). */
 export interface TaskUsage {

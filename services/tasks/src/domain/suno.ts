@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc, AsyncTaskRepository } from '../data/async-task-repository.ts';
-import { authorize, priceCall } from './authorize.ts';
+import { authorize, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { Peers, TaskOptions, UpstreamPort, UsagePort } from './ports.ts';
@@ -70,14 +70,14 @@ export async function submitSuno(
   input: { action: 'MUSIC' | 'LYRICS'; body: Record<string, unknown>; key: string | undefined; ip: string },
 ): Promise<{ status: number; body: unknown }> {
   try {
-    const auth = await authorize(d.peers, input.key, input.ip);
+    const caller = await authorize(d.peers, input.key, input.ip);
     const { action, body } = input;
     if (action === 'LYRICS' && !str(body.prompt).trim()) throw new SunoError(400, 'invalid_request', 'prompt 不能为空');
     if (action === 'MUSIC' && !str(body.prompt).trim() && !str(body.gpt_description_prompt).trim()) {
       throw new SunoError(400, 'invalid_request', 'prompt 或 gpt_description_prompt 不能为空');
     }
     const model = action === 'MUSIC' ? 'suno_music' : 'suno_lyrics';
-    const channel = await d.peers.selectChannel(auth.group, model);
+    const { auth, channel } = await taskChannel(d, caller, model);
     if (!channel || channel.type !== SUNO_CHANNEL_TYPE) {
       throw new SunoError(503, 'no_channel', `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }

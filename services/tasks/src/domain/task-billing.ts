@@ -8,6 +8,7 @@
 import { AppError } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { LeasedTask } from '../data/leased-tasks.ts';
+import { paidBy } from './charge.ts';
 import type { Peers, UsagePort } from './ports.ts';
 import type { TaskPlatform } from './task-platform.ts';
 
@@ -31,25 +32,42 @@ export async function renewHold(
   d: { peers: Peers },
   t: LeasedTask,
   now: number,
-): Promise<Pick<LeasedTask, 'hold_id' | 'hold_at' | 'holds_renewed'>> {
+): Promise<Pick<LeasedTask, 'hold_id' | 'hold_at' | 'holds_renewed' | 'subscription_id'>> {
   const n = (t.holds_renewed ?? 0) + 1;
   const next = `${t.request_id}:h${n}`;
   const old = holdOf(t).id;
-  const req = { requestId: next, userId: t.user_id, tokenId: t.token_id, amount: t.quota };
+  const req = {
+    requestId: next,
+    userId: t.user_id,
+    tokenId: t.token_id,
+    amount: t.quota,
+    model: t.model,
+    group: t.group,
+  };
   const refused = (err: unknown) => err instanceof AppError && err.code === 'FAILED_PRECONDITION';
-  if (t.quota > 0) {
+  const unlessRefused = (e: unknown) => {
+    if (!refused(e)) throw e;
+  };
+  let subscriptionId = '';
+  const take = async () => {
+    subscriptionId = (await d.peers.preConsume(req)).subscriptionId;
+  };
+  if (t.quota > 0 && t.subscription_id) {
+    // A subscription pays the hold: the old one goes first, so that the subscription's windows
+    // have room for the new one (the wallet cannot be spent twice through a subscription's hold).
+    await d.peers.refund(old);
+    await take().catch(unlessRefused);
+  } else if (t.quota > 0) {
     try {
-      await d.peers.preConsume(req);
+      await take();
       await d.peers.refund(old);
     } catch (err) {
       if (!refused(err)) throw err;
       await d.peers.refund(old);
-      await d.peers.preConsume(req).catch((e) => {
-        if (!refused(e)) throw e;
-      });
+      await take().catch(unlessRefused);
     }
   }
-  return { hold_id: next, hold_at: now, holds_renewed: n };
+  return { hold_id: next, hold_at: now, holds_renewed: n, subscription_id: subscriptionId };
 }
 
 export async function finishBilling<T extends LeasedTask>(
@@ -82,7 +100,7 @@ export async function finishBilling<T extends LeasedTask>(
       modelPrice: t.model_price,
       groupRatio: t.group_ratio,
       content: p.refundText(t),
-      other: p.logOther(t),
+      other: { ...p.logOther(t), ...paidBy(t.subscription_id) },
       ip: '',
     });
   }

@@ -11,7 +11,7 @@
  * through the platform's own query.
  */
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
-import { authorize } from './authorize.ts';
+import { authorize, taskChannel } from './authorize.ts';
 import { DOUBAO_VIDEO_CHANNEL_TYPE, submitDoubaoVideo } from './doubao-video.ts';
 import { type JimengDeps, JimengError, submitJimeng } from './jimeng.ts';
 import { KLING_CHANNEL_TYPE, KlingError, submitKling } from './kling.ts';
@@ -75,7 +75,7 @@ export async function submitGeneration(
   input: { body: Record<string, unknown>; key: string | undefined; ip: string },
 ): Promise<{ status: number; body: unknown }> {
   try {
-    const auth = await authorize(d.peers, input.key, input.ip);
+    const caller = await authorize(d.peers, input.key, input.ip);
     const body = input.body;
     const model = str(body.model).trim();
     if (!model) throw new VideoError(400, 'invalid_model', 'model 不能为空');
@@ -89,9 +89,10 @@ export async function submitGeneration(
     // metadata carries each platform's own fields (negative_prompt, cfg_scale, mode...).
     const meta = record(body.metadata);
     const aspect = str(meta.aspect_ratio) || aspectOf(width, height);
-    const channel = await d.peers.selectChannel(auth.group, model);
+    const { auth, channel } = await taskChannel(d, caller, model);
     if (!channel) throw new VideoError(503, 'no_channel', `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
-    const common = { key: input.key, ip: input.ip, channel };
+    // The platform's submit runs on this channel, in the group it was found in (an `auto` token's).
+    const common = { key: input.key, ip: input.ip, channel, group: auth.group };
 
     let answer: { status: number; body: unknown };
     let taskId: (b: Record<string, unknown>) => string;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
-import { type Authorized, authorize, priceCall } from './authorize.ts';
+import { type Authorized, authorize, inGroup, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { MjError } from './mj-error.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
@@ -152,11 +152,13 @@ export async function createVideo(
     reference?: File;
     key: string | undefined;
     ip: string;
+    /** A channel the caller already chose (the unified video API), and the group it chose it in. */
     channel?: ChannelRef;
+    group?: string;
   },
 ): Promise<{ status: number; body: unknown }> {
   try {
-    const auth = await authorize(d.peers, input.key, input.ip);
+    const caller = await authorize(d.peers, input.key, input.ip);
     const model = str(input.body.model) || 'sora-2';
     if (input.reference && !REFERENCE_TYPES.has(input.reference.type)) {
       throw new VideoError(400, 'invalid_input_reference', 'input_reference 必须是 JPEG、PNG 或 WebP 图片');
@@ -166,8 +168,7 @@ export async function createVideo(
     if (!Number.isInteger(seconds) || seconds < 1 || seconds > 60) {
       throw new VideoError(400, 'invalid_seconds', 'seconds 必须是 1 到 60 之间的整数');
     }
-    // A caller that already chose the channel (the unified video API) pins it.
-    const channel = input.channel ?? (await d.peers.selectChannel(auth.group, model));
+    const { auth, channel } = await taskChannel(d, caller, model, input);
     if (!channel || !VIDEO_CHANNEL_TYPES.has(channel.type)) {
       throw new VideoError(503, 'no_channel', `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
     }
@@ -229,7 +230,8 @@ export async function remixVideo(
     const model = props.model || t.model;
     const seconds = Number(props.seconds) || 4;
     return await startVideo(d, {
-      auth,
+      // The remix runs on the video's channel, in the group the video was made in.
+      auth: inGroup(auth, t.group),
       channel,
       model,
       seconds,

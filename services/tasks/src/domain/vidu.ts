@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { AsyncTaskDoc } from '../data/async-task-repository.ts';
-import { authorize, priceCall } from './authorize.ts';
+import { authorize, inGroup, priceCall } from './authorize.ts';
 import { type Charge, giveBack, heldTaskFields, logCharge, reserve } from './charge.ts';
 import { perTaskPlatform, pricedSeconds, str, TASK_PROGRESS } from './per-task-platform.ts';
 import type { ChannelRef, UpstreamAnswer } from './ports.ts';
@@ -60,9 +60,11 @@ export async function submitVidu(
     key: string | undefined;
     ip: string;
     channel: ChannelRef;
+    /** The group the channel was chosen in (an `auto` token's). */
+    group: string;
   },
 ): Promise<{ status: number; body: unknown }> {
-  const auth = await authorize(d.peers, input.key, input.ip);
+  const auth = inGroup(await authorize(d.peers, input.key, input.ip), input.group);
   const { model, prompt, image, channel } = input;
   if (!image && !prompt.trim()) throw new VideoError(400, 'invalid_prompt', 'prompt 不能为空');
   const seconds = input.duration ?? 5;

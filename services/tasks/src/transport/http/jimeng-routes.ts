@@ -14,7 +14,8 @@ import {
   submitJimeng,
 } from '../../domain/jimeng.ts';
 import { MjError } from '../../domain/mj-error.ts';
-import { clientIp, readJson, send } from './mj-routes.ts';
+import { clientIp, send } from './mj-routes.ts';
+import { jimengQuery, jimengResultBody, jimengSubmitBody, queryInput, readInput } from './task-input.ts';
 
 export function jimengRoutes(d: JimengDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -23,16 +24,17 @@ export function jimengRoutes(d: JimengDeps, opts: { trusted: (addr: string) => b
     const key = keyOf(typeof req.headers.authorization === 'string' ? req.headers.authorization : undefined, undefined);
     const ip = clientIp(req, opts.trusted);
     const action = url.searchParams.get('Action') ?? '';
-    const version = url.searchParams.get('Version') ?? '';
     try {
+      const version = queryInput(url, jimengQuery).Version ?? '';
       if (req.method !== 'POST') throw new JimengError(404, `不支持的请求方法 ${req.method}`, action);
       if (!action) throw new JimengError(400, '缺少查询参数 Action', action);
       if ((action !== JIMENG_SUBMIT && action !== JIMENG_RESULT) || version !== JIMENG_VERSION) {
         throw new JimengError(404, `不支持的接口 ${action}（版本 ${version || '空'}）`, action);
       }
-      const body = await readJson(req);
       const answer =
-        action === JIMENG_SUBMIT ? await submitJimeng(d, { body, key, ip }) : await resultJimeng(d, { body, key, ip });
+        action === JIMENG_SUBMIT
+          ? await submitJimeng(d, { body: await readInput(req, jimengSubmitBody), key, ip })
+          : await resultJimeng(d, { body: await readInput(req, jimengResultBody), key, ip });
       send(res, answer.status, answer.body);
     } catch (err) {
       if (err instanceof JimengError) send(res, err.status, err.body());

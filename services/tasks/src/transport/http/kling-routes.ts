@@ -4,7 +4,8 @@ import { keyOf } from '../../domain/authorize.ts';
 import { KlingError, type KlingKind, queryKling, submitKling } from '../../domain/kling.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import type { SunoDeps } from '../../domain/suno.ts';
-import { clientIp, pathId, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, send } from './mj-routes.ts';
+import { klingSubmitBody, readInput } from './task-input.ts';
 
 export function klingRoutes(d: SunoDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -17,7 +18,12 @@ export function klingRoutes(d: SunoDeps, opts: { trusted: (addr: string) => bool
     try {
       let answer: { status: number; body: unknown };
       if (req.method === 'POST' && submit) {
-        answer = await submitKling(d, { kind: submit[1] as KlingKind, body: await readJson(req), key, ip });
+        answer = await submitKling(d, {
+          kind: submit[1] as KlingKind,
+          body: await readInput(req, klingSubmitBody),
+          key,
+          ip,
+        });
       } else if (req.method === 'GET' && one) {
         const id = pathId(one[2] as string);
         answer = await queryKling(d, { kind: one[1] as KlingKind, id, key, ip });

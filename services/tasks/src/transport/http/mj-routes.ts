@@ -10,6 +10,7 @@ import { MjError } from '../../domain/mj-error.ts';
 import { fetchMj, forwardBase, imageSeedMj, listMjByCondition } from '../../domain/mj-queries.ts';
 import { modeOfPath, SUBMIT_KINDS, type SubmitKind } from '../../domain/mj-rules.ts';
 import { type MjAnswer, type MjDeps, submitMj } from '../../domain/mj-submit.ts';
+import { mjListBody, mjSubmitBody, readInput } from './task-input.ts';
 
 const MAX_BODY = 32 * 1024 * 1024;
 
@@ -92,7 +93,7 @@ export function mjRoutes(
         answer = await submitMj(d, {
           kind: kind as SubmitKind,
           ...(m.mode ? { mode: m.mode } : {}),
-          body: await readJson(req),
+          body: await readInput(req, mjSubmitBody),
           key,
           ip,
         });
@@ -101,7 +102,7 @@ export function mjRoutes(
       } else if (req.method === 'GET' && task?.[2] === 'image-seed') {
         answer = await imageSeedMj(d, key, ip, pathId(task[1] as string));
       } else if (req.method === 'POST' && rest === '/task/list-by-condition') {
-        answer = await listMjByCondition(d, key, ip, await readJson(req));
+        answer = await listMjByCondition(d, key, ip, await readInput(req, mjListBody));
       } else if (req.method === 'GET' && image && !m.mode) {
         await proxyImage(d, pathId(image[1] as string), res, opts.image);
         return true;

@@ -3,7 +3,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { keyOf } from '../../domain/authorize.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import { fetchSuno, type SunoDeps, SunoError, submitSuno } from '../../domain/suno.ts';
-import { clientIp, pathId, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, send } from './mj-routes.ts';
+import { readInput, sunoFetchBody, sunoSubmitBody } from './task-input.ts';
 
 export function sunoRoutes(d: SunoDeps, opts: { trusted: (addr: string) => boolean }) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -17,12 +18,11 @@ export function sunoRoutes(d: SunoDeps, opts: { trusted: (addr: string) => boole
       let answer: { status: number; body: unknown };
       if (req.method === 'POST' && submit) {
         const action = submit[1] === 'music' ? 'MUSIC' : 'LYRICS';
-        answer = await submitSuno(d, { action, body: await readJson(req), key, ip });
+        answer = await submitSuno(d, { action, body: await readInput(req, sunoSubmitBody), key, ip });
       } else if (req.method === 'GET' && one) {
         answer = await fetchSuno(d, { ids: [pathId(one[1] as string)], one: true, key, ip });
       } else if (req.method === 'POST' && url.pathname === '/suno/fetch') {
-        const body = await readJson(req);
-        const ids = Array.isArray(body.ids) ? body.ids.map(String) : [];
+        const ids = ((await readInput(req, sunoFetchBody)).ids ?? []).map(String);
         answer = await fetchSuno(d, { ids, one: false, key, ip });
       } else answer = { status: 404, body: { code: 'not_found', message: '接口不存在', data: null } };
       send(res, answer.status, answer.body);

@@ -5,7 +5,8 @@ import type { JimengDeps } from '../../domain/jimeng.ts';
 import { MjError } from '../../domain/mj-error.ts';
 import { VideoError } from '../../domain/video.ts';
 import { getGeneration, submitGeneration } from '../../domain/video-generations.ts';
-import { clientIp, pathId, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, send } from './mj-routes.ts';
+import { generationBody, readInput } from './task-input.ts';
 
 const BASE = '/v1/video/generations';
 
@@ -22,7 +23,7 @@ export function videoGenerationRoutes(d: JimengDeps, opts: { trusted: (addr: str
         if (!String(req.headers['content-type'] ?? '').includes('application/json')) {
           throw new VideoError(415, 'unsupported_media_type', '请以 application/json 提交');
         }
-        answer = await submitGeneration(d, { body: await readJson(req), key, ip });
+        answer = await submitGeneration(d, { body: await readInput(req, generationBody), key, ip });
       } else if (req.method === 'GET' && one) {
         answer = await getGeneration(d, { id: pathId(one[1] as string), key, ip });
       } else throw new VideoError(404, 'not_found', '接口不存在');

@@ -17,7 +17,16 @@ import {
   VideoError,
   videoContent,
 } from '../../domain/video.ts';
-import { clientIp, pathId, readBody, readJson, send } from './mj-routes.ts';
+import { clientIp, pathId, readBody, send } from './mj-routes.ts';
+import {
+  parseInput,
+  queryInput,
+  readInput,
+  videoContentQuery,
+  videoCreateBody,
+  videoListQuery,
+  videoRemixBody,
+} from './task-input.ts';
 
 /** A multipart create: its text fields, and `input_reference` as the reference file. */
 async function readForm(
@@ -58,17 +67,24 @@ export function videoRoutes(d: SunoDeps, opts: { trusted: (addr: string) => bool
         const type = String(req.headers['content-type'] ?? '').toLowerCase();
         let a: { status: number; body: unknown };
         if (type.includes('application/json')) {
-          a = await createVideo(d, { body: await readJson(req), key, ip });
+          a = await createVideo(d, { body: await readInput(req, videoCreateBody), key, ip });
         } else if (type.startsWith('multipart/form-data')) {
           // What OpenAI's SDKs send (always, a reference image or not).
-          a = await createVideo(d, { ...(await readForm(req, type)), key, ip });
+          const form = await readForm(req, type);
+          a = await createVideo(d, { ...form, body: parseInput(videoCreateBody, form.body), key, ip });
         } else {
           throw new VideoError(415, 'unsupported_media_type', '请以 application/json 或 multipart/form-data 提交');
         }
         send(res, a.status, a.body);
       } else if (req.method === 'GET' && url.pathname === '/v1/videos') {
-        const q = url.searchParams;
-        const a = await listVideos(d, { key, ip, limit: q.get('limit'), after: q.get('after'), order: q.get('order') });
+        const q = queryInput(url, videoListQuery);
+        const a = await listVideos(d, {
+          key,
+          ip,
+          limit: q.limit ?? null,
+          after: q.after ?? null,
+          order: q.order ?? null,
+        });
         send(res, a.status, a.body);
       } else if (req.method === 'GET' && one) {
         const a = await retrieveVideo(d, key, ip, pathId(one[1] as string));
@@ -78,11 +94,19 @@ export function videoRoutes(d: SunoDeps, opts: { trusted: (addr: string) => bool
         send(res, a.status, a.body);
       } else if (req.method === 'POST' && remix) {
         const type = String(req.headers['content-type'] ?? '').toLowerCase();
-        const body = type.startsWith('multipart/form-data') ? (await readForm(req, type)).body : await readJson(req);
+        const body = type.startsWith('multipart/form-data')
+          ? parseInput(videoRemixBody, (await readForm(req, type)).body)
+          : await readInput(req, videoRemixBody);
         const a = await remixVideo(d, { id: pathId(remix[1] as string), body, key, ip });
         send(res, a.status, a.body);
       } else if (req.method === 'GET' && content) {
-        const up = await videoContent(d, key, ip, pathId(content[1] as string), url.searchParams.get('variant') ?? '');
+        const up = await videoContent(
+          d,
+          key,
+          ip,
+          pathId(content[1] as string),
+          queryInput(url, videoContentQuery).variant ?? '',
+        );
         if (!up.ok || !up.body) throw new VideoError(502, 'upstream_error', '上游视频获取失败');
         res.writeHead(200, { 'content-type': up.headers.get('content-type') ?? 'video/mp4' });
         Readable.fromWeb(up.body as import('node:stream/web').ReadableStream).pipe(res);
