@@ -337,6 +337,8 @@ export default function ChannelPage() {
       dataIndex: 'type',
       width: 110,
       render: (type: number) => {
+        // Nothing until the catalogue arrives (not "unknown type" for a moment).
+        if (types.length === 0) return null;
         const o = typeOf(types, type);
         return <Tag color={o?.color ?? 'gray'}>{o ? typeLabel(o) : tr('channel.unknownType', { type })}</Tag>;
       },
