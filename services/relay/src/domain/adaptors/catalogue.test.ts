@@ -34,6 +34,21 @@ describe('channel-type catalogue and adaptors', () => {
     expect(sorted([...platforms].filter((t) => !relayed.has(t)))).toEqual(servedBy('tasks'));
   });
 
+  it("when a channel leaves base_url empty, then the relay's default host is the catalogue's (three known exceptions)", () => {
+    const differ = CHANNEL_CATALOGUE.filter((e) => {
+      const a = ADAPTORS[e.type];
+      return a && a.defaultBaseUrl !== e.baseUrl;
+    }).map((e) => [e.type, e.baseUrl, ADAPTORS[e.type]?.defaultBaseUrl]);
+    // 18 Spark: the relay's WebSocket host (the channels service has no HTTP call for it);
+    // 20 OpenRouter: the relay adds /api/v1 to the host, the channels service /v1 to .../api;
+    // 37 Dify: the relay falls back to the cloud host, the catalogue asks for the channel's own.
+    expect(differ).toEqual([
+      [18, '', 'wss://spark-api.xf-yun.com'],
+      [37, '', 'https://api.dify.ai'],
+      [20, 'https://openrouter.ai/api', 'https://openrouter.ai'],
+    ]);
+  });
+
   it('when the catalogue is read, then each type is listed once with its name in both languages', () => {
     const types = CHANNEL_CATALOGUE.map((e) => e.type);
     expect(new Set(types).size).toBe(types.length);
