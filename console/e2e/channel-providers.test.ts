@@ -1,5 +1,6 @@
 /**
- * The channel form's per-type fields and multi-key channels in a real browser: an AWS Claude
+ * The channel form's per-type fields and multi-key channels in a real browser: the type picker
+ * lists the server's channel-type catalogue (GET /api/channel/types) and the row tag its name; an AWS Claude
  * channel entered as Access Key, Secret Key and Region is stored as the spec's `Ak|Sk|Region`, a
  * Jimeng channel (51) as `AccessKey|SecretKey`; a channel with three keys in turn shows its key
  * count in the list row.
@@ -31,10 +32,41 @@ describe('console channel providers (browser)', () => {
   it('when an admin picks AWS Claude, then the form asks for Ak, Sk and Region and stores them as Ak|Sk|Region', async () => {
     const { context, page } = await h.fresh();
     await login(page, 'root', '123456');
+    // One catalogue line more (as a new provider adds): the console shows it with no change of its own.
+    await page.route('**/api/channel/types', async (route) => {
+      const res = await route.fetch();
+      const answer = (await res.json()) as { data: Record<string, unknown>[] };
+      const line = { ...answer.data[0], type: 999, name: 'E2E 新供应商', name_en: 'E2E provider' };
+      line.key_parts = {
+        sep: '|',
+        parts: [
+          {
+            name: 'Id',
+            label: { zh: '账号', en: 'Account' },
+            placeholder: { zh: 'e2e-账号', en: 'e2e' },
+            secret: false,
+          },
+        ],
+      };
+      await route.fulfill({ response: res, json: { ...answer, data: [...answer.data, line] } });
+    });
     await page.goto('/channel');
     await page.getByRole('button', { name: '添加新的渠道' }).click();
     const drawer = page.locator('.arco-drawer');
-    await drawer.locator('.arco-form-item', { hasText: '类型' }).first().locator('.arco-select').click();
+    const typePicker = drawer.locator('.arco-form-item', { hasText: '类型' }).first().locator('.arco-select');
+    await typePicker.click();
+    // The picker lists the server's catalogue (GET /api/channel/types), in its order.
+    const served = await page.request.get('/api/channel/types', { headers: { 'New-Api-User': '1' } });
+    const catalogue = ((await served.json()) as { data: { type: number; name: string }[] }).data;
+    expect(catalogue.length).toBeGreaterThan(50);
+    await page.locator('.arco-select-option').nth(catalogue.length).waitFor();
+    expect(await page.locator('.arco-select-option').allInnerTexts()).toEqual([
+      ...catalogue.map((e) => e.name),
+      'E2E 新供应商',
+    ]);
+    await page.locator('.arco-select-option', { hasText: 'E2E 新供应商' }).click();
+    await expect(drawer.locator('input[name="key_part_0"]').getAttribute('placeholder')).resolves.toBe('e2e-账号');
+    await typePicker.click();
     await page.locator('.arco-select-option', { hasText: 'AWS Claude' }).click();
     await drawer.locator('input[name="name"]').fill('e2e-bedrock');
     await expect(drawer.locator('textarea[name="key"]').count()).resolves.toBe(0);
@@ -53,6 +85,9 @@ describe('console channel providers (browser)', () => {
     await drawer.getByRole('button', { name: '提交' }).click();
     await toast(page, '渠道创建成功！').waitFor();
     await page.locator('tr', { hasText: 'e2e-bedrock' }).waitFor();
+    // The row's type tag: the catalogue's name and colour.
+    const tag = page.locator('tr', { hasText: 'e2e-bedrock' }).locator('.arco-tag', { hasText: 'AWS Claude' });
+    await expect(tag.getAttribute('class')).resolves.toContain('arco-tag-orangered');
     expect(await storedKey(page, 'e2e-bedrock')).toEqual({ key: 'AKIAE2E|e2e/secret|us-west-2', multiKeyMode: '' });
     await context.close();
   });

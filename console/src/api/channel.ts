@@ -137,6 +137,38 @@ export const fetchChannelModels = (id: number) => request<string[]>('GET', `/api
 export const fetchUpstreamModels = (body: { type: number; base_url: string; key: string }) =>
   request<string[]>('POST', '/api/channel/fetch_models', { body });
 
+/** A text of the channel-type catalogue in the console's two languages. */
+export interface CatalogueText {
+  zh: string;
+  en: string;
+}
+
+/** One entry of GET /api/channel/types (services/common/src/channel-catalogue.ts). */
+export interface ChannelTypeInfo {
+  type: number;
+  name: string;
+  name_en: string;
+  color: string;
+  base_url: string;
+  served_by: 'relay' | 'tasks';
+  key_hint: CatalogueText | null;
+  key_parts: {
+    sep: string;
+    parts: { name: string; label: CatalogueText; placeholder: CatalogueText; secret: boolean }[];
+  } | null;
+  other: { label: CatalogueText; hint: CatalogueText | null; default: string } | null;
+  form: {
+    base_url_label: CatalogueText | null;
+    base_url_placeholder: CatalogueText | null;
+    openai_organization: boolean;
+    single_key: boolean;
+  };
+  models: string[];
+}
+
+/** GET /api/channel/types: the channel-type catalogue, in the type picker's order. */
+export const channelTypes = () => request<ChannelTypeInfo[]>('GET', '/api/channel/types');
+
 /** GET /api/models: channel type -> model names. */
 export const modelsByType = () => request<Record<string, string[]>>('GET', '/api/models');
 

@@ -73,6 +73,7 @@ describe('channel administration through the gateway', () => {
     expect((await api.get('/channel/')).status).toBe(403);
     expect((await api.post('/channel/', { ...base, name: 'x' })).status).toBe(403);
     expect((await api.get('/models')).status).toBe(403);
+    expect((await api.get('/channel/types')).status).toBe(403);
     const anonymous = (await import('./billing-harness.ts')).Api;
     expect((await new anonymous(stack.gatewayUrl).get('/channel/')).status).toBe(401);
   });
@@ -215,6 +216,48 @@ describe('channel administration through the gateway', () => {
     expect(byType['14']).toContain('claude-3-5-sonnet-20241022');
     await create({ name: 'listed', models: 'listed-model' });
     expect((await admin.get<string[]>('/channel/models')).body.data).toContain('listed-model');
+  });
+
+  it('when the channel-type catalogue is asked, then every type comes once with its name, host, key format and form fields, and the same models as /api/models', async () => {
+    interface TypeJson {
+      type: number;
+      name: string;
+      name_en: string;
+      base_url: string;
+      served_by: string;
+      key_parts: { sep: string; parts: { name: string; secret: boolean }[] } | null;
+      other: { label: { zh: string }; default: string } | null;
+      form: { openai_organization: boolean; single_key: boolean };
+      models: string[];
+    }
+    const types = (await admin.get<TypeJson[]>('/channel/types')).body.data ?? [];
+    const byType = (await admin.get<Record<string, string[]>>('/models')).body.data ?? {};
+    expect(types.map((t) => t.type).sort((x, y) => x - y)).toEqual(Object.keys(byType).map(Number));
+    for (const t of types) expect(t.models).toEqual(byType[String(t.type)]);
+    const of = (n: number) => types.find((t) => t.type === n);
+    expect(types[0]).toMatchObject({ type: 1, name: 'OpenAI', base_url: 'https://api.openai.com', served_by: 'relay' });
+    expect(of(1)?.form).toEqual({
+      base_url_label: null,
+      base_url_placeholder: null,
+      openai_organization: true,
+      single_key: false,
+    });
+    expect(
+      of(33)
+        ?.key_parts?.parts.map((p) => `${p.name}${p.secret ? '*' : ''}`)
+        .join(of(33)?.key_parts?.sep),
+    ).toBe('Ak|Sk*|Region');
+    expect([of(3)?.other?.default, of(18)?.other?.default, of(49)?.other?.label.zh]).toEqual([
+      '2023-06-01-preview',
+      'v2.1',
+      '智能体 ID（Coze 的 bot_id）',
+    ]);
+    expect([of(41)?.form.single_key, of(51)?.name, of(51)?.name_en, of(51)?.served_by]).toEqual([
+      true,
+      '即梦',
+      'Jimeng',
+      'tasks',
+    ]);
   });
 
   it('when upstream models are fetched, then type 1 lists /v1/models; others and missing keys are refused', async () => {

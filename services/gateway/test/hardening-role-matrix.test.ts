@@ -164,6 +164,7 @@ const EXPECTED: Record<string, number> = {
   'GET /channel/models': ADMIN,
   'GET /channel/': ADMIN,
   'GET /channel/search': ADMIN,
+  'GET /channel/types': ADMIN,
   'GET /channel/test': ADMIN,
   'GET /channel/test/:id': ADMIN,
   'GET /channel/update_balance': ADMIN,

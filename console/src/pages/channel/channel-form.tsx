@@ -27,13 +27,15 @@ import {
 import { tr } from '../../locale/translate.ts';
 import { type OverrideFields, overrideErrors, overrideFieldsOf, overridesBody } from './channel-overrides.ts';
 import {
-  CHANNEL_TYPE_OPTIONS,
   defaultOther,
+  inLang,
   joinKeyParts,
   keyHint,
   keyParts,
-  otherHint,
-  otherLabel,
+  otherField,
+  typeLabel,
+  typeOf,
+  useChannelTypes,
 } from './channel-types.ts';
 import { loadTypeModels } from './type-models.ts';
 
@@ -142,6 +144,10 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   const [groups, setGroups] = useState<string[]>(['default']);
   const [custom, setCustom] = useState('');
   const [fetching, setFetching] = useState(false);
+  // The per-type fields come from the server's channel-type catalogue.
+  const types = useChannelTypes();
+  const entry = typeOf(types, form.type);
+  const other = otherField(entry);
   const set = <K extends keyof FormState>(key: K, value: FormState[K]) => setForm((f) => ({ ...f, [key]: value }));
   const setOverride = <K extends keyof OverrideFields>(key: K, value: OverrideFields[K]) =>
     setForm((f) => ({ ...f, overrides: { ...f.overrides, [key]: value } }));
@@ -166,17 +172,17 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
     setForm((f) => ({
       ...f,
       type,
-      other: f.other && f.other !== defaultOther(f.type) ? f.other : defaultOther(type),
+      other: f.other && f.other !== defaultOther(typeOf(types, f.type)) ? f.other : defaultOther(typeOf(types, type)),
       key_parts: [],
-      key: keyParts(type) ? '' : f.key,
+      key: keyParts(typeOf(types, type)) ? '' : f.key,
     }));
   // Types with a key of parts show one input per part unless several keys go in the text area.
-  const parts = !form.batch && !form.multi_key_mode ? keyParts(form.type) : undefined;
+  const parts = !form.batch && !form.multi_key_mode ? keyParts(entry) : undefined;
   const setPart = (i: number, v: string) =>
     setForm((f) => {
       const values = [...f.key_parts];
       values[i] = v;
-      return { ...f, key_parts: values, key: joinKeyParts(f.type, values) };
+      return { ...f, key_parts: values, key: joinKeyParts(typeOf(types, f.type), values) };
     });
 
   const addCustom = () => {
@@ -194,7 +200,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
   };
 
   const fetchModels = async () => {
-    if (form.type !== 1) {
+    if (!entry?.form.openai_organization) {
       Message.error(tr('channelForm.onlyTheOpenaiApiFormat'));
       return;
     }
@@ -290,9 +296,9 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
               .includes(input.toLowerCase())
           }
         >
-          {CHANNEL_TYPE_OPTIONS.map((o) => (
-            <Select.Option key={o.value} value={o.value}>
-              {o.label}
+          {types.map((o) => (
+            <Select.Option key={o.type} value={o.type}>
+              {typeLabel(o)}
             </Select.Option>
           ))}
         </Select>
@@ -305,24 +311,21 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           placeholder={tr('channelForm.nameTheChannel')}
         />
       </Form.Item>
-      <Form.Item label={form.type === 3 ? 'AZURE_OPENAI_ENDPOINT' : tr('channelForm.baseUrl')}>
+      <Form.Item label={entry?.form.base_url_label ? inLang(entry.form.base_url_label) : tr('channelForm.baseUrl')}>
         <Input
           name="base_url"
           value={form.base_url}
           onChange={(v) => set('base_url', v)}
           placeholder={
-            form.type === 3 ? tr('channelForm.forExampleHttpsDocsTest') : tr('channelForm.optionalEmptyUsesTheOfficial')
+            entry?.form.base_url_placeholder
+              ? inLang(entry.form.base_url_placeholder)
+              : tr('channelForm.optionalEmptyUsesTheOfficial')
           }
         />
       </Form.Item>
-      {otherLabel(form.type) && (
-        <Form.Item label={otherLabel(form.type)} extra={otherHint(form.type) || undefined}>
-          <Input
-            name="other"
-            value={form.other}
-            onChange={(v) => set('other', v)}
-            placeholder={defaultOther(form.type)}
-          />
+      {other && (
+        <Form.Item label={other.label} extra={other.hint || undefined}>
+          <Input name="other" value={form.other} onChange={(v) => set('other', v)} placeholder={other.placeholder} />
         </Form.Item>
       )}
       {parts ? (
@@ -363,7 +366,7 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
                   ? tr('channelForm.leaveEmptyToKeepThe')
                   : undefined,
               // Several keys of parts in one text area: each line in the type's format.
-              keyParts(form.type) ? keyHint(form.type) : undefined,
+              entry?.key_parts ? keyHint(entry) : undefined,
             ]
               .filter(Boolean)
               .join(' ') || undefined
@@ -373,12 +376,12 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
             name="key"
             value={form.key}
             onChange={(v) => set('key', v)}
-            placeholder={form.batch || form.multi_key_mode ? tr('channelForm.enterTheKeysOnePer') : keyHint(form.type)}
-            autoSize={{ minRows: form.batch || form.multi_key_mode || form.type === 41 ? 4 : 1, maxRows: 12 }}
+            placeholder={form.batch || form.multi_key_mode ? tr('channelForm.enterTheKeysOnePer') : keyHint(entry)}
+            autoSize={{ minRows: form.batch || form.multi_key_mode || entry?.form.single_key ? 4 : 1, maxRows: 12 }}
           />
         </Form.Item>
       )}
-      {form.type !== 41 && !form.batch && (
+      {!entry?.form.single_key && !form.batch && (
         <Form.Item label={tr('channelKeys.multiKeyMode')}>
           <Select
             value={form.multi_key_mode}
@@ -392,14 +395,14 @@ export default function ChannelForm({ id, onDone }: { id?: number; onDone: () =>
           </Select>
         </Form.Item>
       )}
-      {!editing && form.type !== 41 && !form.multi_key_mode && (
+      {!editing && !entry?.form.single_key && !form.multi_key_mode && (
         <Form.Item>
           <Checkbox checked={form.batch} onChange={(v) => set('batch', v)}>
             {tr('channelForm.batchCreateOneKeyPer')}
           </Checkbox>
         </Form.Item>
       )}
-      {form.type === 1 && (
+      {entry?.form.openai_organization && (
         <Form.Item label={tr('channelForm.openaiOrganization')}>
           <Input
             value={form.openai_organization}

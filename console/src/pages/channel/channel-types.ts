@@ -1,128 +1,52 @@
-import { tr } from '../../locale/translate.ts';
-/** The channel types (spec 01 section 3, and new-api's OpenAI-format ones) as the console shows them, with key hints. */
-export interface ChannelTypeOption {
-  value: number;
-  label: string;
-  color: string;
+import { useEffect, useState } from 'react';
+import { type CatalogueText, type ChannelTypeInfo, channelTypes } from '../../api/channel.ts';
+import { storedLang, tr } from '../../locale/translate.ts';
+
+/**
+ * The channel types as the server's catalogue has them (GET /api/channel/types, built from
+ * services/common/src/channel-catalogue.ts): the type picker, the list's tags and the form's
+ * per-type fields all read it; this file keeps only how to show an entry.
+ */
+export type { ChannelTypeInfo } from '../../api/channel.ts';
+
+/** A catalogue text in the reader's language. */
+export const inLang = (text: CatalogueText): string => (storedLang() === 'en-US' ? text.en : text.zh);
+
+/** The type's name in the reader's language. */
+export const typeLabel = (e: ChannelTypeInfo): string => (storedLang() === 'en-US' ? e.name_en : e.name);
+
+let loading: Promise<ChannelTypeInfo[]> | undefined;
+
+/** The catalogue, fetched once per page load (it changes only with a new release). */
+export function loadChannelTypes(): Promise<ChannelTypeInfo[]> {
+  loading ??= channelTypes().then((res) => {
+    if (res.success && res.data) return res.data;
+    loading = undefined;
+    return [];
+  });
+  return loading;
 }
 
-// biome-ignore format: one type per line reads as the table it is
-export const CHANNEL_TYPE_OPTIONS: ChannelTypeOption[] = [
-  { value: 1, label: 'OpenAI', color: 'green' },
-  { value: 2, label: 'Midjourney Proxy', color: 'lime' },
-  { value: 3, label: 'Azure OpenAI', color: 'arcoblue' },
-  { value: 4, label: 'Ollama', color: 'gray' },
-  { value: 5, label: 'Midjourney Proxy Plus', color: 'lime' },
-  { value: 8, get label() {
-    return tr('channel.customChannel');
-  }, color: 'pinkpurple' },
-  { value: 11, label: 'Google PaLM2', color: 'orange' },
-  { value: 14, label: 'Anthropic Claude', color: 'orangered' },
-  { value: 15, get label() {
-    return tr('channel.baiduWenxinQianfan');
-  }, color: 'blue' },
-  { value: 16, get label() {
-    return tr('channel.zhipuChatglm');
-  }, color: 'purple' },
-  { value: 17, get label() {
-    return tr('channel.alibabaTongyiQianwen');
-  }, color: 'orange' },
-  { value: 18, get label() {
-    return tr('channel.iflytekSpark');
-  }, color: 'cyan' },
-  { value: 19, get label() {
-    return tr('channel.360Zhinao');
-  }, color: 'gray' },
-  { value: 21, get label() {
-    return tr('channel.knowledgeBaseAiProxy');
-  }, color: 'magenta' },
-  { value: 22, get label() {
-    return tr('channel.knowledgeBaseFastgpt');
-  }, color: 'blue' },
-  { value: 23, get label() {
-    return tr('channel.tencentHunyuan');
-  }, color: 'arcoblue' },
-  { value: 24, label: 'Google Gemini', color: 'orange' },
-  { value: 25, label: 'Moonshot', color: 'gray' },
-  { value: 26, get label() {
-    return tr('channel.zhipuGlm4v');
-  }, color: 'purple' },
-  { value: 31, get label() {
-    return tr('channel.01Ai');
-  }, color: 'green' },
-  { value: 33, label: 'AWS Claude', color: 'orangered' },
-  { value: 34, label: 'Cohere', color: 'purple' },
-  { value: 35, label: 'MiniMax', color: 'green' },
-  { value: 36, label: 'Suno API', color: 'magenta' },
-  { value: 37, label: 'Dify', color: 'cyan' },
-  { value: 38, label: 'Jina', color: 'blue' },
-  { value: 39, label: 'Cloudflare', color: 'gold' },
-  { value: 40, label: 'SiliconCloud', color: 'purple' },
-  { value: 41, label: 'Vertex AI', color: 'blue' },
-  { value: 42, label: 'Mistral AI', color: 'orange' },
-  { value: 50, label: 'Kling', color: 'purple' },
-  { value: 51, get label() {
-    return tr('channel.jimeng');
-  }, color: 'arcoblue' },
-  { value: 52, label: 'Vidu', color: 'purple' },
-  { value: 54, get label() {
-    return tr('channel.doubaoVideo');
-  }, color: 'arcoblue' },
-  { value: 55, label: 'Sora', color: 'green' },
-  { value: 20, label: 'OpenRouter', color: 'gray' },
-  { value: 27, label: 'Perplexity', color: 'cyan' },
-  { value: 43, label: 'DeepSeek', color: 'blue' },
-  { value: 45, get label() {
-    return tr('channel.volcEngine');
-  }, color: 'arcoblue' },
-  { value: 48, label: 'xAI', color: 'gray' },
-  { value: 6, label: 'OpenAIMax', color: 'green' },
-  { value: 7, label: 'OhMyGPT', color: 'green' },
-  { value: 9, label: 'AILS', color: 'green' },
-  { value: 10, label: 'AIProxy', color: 'magenta' },
-  { value: 12, label: 'API2GPT', color: 'green' },
-  { value: 13, label: 'AIGC2D', color: 'green' },
-  { value: 44, label: 'MokaAI', color: 'gray' },
-  { value: 46, get label() {
-    return tr('channel.baiduQianfanV2');
-  }, color: 'blue' },
-  { value: 47, label: 'Xinference', color: 'purple' },
-  { value: 49, label: 'Coze', color: 'blue' },
-  { value: 53, label: 'Submodel', color: 'cyan' },
-  { value: 56, label: 'Replicate', color: 'gray' },
-  { value: 58, get label() {
-    return tr('channel.advancedCustom');
-  }, color: 'pinkpurple' },
-  { value: 59, label: 'Sub2API', color: 'orange' },
-  { value: 60, label: 'New API', color: 'pinkpurple' },
-];
-
-export const channelTypeOf = (type: number) => CHANNEL_TYPE_OPTIONS.find((o) => o.value === type);
-
-/** Key format hints of spec 01 section 5 (and of the video types: 50 Kling, 51 Jimeng, 55 Sora). */
-export function keyHint(type: number): string {
-  switch (type) {
-    case 15:
-      return tr('channel.enterInThisFormatApikey');
-    case 18:
-      return tr('channel.enterInThisFormatAppid');
-    case 22:
-      return tr('channel.enterInThisFormatApikey2');
-    case 23:
-      return tr('channel.enterInThisFormatAppid2');
-    case 33:
-      return tr('channel.enterInThisFormatAk');
-    case 41:
-      return tr('channel.enterTheServiceAccountJson');
-    case 50:
-    case 51:
-      return tr('channel.enterInThisFormatAccesskey');
-    case 55:
-      return tr('channel.enterTheOpenaiVideoApiKey');
-    default:
-      return tr('channel.enterTheChannelSAuthentication');
-  }
+/** The catalogue for a component: empty until it arrives. */
+export function useChannelTypes(): ChannelTypeInfo[] {
+  const [types, setTypes] = useState<ChannelTypeInfo[]>([]);
+  useEffect(() => {
+    let live = true;
+    void loadChannelTypes().then((t) => live && setTypes(t));
+    return () => {
+      live = false;
+    };
+  }, []);
+  return types;
 }
+
+/** The entry of a type in a loaded catalogue. */
+export const typeOf = (types: ChannelTypeInfo[], type: number): ChannelTypeInfo | undefined =>
+  types.find((e) => e.type === type);
+
+/** The key box's placeholder (spec 01 section 5 key formats). */
+export const keyHint = (e: ChannelTypeInfo | undefined): string =>
+  e?.key_hint ? inLang(e.key_hint) : tr('channel.enterTheChannelSAuthentication');
 
 /** One input of a key made of parts (spec 01 section 5 key formats). */
 export interface KeyPart {
@@ -132,75 +56,21 @@ export interface KeyPart {
 }
 
 /** Types whose key is several values joined by `sep`: the form shows one input per value. */
-export function keyParts(type: number): { sep: string; parts: KeyPart[] } | undefined {
-  switch (type) {
-    case 15:
-      return {
-        sep: '|',
-        parts: [
-          { label: tr('channelKeys.apiKey'), placeholder: tr('channelKeys.baiduApiKeyHint') },
-          { label: tr('channelKeys.secretKeyPlain'), placeholder: tr('channelKeys.baiduSecretHint'), secret: true },
-        ],
-      };
-    case 18:
-      return {
-        sep: '|',
-        parts: [
-          { label: 'APPID', placeholder: tr('channelKeys.sparkAppIdHint') },
-          { label: 'APISecret', placeholder: 'APISecret', secret: true },
-          { label: 'APIKey', placeholder: 'APIKey' },
-        ],
-      };
-    case 22:
-      return {
-        sep: '-',
-        parts: [
-          { label: tr('channelKeys.apiKey'), placeholder: 'fastgpt-...', secret: true },
-          { label: tr('channelKeys.appId'), placeholder: tr('channelKeys.fastgptAppIdHint') },
-        ],
-      };
-    case 23:
-      return {
-        sep: '|',
-        parts: [
-          { label: tr('channelKeys.appId'), placeholder: tr('channelKeys.hunyuanAppIdHint') },
-          { label: tr('channelKeys.secretId'), placeholder: tr('channelKeys.hunyuanSecretIdHint') },
-          { label: tr('channelKeys.secretKeyPlain'), placeholder: tr('channelKeys.secretKeyPlain'), secret: true },
-        ],
-      };
-    case 33:
-      return {
-        sep: '|',
-        parts: [
-          { label: tr('channelKeys.accessKey'), placeholder: 'AKIA...' },
-          { label: tr('channelKeys.secretKey'), placeholder: tr('channelKeys.secretKey'), secret: true },
-          { label: tr('channelKeys.region'), placeholder: tr('channelKeys.awsRegionHint') },
-        ],
-      };
-    case 50:
-      return {
-        sep: '|',
-        parts: [
-          { label: 'AccessKey', placeholder: tr('channelKeys.klingAccessKeyHint') },
-          { label: 'SecretKey', placeholder: tr('channelKeys.klingSecretKeyHint'), secret: true },
-        ],
-      };
-    case 51:
-      return {
-        sep: '|',
-        parts: [
-          { label: 'AccessKey', placeholder: tr('channelKeys.jimengAccessKeyHint') },
-          { label: 'SecretKey', placeholder: tr('channelKeys.jimengSecretKeyHint'), secret: true },
-        ],
-      };
-    default:
-      return undefined;
-  }
+export function keyParts(e: ChannelTypeInfo | undefined): { sep: string; parts: KeyPart[] } | undefined {
+  if (!e?.key_parts) return undefined;
+  return {
+    sep: e.key_parts.sep,
+    parts: e.key_parts.parts.map((p) => ({
+      label: inLang(p.label),
+      placeholder: inLang(p.placeholder),
+      secret: p.secret,
+    })),
+  };
 }
 
 /** The key of its parts: '' when all are empty (an edit keeping the key). */
-export function joinKeyParts(type: number, values: string[]): string {
-  const def = keyParts(type);
+export function joinKeyParts(e: ChannelTypeInfo | undefined, values: string[]): string {
+  const def = e?.key_parts;
   if (!def || values.every((v) => !v.trim())) return '';
   return def.parts.map((_p, i) => (values[i] ?? '').trim()).join(def.sep);
 }
@@ -219,29 +89,16 @@ export function multiKeyState(
   }
 }
 
-/** What `other` means for a type (empty: the field is hidden). */
-export function otherLabel(type: number): string {
-  if (type === 3) return tr('channel.defaultApiVersion');
-  if (type === 18) return tr('channel.modelVersion');
-  if (type === 41) return tr('channel.regionOrJsonModelRegion');
-  if (type === 21) return tr('channel.knowledgeBaseId');
-  if (type === 49) return tr('channel.cozeBotId');
-  return '';
+/** The `other` field of a type: its label, hint and default; undefined when the form hides it. */
+export function otherField(
+  e: ChannelTypeInfo | undefined,
+): { label: string; hint: string; placeholder: string } | undefined {
+  if (!e?.other) return undefined;
+  return { label: inLang(e.other.label), hint: e.other.hint ? inLang(e.other.hint) : '', placeholder: e.other.default };
 }
 
-/** The hint under `other` for a type. */
-export function otherHint(type: number): string {
-  if (type === 41) return tr('channelKeys.vertexRegionHint');
-  if (type === 18) return tr('channelKeys.sparkVersionHint');
-  return '';
-}
-
-/** Defaults of `other` (spec 01 section 5). */
-export function defaultOther(type: number): string {
-  if (type === 3) return '2023-06-01-preview';
-  if (type === 18) return 'v2.1';
-  return '';
-}
+/** The default of `other` for a type ('' when none: spec 01 section 5). */
+export const defaultOther = (e: ChannelTypeInfo | undefined): string => e?.other?.default ?? '';
 
 /** Response-time badge (spec 01 section 4): 0 untested; <=1 s green; <=3 s lime; <=5 s yellow; else red. */
 export function responseTimeBadge(ms: number): { color: string; text: string } {

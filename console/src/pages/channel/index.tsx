@@ -43,7 +43,7 @@ import { useStatus } from '../../store/status-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
 import ChannelForm from './channel-form.tsx';
 import { hasOverrides } from './channel-overrides.ts';
-import { channelTypeOf, multiKeyState, responseTimeBadge, statusReason } from './channel-types.ts';
+import { multiKeyState, responseTimeBadge, statusReason, typeLabel, typeOf, useChannelTypes } from './channel-types.ts';
 import MultiKeyDialog from './multi-key-dialog.tsx';
 import './style/index.css';
 import { serverText } from '../../locale/server-messages.ts';
@@ -166,6 +166,7 @@ export default function ChannelPage() {
   const [selected, setSelected] = useState<number[]>([]);
   const [drawer, setDrawer] = useState<{ id?: number } | null>(null);
   const [keysOf, setKeysOf] = useState<number | undefined>();
+  const types = useChannelTypes();
 
   const load = useCallback(async () => {
     setLoading(true);
@@ -336,8 +337,10 @@ export default function ChannelPage() {
       dataIndex: 'type',
       width: 110,
       render: (type: number) => {
-        const o = channelTypeOf(type);
-        return <Tag color={o?.color ?? 'gray'}>{o?.label ?? tr('channel.unknownType', { type })}</Tag>;
+        // Nothing until the catalogue arrives (not "unknown type" for a moment).
+        if (types.length === 0) return null;
+        const o = typeOf(types, type);
+        return <Tag color={o?.color ?? 'gray'}>{o ? typeLabel(o) : tr('channel.unknownType', { type })}</Tag>;
       },
     },
     {

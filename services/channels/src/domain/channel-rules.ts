@@ -83,8 +83,8 @@ export function checkKey(type: number, key: string): string {
   if (parts) {
     const pieces =
       parts.sep === '-' ? [k.slice(0, k.lastIndexOf('-')), k.slice(k.lastIndexOf('-') + 1)] : k.split(parts.sep);
-    if (pieces.length !== parts.names.length || pieces.some((p) => p.trim() === '')) {
-      throw invalid(`密钥格式错误，应为 ${parts.names.join(parts.sep)}`);
+    if (pieces.length !== parts.parts.length || pieces.some((p) => p.trim() === '')) {
+      throw invalid(`密钥格式错误，应为 ${parts.parts.map((p) => p.name).join(parts.sep)}`);
     }
   }
   return k;
@@ -93,7 +93,8 @@ export function checkKey(type: number, key: string): string {
 /** Type 41's `other`: a region, or a JSON map of model -> region. */
 export function checkOther(type: number, other: string): string {
   const o = other.trim();
-  if (o === '' && CHANNEL_TYPES[type]?.defaultOther) return CHANNEL_TYPES[type]?.defaultOther ?? '';
+  const byDefault = CHANNEL_TYPES[type]?.other?.default;
+  if (o === '' && byDefault) return byDefault;
   if (type === 41) {
     if (o === '') throw invalid('请填写 Vertex AI 的区域（或区域 JSON）');
     if (o.startsWith('{')) {

@@ -6,6 +6,7 @@ import type { RouteDeps } from '../deps.ts';
 import { ROLE } from '../middleware/auth.ts';
 import { body, flag, id, int, int32, list, optional, optText, pageOf, pageShape, pathId, text } from '../schemas.ts';
 import { input, validate } from '../validate.ts';
+import { channelTypesWire } from './channel-types.ts';
 import { caller, defined, pageAnswer, snake } from './wire.ts';
 
 /** weight travels as uint32: refuse what it cannot carry here, with the service's message. */
@@ -127,6 +128,12 @@ export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps)
     const q = input(req, List).query;
     const r = await channels.listChannels({ page: pageOf(q), idSort: q.id_sort ?? false });
     ok(res, pageAnswer(r.items, r.page));
+  });
+
+  // The channel-type catalogue (services/common/src/channel-catalogue.ts): the console's type
+  // picker, list tags and per-type form fields.
+  api.get('/channel/types', guard.admin, (_req, res) => {
+    ok(res, channelTypesWire());
   });
 
   api.get('/channel/search', guard.admin, Search, async (req, res) => {
