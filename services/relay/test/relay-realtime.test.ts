@@ -129,6 +129,15 @@ describe('/v1/realtime', () => {
     });
     const updated = await c.next('session.updated');
     expect((updated.session as { instructions: string }).instructions).toBe('Be brief');
+    // A prompt event whose item is not an object: an error event (never sent upstream: see below).
+    c.send({ type: 'conversation.item.create', event_id: 'evt_bad', item: 'hello' });
+    expect((await c.next('error')).error).toEqual({
+      type: 'invalid_request_error',
+      code: 'invalid_field',
+      message: '字段 item 的类型无效，应为 object',
+      param: null,
+      event_id: 'evt_bad',
+    });
     c.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3200).toString('base64') });
     c.send({ type: 'input_audio_buffer.commit' });
     await c.next('input_audio_buffer.committed');

@@ -46,6 +46,7 @@ import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-requ
 import type { LeaseFence } from './lease-fence.ts';
 import { relayMetrics } from './metrics.ts';
 import { newRequestId } from './relay-routes.ts';
+import { parseInput, realtimePromptEvent } from './request-schemas.ts';
 import { concurrencySlot, limitRefusal } from './route-kit.ts';
 
 export interface RealtimeDeps {
@@ -431,24 +432,31 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       if (deps.screen && !isBinary && refused(data as Buffer)) return;
       upstream.send(data as Buffer, { binary: isBinary });
     });
-    /** A prompt event holding a sensitive word: answered with an error event, not sent upstream. */
+    /**
+     * A prompt event holding a sensitive word, or whose item, session or response is not an
+     * object (its schema: request-schemas.ts): answered with an error event, not sent upstream.
+     * Text that is not JSON goes on; the upstream answers it.
+     */
     const refused = (buf: Buffer): boolean => {
       if (!PROMPT_EVENTS.some((t) => buf.includes(t))) return false;
-      let ev: Json;
+      let raw: unknown;
       try {
-        ev = JSON.parse(buf.toString('utf8')) as Json;
+        raw = JSON.parse(buf.toString('utf8'));
       } catch {
         return false;
       }
-      const carrier = ev.item ?? ev.session ?? ev.response;
-      if (!carrier || typeof carrier !== 'object') return false;
+      const eventId = (raw as { event_id?: unknown } | null)?.event_id;
       try {
-        deps.screen?.(carrier as Json);
+        const ev = parseInput(realtimePromptEvent, raw);
+        const carrier = ev.item ?? ev.session ?? ev.response;
+        if (carrier) deps.screen?.(carrier as Json);
       } catch (err) {
         if (!(err instanceof RelayError)) throw err;
         const e = realtimeError(err.message, err.code);
         if (client.readyState === WebSocket.OPEN)
-          client.send(JSON.stringify({ ...e, error: { ...e.error, event_id: ev.event_id ?? null } }));
+          client.send(
+            JSON.stringify({ ...e, error: { ...e.error, event_id: typeof eventId === 'string' ? eventId : null } }),
+          );
         return true;
       }
       return false;

@@ -187,6 +187,20 @@ const geminiCount = z
       ctx.addIssue({ code: 'custom', message: 'contents is required' });
   });
 
+// ----------------------------------------------------------------------------------- Realtime
+
+/**
+ * A Realtime client event that carries a prompt (conversation.item.create, session.update,
+ * response.create): the relay reads its item, session or response for the sensitive-word check.
+ */
+export const realtimePromptEvent = z.looseObject({
+  type: text,
+  event_id: opt(text),
+  item: opt(z.looseObject({})),
+  session: opt(z.looseObject({})),
+  response: opt(z.looseObject({})),
+});
+
 // ------------------------------------------------------------------------------------ choosing
 
 const OPENAI: Partial<Record<RelayMode, z.ZodType>> = {
