@@ -45,8 +45,9 @@ import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import { relayMetrics } from './metrics.ts';
+import { parseInput } from './parse-input.ts';
 import { newRequestId } from './relay-routes.ts';
-import { parseInput, realtimePromptEvent } from './request-schemas.ts';
+import { realtimePromptEvent } from './request-schemas.ts';
 import { concurrencySlot, limitRefusal } from './route-kit.ts';
 
 export interface RealtimeDeps {

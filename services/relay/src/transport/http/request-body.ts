@@ -12,7 +12,8 @@ import type { Json } from '../../domain/protocols/openai.ts';
 import { clientOf } from '../../domain/protocols/registry.ts';
 import { RelayError } from '../../domain/relay-error.ts';
 import { readBody } from './node-sink.ts';
-import { checkBody } from './request-schemas.ts';
+import { parseInput } from './parse-input.ts';
+import { checkBody, multipartFields } from './request-schemas.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -48,8 +49,7 @@ export async function parseClientRequest(
     } catch {
       throw new RelayError(400, '请求体不是合法的 multipart/form-data', 'invalid_form');
     }
-    const model = form.get('model') ?? '';
-    if (typeof model !== 'string') throw new RelayError(400, '字段 model 必须是字符串', 'invalid_field');
+    const model = parseInput(multipartFields, { model: form.get('model') ?? undefined }).model ?? '';
     return { format, mode, model, stream: false, body: form, includeUsage: false };
   }
   const body = jsonObject(raw);

@@ -3,7 +3,8 @@ import type { RelayMode } from '../../domain/adaptors/index.ts';
 import type { ClientFormat } from '../../domain/exchange/ports.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
 import { RelayError } from '../../domain/relay-error.ts';
-import { type BodyKind, checkBody, MAX_COUNT } from './request-schemas.ts';
+import { MAX_COUNT, parseInput } from './parse-input.ts';
+import { type BodyKind, checkBody, multipartFields } from './request-schemas.ts';
 
 /** The refusal of a body (status, message, code), or 'ok'. */
 function verdict(kind: BodyKind, body: unknown): 'ok' | { status: number; message: string; code: string } {
@@ -152,6 +153,14 @@ describe('relay request schemas', () => {
       type('contents[0].parts[0].text', 'string'),
     );
     expect(verdict(at('gemini'), { generationConfig: [] })).toEqual(type('generationConfig', 'object'));
+    // Inside one of a union's shapes, the inner field is named, not the union.
+    expect(verdict(at('openai'), { messages: [{ role: 'user', content: [{ type: 'text', text: {} }] }] })).toEqual(
+      type('messages[0].content[0].text', 'string'),
+    );
+    // A multipart upload's model field holding a file.
+    expect(() => parseInput(multipartFields, { model: new File(['x'], 'm.txt') })).toThrow(
+      '字段 model 的类型无效，应为 string',
+    );
   });
 
   it('when a count the relay prices by is fractional, negative, huge or infinite, then the 400 says the range', () => {
