@@ -8,6 +8,7 @@
  * and a tool loop whose signed thinking goes back to Claude intact. Prompt caching: a chat client's
  * `cache_control` (with `ttl: "1h"`) reaches Claude, and cache reads, 5-minute and one-hour writes
  * are billed with CacheRatio and new-api's CreateCacheRatio (the old CacheCreationRatio still read).
+ * Bad input: a wrong type in a field the relay reads is a 400 in each API's own error shape.
  */
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
@@ -521,5 +522,99 @@ describe('long-context price tiers', () => {
     } finally {
       claudeFake.set({ promptTokens: PROMPT_TOKENS, cachedTokens: 0, cacheWriteTokens: 0 });
     }
+  });
+});
+
+describe('bad input', () => {
+  it('when a field the relay reads has the wrong type, then each API answers 400 in its own error shape naming the field, and nothing reaches the upstream or is billed', async () => {
+    const model = modelName('claude-sonnet-4-5');
+    const u = await userWithToken(s);
+    await createChannel(s, { type: 14, baseUrl: claudeFake.url, key: 'up-claude', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const before = claudeFake.requests.length;
+    const post = async (path: string, headers: Record<string, string>, body: unknown) => {
+      const res = await fetch(`${s.stack.gatewayUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const bearer = { authorization: `Bearer ${u.key}` };
+    // An object where a message's content belongs (it went upstream before, or was turned into "[object Object]").
+    expect(
+      await post('/v1/chat/completions', bearer, { model, messages: [{ role: 'user', content: { $gt: 1 } }] }),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          message: '字段 messages[0].content 的类型无效，应为 string 或 array',
+          type: 'invalid_request_error',
+          param: null,
+          code: 'invalid_field',
+        },
+      },
+    });
+    expect(
+      await post('/v1/responses', bearer, {
+        model,
+        input: [{ role: 'user', content: [{ type: 'input_text', text: 7 }] }],
+      }),
+    ).toMatchObject({
+      status: 400,
+      body: {
+        error: { message: '字段 input[0].content[0].text 的类型无效，应为 string', type: 'invalid_request_error' },
+      },
+    });
+    expect(
+      await post(
+        '/v1/messages',
+        { 'x-api-key': u.key },
+        { model, max_tokens: 10, system: [{ type: 'text', text: {} }], messages: [{ role: 'user', content: 'hi' }] },
+      ),
+    ).toEqual({
+      status: 400,
+      body: {
+        type: 'error',
+        error: { type: 'invalid_request_error', message: '字段 system[0].text 的类型无效，应为 string' },
+      },
+    });
+    expect(
+      await post(
+        `/v1beta/models/${model}:generateContent`,
+        { 'x-goog-api-key': u.key },
+        {
+          contents: [{ role: 'user', parts: [{ text: 5 }] }],
+        },
+      ),
+    ).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 400,
+          message: '字段 contents[0].parts[0].text 的类型无效，应为 string',
+          status: 'INVALID_ARGUMENT',
+        },
+      },
+    });
+    // The same requests with the right types are served (the channel works).
+    const ok = await post(
+      '/v1/messages',
+      { 'x-api-key': u.key },
+      {
+        model,
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      },
+    );
+    expect(ok.status).toBe(200);
+    expect(claudeFake.requests.length).toBe(before + 1);
+    // Once the served request is logged, it is the user's only row: the refusals left none and cost nothing.
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: u.userId }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length > 0,
+    );
+    expect(logs.items.map((l) => l.type)).toEqual([2]);
+    expect(await usedQuota(u.userId)).toBe(logs.items[0]?.quota);
   });
 });

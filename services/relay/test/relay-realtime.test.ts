@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
+import { Api } from '../../gateway/test/billing-harness.ts';
 import { type FakeRealtime, startFakeRealtime } from './fakes/fake-realtime.ts';
 import {
   createChannel,
@@ -128,6 +129,15 @@ describe('/v1/realtime', () => {
     });
     const updated = await c.next('session.updated');
     expect((updated.session as { instructions: string }).instructions).toBe('Be brief');
+    // A prompt event whose item is not an object: an error event (never sent upstream: see below).
+    c.send({ type: 'conversation.item.create', event_id: 'evt_bad', item: 'hello' });
+    expect((await c.next('error')).error).toEqual({
+      type: 'invalid_request_error',
+      code: 'invalid_field',
+      message: '字段 item 的类型无效，应为 object',
+      param: null,
+      event_id: 'evt_bad',
+    });
     c.send({ type: 'input_audio_buffer.append', audio: Buffer.alloc(3200).toString('base64') });
     c.send({ type: 'input_audio_buffer.commit' });
     await c.next('input_audio_buffer.committed');
@@ -411,5 +421,131 @@ describe('/v1/realtime', () => {
     await new Promise((r) => setTimeout(r, 500));
     const w = await wallet(u.userId);
     expect(w.used).toBe(0);
+  });
+  it('when an auto token with cross_group_retry opens a session whose first auto group cannot serve it, then the next auto group serves it, priced in that group, and the log row names it; without the flag the first group refusal stands', async () => {
+    const hex = modelName('g').slice(-6);
+    const [ga, gb] = [`ga${hex}`, `gb${hex}`];
+    // model: ga's only channel refuses the channel key; model2: ga has only a channel of a type
+    // without the Realtime API. gb serves both.
+    const [model, model2] = [modelName('gpt-4o-realtime-preview'), modelName('gpt-4o-realtime-preview')];
+    await Promise.all([
+      setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, svip: 1, [ga]: 2, [gb]: 4 })),
+      setOption(s, 'UserUsableGroups', '{"default":"默认分组","vip":"vip分组","auto":"自动分组"}'),
+      setOption(
+        s,
+        'group_ratio_setting.group_special_usable_group',
+        JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+      ),
+      setOption(s, 'AutoGroups', JSON.stringify([ga, gb])),
+    ]);
+    const [badId, goodId] = await Promise.all([
+      createChannel(s, { type: 1, baseUrl: fake.url, key: 'wrong-upstream-key', models: model, group: ga }),
+      createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: `${model},${model2}`, group: gb }),
+      createChannel(s, { type: 14, baseUrl: fake.url, key: 'up-realtime', models: model2, group: ga }),
+    ]);
+    const [retrying, stays] = await Promise.all([
+      userWithToken(s, { token: { group: 'auto', crossGroupRetry: true } }),
+      userWithToken(s, { token: { group: 'auto' } }),
+    ]);
+    const turn = { inputText: 30, inputAudio: 0, cachedText: 0, outputText: 10, outputAudio: 0 };
+    fake.setUsage([turn]);
+    const wsUrl = (m: string) => `${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${m}`;
+    const auth = (key: string) => ({ headers: { authorization: `Bearer ${key}` } });
+    // The relay hears the groups and channels over Kafka: retry until the session opens.
+    const c = await eventually(
+      async () => {
+        const x = connect(wsUrl(model), auth(retrying.key));
+        return (await x.opened.then(() => x).catch(() => undefined)) as ReturnType<typeof connect> | undefined;
+      },
+      (x) => x !== undefined,
+      { what: 'a session opened in the second auto group' },
+    );
+    if (!c) throw new Error('no session');
+    await c.next('session.created');
+    c.send({ type: 'response.create', response: { output_modalities: ['text'] } });
+    await c.next('response.done');
+    c.ws.close(1000, 'bye');
+    await c.closed;
+    // gb's group ratio 4 on the model's 2.5: (30 + 10 x 4) x 2.5 x 4.
+    const expected = 700;
+    const logs = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: retrying.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+      (r) => r.items.length > 0,
+    );
+    expect(logs.items[0]).toMatchObject({ group: gb, channel: goodId, quota: expected });
+    expect(JSON.parse(logs.items[0]?.other ?? '{}').admin_info.use_channel).toEqual([badId, goodId]);
+    const w = await eventually(
+      () => wallet(retrying.userId),
+      (x) => x.used >= expected,
+    );
+    expect(w.used).toBe(expected);
+
+    // No Realtime channel in ga for model2: the walk goes on to gb too.
+    const c2 = connect(wsUrl(model2), auth(retrying.key));
+    await c2.opened;
+    await c2.next('session.created');
+    c2.ws.close(1000, 'bye');
+    await c2.closed;
+
+    // Without cross_group_retry the session stays in ga and gets its upstream's refusal.
+    const refusal = await refused(wsUrl(model), auth(stays.key).headers);
+    expect(refusal.status).toBe(401);
+    expect(refusal.body).toMatchObject({ error: { message: 'Incorrect API key provided' } });
+  });
+
+  it('when a subscription bound to the model has room, then it pays each realtime response (the wallet stays, the log row says billing_source subscription) and the session reservation comes back', async () => {
+    const model = modelName('gpt-4o-realtime-preview');
+    const root = new Api(s.stack.gatewayUrl);
+    await root.login('root', '123456');
+    const created = await root.post<{ id: number }>('/subscription/admin/plans', {
+      plan: { title: 'Realtime', price_amount: 2, duration_unit: 'month', daily_quota: 50_000, models: [model] },
+    });
+    expect(created.body.success).toBe(true);
+    const u = await userWithToken(s, { quota: 5_000_000 });
+    const user = new Api(s.stack.gatewayUrl);
+    await user.login(u.username, 'password123');
+    const bought = await user.post('/subscription/balance/pay', {
+      plan_id: created.body.data?.id,
+      request_id: `rt-${u.userId}`,
+    });
+    expect(bought.body.success).toBe(true);
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-realtime', models: model });
+    await routable(s.stack.relayUrl, u.key, model);
+    const before = await wallet(u.userId);
+    expect(before.quota).toBe(4_000_000);
+
+    const turn = { inputText: 30, inputAudio: 0, cachedText: 0, outputText: 10, outputAudio: 0 };
+    fake.setUsage([turn]);
+    const c = connect(`${s.stack.relayUrl.replace('http', 'ws')}/v1/realtime?model=${model}`, {
+      headers: { authorization: `Bearer ${u.key}` },
+    });
+    await c.opened;
+    await c.next('session.created');
+    for (let i = 0; i < 2; i++) {
+      c.send({ type: 'response.create', response: { output_modalities: ['text'] } });
+      await c.next('response.done');
+    }
+    c.ws.close(1000, 'bye');
+    await c.closed;
+
+    const cost = quotaOf(turn);
+    const logs = await eventually(
+      () =>
+        s.logs.queryLogs({ filter: { userId: u.userId, modelName: model, type: 2 }, page: { page: 1, pageSize: 5 } }),
+      (r) => r.items.length >= 2,
+    );
+    expect(logs.items.map((l) => [l.quota, JSON.parse(l.other).billing_source])).toEqual([
+      [cost, 'subscription'],
+      [cost, 'subscription'],
+    ]);
+    type Mine = { subscriptions: { subscription: { windows: { used: number }[] } }[] };
+    // The session's reservation (held on the subscription too) is given back: the window counts the two responses.
+    const mine = await eventually(
+      async () => (await user.get<Mine>('/subscription/self')).body.data as Mine,
+      (m) => m.subscriptions[0]?.subscription.windows[0]?.used === 2 * cost,
+      { what: 'the daily window at the two responses' },
+    );
+    expect(mine.subscriptions[0]?.subscription.windows[0]?.used).toBe(2 * cost);
+    expect((await wallet(u.userId)).quota).toBe(4_000_000);
   });
 });

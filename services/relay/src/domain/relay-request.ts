@@ -13,6 +13,7 @@ import { runAttempt } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
 import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
+import { billingSourceDetails, moveToNextGroup } from './group-walk.ts';
 import { mediaUpperTokens } from './media-estimate.ts';
 import {
   PROMPT_ESTIMATE_MARGIN,
@@ -331,16 +332,9 @@ export async function relayRequest(
   // Cross-group retry (an `auto` token with cross_group_retry): the next auto group that has a
   // channel for the model and not tried, its attempts counted afresh; false when there is none.
   const nextGroup = (): boolean => {
-    if (pinned || !caller.crossGroupRetry || !caller.autoGroups) return false;
-    const groups = caller.autoGroups;
-    for (let i = groups.indexOf(caller.group) + 1; i < groups.length; i++) {
-      const g = groups[i] as string;
-      if (!index.select(g, req.model, 0, tried)) continue;
-      caller.group = g;
-      groupRatio = ratioIn(g);
-      return true;
-    }
-    return false;
+    if (pinned || !moveToNextGroup(caller, (g) => index.select(g, req.model, 0, tried) !== undefined)) return false;
+    groupRatio = ratioIn(caller.group);
+    return true;
   };
   for (let attempt = 0; ; attempt++) {
     const again = sameChannel;
@@ -495,7 +489,7 @@ export async function relayRequest(
   deps.countTokens?.(caller, result.usage.promptTokens + result.usage.completionTokens);
   const other: Json = {};
   // new-api's other.billing_source: billing settles this request against that subscription.
-  if (paidBy) Object.assign(other, { billing_source: 'subscription', subscription_id: paidBy });
+  billingSourceDetails(other, paidBy);
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
   // The long-context tier of the upstream's prompt count: its ratios on the row, and which it was.

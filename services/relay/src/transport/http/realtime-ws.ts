@@ -29,6 +29,7 @@ import {
 } from '../../domain/authorize.ts';
 import type { RoutedChannel } from '../../domain/channel-index.ts';
 import { shouldDisable, UpstreamFailure, upstreamMessage } from '../../domain/exchange/failure.ts';
+import { billingSourceDetails, moveToNextGroup } from '../../domain/group-walk.ts';
 import { preConsumeAmount, priceAt, priceOf, settleQuota, tierDetails } from '../../domain/pricing.ts';
 import type { Json } from '../../domain/protocols/openai.ts';
 import { errorBody } from '../../domain/protocols/registry.ts';
@@ -44,7 +45,9 @@ import { RelayError } from '../../domain/relay-error.ts';
 import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
 import type { LeaseFence } from './lease-fence.ts';
 import { relayMetrics } from './metrics.ts';
+import { parseInput } from './parse-input.ts';
 import { newRequestId } from './relay-routes.ts';
+import { realtimePromptEvent } from './request-schemas.ts';
 import { concurrencySlot, limitRefusal } from './route-kit.ts';
 
 export interface RealtimeDeps {
@@ -154,7 +157,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     if (!model) throw new RelayError(400, '缺少 model 参数', 'missing_model');
     checkModel(token, model);
     const ratios = p.ratios();
-    const { group } = resolveGroup(token.group, user, groupSettings(deps.options, ratios.groupRatio), (g) =>
+    const { group, autoGroups } = resolveGroup(token.group, user, groupSettings(deps.options, ratios.groupRatio), (g) =>
       p.channels().has(g, model),
     );
     const own = { rpm: token.rpmLimit ?? 0, tpm: token.tpmLimit ?? 0, concurrency: 0 };
@@ -167,13 +170,17 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       }
     }
     const price = priceOf(ratios, model);
-    const groupRatio = groupRatioFor(user.group, group, ratios.groupRatio, ratios.groupGroupRatio);
+    // What the user's group pays in the group used (it may move on: cross-group retry).
+    const ratioIn = (g: string) => groupRatioFor(user.group, g, ratios.groupRatio, ratios.groupGroupRatio);
+    let groupRatio = ratioIn(group);
     const quotaPerUnit = p.settings.quotaPerUnit();
     const caller: RelayCaller = {
       requestId,
       user,
       token,
       group,
+      ...(autoGroups ? { autoGroups } : {}),
+      crossGroupRetry: token.crossGroupRetry === true,
       pinnedChannelId: parsed.pinnedChannelId,
       ip,
       startedAt,
@@ -189,7 +196,17 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     if (p.balances.ample(user.id, token, reserve)) skip = p.balances.hold(user.id, reserve, token);
     else {
       try {
-        await p.wallet.preConsume({ requestId, userId: user.id, tokenId: token.id, amount: reserve });
+        // The model and group let billing choose a subscription that pays them, as on HTTP.
+        const sentAt = Date.now();
+        const res = await p.wallet.preConsume({
+          requestId,
+          userId: user.id,
+          tokenId: token.id,
+          amount: reserve,
+          model,
+          group: caller.group,
+        });
+        p.balances.observe(user.id, res.userQuota, sentAt, res.subscriptionActive);
         reserved = true;
         // Ended like a client that left when the lease cannot be renewed (lease-fence.ts).
         unwatch = deps.fence?.watch(requestId, () => socket.destroy(), true);
@@ -221,7 +238,9 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       throw err;
     }
 
-    // A channel whose upstream speaks the Realtime API; another one when it cannot be reached.
+    // A channel whose upstream speaks the Realtime API; another one when it cannot be reached,
+    // and, for an auto token with cross_group_retry, the next auto group when none in this one
+    // can (the HTTP pipeline's walk: group-walk.ts).
     const index = p.channels();
     const tried: number[] = [];
     let upstream: Upstream | undefined;
@@ -231,13 +250,24 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
     const retryTimes = parsed.pinnedChannelId ? 0 : p.settings.retryTimes();
     try {
       // Channels of other types are skipped without using up an attempt.
-      for (let attempt = 0; attempt <= retryTimes && !upstream; ) {
+      for (let attempt = 0; !upstream; ) {
         const ch = parsed.pinnedChannelId
           ? tried.length === 0
             ? index.byId(parsed.pinnedChannelId)
             : undefined
-          : index.select(group, model, attempt, tried);
-        if (!ch) break;
+          : attempt <= retryTimes
+            ? index.select(caller.group, model, attempt, tried)
+            : undefined;
+        if (!ch) {
+          const next =
+            !parsed.pinnedChannelId &&
+            !socket.destroyed &&
+            moveToNextGroup(caller, (g) => index.select(g, model, 0, tried) !== undefined);
+          if (!next) break;
+          groupRatio = ratioIn(caller.group);
+          attempt = 0;
+          continue;
+        }
         tried.push(ch.id);
         if (!REALTIME_TYPES.has(ch.type) || ch.status !== 1) {
           last = new UpstreamFailure(400, `渠道类型 ${ch.type} 不支持 Realtime API`);
@@ -267,7 +297,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       }
       if (!upstream || !served) {
         if (last) throw new RelayError(last.status >= 400 ? last.status : 502, last.message, 'upstream_error');
-        throw new RelayError(503, `当前分组 ${group} 下对于模型 ${model} 无可用渠道`, 'model_not_found');
+        throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${model} 无可用渠道`, 'model_not_found');
       }
     } catch (err) {
       giveBack();
@@ -287,16 +317,26 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
      * delivered: it is billed all the same and ends the session, so a session spends at most its
      * reservation plus one response beyond the balance (the overspend bound of an HTTP request).
      */
-    const holdResponse = async (rid: string, quota: number): Promise<RelayError | undefined> => {
-      if (skip && p.balances.ample(user.id, token, quota)) return undefined;
+    const holdResponse = async (rid: string, quota: number): Promise<{ refusal?: RelayError; paidBy?: string }> => {
+      if (skip && p.balances.ample(user.id, token, quota)) return {};
       try {
-        await p.wallet.preConsume({ requestId: rid, userId: user.id, tokenId: token.id, amount: quota });
-        return undefined;
+        // With the model and group, billing may charge the response to a subscription (as on HTTP).
+        const sentAt = Date.now();
+        const res = await p.wallet.preConsume({
+          requestId: rid,
+          userId: user.id,
+          tokenId: token.id,
+          amount: quota,
+          model,
+          group: caller.group,
+        });
+        p.balances.observe(user.id, res.userQuota, sentAt, res.subscriptionActive);
+        return { paidBy: res.subscriptionId ?? '' };
       } catch (err) {
         if ((err as { code?: string }).code !== 'FAILED_PRECONDITION')
-          return new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+          return { refusal: new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed') };
         const message = (err as Error).message || '用户额度不足';
-        return new RelayError(403, message, quotaRefusalCode(message));
+        return { refusal: new RelayError(403, message, quotaRefusalCode(message)) };
       }
     };
     // Responses are billed one after the other (hold, then usage event); the session's
@@ -307,8 +347,8 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
         bill: (usage, useTimeMs, firstTokenMs, n) => {
           const quota = settleQuota(price, groupRatio, quotaPerUnit, usage);
           const turn = billing.then(async () => {
-            const refusal = await holdResponse(`${requestId}-${n}`, quota);
-            emit(usage, quota, useTimeMs, firstTokenMs, n);
+            const { refusal, paidBy } = await holdResponse(`${requestId}-${n}`, quota);
+            emit(usage, quota, useTimeMs, firstTokenMs, n, paidBy ?? '');
             return refusal;
           });
           billing = turn.catch(() => undefined);
@@ -323,6 +363,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       useTimeMs: number,
       firstTokenMs: number,
       n: number,
+      paidBy: string,
     ): void {
       charged += quota;
       p.balances.spent(token, quota);
@@ -330,6 +371,7 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       // A long-context tier prices the response by its prompt (settleQuota): its ratios on the row.
       const settled = priceAt(price, usage.promptTokens);
       const other: Record<string, unknown> = { ws: true };
+      billingSourceDetails(other, paidBy);
       tierDetails(other, settled);
       p.usage({
         requestId: `${requestId}-${n}`,
@@ -391,24 +433,31 @@ export function realtimeServer(deps: RealtimeDeps): RealtimeServer {
       if (deps.screen && !isBinary && refused(data as Buffer)) return;
       upstream.send(data as Buffer, { binary: isBinary });
     });
-    /** A prompt event holding a sensitive word: answered with an error event, not sent upstream. */
+    /**
+     * A prompt event holding a sensitive word, or whose item, session or response is not an
+     * object (its schema: request-schemas.ts): answered with an error event, not sent upstream.
+     * Text that is not JSON goes on; the upstream answers it.
+     */
     const refused = (buf: Buffer): boolean => {
       if (!PROMPT_EVENTS.some((t) => buf.includes(t))) return false;
-      let ev: Json;
+      let raw: unknown;
       try {
-        ev = JSON.parse(buf.toString('utf8')) as Json;
+        raw = JSON.parse(buf.toString('utf8'));
       } catch {
         return false;
       }
-      const carrier = ev.item ?? ev.session ?? ev.response;
-      if (!carrier || typeof carrier !== 'object') return false;
+      const eventId = (raw as { event_id?: unknown } | null)?.event_id;
       try {
-        deps.screen?.(carrier as Json);
+        const ev = parseInput(realtimePromptEvent, raw);
+        const carrier = ev.item ?? ev.session ?? ev.response;
+        if (carrier) deps.screen?.(carrier as Json);
       } catch (err) {
         if (!(err instanceof RelayError)) throw err;
         const e = realtimeError(err.message, err.code);
         if (client.readyState === WebSocket.OPEN)
-          client.send(JSON.stringify({ ...e, error: { ...e.error, event_id: ev.event_id ?? null } }));
+          client.send(
+            JSON.stringify({ ...e, error: { ...e.error, event_id: typeof eventId === 'string' ? eventId : null } }),
+          );
         return true;
       }
       return false;

@@ -57,7 +57,8 @@ export function relayRoutes(deps: RouteDeps) {
     mode: RelayMode,
     format: ClientFormat,
     gemini?: { model: string; stream: boolean },
-  ) => parseClientRequest(req, mode, format, deps, gemini);
+    kind?: { count?: boolean; playground?: boolean },
+  ) => parseClientRequest(req, mode, format, deps, gemini, kind);
 
   /**
    * Token counts without running the request, free: Claude's POST /v1/messages/count_tokens and
@@ -76,24 +77,12 @@ export function relayRoutes(deps: RouteDeps) {
     const began = performance.now();
     try {
       const who = identify(req, format, url);
-      const parsing = parse(req, 'chat', format, gemini ? { model: gemini.model, stream: false } : undefined);
+      // The count schemas require the model and the prompt (messages, contents, or the contents of
+      // Gemini's whole `generateContentRequest`) with each API's own message.
+      const parsing = parse(req, 'chat', format, gemini ? { model: gemini.model, stream: false } : undefined, {
+        count: true,
+      });
       const [id, creq] = who instanceof Promise ? await Promise.all([who, parsing]) : [who, await parsing];
-      if (!creq.model)
-        throw new RelayError(
-          400,
-          format === 'responses' ? "Missing required parameter: 'model'." : 'model: Field required',
-          'invalid_request',
-        );
-      const body = creq.body as Json;
-      if (format === 'claude' && !Array.isArray(body.messages))
-        throw new RelayError(400, 'messages: Field required', 'invalid_request');
-      // Gemini counts `contents`, or the contents of a whole `generateContentRequest`.
-      if (
-        format === 'gemini' &&
-        !Array.isArray(body.contents) &&
-        !Array.isArray((body.generateContentRequest as Json | undefined)?.contents)
-      )
-        throw new RelayError(400, 'contents is required', 'invalid_request');
       checkModel(id.token, creq.model);
       const caller: RelayCaller = {
         requestId,
@@ -222,7 +211,7 @@ export function relayRoutes(deps: RouteDeps) {
       if (!s) throw new RelayError(401, '未登录或登录已过期，请重新登录！', 'unauthenticated');
       const user = await deps.identities.user(s.id);
       checkUser(user);
-      const creq = await parse(req, 'chat', 'openai');
+      const creq = await parse(req, 'chat', 'openai', undefined, { playground: true });
       checkModel(undefined, creq.model);
       deps.screen?.(creq.body);
       const body = creq.body as Json;
