@@ -219,8 +219,26 @@ function unitsOf(req: ClientRequest): number {
   return Number.isInteger(n) && n > 0 ? n : 1;
 }
 
-/** Runs the pipeline; the answer (or the error) is written to `sink`. */
+/**
+ * Runs the pipeline; the answer (or the error) is written to `sink`. The answer's last bytes wait
+ * for the usage event (ClientOutput.holdEnd): a relay killed after the client saw its answer
+ * complete has always spooled the charge (the fault suite's relay scenario lost one otherwise).
+ */
 export async function relayRequest(
+  deps: RelayDeps,
+  caller: RelayCaller,
+  req: ClientRequest,
+  sink: ClientSink,
+): Promise<RelayOutcome> {
+  sink.holdEnd?.();
+  try {
+    return await runPipeline(deps, caller, req, sink);
+  } finally {
+    sink.releaseEnd?.();
+  }
+}
+
+async function runPipeline(
   deps: RelayDeps,
   caller: RelayCaller,
   req: ClientRequest,

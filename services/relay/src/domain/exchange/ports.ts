@@ -44,6 +44,13 @@ export interface ClientOutput {
   end(chunk?: string | Buffer): void;
   /** Whether anything was sent (then the status can no longer change). */
   readonly started: boolean;
+  /**
+   * From holdEnd() until releaseEnd(), end() keeps its last chunk instead of sending it: the
+   * pipeline records the request's usage event (on disk with the spool) before the client can see
+   * its answer complete, so a kill between the two never leaves an answer nobody is charged for.
+   */
+  holdEnd?(): void;
+  releaseEnd?(): void;
 }
 
 /** Where a relayed answer goes; aborted when the client goes away before the answer ends. */

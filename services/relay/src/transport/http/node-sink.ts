@@ -12,6 +12,8 @@ const streamClosed = () => metrics.streamClosed();
  */
 class NodeSink extends CancelSource implements ClientSink {
   started = false;
+  private holding = false;
+  private tail: { chunk: string | Buffer | undefined } | undefined;
   private status = 200;
   private headers: Record<string, string> | undefined;
 
@@ -70,7 +72,23 @@ class NodeSink extends CancelSource implements ClientSink {
     });
   }
 
+  holdEnd(): void {
+    this.holding = true;
+  }
+
+  releaseEnd(): void {
+    this.holding = false;
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = undefined;
+    this.end(tail.chunk);
+  }
+
   end(chunk?: string | Buffer): void {
+    if (this.holding) {
+      this.tail = { chunk };
+      return;
+    }
     if (!this.started && chunk !== undefined && !this.res.headersSent) {
       this.started = true;
       this.res.writeHead(this.status, this.flatHeaders(Buffer.byteLength(chunk)));
