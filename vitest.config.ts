@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Test projects:
- * - unit: pure code beside the sources (no servers).
+ * - unit: pure code beside the sources (no servers), and the bench scripts' pure parts (bench/*.test.ts).
  * - integration: real MongoDB-compatible, Kafka and Redis servers (provided once by the global
  *   setup), real gRPC and HTTP between in-process services.
  * - console: the React console's own tests (console/vitest.config.ts).
@@ -18,7 +18,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['services/*/src/**/*.test.ts', 'proto/src/**/*.test.ts'],
+          include: ['services/*/src/**/*.test.ts', 'proto/src/**/*.test.ts', 'bench/*.test.ts'],
           exclude: ['services/common/src/grpc/**'],
           environment: 'node',
         },
