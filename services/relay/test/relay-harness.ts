@@ -108,6 +108,8 @@ export interface ChannelSpec {
   statusCodeMapping?: string;
   autoBan?: number;
   other?: string;
+  /** new-api's other settings as JSON text (advanced custom's advanced_routes...). */
+  settings?: string;
   name?: string;
 }
 
@@ -126,6 +128,7 @@ export async function createChannel(s: RelayStack, spec: ChannelSpec): Promise<n
       statusCodeMapping: spec.statusCodeMapping ?? '',
       autoBan: spec.autoBan ?? 1,
       other: spec.other ?? '',
+      settings: spec.settings ?? '',
       status: 1,
     },
   });

@@ -4,7 +4,8 @@
  * knowledge base (21, `/api/library/ask` with the library id from `other`) and PaLM 2 (11,
  * generateMessage with the key as a query parameter; no streaming upstream, no token counts) and
  * iFlytek Spark (18, a WebSocket per call to an HMAC-SHA256-signed URL, frames turned into SSE)
- * and Coze (49, chat v3 with the bot from `other`, SSE events; whole answers collected from it).
+ * and Coze (49, chat v3 with the bot from `other`, SSE events; whole answers collected from it),
+ * and advanced custom routes (58) whose converters send calls upstream in another protocol.
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
 import OpenAI from 'openai';
@@ -14,9 +15,11 @@ import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
 import { type FakeCoze, startFakeCoze } from './fakes/fake-coze.ts';
 import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
 import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
+import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
 import {
   createChannel,
+  eventually,
   modelName,
   type RelayStack,
   routable,
@@ -31,6 +34,10 @@ let aiproxy: FakeAiproxy;
 let palm: FakePalm;
 let spark: FakeSpark;
 let coze: FakeCoze;
+// Advanced custom's upstreams, each with its own prompt size: the bill shows whose usage it took.
+let openai: FakeProvider;
+let anthropic: FakeProvider;
+let gemini: FakeProvider;
 
 beforeAll(async () => {
   s = await startRelayStack();
@@ -39,6 +46,10 @@ beforeAll(async () => {
   palm = await startFakePalm({ apiKey: 'AIza-palm-key' });
   spark = await startFakeSpark({ credentials: { 'spark-api-key': { appId: 'a1b2c3', secret: 'spark-secret' } } });
   coze = await startFakeCoze({ token: 'pat_coze', botId: '7342866812345' });
+  const reply = 'Hello there friend';
+  openai = await startFakeProvider({ kind: 'openai', key: 'up-58', reply, promptTokens: 11 });
+  anthropic = await startFakeProvider({ kind: 'anthropic', key: 'up-58', reply, promptTokens: 13 });
+  gemini = await startFakeProvider({ kind: 'gemini', key: 'up-58', reply, promptTokens: 17 });
   await setOption(s, 'RetryTimes', '0');
 });
 afterAll(async () => {
@@ -48,6 +59,7 @@ afterAll(async () => {
   await palm?.close();
   await spark?.close();
   await coze?.close();
+  await Promise.all([openai?.close(), anthropic?.close(), gemini?.close()]);
 });
 
 async function channelFor(type: number, key: string, upstream: string, baseUrl: string, other = '') {
@@ -444,5 +456,184 @@ describe('Coze (type 49)', () => {
       'coze error 4100: authentication is invalid',
     );
     await unbilled(bad.u.userId);
+  });
+});
+
+describe('Advanced custom converters (58)', () => {
+  it("when a route has a converter, then the upstream gets the call in the converter's protocol, the client its own format, and the upstream's usage is billed", async () => {
+    const m = {
+      toClaude: modelName('gpt-4o-mini'),
+      fromClaude: modelName('claude-3-5-haiku'),
+      toGemini: modelName('gemini-2.0-flash'),
+      fromResponses: modelName('gpt-4o'),
+      mismatched: modelName('claude-3-5-sonnet'),
+    };
+    const chat = '/v1/chat/completions';
+    const settings = {
+      advanced_routes: [
+        {
+          incoming_path: chat,
+          upstream_path: `${anthropic.url}/v1/messages`,
+          models: [m.toClaude],
+          converter: 'openai_chat_completions_to_anthropic_messages',
+          auth: { type: 'header', name: 'x-api-key', value: '{api_key}' },
+        },
+        {
+          incoming_path: '/v1/messages',
+          upstream_path: chat,
+          models: [m.fromClaude],
+          converter: 'anthropic_messages_to_openai_chat_completions',
+        },
+        {
+          incoming_path: chat,
+          upstream_path: `${gemini.url}/v1beta/models/{model}:generateContent`,
+          models: [m.toGemini],
+          converter: 'openai_chat_completions_to_gemini_generate_content',
+          auth: { type: 'query', name: 'key', value: '{api_key}' },
+        },
+        {
+          incoming_path: '/v1/responses',
+          upstream_path: chat,
+          models: [m.fromResponses],
+          converter: 'openai_responses_to_openai_chat_completions',
+        },
+        {
+          incoming_path: '/v1/messages',
+          upstream_path: `${anthropic.url}/v1/messages`,
+          models: [m.mismatched],
+          converter: 'openai_chat_completions_to_anthropic_messages',
+        },
+      ],
+    };
+    await createChannel(s, {
+      type: 58,
+      baseUrl: openai.url,
+      key: 'up-58',
+      models: Object.values(m).join(','),
+      autoBan: 0,
+      settings: JSON.stringify(settings),
+    });
+    // A user per call: each wallet shows one charge.
+    const [toClaude, fromClaude, toGemini, fromResponses, mismatched] = await Promise.all(
+      Object.keys(m).map(() => userWithToken(s)),
+    );
+    const users = { toClaude, fromClaude, toGemini, fromResponses, mismatched } as Record<
+      keyof typeof m,
+      Awaited<ReturnType<typeof userWithToken>>
+    >;
+    await routable(s.stack.relayUrl, users.toClaude.key, m.mismatched);
+    const post = (path: string, key: string, body: unknown) =>
+      fetch(`${s.stack.relayUrl}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const billed = async (user: { userId: number }, model: string) =>
+      (await expectBilled(s, user.userId, model, 1)).map((l) => [l.promptTokens, l.completionTokens]);
+
+    // OpenAI chat, streamed, to Anthropic's Messages.
+    const sdk = new OpenAI({ apiKey: users.toClaude.key, baseURL: `${s.stack.relayUrl}/v1`, maxRetries: 0 });
+    const st = await streamed(sdk, m.toClaude, 'hi');
+    expect(st).toMatchObject({ text: 'Hello there friend', finish: 'stop' });
+    expect(st.usage).toMatchObject({ prompt_tokens: 13, completion_tokens: 3 });
+    const a = anthropic.requests.at(-1);
+    expect(a?.path).toBe('/v1/messages');
+    expect(a?.headers['x-api-key']).toBe('up-58');
+    expect(a?.headers['anthropic-version']).toBe('2023-06-01');
+    expect(a?.body).toMatchObject({
+      model: m.toClaude,
+      stream: true,
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    });
+    expect((a?.body as { max_tokens?: number }).max_tokens).toBeGreaterThan(0);
+
+    // Anthropic's Messages to OpenAI chat, under the channel's base URL.
+    const claude = await post('/v1/messages', users.fromClaude.key, {
+      model: m.fromClaude,
+      max_tokens: 64,
+      system: 'be brief',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(claude.status).toBe(200);
+    expect(await claude.json()).toMatchObject({
+      type: 'message',
+      role: 'assistant',
+      content: [{ type: 'text', text: 'Hello there friend' }],
+      usage: { input_tokens: 11, output_tokens: 3 },
+    });
+    const c = openai.requests.at(-1);
+    expect(c?.path).toBe('/v1/chat/completions');
+    expect(c?.headers.authorization).toBe('Bearer up-58');
+    expect(c?.body).toMatchObject({
+      model: m.fromClaude,
+      max_tokens: 64,
+      messages: [
+        { role: 'system', content: 'be brief' },
+        { role: 'user', content: 'hi' },
+      ],
+    });
+
+    // OpenAI chat to Gemini's generateContent, the key as Gemini's query parameter.
+    const gem = await post(chat, users.toGemini.key, {
+      model: m.toGemini,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(gem.status).toBe(200);
+    expect(await gem.json()).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { role: 'assistant', content: 'Hello there friend' } }],
+      usage: { prompt_tokens: 17, completion_tokens: 3 },
+    });
+    const g = gemini.requests.at(-1);
+    expect(g?.path).toBe(`/v1beta/models/${m.toGemini}:generateContent?key=up-58`);
+    expect(g?.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+
+    // OpenAI's Responses to OpenAI chat.
+    const resp = await post('/v1/responses', users.fromResponses.key, { model: m.fromResponses, input: 'hi' });
+    expect(resp.status).toBe(200);
+    expect(await resp.json()).toMatchObject({
+      object: 'response',
+      status: 'completed',
+      output: [{ type: 'message', content: [{ type: 'output_text', text: 'Hello there friend' }] }],
+      usage: { input_tokens: 11, output_tokens: 3 },
+    });
+    const r = openai.requests.at(-1);
+    expect(r?.path).toBe('/v1/chat/completions');
+    expect(r?.body).toMatchObject({ model: m.fromResponses, messages: [{ role: 'user', content: 'hi' }] });
+
+    // A chat converter on a Claude call: 400 in Anthropic's format, no upstream call, nothing billed.
+    const sent = anthropic.requests.length + openai.requests.length + gemini.requests.length;
+    const bad = await post('/v1/messages', users.mismatched.key, {
+      model: m.mismatched,
+      max_tokens: 64,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({
+      type: 'error',
+      error: {
+        message: expect.stringContaining(
+          'converter "openai_chat_completions_to_anthropic_messages" does not support Anthropic Messages requests',
+        ),
+      },
+    });
+    expect(anthropic.requests.length + openai.requests.length + gemini.requests.length).toBe(sent);
+
+    // Each bill takes the usage its upstream reported (Anthropic 13, Gemini 17, OpenAI 11 prompt tokens).
+    expect(
+      await Promise.all([
+        billed(users.toClaude, m.toClaude),
+        billed(users.fromClaude, m.fromClaude),
+        billed(users.toGemini, m.toGemini),
+        billed(users.fromResponses, m.fromResponses),
+      ]),
+    ).toEqual([[[13, 3]], [[11, 3]], [[17, 3]], [[11, 3]]]);
+    // The refusal's error log row is the marker that the relay is done with it: nothing charged.
+    const refused = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: users.mismatched.userId, type: 5 }, page: { page: 1, pageSize: 5 } }),
+      (r) => r.items.length > 0,
+    );
+    expect(refused.items[0]?.quota).toBe(0);
+    await unbilled(users.mismatched.userId);
   });
 });

@@ -7,7 +7,7 @@
 import type { ClientRequest } from './exchange/build-request.ts';
 import { upstreamMessage } from './exchange/failure.ts';
 import type { Json } from './protocols/openai.ts';
-import { clientOf } from './protocols/registry.ts';
+import { attemptProtocol, clientOf } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
 import type { RelayCaller, RelayDeps } from './relay-request.ts';
 import { chatPromptParts } from './token-estimate.ts';
@@ -37,7 +37,9 @@ export async function countTokens(
 
   // The Responses API counts at {its URL}/input_tokens on the channels that serve it.
   const responses =
-    req.format === 'responses' && ch.adaptor.speaks?.has('responses')
+    req.format === 'responses' &&
+    ch.adaptor.speaks?.has('responses') &&
+    attemptProtocol(ch.adaptor, ch.target, req, upstreamModel) === 'responses'
       ? ch.adaptor.target(ch.target, 'chat', upstreamModel, false, 'responses')
       : undefined;
   const responsesCount = responses && { url: `${responses.url}/input_tokens`, headers: responses.headers };

@@ -387,7 +387,7 @@ async function runPipeline(
     }
     if (!again) tried.push(ch.id);
     // new-api's suffixes (-thinking, -high...) leave the model name for the request's reasoning.
-    const attemptOf = applyModelSuffix(req, ch.adaptor, ch.modelMapping?.[req.model] ?? req.model, canon);
+    const attemptOf = applyModelSuffix(req, ch.adaptor, ch.target, ch.modelMapping?.[req.model] ?? req.model, canon);
     upstreamModel = attemptOf.upstreamModel;
     const t0 = performance.now();
     try {

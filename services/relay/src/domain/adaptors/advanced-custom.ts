@@ -12,14 +12,19 @@
  * full http(s) URL, `{model}` replaced by the model. `auth`: absent -> bearer key; `header` ->
  * `name: value`; `query` -> `?name=value`; `none`; `{api_key}` in the value is the key. Requests
  * pass through in the client's own format (Claude calls get anthropic-version, Gemini streams
- * `:streamGenerateContent?alt=sse`). Routes with a `converter` other than `none` and calls no
- * route serves are answered 400 before any upstream call (a bad configuration is never retried).
+ * `:streamGenerateContent?alt=sse`). A route's `converter` (new-api's names, advanced-converters.ts)
+ * sends the call upstream in another protocol through the relay's own translations (`wireFor`
+ * names it; the answer comes back in the client's format, usage read from the upstream's). Calls
+ * no route serves, unknown converters and converters of another kind of request are answered
+ * 400 before any upstream call (a bad configuration is never retried).
  */
 import type { OverriddenTarget } from '../exchange/channel-overrides.ts';
 import { UpstreamFailure } from '../exchange/failure.ts';
+import { convertedProtocol } from './advanced-converters.ts';
 import {
   type Adaptor,
   type ChannelTarget,
+  type ClientFormat,
   OPENAI_PATHS,
   type Protocol,
   RESPONSES_MODES,
@@ -116,17 +121,38 @@ function routeUrl(route: AdvancedRoute, base: string, model: string, wire: Proto
   return url;
 }
 
-function target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean, wire?: Protocol): UpstreamTarget {
+/** The route serving a call and the protocol its converter sends it in (undefined: passthrough). */
+function resolve(ch: ChannelTarget, mode: RelayMode, format: ClientFormat, model: string, stream: boolean) {
   const routes = (ch as OverriddenTarget).overrides?.other.advanced_routes;
   if (!Array.isArray(routes) || routes.length === 0)
     throw refuse('advanced_custom is required: the channel has no advanced_routes');
-  const path = incomingPath(mode, wire, model, stream);
+  const path = incomingPath(mode, format, model, stream);
   const route = routeFor(routes as AdvancedRoute[], path, model);
   if (!route)
     throw new UpstreamFailure(400, `advanced custom channel does not support request path ${path} for model ${model}`);
-  const converter = String(route.converter ?? '').trim();
-  if (converter && converter !== 'none')
-    throw refuse(`advanced custom converter ${converter} is not supported by this relay`);
+  return { route, converted: convertedProtocol(String(route.converter ?? '').trim(), mode, format) };
+}
+
+function wireFor(ch: ChannelTarget, mode: RelayMode, format: ClientFormat, model: string, stream: boolean) {
+  try {
+    return resolve(ch, mode, format, model, stream).converted;
+  } catch (err) {
+    // target() refuses the call with the same failure.
+    if (err instanceof UpstreamFailure) return undefined;
+    throw err;
+  }
+}
+
+function target(
+  ch: ChannelTarget,
+  mode: RelayMode,
+  model: string,
+  stream: boolean,
+  wire?: Protocol,
+  format?: ClientFormat,
+): UpstreamTarget {
+  // Without the client's format (the Responses API's side routes), the call speaks its own.
+  const { route } = resolve(ch, mode, format ?? ((wire ?? 'openai') as ClientFormat), model, stream);
   const url = routeUrl(route, ch.baseUrl.trim(), model, wire, stream);
   const headers: Record<string, string> = {};
   const auth = route.auth;
@@ -160,4 +186,5 @@ export const advancedCustom: Adaptor = {
   defaultBaseUrl: '',
   speaks: new Set<Protocol>(['responses', 'claude', 'gemini']),
   target,
+  wireFor,
 };

@@ -512,7 +512,37 @@ describe('Advanced custom (type 58)', () => {
         incoming_path: '/v1/chat/completions',
         upstream_path: '/v1/chat/completions',
         models: ['glm-4'],
+        converter: 'openai_chat_completions_to_cohere_chat',
+      },
+      {
+        incoming_path: '/v1/chat/completions',
+        upstream_path: '/v1/responses',
+        models: ['o3'],
+        converter: 'openai_chat_completions_to_openai_responses',
+      },
+      {
+        incoming_path: '/v1/responses',
+        upstream_path: `${fake('gemini').url}/v1beta/models/{model}:generateContent`,
+        models: ['gemini-2.5-flash'],
+        converter: 'openai_responses_to_gemini_generate_content',
+        auth: { type: 'header', name: 'x-goog-api-key', value: '{api_key}' },
+      },
+      {
+        incoming_path: '/v1beta/models/{model}:generateContent',
+        upstream_path: '/v1/chat/completions',
+        models: ['qwen-plus'],
+        converter: 'gemini_generate_content_to_openai_chat_completions',
+      },
+      {
+        incoming_path: '/v1/messages',
+        upstream_path: '/v1/messages',
+        models: ['claude-opus-4'],
         converter: 'openai_chat_completions_to_anthropic_messages',
+      },
+      {
+        incoming_path: '/v1/embeddings',
+        upstream_path: '/v1/embeddings',
+        converter: 'openai_chat_completions_to_gemini_generate_content',
       },
       {
         incoming_path: '/v1/messages',
@@ -567,8 +597,62 @@ describe('Advanced custom (type 58)', () => {
     expect(gem.result.usage.promptTokens).toBe(7);
   });
 
-  it('when no route serves the call, a route has a converter or the channel has no routes, then it fails with 400 before any upstream call', async () => {
+  it("when a route has a converter, then the call goes upstream in the converter's protocol and comes back in the client's", async () => {
+    // OpenAI chat to the Responses API.
+    const chat = await run({ type: 58, url: fake('openai').url, settings: routes(), model: 'o3' });
+    const r = last('openai');
+    expect(r?.path).toBe('/v1/responses');
+    expect(r?.body).toMatchObject({
+      model: 'o3',
+      input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+    });
+    expect((r?.body as Json).messages).toBeUndefined();
+    expect(JSON.parse(chat.sink.text())).toMatchObject({
+      object: 'chat.completion',
+      choices: [{ message: { content: 'Hello there friend' } }],
+    });
+    expect(chat.result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+
+    // The Responses API, streamed, to Gemini's streamGenerateContent.
+    const resp = await run({
+      type: 58,
+      url: '',
+      settings: routes(),
+      format: 'responses',
+      model: 'gemini-2.5-flash',
+      body: { model: 'gemini-2.5-flash', input: 'hi', stream: true },
+      stream: true,
+    });
+    const g = last('gemini');
+    expect(g?.path).toBe('/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse');
+    expect(g?.headers['x-goog-api-key']).toBe(KEY);
+    expect(g?.body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] });
+    expect(resp.sink.text()).toContain('event: response.completed');
+    expect(resp.sink.text()).toContain('Hello');
+    expect(resp.result.usage).toMatchObject({ promptTokens: 7, completionTokens: 3 });
+
+    // Gemini's generateContent to OpenAI chat.
+    const gem = await run({
+      type: 58,
+      url: fake('openai').url,
+      settings: routes(),
+      format: 'gemini',
+      model: 'qwen-plus',
+      body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
+    });
+    const c = last('openai');
+    expect(c?.path).toBe('/v1/chat/completions');
+    expect(c?.body).toMatchObject({ model: 'qwen-plus', messages: [{ role: 'user', content: 'hi' }] });
+    expect(JSON.parse(gem.sink.text())).toMatchObject({
+      candidates: [{ content: { role: 'model', parts: [{ text: 'Hello there friend' }] } }],
+      usageMetadata: { promptTokenCount: 7, candidatesTokenCount: 3 },
+    });
+    expect(gem.result.usage).toEqual({ promptTokens: 7, completionTokens: 3 });
+  });
+
+  it('when no route serves the call, its converter is unknown or takes another kind of request, or the channel has no routes, then it fails with 400 before any upstream call', async () => {
     const before = fake('openai').requests.length;
+    const beforeClaude = fake('anthropic').requests.length;
     const noRoute = await run({ type: 58, url: fake('openai').url, settings: routes(), model: 'qwen-max' }).catch(
       (e) => e,
     );
@@ -579,8 +663,38 @@ describe('Advanced custom (type 58)', () => {
     const converter = await run({ type: 58, url: fake('openai').url, settings: routes(), model: 'glm-4' }).catch(
       (e) => e,
     );
-    expect(converter).toMatchObject({ status: 400, kind: 'refused' });
-    expect(converter.message).toContain('openai_chat_completions_to_anthropic_messages');
+    expect(converter).toMatchObject({
+      status: 400,
+      kind: 'refused',
+      message: 'advanced custom converter openai_chat_completions_to_cohere_chat is not supported by this relay',
+    });
+    const claude = await run({
+      type: 58,
+      url: fake('anthropic').url,
+      settings: routes(),
+      format: 'claude',
+      model: 'claude-opus-4',
+      body: { model: 'claude-opus-4', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] },
+    }).catch((e) => e);
+    expect(claude).toMatchObject({
+      status: 400,
+      kind: 'refused',
+      message: 'converter "openai_chat_completions_to_anthropic_messages" does not support Anthropic Messages requests',
+    });
+    const embedding = await run({
+      type: 58,
+      url: fake('openai').url,
+      settings: routes(),
+      mode: 'embeddings',
+      model: 'text-embedding-3-small',
+      body: { model: 'text-embedding-3-small', input: 'hi' },
+    }).catch((e) => e);
+    expect(embedding).toMatchObject({
+      status: 400,
+      kind: 'refused',
+      message: 'converter "openai_chat_completions_to_gemini_generate_content" does not support embedding requests',
+    });
+    expect(fake('anthropic').requests.length).toBe(beforeClaude);
     const none = await run({ type: 58, url: fake('openai').url, model: 'gpt-4o' }).catch((e) => e);
     expect(none).toMatchObject({
       status: 400,

@@ -1,9 +1,9 @@
 import type { UpstreamFailure } from '../exchange/failure.ts';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../exchange/ports.ts';
 import type { Json, Usage } from '../protocols/openai.ts';
-import type { Protocol } from '../protocols/registry.ts';
+import type { ClientFormat, Protocol } from '../protocols/registry.ts';
 
-export type { Protocol };
+export type { ClientFormat, Protocol };
 
 /** What the client asked for: one per relay endpoint. */
 export type RelayMode =
@@ -71,7 +71,27 @@ export interface Adaptor {
    * pass through, e.g. OpenAI's Responses API); `target` gets the protocol of the call.
    */
   readonly speaks?: ReadonlySet<Protocol>;
-  target(ch: ChannelTarget, mode: RelayMode, model: string, stream: boolean, wire?: Protocol): UpstreamTarget;
+  /** `wire` the protocol spoken upstream, `format` the client's (when it differs from `wire`). */
+  target(
+    ch: ChannelTarget,
+    mode: RelayMode,
+    model: string,
+    stream: boolean,
+    wire?: Protocol,
+    format?: ClientFormat,
+  ): UpstreamTarget;
+  /**
+   * The upstream protocol the channel's own configuration picks for a call (advanced custom's
+   * route converters), in place of `protocol`/`speaks`; undefined: those decide, and `target`
+   * refuses a call the configuration cannot serve.
+   */
+  wireFor?(
+    ch: ChannelTarget,
+    mode: RelayMode,
+    format: ClientFormat,
+    model: string,
+    stream: boolean,
+  ): Protocol | undefined;
   /** The upstream counts the input tokens of a request in its protocol (Claude's count_tokens). */
   countTarget?(ch: ChannelTarget, model: string): UpstreamTarget;
   /** The protocol of one model, for providers serving several (Vertex AI: Claude and Gemini). */

@@ -7,7 +7,7 @@
  */
 import type { Adaptor, ChannelTarget } from '../adaptors/index.ts';
 import { type ChatRequest, type Json, usageFromOpenAI } from '../protocols/openai.ts';
-import { clientOf, type Protocol, protocolOf, upstreamProtocol } from '../protocols/registry.ts';
+import { attemptProtocol, clientOf, type Protocol, protocolOf } from '../protocols/registry.ts';
 import { buildUpstreamBody, type ClientRequest, overriddenBody } from './build-request.ts';
 import { type OverriddenTarget, overrideHeaders, thinkingToContent } from './channel-overrides.ts';
 import { UpstreamFailure, upstreamMessage } from './failure.ts';
@@ -40,12 +40,10 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 /** Runs one attempt; throws UpstreamFailure when the upstream fails. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { req, adaptor, channel, upstreamModel, sink } = input;
-  // Providers serving several protocols (Vertex AI) name the one of this model.
-  const wire = upstreamProtocol(
-    adaptor.protocolFor ? { protocol: adaptor.protocolFor(upstreamModel) } : adaptor,
-    req.format,
-  );
-  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire);
+  // Providers serving several protocols (Vertex AI) name the one of this model, advanced custom
+  // channels the one of their route's converter.
+  const wire = attemptProtocol(adaptor, channel, req, upstreamModel);
+  const target = adaptor.target(channel, req.mode, upstreamModel, req.stream, wire, req.format);
   const overrides = (channel as OverriddenTarget).overrides;
   // Header operations of the param override (set_header / delete_header).
   const headerEdits: Record<string, string | null> = {};

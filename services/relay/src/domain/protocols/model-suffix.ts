@@ -4,11 +4,11 @@
  * protocol the channel speaks (the client's own body when it passes through, else the canonical
  * request). The price is looked up before, by the name the client asked for (pricing.ts).
  */
-import type { Adaptor } from '../adaptors/types.ts';
+import type { Adaptor, ChannelTarget } from '../adaptors/types.ts';
 import type { ClientRequest } from '../exchange/build-request.ts';
 import type { ChatRequest, Json } from './openai.ts';
 import { parseModelSuffix, withSuffix } from './reasoning.ts';
-import { clientOf, upstreamProtocol } from './registry.ts';
+import { attemptProtocol, clientOf } from './registry.ts';
 
 export interface SuffixedAttempt {
   req: ClientRequest;
@@ -19,16 +19,14 @@ export interface SuffixedAttempt {
 /** The attempt's request, model and canonical request; the same ones when the model has no suffix. */
 export function applyModelSuffix(
   req: ClientRequest,
-  adaptor: Pick<Adaptor, 'protocol' | 'speaks' | 'protocolFor'>,
+  adaptor: Pick<Adaptor, 'protocol' | 'speaks' | 'protocolFor' | 'wireFor'>,
+  channel: ChannelTarget,
   upstreamModel: string,
   canonical: () => ChatRequest,
 ): SuffixedAttempt {
   const same = { req, upstreamModel, canonical };
   if (req.mode !== 'chat' || req.body instanceof FormData) return same;
-  const wire = upstreamProtocol(
-    adaptor.protocolFor ? { protocol: adaptor.protocolFor(upstreamModel) } : adaptor,
-    req.format,
-  );
+  const wire = attemptProtocol(adaptor, channel, req, upstreamModel);
   const meaning = parseModelSuffix(upstreamModel, wire);
   if (!meaning) return same;
   if (wire === req.format) {

@@ -21,6 +21,8 @@ import { chatStreamToResponses, chatToResponsesResponse, responsesToChatRequest 
 
 const user = (content: string) => ({ role: 'user', content });
 const call = { model: 'x', stream: false, streamOptions: true };
+/** A channel without configuration: the adaptor's protocol decides. */
+const NO_CHANNEL = { type: 1, key: '', baseUrl: '', other: '', organization: '' };
 
 describe('model-name suffixes (new-api)', () => {
   it('when a model carries a suffix its channel knows, then it is stripped and becomes reasoning', () => {
@@ -60,7 +62,7 @@ describe('model-name suffixes (new-api)', () => {
       includeUsage: false,
     };
     const canon = () => claudeToOpenAIRequest(body);
-    const a = applyModelSuffix(req, { protocol: 'claude' }, body.model, canon);
+    const a = applyModelSuffix(req, { protocol: 'claude' }, NO_CHANNEL, body.model, canon);
     expect(a.upstreamModel).toBe('claude-sonnet-4-5');
     expect(a.req.raw).toBeUndefined();
     // 1280 at least, 80% of it thinking; temperature dropped (Anthropic allows only 1).
@@ -74,6 +76,7 @@ describe('model-name suffixes (new-api)', () => {
     const t = applyModelSuffix(
       { ...req, format: 'openai', body: { model: 'gemini-2.5-flash-thinking-2048', messages: [user('hi')] } },
       { protocol: 'gemini' },
+      NO_CHANNEL,
       'gemini-2.5-flash-thinking-2048',
       () => ({ model: 'gemini-2.5-flash-thinking-2048', messages: [user('hi')] }),
     );

@@ -4,7 +4,7 @@
  * one line here.
  */
 
-import type { Adaptor } from '../adaptors/types.ts';
+import type { Adaptor, ChannelTarget, RelayMode } from '../adaptors/types.ts';
 import { aiproxyProtocol } from './aiproxy.ts';
 import { baiduProtocol } from './baidu.ts';
 import { claudeProtocol } from './claude.ts';
@@ -58,6 +58,22 @@ export function clientOf(format: ClientFormat): ClientCodec {
  */
 export function upstreamProtocol(adaptor: Pick<Adaptor, 'protocol' | 'speaks'>, format: ClientFormat): Protocol {
   return adaptor.protocol === format || adaptor.speaks?.has(format) ? format : adaptor.protocol;
+}
+
+/**
+ * The protocol one attempt speaks upstream: the channel's configured choice (adaptor.wireFor), else
+ * the model's (protocolFor, Vertex AI serving Claude and Gemini), else upstreamProtocol.
+ */
+export function attemptProtocol(
+  adaptor: Pick<Adaptor, 'protocol' | 'speaks' | 'protocolFor' | 'wireFor'>,
+  channel: ChannelTarget,
+  req: { mode: RelayMode; format: ClientFormat; stream: boolean },
+  upstreamModel: string,
+): Protocol {
+  return (
+    adaptor.wireFor?.(channel, req.mode, req.format, upstreamModel, req.stream) ??
+    upstreamProtocol(adaptor.protocolFor ? { protocol: adaptor.protocolFor(upstreamModel) } : adaptor, req.format)
+  );
 }
 
 /** The error body of a client format. */
