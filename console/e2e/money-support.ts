@@ -33,12 +33,18 @@ export interface Harness {
 
 let seq = 0;
 
-/** Starts the stack (with the console) and the browser. */
-export async function startHarness(services: ServiceName[]): Promise<Harness> {
+/** Starts the stack (with the console and any extra environment, e.g. a fake provider's base URL) and the browser. */
+export async function startHarness(services: ServiceName[], env: Record<string, string> = {}): Promise<Harness> {
   const dir = consoleBuild();
   const stack = await startStack({
     services,
-    env: { CONSOLE_DIR: dir, RATE_LIMIT_API: '100000', RATE_LIMIT_WEB: '100000', RATE_LIMIT_CRITICAL: '100000' },
+    env: {
+      CONSOLE_DIR: dir,
+      RATE_LIMIT_API: '100000',
+      RATE_LIMIT_WEB: '100000',
+      RATE_LIMIT_CRITICAL: '100000',
+      ...env,
+    },
   });
   const browser = await launchBrowser();
   return {

@@ -28,6 +28,7 @@ import {
   userSummary,
 } from '../../api/log.ts';
 import type { User } from '../../api/types.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useIsMobile } from '../../layout/use-mobile.ts';
 import { serverText } from '../../locale/server-messages.ts';
 import { isAdmin } from '../../store/roles.ts';
@@ -47,7 +48,6 @@ import {
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
 /** YYYY-MM-DD HH:mm:ss in local time. */
 const timeText = (sec: number) => {
@@ -55,12 +55,26 @@ const timeText = (sec: number) => {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 };
 
+/** The filter fields; range in Unix seconds. */
 interface FilterForm {
   token_name: string;
   model_name: string;
   username: string;
   channel: string;
   range: [number, number];
+  type: number;
+}
+
+/** The API filters of a search (the user and channel filters only for an admin). */
+function filtersOf(f: FilterForm, admin: boolean): LogFilters {
+  return {
+    type: f.type,
+    token_name: f.token_name.trim(),
+    model_name: f.model_name.trim(),
+    start_timestamp: f.range[0],
+    end_timestamp: f.range[1],
+    ...(admin ? { username: f.username.trim(), channel: f.channel.trim() } : {}),
+  };
 }
 
 /** 日志: totals, filters, a type selector and a paged table with expandable rows (spec 02). */
@@ -70,20 +84,22 @@ export default function LogPage() {
   const admin = isAdmin(user);
   // On a phone the filters stack, each field as wide as the screen (the time range fits whole).
   const mobile = useIsMobile();
-  const [form, setForm] = useState<FilterForm>({
+  const [initialForm] = useState<FilterForm>(() => ({
     token_name: '',
     model_name: '',
     username: '',
     channel: '',
     range: [todayStart(), Math.floor(Date.now() / 1000) + 3600],
+    type: 0,
+  }));
+  const list = usePagedList<LogEntry, FilterForm>({
+    initialQuery: initialForm,
+    initialPageSize: pageSizeOf,
+    onPageSizeChange: savePageSize,
+    fetch: (q, page, pageSize) => listLogs(admin, filtersOf(q, admin), page, pageSize),
+    deps: [admin],
   });
-  const [type, setType] = useState(0);
-  const [applied, setApplied] = useState<{ form: FilterForm; type: number }>({ form, type });
-  const [rows, setRows] = useState<LogEntry[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(pageSizeOf);
-  const [loading, setLoading] = useState(false);
+  const { rows } = list;
   const [stat, setStat] = useState<LogStat>({ quota: 0, rpm: 0, tpm: 0 });
   const [statLoading, setStatLoading] = useState(false);
   const [summary, setSummary] = useState<{ visible: boolean; user?: User; loading: boolean }>({
@@ -91,27 +107,7 @@ export default function LogPage() {
     loading: false,
   });
 
-  const filters = useMemo<LogFilters>(() => {
-    const f = applied.form;
-    return {
-      type: applied.type,
-      token_name: f.token_name.trim(),
-      model_name: f.model_name.trim(),
-      start_timestamp: f.range[0],
-      end_timestamp: f.range[1],
-      ...(admin ? { username: f.username.trim(), channel: f.channel.trim() } : {}),
-    };
-  }, [applied, admin]);
-
-  const load = useCallback(async () => {
-    setLoading(true);
-    const res = await listLogs(admin, filters, page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [admin, filters, page, pageSize]);
+  const filters = useMemo(() => filtersOf(list.query, admin), [list.query, admin]);
 
   const loadStat = useCallback(async () => {
     setStatLoading(true);
@@ -121,16 +117,8 @@ export default function LogPage() {
   }, [admin, filters]);
 
   useEffect(() => {
-    void load();
-  }, [load]);
-  useEffect(() => {
     void loadStat();
   }, [loadStat]);
-
-  const search = () => {
-    setPage(1);
-    setApplied({ form, type });
-  };
 
   // The CSV of what the table lists (the filters last searched), saved under the server's name.
   const [exporting, setExporting] = useState(false);
@@ -292,56 +280,46 @@ export default function LogPage() {
         </Space>
       }
     >
-      <Form layout={mobile ? 'vertical' : 'inline'} className="aigw-log-filters" onSubmit={search}>
-        <Form.Item label={tr('log.tokenName')}>
-          <Input
-            name="token_name"
-            value={form.token_name}
-            onChange={(v) => setForm({ ...form, token_name: v })}
-            allowClear
-          />
+      <Form
+        layout={mobile ? 'vertical' : 'inline'}
+        className="aigw-log-filters"
+        initialValues={initialForm}
+        onSubmit={(v: Partial<FilterForm>) => list.search({ ...initialForm, ...v })}
+      >
+        <Form.Item label={tr('log.tokenName')} field="token_name" normalize={(v?: string) => v ?? ''}>
+          <Input name="token_name" allowClear />
         </Form.Item>
-        <Form.Item label={tr('common.modelName')}>
-          <Input
-            name="model_name"
-            value={form.model_name}
-            onChange={(v) => setForm({ ...form, model_name: v })}
-            allowClear
-          />
+        <Form.Item label={tr('common.modelName')} field="model_name" normalize={(v?: string) => v ?? ''}>
+          <Input name="model_name" allowClear />
         </Form.Item>
-        <Form.Item label={tr('common.timeRange')}>
+        <Form.Item
+          label={tr('common.timeRange')}
+          field="range"
+          // Seconds in the form, milliseconds in the picker; clearing keeps the last range.
+          formatter={(r?: [number, number]) => (r ? [r[0] * 1000, r[1] * 1000] : undefined)}
+          getValueFromEvent={(_s: string[], d?: { unix(): number }[]) =>
+            (d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined) as [number, number]
+          }
+          normalize={(v?: [number, number], prev?: [number, number]) => v ?? prev}
+        >
           <DatePicker.RangePicker
             showTime
             // A phone shows both ends whole without the year and the seconds.
             format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
-            value={[form.range[0] * 1000, form.range[1] * 1000]}
-            onChange={(_s, d) => {
-              if (d?.[0] && d[1]) setForm({ ...form, range: [d[0].unix(), d[1].unix()] });
-            }}
           />
         </Form.Item>
         {admin ? (
           <>
-            <Form.Item label={tr('common.username')}>
-              <Input
-                name="username"
-                value={form.username}
-                onChange={(v) => setForm({ ...form, username: v })}
-                allowClear
-              />
+            <Form.Item label={tr('common.username')} field="username" normalize={(v?: string) => v ?? ''}>
+              <Input name="username" allowClear />
             </Form.Item>
-            <Form.Item label={tr('common.channelId')}>
-              <Input
-                name="channel"
-                value={form.channel}
-                onChange={(v) => setForm({ ...form, channel: v })}
-                allowClear
-              />
+            <Form.Item label={tr('common.channelId')} field="channel" normalize={(v?: string) => v ?? ''}>
+              <Input name="channel" allowClear />
             </Form.Item>
           </>
         ) : null}
-        <Form.Item label={tr('log.logType')}>
-          <Select style={{ width: 120 }} value={type} onChange={(v: number) => setType(v)} options={logTypeOptions()} />
+        <Form.Item label={tr('log.logType')} field="type">
+          <Select style={{ width: 120 }} options={logTypeOptions()} />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit" icon={<IconSearch />}>
@@ -356,7 +334,7 @@ export default function LogPage() {
       </Form>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
         data={rows}
         className="aigw-log-table"
@@ -364,21 +342,7 @@ export default function LogPage() {
         // included; narrower screens scroll sideways.
         scroll={{ x: columns.reduce((sum, c) => sum + Number(c.width ?? 0), 40 + (mobile ? 0 : 200)) }}
         expandedRowRender={(r) => <LogDetails log={r} admin={admin} />}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          showTotal: true,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          onChange: (p, size) => {
-            if (size !== pageSize) {
-              savePageSize(size);
-              setPageSize(size);
-              setPage(1);
-            } else setPage(p);
-          },
-        }}
+        pagination={list.pagination}
       />
       <Modal
         title={tr('log.userInfo')}

@@ -13,8 +13,9 @@ import {
   Typography,
 } from '@arco-design/web-react';
 import { IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useState } from 'react';
 import { listMj, type MjFilters, type MjTask } from '../../api/task.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useIsMobile } from '../../layout/use-mobile.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
@@ -24,7 +25,6 @@ import './style/index.css';
 import { serverText } from '../../locale/server-messages.ts';
 import { tr } from '../../locale/translate.ts';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
 /** YYYY-MM-DD HH:mm:ss in local time, from milliseconds. */
 const timeText = (ms: number) => {
@@ -39,48 +39,30 @@ interface FilterForm {
   range: [number, number] | undefined;
 }
 
+/** The API filters of a search (the channel filter only for an admin). */
+function filtersOf(f: FilterForm, admin: boolean): MjFilters {
+  return {
+    mj_id: (f.mj_id ?? '').trim(),
+    ...(f.range ? { start_timestamp: f.range[0], end_timestamp: f.range[1] } : {}),
+    ...(admin ? { channel_id: (f.channel_id ?? '').trim() } : {}),
+  };
+}
+
 /** 绘图: the drawing tasks of spec 02 (filters, paged table, image viewer, detail pop-ups). */
 export default function MidjourneyPage() {
   const mobile = useIsMobile();
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState<FilterForm>(() => ({ mj_id: '', channel_id: '', range: defaultDrawRange() }));
-  const [applied, setApplied] = useState<FilterForm>(form);
-  const [rows, setRows] = useState<MjTask[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(pageSizeOf);
-  const [loading, setLoading] = useState(false);
+  const [initialForm] = useState<FilterForm>(() => ({ mj_id: '', channel_id: '', range: defaultDrawRange() }));
+  const list = usePagedList<MjTask, FilterForm>({
+    initialQuery: initialForm,
+    initialPageSize: pageSizeOf,
+    onPageSizeChange: savePageSize,
+    fetch: (q, page, pageSize) => listMj(admin, filtersOf(q, admin), page, pageSize),
+    deps: [admin],
+  });
   const [detail, setDetail] = useState<{ title: string; text: string } | undefined>();
   const [image, setImage] = useState<string | undefined>();
-
-  const filters = useMemo<MjFilters>(
-    () => ({
-      mj_id: applied.mj_id.trim(),
-      ...(applied.range ? { start_timestamp: applied.range[0], end_timestamp: applied.range[1] } : {}),
-      ...(admin ? { channel_id: applied.channel_id.trim() } : {}),
-    }),
-    [applied, admin],
-  );
-
-  const load = useCallback(async () => {
-    setLoading(true);
-    const res = await listMj(admin, filters, page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [admin, filters, page, pageSize]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const search = () => {
-    setPage(1);
-    setApplied(form);
-  };
 
   const textCell = (title: string) => (v: string) =>
     v ? (
@@ -163,29 +145,31 @@ export default function MidjourneyPage() {
 
   return (
     <Card className="aigw-mj" title={tr('mj.drawingLogs')}>
-      <Form layout={mobile ? 'vertical' : 'inline'} className="aigw-mj-filters" onSubmit={search}>
-        <Form.Item label={tr('mj.taskId2')}>
-          <Input name="mj_id" value={form.mj_id} onChange={(v) => setForm({ ...form, mj_id: v })} allowClear />
+      <Form
+        layout={mobile ? 'vertical' : 'inline'}
+        className="aigw-mj-filters"
+        initialValues={initialForm}
+        onSubmit={(v: Partial<FilterForm>) => list.search({ ...initialForm, ...v })}
+      >
+        <Form.Item label={tr('mj.taskId2')} field="mj_id">
+          <Input name="mj_id" allowClear />
         </Form.Item>
         {admin ? (
-          <Form.Item label={tr('common.channelId')}>
-            <Input
-              name="channel_id"
-              value={form.channel_id}
-              onChange={(v) => setForm({ ...form, channel_id: v })}
-              allowClear
-            />
+          <Form.Item label={tr('common.channelId')} field="channel_id">
+            <Input name="channel_id" allowClear />
           </Form.Item>
         ) : null}
-        <Form.Item label={tr('common.timeRange')}>
+        <Form.Item
+          label={tr('common.timeRange')}
+          field="range"
+          getValueFromEvent={(_s: string[], d?: { valueOf(): number }[]) =>
+            (d?.[0] && d[1] ? [d[0].valueOf(), d[1].valueOf()] : undefined) as [number, number]
+          }
+        >
           <DatePicker.RangePicker
             showTime
             // A phone shows both ends whole without the year and the seconds (as the log page).
             format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
-            value={form.range}
-            onChange={(_s, d) => {
-              setForm({ ...form, range: d?.[0] && d[1] ? [d[0].valueOf(), d[1].valueOf()] : undefined });
-            }}
           />
         </Form.Item>
         <Form.Item>
@@ -196,25 +180,11 @@ export default function MidjourneyPage() {
       </Form>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
-        data={rows}
+        data={list.rows}
         scroll={{ x: true }}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          showTotal: true,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          onChange: (p, size) => {
-            if (size !== pageSize) {
-              savePageSize(size);
-              setPageSize(size);
-              setPage(1);
-            } else setPage(p);
-          },
-        }}
+        pagination={list.pagination}
       />
       <Modal title={detail?.title} visible={!!detail} footer={null} onCancel={() => setDetail(undefined)}>
         <Typography.Paragraph className="aigw-mj-detail" copyable>

@@ -16,7 +16,7 @@ import {
   Typography,
 } from '@arco-design/web-react';
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import {
   createRedemptions,
   deleteInvalidRedemptions,
@@ -27,6 +27,7 @@ import {
   setRedemptionStatus,
   updateRedemption,
 } from '../../api/redemption.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
@@ -34,7 +35,6 @@ import { renderQuota } from '../../utils/format.ts';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const timeText = (sec: number) => (sec ? new Date(sec * 1000).toLocaleString() : '-');
 
 /** Offers the generated keys as `<name>.txt`, one key per line (spec 02 section 7). */
@@ -62,12 +62,11 @@ function StatusTag({ status, expired }: { status: number; expired: boolean }) {
   return <Tag>{tr('common.unknownStatus')}</Tag>;
 }
 
+/** The drawer's fields; expiredTime in Unix seconds, 0 never. */
 interface FormState {
-  id?: number;
   name: string;
   quota: number;
   count: number;
-  /** Unix seconds; 0 never. */
   expiredTime: number;
 }
 const EMPTY: FormState = { name: '', quota: 100000, count: 1, expiredTime: 0 };
@@ -76,53 +75,43 @@ const EMPTY: FormState = { name: '', quota: 100000, count: 1, expiredTime: 0 };
 export default function RedemptionPage() {
   const t = useT();
   const { status } = useStatus();
-  const [rows, setRows] = useState<Redemption[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(10);
-  const [loading, setLoading] = useState(false);
-  const [keyword, setKeyword] = useState('');
-  const [query, setQuery] = useState('');
+  const list = usePagedList<Redemption, string>({
+    initialQuery: '',
+    fetch: (q, page, pageSize) => (q ? searchRedemptions(q, page, pageSize) : listRedemptions(page, pageSize)),
+  });
+  const { rows, setRows } = list;
   const [selected, setSelected] = useState<Redemption[]>([]);
-  const [form, setForm] = useState<FormState | null>(null);
+  // The drawer: closed, or open on a new code (no id) or the code with this id.
+  const [editing, setEditing] = useState<{ id?: number; values: FormState } | null>(null);
+  const [form] = Form.useForm<FormState>();
   const [saving, setSaving] = useState(false);
+  const quota = Form.useWatch('quota', form) as number | undefined;
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    const res = query ? await searchRedemptions(query, page, pageSize) : await listRedemptions(page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [page, pageSize, query]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
+  const open = (id?: number, values: FormState = EMPTY) => setEditing(id === undefined ? { values } : { id, values });
+  const creating = editing?.id === undefined;
 
   const submit = async () => {
-    if (!form) return;
-    const editing = form.id !== undefined;
-    if (!editing && form.name.trim() === '') return;
+    if (!editing) return;
+    const values = await form.validate().catch(() => null);
+    if (!values) return;
     setSaving(true);
-    if (editing) {
+    if (editing.id !== undefined) {
       const res = await updateRedemption({
-        id: form.id as number,
-        name: form.name.trim(),
-        quota: Math.floor(form.quota),
-        expired_time: form.expiredTime,
+        id: editing.id,
+        name: values.name.trim(),
+        quota: Math.floor(values.quota),
+        expired_time: values.expiredTime,
       });
       setSaving(false);
       if (!res.success) return;
       Message.success(tr('redemption.redemptionCodeUpdated'));
     } else {
-      const name = form.name.trim();
+      const name = values.name.trim();
       const res = await createRedemptions({
         name,
-        quota: Math.floor(form.quota),
-        count: Math.floor(form.count),
-        expired_time: form.expiredTime,
+        quota: Math.floor(values.quota),
+        count: Math.floor(values.count),
+        expired_time: values.expiredTime,
       });
       setSaving(false);
       if (!res.success) return;
@@ -135,8 +124,8 @@ export default function RedemptionPage() {
         onOk: () => downloadKeys(name, keys),
       });
     }
-    setForm(null);
-    void load();
+    setEditing(null);
+    void list.reload();
   };
 
   const toggle = async (r: Redemption) => {
@@ -152,14 +141,14 @@ export default function RedemptionPage() {
     const res = await deleteInvalidRedemptions();
     if (!res.success) return;
     Message.success(tr('redemption.deletedInvalid', { n: res.data ?? 0 }));
-    void load();
+    void list.reload();
   };
 
   const remove = async (r: Redemption) => {
     const res = await deleteRedemption(r.id);
     if (res.success) {
       Message.success(tr('common.done'));
-      void load();
+      void list.reload();
     }
   };
 
@@ -217,7 +206,7 @@ export default function RedemptionPage() {
           <Button
             size="mini"
             disabled={r.status !== 1}
-            onClick={() => setForm({ id: r.id, name: r.name, quota: r.quota, count: 1, expiredTime: r.expired_time })}
+            onClick={() => open(r.id, { name: r.name, quota: r.quota, count: 1, expiredTime: r.expired_time })}
           >
             {tr('common.edit')}
           </Button>
@@ -230,19 +219,15 @@ export default function RedemptionPage() {
     <Card bordered={false} title={t('page.redemption.title')}>
       <Form
         layout="inline"
-        onSubmit={() => {
-          setPage(1);
-          setQuery(keyword.trim());
-        }}
+        initialValues={{ keyword: '' }}
+        onSubmit={(v: { keyword?: string }) => list.search((v.keyword ?? '').trim())}
         style={{ marginBottom: 16 }}
       >
-        <Form.Item>
+        <Form.Item field="keyword">
           <Input
             name="keyword"
             prefix={<IconSearch />}
             placeholder={tr('redemption.searchRedemptionCodesById')}
-            value={keyword}
-            onChange={setKeyword}
             style={{ width: 300 }}
             allowClear
           />
@@ -254,7 +239,7 @@ export default function RedemptionPage() {
         </Form.Item>
       </Form>
       <Space style={{ marginBottom: 16 }}>
-        <Button type="primary" icon={<IconPlus />} onClick={() => setForm(EMPTY)}>
+        <Button type="primary" icon={<IconPlus />} onClick={() => open()}>
           {tr('redemption.addRedemptionCode')}
         </Button>
         <Button
@@ -271,7 +256,7 @@ export default function RedemptionPage() {
       </Space>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
         data={rows}
         rowClassName={(r) => (r.status === 1 ? '' : 'aigw-row-disabled')}
@@ -280,68 +265,57 @@ export default function RedemptionPage() {
           selectedRowKeys: selected.map((r) => r.id),
           onChange: (_k, records) => setSelected(records),
         }}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          showTotal: true,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          onChange: (p, size) => {
-            setPage(size === pageSize ? p : 1);
-            setPageSize(size);
-          },
-        }}
+        pagination={list.pagination}
       />
       <Drawer
         width={480}
-        title={form?.id ? tr('redemption.editRedemptionCode') : tr('redemption.newRedemptionCode')}
-        visible={form !== null}
-        onCancel={() => setForm(null)}
+        title={editing?.id ? tr('redemption.editRedemptionCode') : tr('redemption.newRedemptionCode')}
+        visible={editing !== null}
+        onCancel={() => setEditing(null)}
         footer={
           <Space>
-            <Button onClick={() => setForm(null)}>{tr('common.cancel')}</Button>
+            <Button onClick={() => setEditing(null)}>{tr('common.cancel')}</Button>
             <Button type="primary" loading={saving} onClick={() => void submit()}>
               {tr('common.submit')}
             </Button>
           </Space>
         }
       >
-        {form && (
-          <Form layout="vertical">
-            <Form.Item label={tr('common.name')} required={form.id === undefined}>
-              <Input
-                name="redemption-name"
-                value={form.name}
-                onChange={(v) => setForm({ ...form, name: v })}
-                placeholder={tr('common.enterAName')}
-              />
+        {editing && (
+          <Form form={form} layout="vertical" initialValues={editing.values}>
+            <Form.Item
+              label={tr('common.name')}
+              field="name"
+              required={creating}
+              // Required when creating (spec 02): an empty name sends nothing.
+              rules={[
+                {
+                  validator: (v: string | undefined, cb) =>
+                    cb(creating && !v?.trim() ? tr('common.enterAName') : undefined),
+                },
+              ]}
+            >
+              <Input name="redemption-name" placeholder={tr('common.enterAName')} />
             </Form.Item>
-            <Form.Item label={tr('common.quotaOf', { quota: renderQuota(form.quota, status) })}>
-              <InputNumber
-                value={form.quota}
-                min={1}
-                precision={0}
-                onChange={(v) => setForm({ ...form, quota: v ?? 0 })}
-              />
+            <Form.Item
+              label={tr('common.quotaOf', { quota: renderQuota(quota ?? editing.values.quota, status) })}
+              field="quota"
+              normalize={(v?: number) => v ?? 0}
+            >
+              <InputNumber min={1} precision={0} />
             </Form.Item>
-            <Form.Item label={tr('redemption.expiredTime')} extra={tr('redemption.expiredTimeExtra')}>
-              <DatePicker
-                showTime
-                style={{ width: '100%' }}
-                value={form.expiredTime ? form.expiredTime * 1000 : undefined}
-                onChange={(_text, date) => setForm({ ...form, expiredTime: date ? date.unix() : 0 })}
-              />
+            <Form.Item
+              label={tr('redemption.expiredTime')}
+              extra={tr('redemption.expiredTimeExtra')}
+              field="expiredTime"
+              getValueFromEvent={(_text: string, date?: { unix(): number }) => (date ? date.unix() : 0)}
+              formatter={(sec?: number) => (sec ? sec * 1000 : undefined)}
+            >
+              <DatePicker showTime style={{ width: '100%' }} />
             </Form.Item>
-            {form.id === undefined && (
-              <Form.Item label={tr('redemption.count')}>
-                <InputNumber
-                  value={form.count}
-                  min={1}
-                  max={100}
-                  precision={0}
-                  onChange={(v) => setForm({ ...form, count: v ?? 1 })}
-                />
+            {creating && (
+              <Form.Item label={tr('redemption.count')} field="count" normalize={(v?: number) => v ?? 1}>
+                <InputNumber min={1} max={100} precision={0} />
               </Form.Item>
             )}
           </Form>

@@ -12,8 +12,9 @@ import {
   Typography,
 } from '@arco-design/web-react';
 import { IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useState } from 'react';
 import { type AsyncTask, listTasks, type TaskFilters } from '../../api/task.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useIsMobile } from '../../layout/use-mobile.ts';
 import { useT } from '../../locale/index.tsx';
 import { serverText } from '../../locale/server-messages.ts';
@@ -23,7 +24,6 @@ import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
 import { defaultTaskRange, mediaOf, platformTag, taskActionTag, taskDuration, taskStatusTag } from './task-rules.ts';
 import './style/index.css';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const pad = (n: number) => String(n).padStart(2, '0');
 /** YYYY-MM-DD HH:mm:ss in local time, from seconds. */
 const timeText = (sec: number) => {
@@ -38,43 +38,30 @@ interface FilterForm {
   range: [number, number] | undefined;
 }
 
+/** The API filters of a search (the channel filter only for an admin). */
+function filtersOf(f: FilterForm, admin: boolean): TaskFilters {
+  return {
+    task_id: (f.task_id ?? '').trim(),
+    ...(f.range ? { start_timestamp: f.range[0], end_timestamp: f.range[1] } : {}),
+    ...(admin ? { channel_id: (f.channel_id ?? '').trim() } : {}),
+  };
+}
+
 /** 异步任务: music tasks (spec 02): filters, a paged table, result pop-ups that play the media. */
 export default function TaskPage() {
   const mobile = useIsMobile();
   const t = useT();
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState<FilterForm>(() => ({ task_id: '', channel_id: '', range: defaultTaskRange() }));
-  const [applied, setApplied] = useState<FilterForm>(form);
-  const [rows, setRows] = useState<AsyncTask[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(pageSizeOf);
-  const [loading, setLoading] = useState(false);
+  const [initialForm] = useState<FilterForm>(() => ({ task_id: '', channel_id: '', range: defaultTaskRange() }));
+  const list = usePagedList<AsyncTask, FilterForm>({
+    initialQuery: initialForm,
+    initialPageSize: pageSizeOf,
+    onPageSizeChange: savePageSize,
+    fetch: (q, page, pageSize) => listTasks(admin, filtersOf(q, admin), page, pageSize),
+    deps: [admin],
+  });
   const [detail, setDetail] = useState<AsyncTask | undefined>();
-
-  const filters = useMemo<TaskFilters>(
-    () => ({
-      task_id: applied.task_id.trim(),
-      ...(applied.range ? { start_timestamp: applied.range[0], end_timestamp: applied.range[1] } : {}),
-      ...(admin ? { channel_id: applied.channel_id.trim() } : {}),
-    }),
-    [applied, admin],
-  );
-
-  const load = useCallback(async () => {
-    setLoading(true);
-    const res = await listTasks(admin, filters, page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [admin, filters, page, pageSize]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
 
   const columns: TableColumnProps<AsyncTask>[] = [
     {
@@ -140,31 +127,30 @@ export default function TaskPage() {
       <Form
         layout={mobile ? 'vertical' : 'inline'}
         className="aigw-task-filters"
-        onSubmit={() => {
-          setPage(1);
-          setApplied(form);
-        }}
+        initialValues={initialForm}
+        onSubmit={(v: Partial<FilterForm>) => list.search({ ...initialForm, ...v })}
       >
-        <Form.Item label={t('task.taskId2')}>
-          <Input name="task_id" value={form.task_id} onChange={(v) => setForm({ ...form, task_id: v })} allowClear />
+        <Form.Item label={t('task.taskId2')} field="task_id">
+          <Input name="task_id" allowClear />
         </Form.Item>
         {admin ? (
-          <Form.Item label={t('common.channelId')}>
-            <Input
-              name="channel_id"
-              value={form.channel_id}
-              onChange={(v) => setForm({ ...form, channel_id: v })}
-              allowClear
-            />
+          <Form.Item label={t('common.channelId')} field="channel_id">
+            <Input name="channel_id" allowClear />
           </Form.Item>
         ) : null}
-        <Form.Item label={t('common.timeRange')}>
+        <Form.Item
+          label={t('common.timeRange')}
+          field="range"
+          // Seconds in the form, milliseconds in the picker.
+          formatter={(r?: [number, number]) => (r ? [r[0] * 1000, r[1] * 1000] : undefined)}
+          getValueFromEvent={(_s: string[], d?: { unix(): number }[]) =>
+            (d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined) as [number, number]
+          }
+        >
           <DatePicker.RangePicker
             showTime
             // A phone shows both ends whole without the year and the seconds (as the log page).
             format={mobile ? 'MM-DD HH:mm' : 'YYYY-MM-DD HH:mm:ss'}
-            value={form.range ? [form.range[0] * 1000, form.range[1] * 1000] : undefined}
-            onChange={(_s, d) => setForm({ ...form, range: d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined })}
           />
         </Form.Item>
         <Form.Item>
@@ -175,25 +161,11 @@ export default function TaskPage() {
       </Form>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
-        data={rows}
+        data={list.rows}
         scroll={{ x: true }}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          showTotal: true,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          onChange: (p, size) => {
-            if (size !== pageSize) {
-              savePageSize(size);
-              setPageSize(size);
-              setPage(1);
-            } else setPage(p);
-          },
-        }}
+        pagination={list.pagination}
       />
       <Modal
         title={t('task.taskDetails')}

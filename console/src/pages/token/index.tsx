@@ -16,8 +16,9 @@ import {
   Typography,
 } from '@arco-design/web-react';
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useState } from 'react';
+import { useState } from 'react';
 import { deleteToken, listTokens, searchTokens, setTokenStatus, type Token } from '../../api/token.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { copyText } from '../../utils/clipboard.ts';
@@ -26,8 +27,13 @@ import TokenDrawer from './token-drawer.tsx';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
-const PAGE_SIZES = [10, 20, 50, 100];
 const timeText = (sec: number) => (sec === -1 ? tr('token.neverExpires') : new Date(sec * 1000).toLocaleString());
+
+/** The searched name and key. */
+interface TokenQuery {
+  keyword: string;
+  token: string;
+}
 
 /** Status labels of spec 02 section 4. */
 export function tokenStatusTag(t: Pick<Token, 'status' | 'model_limits_enabled'>) {
@@ -53,37 +59,17 @@ export function tokenStatusTag(t: Pick<Token, 'status' | 'model_limits_enabled'>
 export default function TokenPage() {
   const t = useT();
   const { status } = useStatus();
-  const [rows, setRows] = useState<Token[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(10);
-  const [loading, setLoading] = useState(false);
-  const [filters, setFilters] = useState({ keyword: '', token: '' });
-  const [query, setQuery] = useState({ keyword: '', token: '' });
+  const list = usePagedList<Token, TokenQuery>({
+    initialQuery: { keyword: '', token: '' },
+    fetch: (q, page, pageSize) =>
+      q.keyword || q.token ? searchTokens(q.keyword, q.token, page, pageSize) : listTokens(page, pageSize),
+  });
+  const { rows, setRows } = list;
   const [selected, setSelected] = useState<Token[]>([]);
   const [drawer, setDrawer] = useState<{ visible: boolean; id?: number }>({ visible: false });
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    const res =
-      query.keyword || query.token
-        ? await searchTokens(query.keyword, query.token, page, pageSize)
-        : await listTokens(page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [page, pageSize, query]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
-
-  const search = () => {
-    setPage(1);
-    setQuery({ keyword: filters.keyword.trim(), token: filters.token.trim() });
-  };
+  const search = (v: Partial<TokenQuery>) =>
+    list.search({ keyword: (v.keyword ?? '').trim(), token: (v.token ?? '').trim() });
 
   const address = status.server_address || window.location.origin;
   const chats = (status.chats ?? []).flatMap((m) => Object.entries(m));
@@ -105,7 +91,7 @@ export default function TokenPage() {
     const res = await deleteToken(t.id);
     if (res.success) {
       Message.success(tr('common.done'));
-      void load();
+      void list.reload();
     }
   };
 
@@ -214,25 +200,12 @@ export default function TokenPage() {
   return (
     <Card bordered={false} title={t('menu.token')}>
       <Alert type="warning" style={{ marginBottom: 16 }} content={tr('token.tokenQuotasCannotBeControlled')} />
-      <Form layout="inline" onSubmit={search} style={{ marginBottom: 16 }}>
-        <Form.Item>
-          <Input
-            name="keyword"
-            prefix={<IconSearch />}
-            placeholder={tr('token.searchTokensByName')}
-            value={filters.keyword}
-            onChange={(v) => setFilters((f) => ({ ...f, keyword: v }))}
-            allowClear
-          />
+      <Form layout="inline" initialValues={{ keyword: '', token: '' }} onSubmit={search} style={{ marginBottom: 16 }}>
+        <Form.Item field="keyword">
+          <Input name="keyword" prefix={<IconSearch />} placeholder={tr('token.searchTokensByName')} allowClear />
         </Form.Item>
-        <Form.Item>
-          <Input
-            name="token"
-            placeholder={tr('common.key')}
-            value={filters.token}
-            onChange={(v) => setFilters((f) => ({ ...f, token: v }))}
-            allowClear
-          />
+        <Form.Item field="token">
+          <Input name="token" placeholder={tr('common.key')} allowClear />
         </Form.Item>
         <Form.Item>
           <Button type="primary" htmlType="submit">
@@ -248,7 +221,7 @@ export default function TokenPage() {
       </Space>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
         data={rows}
         rowClassName={(t) => (t.status === 1 ? '' : 'aigw-row-disabled')}
@@ -257,25 +230,14 @@ export default function TokenPage() {
           selectedRowKeys: selected.map((t) => t.id),
           onChange: (_keys, records) => setSelected(records),
         }}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          showTotal: true,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          onChange: (p, size) => {
-            setPage(size === pageSize ? p : 1);
-            setPageSize(size);
-          },
-        }}
+        pagination={list.pagination}
         scroll={{ x: 1000 }}
       />
       <TokenDrawer
         visible={drawer.visible}
         id={drawer.id}
         onClose={() => setDrawer({ visible: false })}
-        onSaved={() => void load()}
+        onSaved={() => void list.reload()}
       />
     </Card>
   );

@@ -1,5 +1,5 @@
 import { Button, Card, Form, Input, InputNumber, Message, Space, Table, Tag, Typography } from '@arco-design/web-react';
-import { useCallback, useEffect, useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import {
   completeTopup,
   getTopupInfo,
@@ -10,6 +10,7 @@ import {
   type TopupInfo,
   type TopupRecord,
 } from '../../api/wallet.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { tr } from '../../locale/translate.ts';
 
 interface CreemProduct {
@@ -122,40 +123,24 @@ const when = (sec: number) => (sec > 0 ? new Date(sec * 1000).toLocaleString() :
  * user's orders (GET /api/user/topup) with a search by order number and 补单 for pending ones.
  */
 export function TopupHistory({ admin = false }: { admin?: boolean }) {
-  const [rows, setRows] = useState<TopupRecord[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [keyword, setKeyword] = useState('');
-  const [loading, setLoading] = useState(false);
-  const pageSize = 10;
-
-  const load = useCallback(
-    async (p: number, kw: string) => {
-      setLoading(true);
-      const res = admin ? await listAllTopups(p, pageSize, kw) : await listMyTopups(p, pageSize);
-      setLoading(false);
-      if (res.success && res.data) {
-        setRows(res.data.items);
-        setTotal(res.data.total);
-      }
-    },
-    [admin],
-  );
-
-  useEffect(() => {
-    void load(page, keyword);
-  }, [load, page, keyword]);
+  // The order number searched (admin only; the user's own list has no search).
+  const list = usePagedList<TopupRecord, string>({
+    initialQuery: '',
+    fetch: (kw, p, size) => (admin ? listAllTopups(p, size, kw) : listMyTopups(p, size)),
+    deps: [admin],
+  });
+  const keyword = list.query;
 
   const complete = async (tradeNo: string) => {
     const res = await completeTopup(tradeNo);
     if (res.success) {
       Message.success(tr('topup.completedOrder'));
-      void load(page, keyword);
+      void list.reload();
     }
   };
 
   // No orders yet (and no search): no card, the wallet page stays as it was.
-  if (total === 0 && keyword === '') return null;
+  if (list.total === 0 && keyword === '') return null;
 
   return (
     <Card
@@ -166,10 +151,7 @@ export function TopupHistory({ admin = false }: { admin?: boolean }) {
           <Input.Search
             allowClear
             placeholder={tr('topup.colTradeNo')}
-            onSearch={(v) => {
-              setPage(1);
-              setKeyword(v.trim());
-            }}
+            onSearch={(v) => list.search(v.trim())}
             style={{ width: 240 }}
           />
         ) : undefined
@@ -177,9 +159,10 @@ export function TopupHistory({ admin = false }: { admin?: boolean }) {
     >
       <Table<TopupRecord>
         rowKey="trade_no"
-        loading={loading}
-        data={rows}
-        pagination={{ current: page, pageSize, total, onChange: setPage }}
+        loading={list.loading}
+        data={list.rows}
+        // Ten orders a page, no size choice.
+        pagination={{ current: list.page, pageSize: list.pageSize, total: list.total, onChange: list.onPageChange }}
         columns={[
           { title: tr('topup.colTradeNo'), dataIndex: 'trade_no' },
           ...(admin ? [{ title: tr('topup.colUser'), dataIndex: 'username' }] : []),

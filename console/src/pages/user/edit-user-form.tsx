@@ -26,49 +26,53 @@ interface Props {
 }
 
 /** The admin's edit form: name, display name, password, group and quota (with the add-quota modal). */
+interface EditValues {
+  username: string;
+  display_name: string;
+  password: string;
+  group: string;
+  quota: number;
+  remark: string;
+}
+
+const valuesOf = (user: UserRecord): EditValues => ({
+  username: user.username,
+  display_name: user.display_name,
+  password: '',
+  group: user.group,
+  quota: user.quota,
+  remark: user.remark ?? '',
+});
+
+/** The admin's edit form: name, display name, password, group and quota (with the add-quota modal). */
 export default function EditUserForm({ user, onSaved, onCancel }: Props) {
   const { status } = useStatus();
-  const [form, setForm] = useState({
-    username: user.username,
-    display_name: user.display_name,
-    password: '',
-    group: user.group,
-    quota: user.quota,
-    remark: user.remark ?? '',
-  });
+  const [form] = Form.useForm<EditValues>();
+  const quota = (Form.useWatch('quota', form) as number | undefined) ?? user.quota;
+  const group = (Form.useWatch('group', form) as string | undefined) ?? user.group;
   const [groups, setGroups] = useState<string[]>([]);
   const [adding, setAdding] = useState(false);
   const [addQuota, setAddQuota] = useState(0);
   const [saving, setSaving] = useState(false);
 
   useEffect(() => {
-    setForm({
-      username: user.username,
-      display_name: user.display_name,
-      password: '',
-      group: user.group,
-      quota: user.quota,
-      remark: user.remark ?? '',
-    });
-  }, [user]);
+    form.resetFields();
+    form.setFieldsValue(valuesOf(user));
+  }, [user, form]);
   useEffect(() => {
     void listGroups().then((res) => res.success && setGroups(res.data ?? []));
   }, []);
 
-  const submit = async () => {
-    if (!Number.isInteger(form.quota)) {
-      Message.error(tr('user.theQuotaMustBeAn'));
-      return;
-    }
+  const submit = async (values: EditValues) => {
     setSaving(true);
     const res = await updateUser({
       id: user.id,
-      username: form.username,
-      display_name: form.display_name,
-      password: form.password || undefined,
-      group: form.group,
-      quota: form.quota,
-      remark: form.remark,
+      username: values.username,
+      display_name: values.display_name,
+      password: values.password || undefined,
+      group: values.group,
+      quota: values.quota,
+      remark: values.remark,
     });
     setSaving(false);
     if (res.success) {
@@ -78,58 +82,46 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
   };
 
   return (
-    <Form layout="vertical" onSubmit={() => void submit()}>
-      <Form.Item label={tr('common.username2')}>
-        <Input
-          name="username"
-          value={form.username}
-          onChange={(v) => setForm((f) => ({ ...f, username: v }))}
-          maxLength={12}
-        />
+    <Form form={form} layout="vertical" initialValues={valuesOf(user)} onSubmit={(v: EditValues) => void submit(v)}>
+      <Form.Item label={tr('common.username2')} field="username">
+        <Input name="username" maxLength={12} />
       </Form.Item>
-      <Form.Item label={tr('user.displayName')}>
-        <Input
-          name="display_name"
-          value={form.display_name}
-          onChange={(v) => setForm((f) => ({ ...f, display_name: v }))}
-          maxLength={20}
-        />
+      <Form.Item label={tr('user.displayName')} field="display_name">
+        <Input name="display_name" maxLength={20} />
       </Form.Item>
-      <Form.Item label={tr('user.password')}>
-        <Input.Password
-          name="password"
-          value={form.password}
-          onChange={(v) => setForm((f) => ({ ...f, password: v }))}
-          placeholder={tr('user.newPasswordAtLeast8')}
-          autoComplete="new-password"
-        />
+      <Form.Item label={tr('user.password')} field="password">
+        <Input.Password name="password" placeholder={tr('user.newPasswordAtLeast8')} autoComplete="new-password" />
       </Form.Item>
-      <Form.Item label={tr('common.group')}>
-        <Select value={form.group} onChange={(v: string) => setForm((f) => ({ ...f, group: v }))} allowCreate>
-          {[...new Set([form.group, ...groups])].map((g) => (
+      <Form.Item label={tr('common.group')} field="group">
+        <Select allowCreate>
+          {[...new Set([group, ...groups])].map((g) => (
             <Select.Option key={g} value={g}>
               {g}
             </Select.Option>
           ))}
         </Select>
       </Form.Item>
-      <Form.Item label={tr('user.remainQuotaOf', { quota: renderQuota(form.quota, status) })}>
+      <Form.Item label={tr('user.remainQuotaOf', { quota: renderQuota(quota, status) })}>
         <Space>
-          <InputNumber
-            name="quota"
-            value={form.quota}
-            precision={0}
-            onChange={(v) => setForm((f) => ({ ...f, quota: Number(v ?? 0) }))}
-            placeholder={tr('user.newRemainingQuota')}
-          />
+          <Form.Item
+            field="quota"
+            noStyle
+            normalize={(v?: number) => Number(v ?? 0)}
+            rules={[
+              {
+                validator: (v: number | undefined, cb) =>
+                  cb(Number.isInteger(v) ? undefined : tr('user.theQuotaMustBeAn')),
+              },
+            ]}
+          >
+            <InputNumber name="quota" precision={0} placeholder={tr('user.newRemainingQuota')} />
+          </Form.Item>
           <Button onClick={() => setAdding(true)}>{tr('user.addQuota')}</Button>
         </Space>
       </Form.Item>
-      <Form.Item label={tr('user.remark')}>
+      <Form.Item label={tr('user.remark')} field="remark">
         <Input.TextArea
           name="remark"
-          value={form.remark}
-          onChange={(v) => setForm((f) => ({ ...f, remark: v }))}
           maxLength={255}
           placeholder={tr('user.remarkPlaceholder')}
           autoSize={{ minRows: 1, maxRows: 4 }}
@@ -164,15 +156,14 @@ export default function EditUserForm({ user, onSaved, onCancel }: Props) {
         visible={adding}
         onCancel={() => setAdding(false)}
         onOk={() => {
-          setForm((f) => ({ ...f, quota: f.quota + addQuota }));
+          form.setFieldValue('quota', quota + addQuota);
           setAddQuota(0);
           setAdding(false);
         }}
       >
         <Typography.Paragraph>
           {tr('user.newQuota')}
-          {renderQuota(form.quota, status)} + {renderQuota(addQuota, status)} ={' '}
-          {renderQuota(form.quota + addQuota, status)}
+          {renderQuota(quota, status)} + {renderQuota(addQuota, status)} = {renderQuota(quota + addQuota, status)}
         </Typography.Paragraph>
         <InputNumber
           name="add_quota"

@@ -14,9 +14,10 @@ import {
   Tooltip,
 } from '@arco-design/web-react';
 import { IconPlus, IconSearch } from '@arco-design/web-react/icon';
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { UserRecord } from '../../api/account.ts';
 import { createUser, listGroups, listUsers, type ManageAction, manageUser, searchUsers } from '../../api/admin-user.ts';
+import { usePagedList } from '../../hooks/use-paged-list.ts';
 import { useT } from '../../locale/index.tsx';
 import { useStatus } from '../../store/status-context.tsx';
 import { renderNumber, renderQuota } from '../../utils/format.ts';
@@ -25,72 +26,61 @@ import { RoleTag, StatusTag } from './labels.tsx';
 import './style/index.css';
 import { tr } from '../../locale/translate.ts';
 
-const PAGE_SIZES = [10, 20, 50, 100];
+/** The searched keyword and group (empty: any). */
+interface UserQuery {
+  keyword: string;
+  group: string;
+}
+
+interface NewUser {
+  username: string;
+  display_name: string;
+  password: string;
+}
 
 /** 管理用户: search by keyword and group, a paged table with manage actions, add and edit drawers. */
 export default function UserPage() {
   const t = useT();
   const { status } = useStatus();
-  const [rows, setRows] = useState<UserRecord[]>([]);
-  const [total, setTotal] = useState(0);
-  const [page, setPage] = useState(1);
-  const [pageSize, setPageSize] = useState(10);
-  const [loading, setLoading] = useState(false);
-  const [keyword, setKeyword] = useState('');
-  const [group, setGroup] = useState('');
-  const [query, setQuery] = useState({ keyword: '', group: '' });
+  const list = usePagedList<UserRecord, UserQuery>({
+    initialQuery: { keyword: '', group: '' },
+    fetch: (q, page, pageSize) =>
+      q.keyword !== '' || q.group !== '' ? searchUsers(q.keyword, q.group, page, pageSize) : listUsers(page, pageSize),
+  });
+  const { rows, setRows } = list;
   const [groups, setGroups] = useState<string[]>([]);
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<UserRecord | null>(null);
-  const [newUser, setNewUser] = useState({ username: '', display_name: '', password: '' });
+  const [addForm] = Form.useForm<NewUser>();
 
-  const load = useCallback(async () => {
-    setLoading(true);
-    const searching = query.keyword !== '' || query.group !== '';
-    const res = searching
-      ? await searchUsers(query.keyword, query.group, page, pageSize)
-      : await listUsers(page, pageSize);
-    setLoading(false);
-    if (res.success && res.data) {
-      setRows(res.data.items);
-      setTotal(res.data.total);
-    }
-  }, [page, pageSize, query]);
-
-  useEffect(() => {
-    void load();
-  }, [load]);
   useEffect(() => {
     void listGroups().then((res) => res.success && setGroups(res.data ?? []));
   }, []);
 
-  const search = () => {
-    setPage(1);
-    setQuery({ keyword: keyword.trim(), group });
-  };
+  const search = (v: Partial<UserQuery>) => list.search({ keyword: (v.keyword ?? '').trim(), group: v.group ?? '' });
 
   const manage = async (user: UserRecord, action: ManageAction) => {
     const res = await manageUser(user.id, action);
     if (!res.success || !res.data) return;
     Message.success(tr('common.done'));
-    if (action === 'delete') void load();
+    if (action === 'delete') void list.reload();
     else
       setRows((list) =>
         list.map((u) => (u.id === user.id ? { ...u, status: res.data!.status, role: res.data!.role } : u)),
       );
   };
 
+  // Username and password are required; the message is the one the toast used to give.
+  const required = [{ required: true, message: tr('user.pleaseEnterAUsernameAnd') }];
   const addUser = async () => {
-    if (!newUser.username || !newUser.password) {
-      Message.error(tr('user.pleaseEnterAUsernameAnd'));
-      return;
-    }
-    const res = await createUser(newUser);
+    const values = await addForm.validate().catch(() => null);
+    if (!values) return;
+    const res = await createUser({ ...values, display_name: values.display_name ?? '' });
     if (res.success) {
       Message.success(tr('user.userAccountCreated'));
       setAdding(false);
-      setNewUser({ username: '', display_name: '', password: '' });
-      void load();
+      addForm.resetFields();
+      void list.reload();
     }
   };
 
@@ -167,26 +157,18 @@ export default function UserPage() {
 
   return (
     <Card bordered={false} title={t('page.user.title')}>
-      <Form layout="inline" onSubmit={search} style={{ marginBottom: 16 }}>
-        <Form.Item>
+      <Form layout="inline" initialValues={{ keyword: '' }} onSubmit={search} style={{ marginBottom: 16 }}>
+        <Form.Item field="keyword">
           <Input
             name="keyword"
             prefix={<IconSearch />}
             placeholder={tr('user.searchUsersByIdUsername')}
-            value={keyword}
-            onChange={setKeyword}
             style={{ width: 320 }}
             allowClear
           />
         </Form.Item>
-        <Form.Item>
-          <Select
-            placeholder={tr('common.selectAGroup')}
-            value={group || undefined}
-            onChange={(v: string) => setGroup(v ?? '')}
-            allowClear
-            style={{ width: 160 }}
-          >
+        <Form.Item field="group">
+          <Select placeholder={tr('common.selectAGroup')} allowClear style={{ width: 160 }}>
             {groups.map((g) => (
               <Select.Option key={g} value={g}>
                 {g}
@@ -207,22 +189,11 @@ export default function UserPage() {
       </Form>
       <Table
         rowKey="id"
-        loading={loading}
+        loading={list.loading}
         columns={columns}
         data={rows}
         rowClassName={(u) => (u.DeletedAt || u.status !== 1 ? 'aigw-row-disabled' : '')}
-        pagination={{
-          current: page,
-          pageSize,
-          total,
-          sizeCanChange: true,
-          sizeOptions: PAGE_SIZES,
-          showTotal: true,
-          onChange: (p, size) => {
-            setPage(size !== pageSize ? 1 : p);
-            setPageSize(size);
-          },
-        }}
+        pagination={list.pagination}
       />
       <Drawer
         width={420}
@@ -232,32 +203,15 @@ export default function UserPage() {
         onOk={() => void addUser()}
         okText={tr('common.submit')}
       >
-        <Form layout="vertical">
-          <Form.Item label={tr('common.username2')} required>
-            <Input
-              name="new_username"
-              value={newUser.username}
-              onChange={(v) => setNewUser((n) => ({ ...n, username: v }))}
-              maxLength={12}
-              placeholder={tr('user.enterAUsername')}
-            />
+        <Form form={addForm} layout="vertical">
+          <Form.Item label={tr('common.username2')} field="username" rules={required}>
+            <Input name="new_username" maxLength={12} placeholder={tr('user.enterAUsername')} />
           </Form.Item>
-          <Form.Item label={tr('user.displayName')}>
-            <Input
-              name="new_display_name"
-              value={newUser.display_name}
-              onChange={(v) => setNewUser((n) => ({ ...n, display_name: v }))}
-              placeholder={tr('user.enterADisplayName')}
-            />
+          <Form.Item label={tr('user.displayName')} field="display_name">
+            <Input name="new_display_name" placeholder={tr('user.enterADisplayName')} />
           </Form.Item>
-          <Form.Item label={tr('user.password')} required>
-            <Input.Password
-              name="new_password"
-              value={newUser.password}
-              onChange={(v) => setNewUser((n) => ({ ...n, password: v }))}
-              placeholder={tr('user.enterAPassword')}
-              autoComplete="new-password"
-            />
+          <Form.Item label={tr('user.password')} field="password" rules={required}>
+            <Input.Password name="new_password" placeholder={tr('user.enterAPassword')} autoComplete="new-password" />
           </Form.Item>
         </Form>
       </Drawer>
@@ -274,7 +228,7 @@ export default function UserPage() {
             onCancel={() => setEditing(null)}
             onSaved={() => {
               setEditing(null);
-              void load();
+              void list.reload();
             }}
           />
         )}
