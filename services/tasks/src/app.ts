@@ -55,6 +55,7 @@ import { sunoRoutes } from './transport/http/suno-routes.ts';
 import { videoGenerationRoutes } from './transport/http/video-generation-routes.ts';
 import { videoRoutes } from './transport/http/video-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
+import { ensureRetentionIndexes, taskRetention } from './data/task-retention.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
 
@@ -236,6 +237,15 @@ export async function createApp(
           await running;
         });
       }
+      // Retention of finished task records: a pass at start and hourly (data/task-retention.ts).
+      await ensureRetentionIndexes(conn);
+      const retention = taskRetention(conn, logger, () => options.number('TaskRetentionDays', 0));
+      const runRetention = () => void retention.run().catch((err) => logger.warn({ err }, 'task retention failed'));
+      const retentionTimer = setInterval(runRetention, config.TASKS_CLEANUP_INTERVAL_MS);
+      retentionTimer.unref();
+      stack.add(() => clearInterval(retentionTimer));
+      runRetention();
+
       const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.METRICS_PORT);
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort, metricsPort: ops.port }, 'tasks service started');
