@@ -33,6 +33,7 @@ import { asyncTaskRepository } from './data/async-task-repository.ts';
 import { dueSchedules } from './data/due-schedule.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
+import { ensureRetentionIndexes, taskRetention } from './data/task-retention.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
 import { volcUpstream } from './data/volc-upstream.ts';
 import { doubaoVideoPlatform } from './domain/doubao-video.ts';
@@ -55,7 +56,6 @@ import { sunoRoutes } from './transport/http/suno-routes.ts';
 import { videoGenerationRoutes } from './transport/http/video-generation-routes.ts';
 import { videoRoutes } from './transport/http/video-routes.ts';
 import { usagePublisher } from './transport/kafka/usage-publisher.ts';
-import { ensureRetentionIndexes, taskRetention } from './data/task-retention.ts';
 
 const PRICE_KEYS = new Set(['ModelPrice', 'GroupRatio', 'ModelRatio']);
 

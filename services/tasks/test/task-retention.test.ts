@@ -4,8 +4,7 @@
  * final records, recent ones and ones still running or owed a settle stay, and the console's
  * lists (the TasksService handlers) answer the tasks kept.
  */
-import { createLogger } from '@aigw/common';
-import { connectMongo } from '@aigw/common';
+import { connectMongo, createLogger } from '@aigw/common';
 import { uniqueName } from '@aigw/local-stack';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

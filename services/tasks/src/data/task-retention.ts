@@ -53,7 +53,12 @@ export function taskRetention(conn: Connection, logger: Logger, days: () => numb
     const over = { created_at: { $lt: keptFrom }, final: true, billing: { $in: ['settled', 'refunded'] } };
     let deleted = 0;
     for (;;) {
-      const ids = (await col.find(over, { projection: { _id: 1 } }).limit(BATCH).toArray()).map((d) => d._id);
+      const ids = (
+        await col
+          .find(over, { projection: { _id: 1 } })
+          .limit(BATCH)
+          .toArray()
+      ).map((d) => d._id);
       if (ids.length === 0) return deleted;
       // The task first: a final record without its task is harmless, a task without one is not.
       deleted += (await col.deleteMany({ _id: { $in: ids }, ...over })).deletedCount;
