@@ -14,6 +14,8 @@ import { logCleanup } from '../src/data/log-cleanup.ts';
 import { type LogQuery, type LogRepository, logRepository } from '../src/data/log-repository.ts';
 import { logRows } from '../src/data/log-rows.ts';
 import { ingestAudit, ingestUsage, type ReadEvent } from '../src/domain/ingest-events.ts';
+import type { HourSlot } from '../src/domain/log-index.ts';
+import { indexCollection } from '../src/domain/log-partitions.ts';
 import { type LogDoc, logFromUsage } from '../src/domain/log-record.ts';
 
 const flags = { logConsume: true, aggregate: true };
@@ -144,6 +146,11 @@ const QUERIES: [string, LogQuery][] = [
   ['a user over a cut range', { user_id: 1, type: 2, start: T0 + 86_400 + 3_599, end: T0 + 86_400 + 7_300 }],
   ['today to an hour ahead', { start: T0 + 86_400, end: T0 + 86_400 + 5 * 3600 }],
   ['no such user', { username: 'nobody' }],
+  // Up to "now" inside the newest hour (after its last log): that hour counts whole.
+  ['everything up to now', { start: T0 + 86_400 + 1_800, end: T0 + 86_400 + 1_299 * 7 + 20 }],
+  ['a model of one user up to now', { user_id: 2, model_name: 'gpt-4o', end: T0 + 86_400 + 1_299 * 7 + 20 }],
+  ['a model of one user, consumption', { user_id: 4, model_name: 'gpt-4o-mini', type: 2 }],
+  ['a model of one user, errors', { user_id: 5, model_name: 'claude-3-5-sonnet', type: 5 }],
   // Far ends (fuzzed inputs): answered like the scan, without stepping through every hour to them.
   ['an end far in the future', { start: T0, end: 9_999_999_999_999 }],
   ['a user up to the largest safe integer', { user_id: 3, end: Number.MAX_SAFE_INTEGER }],
@@ -278,6 +285,53 @@ describe('log lists', () => {
         expect(plan, `${r.coll} ${JSON.stringify(r.filter).slice(0, 200)}`).toMatch(
           /USING INDEX|IDHACK|IXSCAN|EXPRESS/,
         );
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
+  it("when a range ends at now inside an hour, or a user asks for a model, then the hours are counted, not read: only the page's blocks are", async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => id.split('|').length === 3).length;
+    });
+    try {
+      const watchedRepo = logRepository(watched);
+      const now = T0 + 86_400 + 1_299 * 7 + 20;
+      const read = async (q: LogQuery) => {
+        blocks = 0;
+        const r = await watchedRepo.find(q, 1, 10);
+        expect(r.items.length).toBe(10);
+        return blocks;
+      };
+      // Everyone's newest hour holds about 270 logs (2 blocks): one block for the page, not both.
+      expect(await read({ start: T0 - 1_800, end: now })).toBe(1);
+      expect(await read({ start: T0 - 1_800, end: now, type: 2 })).toBe(1);
+      // A user's model: the counts per model give the total; the newest hour's blocks give the page.
+      expect(await read({ user_id: 2, model_name: 'gpt-4o', end: now })).toBeLessThanOrEqual(1);
+      expect(await read({ username: 'user5', model_name: 'gpt-4o', start: T0 - 1_800, end: now })).toBeLessThanOrEqual(
+        1,
+      );
+      // Directories written before the counts per model and the hour bounds: the scope is walked.
+      const dirs = watched.collection(indexCollection(Math.floor((T0 + 86_400) / 86_400)));
+      const dir = await dirs.findOne({ _id: 'u2|d' + Math.floor((T0 + 86_400) / 86_400) } as never);
+      const hours = Object.keys((dir?.h ?? {}) as Record<string, unknown>);
+      const unset = Object.fromEntries(hours.map((h) => [`h.${h}.w`, '']));
+      await dirs.updateOne({ _id: dir?._id } as never, { $unset: unset });
+      try {
+        expect(await read({ user_id: 2, model_name: 'gpt-4o', end: now })).toBeGreaterThan(3);
+        const r = await both({ user_id: 2, model_name: 'gpt-4o', end: now }, 2, 10, lists, snap);
+        expect(r.listed).toEqual(r.scan);
+        expect(await lists.stat({ user_id: 2, model_name: 'gpt-4o' }, now)).toEqual(
+          scanStat(snap, { user_id: 2, model_name: 'gpt-4o' }, now),
+        );
+      } finally {
+        const set = Object.fromEntries(hours.map((h) => [`h.${h}.w`, (dir?.h as Record<string, HourSlot>)[h]?.n]));
+        await dirs.updateOne({ _id: dir?._id } as never, { $set: set });
       }
     } finally {
       await watched.close();

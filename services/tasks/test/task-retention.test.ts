@@ -111,7 +111,7 @@ describe('task retention', () => {
 
   it('when tasks are kept 3 days, then finished and billed older ones go with their final records, the rest stay, and the lists answer the rest', async () => {
     const ids = async (name: string) =>
-      (await conn.collection(name).find({}).sort({ _id: 1 }).toArray()).map((d) => d._id as number);
+      (await conn.collection(name).find({}).sort({ _id: 1 }).toArray()).map((d) => d._id as unknown as number);
     const mjBefore = await ids('mj_tasks');
     const asyncBefore = await ids('tasks');
     // Forever (the default) deletes nothing.
@@ -136,7 +136,7 @@ describe('task retention', () => {
     const all = { page: { page: 1, pageSize: 100 }, mjId: '', taskId: '', platform: '', status: '' };
     const mjList = await h.listMjTasks(all as never, {} as never);
     expect(Number(mjList.page?.total)).toBe(CASES.length - gone);
-    expect(mjList.items.map((t) => t.mjId)).toEqual(
+    expect(mjList.items?.map((t) => t.mjId)).toEqual(
       CASES.map((c, i) => (c[3] ? `mj-${i}` : null))
         .filter(Boolean)
         .reverse(),

@@ -19,7 +19,9 @@ import {
   BLOCK,
   blockId,
   countable,
+  countableIn,
   countOf,
+  countsModels,
   dayOf,
   dayOfDoc,
   daysOf,
@@ -29,12 +31,14 @@ import {
   type EntryFilter,
   groupsOf,
   type HourSlot,
+  hourBounds,
   hourIncrement,
   hoursOf,
   type Indexable,
   matches,
   parseEntry,
   posKey,
+  quotaOf,
   recentIncrement,
   SLICE,
   scopeAll,
@@ -49,6 +53,7 @@ import {
   sliceOf,
   slotOf,
   storedEntry,
+  wholeIn,
 } from '../domain/log-index.ts';
 import { indexCollection } from '../domain/log-partitions.ts';
 
@@ -79,6 +84,13 @@ interface IndexDoc {
   /** Names (`n|<username>`): the user ids logged under it; users (`i|<id>`): their usernames. */
   ids?: number[];
   names?: string[];
+}
+
+/** An hour of a scope with logs in a range: its counts, and whether all of them lie in the range. */
+interface Hour {
+  hour: number;
+  whole: boolean;
+  slot: HourSlot;
 }
 
 export interface IndexQuery extends EntryFilter {
@@ -180,9 +192,12 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
   async function hoursIn(scope: string, lo: number, hi: number) {
     const dirs = new Map<number, IndexDoc>();
     for (const d of await byIds(daysOf(lo, hi).map((day) => dirId(scope, day)))) dirs.set(d.day ?? -1, d);
-    return hoursOf(lo, hi)
-      .map(({ hour, whole }) => ({ hour, whole, slot: slotOf(dirs.get(dayOf(hour * 3600)), hour) }))
-      .filter((h): h is { hour: number; whole: boolean; slot: HourSlot } => (h.slot?.n ?? 0) > 0);
+    const out: Hour[] = [];
+    for (const { hour } of hoursOf(lo, hi)) {
+      const slot = slotOf(dirs.get(dayOf(hour * 3600)), hour);
+      if (slot && slot.n > 0) out.push({ hour, slot, whole: wholeIn(hour, slot, lo, hi) });
+    }
+    return out;
   }
 
   /**
@@ -234,10 +249,18 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     if (candidates.length === 1) return candidates[0] as Plan;
     // A countable plan reads its directories and the page's blocks only, whatever its size: the
     // smallest of those; else the smallest scope to walk (one directory read per candidate and day).
-    const sizes = await Promise.all(
-      candidates.map(async (p) => (await hoursIn(p.scope, lo, hi)).reduce((s, h) => s + h.slot.n, 0)),
-    );
-    const rank = (i: number) => (countable((candidates[i] as Plan).f) ? 0 : 1);
+    const hours = await Promise.all(candidates.map((p) => hoursIn(p.scope, lo, hi)));
+    const sizes = hours.map((list) => list.reduce((s, h) => s + h.slot.n, 0));
+    const rank = (i: number) => {
+      const p = candidates[i] as Plan;
+      return countableIn(
+        p.scope,
+        p.f,
+        (hours[i] as Hour[]).map((h) => h.slot),
+      )
+        ? 0
+        : 1;
+    };
     let best = 0;
     for (let i = 1; i < candidates.length; i++) {
       const better = rank(i) - rank(best) || (sizes[i] as number) - (sizes[best] as number);
@@ -260,8 +283,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
   const inRange = (f: Found, lo: number, hi: number) => f.e[E.createdAt] >= lo && f.e[E.createdAt] <= hi;
 
   /** Every matching entry of the range, newest first (filters the counts cannot answer). */
-  async function walk(scope: string, f: EntryFilter, lo: number, hi: number): Promise<Found[]> {
-    const hours = await hoursIn(scope, lo, hi);
+  async function walk(scope: string, f: EntryFilter, lo: number, hi: number, known?: Hour[]): Promise<Found[]> {
+    const hours = known ?? (await hoursIn(scope, lo, hi));
     const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).map((k) => blockId(scope, hour, k)));
     const all: Found[] = [];
     for (const d of await byIds(ids)) {
@@ -349,9 +372,14 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           dirWrites.push(
             (async () => {
               const inc: Record<string, number> = {};
+              const min: Record<string, number> = {};
+              const max: Record<string, number> = {};
               for (const [hour, list] of hourLists) {
-                Object.assign(inc, hourIncrement(hour, list));
+                Object.assign(inc, hourIncrement(hour, list, countsModels(scope)));
                 Object.assign(inc, recentIncrement(list.filter((l) => l.created_at >= since)));
+                const b = hourBounds(hour, list);
+                Object.assign(min, b.min);
+                Object.assign(max, b.max);
               }
               const id = dirId(scope, day);
               // The seconds older than rpm/tpm can count (seen in this directory's last answer) go.
@@ -361,6 +389,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
                 { _id: id },
                 {
                   $inc: inc,
+                  $min: min,
+                  $max: max,
                   $setOnInsert: { day },
                   ...(Object.keys(unset).length ? { $unset: unset } : {}),
                 } as mongo.UpdateFilter<IndexDoc>,
@@ -492,11 +522,17 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       const [lo, hi] = range;
       const { scope, f } = await planOf(q, lo, hi);
       const skip = (page - 1) * size;
-      if (!countable(f)) {
-        const all = await walk(scope, f, lo, hi);
+      const hours = await hoursIn(scope, lo, hi);
+      if (
+        !countableIn(
+          scope,
+          f,
+          hours.map((h) => h.slot),
+        )
+      ) {
+        const all = await walk(scope, f, lo, hi, hours);
         return { refs: all.slice(skip, skip + size).map(refOf), total: all.length };
       }
-      const hours = await hoursIn(scope, lo, hi);
       // Hours cut by the range: their entries, exactly.
       const cut = new Map<number, Found[]>();
       await Promise.all(
@@ -521,7 +557,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
         const listed = cut.get(h.hour);
         if (listed) {
           out.push(...listed.slice(left, left + size - out.length));
-        } else if (!f.type) {
+        } else if (countable(f) && !f.type) {
           // Positions n-1 .. 0: the page's positions are known, read their blocks only.
           const top = h.slot.n - 1 - left;
           const bottom = Math.max(0, top - (size - out.length) + 1);
@@ -530,8 +566,9 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           const list = await blockEntries(scope, h.hour, ks);
           out.push(...dedupe(list.filter((x) => x.pos <= top && x.pos >= bottom)));
         } else {
-          // A type mixed with others in this scope (consumption in everyone's): blocks from the
-          // newest down until the page is full, as many at once as the type's share suggests.
+          // A type or model mixed with others in this scope (consumption in everyone's, a model in
+          // a user's): blocks from the newest down until the page is full, as many at once as the
+          // share suggests.
           const share = Math.max(countOf(h.slot, f) / h.slot.n, 0.01);
           const step = Math.max(1, Math.ceil((left + size - out.length) / share / BLOCK));
           let seen = 0;
@@ -563,11 +600,18 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       let quota = 0;
       if (range) {
         const [lo, hi] = range;
-        if (!countable(f)) {
-          for (const x of await walk(scope, f, lo, hi)) quota += x.e[E.quota];
+        const hours = await hoursIn(scope, lo, hi);
+        if (
+          !countableIn(
+            scope,
+            f,
+            hours.map((h) => h.slot),
+          )
+        ) {
+          for (const x of await walk(scope, f, lo, hi, hours)) quota += x.e[E.quota];
         } else {
-          for (const h of await hoursIn(scope, lo, hi)) {
-            if (h.whole) quota += h.slot.q ?? 0;
+          for (const h of hours) {
+            if (h.whole) quota += quotaOf(h.slot, f);
             else {
               const list = await blockEntries(scope, h.hour, blocksOf(h.slot.n));
               for (const x of dedupe(list)) if (inRange(x, lo, hi) && matches(x.e, f)) quota += x.e[E.quota];
