@@ -37,9 +37,11 @@ import { dayBucketOf, dayIncrement } from '../services/logs/src/domain/day-bucke
 import {
   BLOCK,
   blockId,
+  countsModels,
   dayOf,
   dirId,
   groupsOf,
+  hourBounds,
   hourIncrement,
   type Indexable,
   posKey,
@@ -144,7 +146,9 @@ function indexDocs(rows: Indexable[]): Record<string, unknown>[] {
         dir = { _id: dirId(scope, day), day };
         dirs.set(day, dir);
       }
-      for (const [k, v] of Object.entries(hourIncrement(hour, list))) setPath(dir, k, v);
+      for (const [k, v] of Object.entries(hourIncrement(hour, list, countsModels(scope)))) setPath(dir, k, v);
+      const bounds = hourBounds(hour, list);
+      for (const [k, v] of Object.entries({ ...bounds.min, ...bounds.max })) setPath(dir, k, v);
       for (let k = 0; k * BLOCK < list.length; k++) {
         const block: Record<string, unknown> = { _id: blockId(scope, hour, k), hour };
         list.slice(k * BLOCK, (k + 1) * BLOCK).forEach((l, i) => {
