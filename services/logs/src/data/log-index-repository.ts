@@ -19,9 +19,7 @@ import {
   BLOCK,
   blockId,
   countable,
-  countableIn,
   countOf,
-  countsModels,
   dayOf,
   dayOfDoc,
   daysOf,
@@ -38,7 +36,6 @@ import {
   matches,
   parseEntry,
   posKey,
-  quotaOf,
   recentIncrement,
   SLICE,
   scopeAll,
@@ -249,18 +246,10 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     if (candidates.length === 1) return candidates[0] as Plan;
     // A countable plan reads its directories and the page's blocks only, whatever its size: the
     // smallest of those; else the smallest scope to walk (one directory read per candidate and day).
-    const hours = await Promise.all(candidates.map((p) => hoursIn(p.scope, lo, hi)));
-    const sizes = hours.map((list) => list.reduce((s, h) => s + h.slot.n, 0));
-    const rank = (i: number) => {
-      const p = candidates[i] as Plan;
-      return countableIn(
-        p.scope,
-        p.f,
-        (hours[i] as Hour[]).map((h) => h.slot),
-      )
-        ? 0
-        : 1;
-    };
+    const sizes = await Promise.all(
+      candidates.map(async (p) => (await hoursIn(p.scope, lo, hi)).reduce((s, h) => s + h.slot.n, 0)),
+    );
+    const rank = (i: number) => (countable((candidates[i] as Plan).f) ? 0 : 1);
     let best = 0;
     for (let i = 1; i < candidates.length; i++) {
       const better = rank(i) - rank(best) || (sizes[i] as number) - (sizes[best] as number);
@@ -375,7 +364,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
               const min: Record<string, number> = {};
               const max: Record<string, number> = {};
               for (const [hour, list] of hourLists) {
-                Object.assign(inc, hourIncrement(hour, list, countsModels(scope)));
+                Object.assign(inc, hourIncrement(hour, list));
                 Object.assign(inc, recentIncrement(list.filter((l) => l.created_at >= since)));
                 const b = hourBounds(hour, list);
                 Object.assign(min, b.min);
@@ -523,13 +512,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       const { scope, f } = await planOf(q, lo, hi);
       const skip = (page - 1) * size;
       const hours = await hoursIn(scope, lo, hi);
-      if (
-        !countableIn(
-          scope,
-          f,
-          hours.map((h) => h.slot),
-        )
-      ) {
+      if (!countable(f)) {
         const all = await walk(scope, f, lo, hi, hours);
         return { refs: all.slice(skip, skip + size).map(refOf), total: all.length };
       }
@@ -557,7 +540,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
         const listed = cut.get(h.hour);
         if (listed) {
           out.push(...listed.slice(left, left + size - out.length));
-        } else if (countable(f) && !f.type) {
+        } else if (!f.type) {
           // Positions n-1 .. 0: the page's positions are known, read their blocks only.
           const top = h.slot.n - 1 - left;
           const bottom = Math.max(0, top - (size - out.length) + 1);
@@ -566,9 +549,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           const list = await blockEntries(scope, h.hour, ks);
           out.push(...dedupe(list.filter((x) => x.pos <= top && x.pos >= bottom)));
         } else {
-          // A type or model mixed with others in this scope (consumption in everyone's, a model in
-          // a user's): blocks from the newest down until the page is full, as many at once as the
-          // share suggests.
+          // A type mixed with others in this scope (consumption in everyone's): blocks from the
+          // newest down until the page is full, as many at once as the type's share suggests.
           const share = Math.max(countOf(h.slot, f) / h.slot.n, 0.01);
           const step = Math.max(1, Math.ceil((left + size - out.length) / share / BLOCK));
           let seen = 0;
@@ -601,17 +583,11 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       if (range) {
         const [lo, hi] = range;
         const hours = await hoursIn(scope, lo, hi);
-        if (
-          !countableIn(
-            scope,
-            f,
-            hours.map((h) => h.slot),
-          )
-        ) {
+        if (!countable(f)) {
           for (const x of await walk(scope, f, lo, hi, hours)) quota += x.e[E.quota];
         } else {
           for (const h of hours) {
-            if (h.whole) quota += quotaOf(h.slot, f);
+            if (h.whole) quota += h.slot.q ?? 0;
             else {
               const list = await blockEntries(scope, h.hour, blocksOf(h.slot.n));
               for (const x of dedupe(list)) if (inRange(x, lo, hi) && matches(x.e, f)) quota += x.e[E.quota];

@@ -1,16 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  countableIn,
-  countOf,
-  countsModels,
-  type HourSlot,
-  hourBounds,
-  hourIncrement,
-  type Indexable,
-  modelKey,
-  quotaOf,
-  wholeIn,
-} from './log-index.ts';
+import { type HourSlot, hourBounds, hourIncrement, type Indexable, wholeIn } from './log-index.ts';
 
 const H = 493_000; // an hour number
 const log = (at: number, type: number, model: string, quota = 0): Indexable => ({
@@ -29,10 +18,10 @@ const log = (at: number, type: number, model: string, quota = 0): Indexable => (
 });
 
 /** The slot an hour's $inc, $min and $max leave in a new directory. */
-function slotOf(logs: Indexable[], models: boolean): HourSlot {
+function slotOf(logs: Indexable[]): HourSlot {
   const doc: Record<string, unknown> = {};
   const b = hourBounds(H, logs);
-  for (const [path, v] of Object.entries({ ...hourIncrement(H, logs, models), ...b.min, ...b.max })) {
+  for (const [path, v] of Object.entries({ ...hourIncrement(H, logs), ...b.min, ...b.max })) {
     const keys = path.split('.').slice(2);
     let o = doc;
     for (const k of keys.slice(0, -1)) {
@@ -48,36 +37,17 @@ describe('log index hours', () => {
   const t0 = H * 3600;
   const logs = [log(t0 + 100, 2, 'gpt-4o', 7), log(t0 + 200, 5, 'gpt-4o'), log(t0 + 300, 2, 'o1.mini', 5)];
 
-  it('when an hour is listed, then its bounds and, in a user scope, its counts per model are kept', () => {
-    const s = slotOf(logs, true);
-    expect(s).toMatchObject({ n: 3, w: 3, a: t0 + 100, z: t0 + 300, q: 12 });
-    expect(s.m?.[modelKey('o1.mini')]).toEqual({ t2: 1, q: 5 });
-    expect(countOf(s, { model_name: 'gpt-4o' })).toBe(2);
-    expect(countOf(s, { model_name: 'gpt-4o', type: 5 })).toBe(1);
-    expect(countOf(s, { model_name: 'claude' })).toBe(0);
-    expect(quotaOf(s, { model_name: 'gpt-4o' })).toBe(7);
-    expect(slotOf(logs, false).m).toBeUndefined();
-    expect(modelKey('$a.b')).toBe('%24a%2Eb');
+  it('when an hour is listed, then its counts and the bounds of the logs they cover are kept', () => {
+    expect(slotOf(logs)).toEqual({ n: 3, w: 3, a: t0 + 100, z: t0 + 300, q: 12, k: 2, t2: 2, t5: 1 });
   });
 
   it('when a range cuts an hour, then it counts whole only if all its logs are known to lie inside', () => {
-    const s = slotOf(logs, true);
+    const s = slotOf(logs);
     expect(wholeIn(H, s, t0, t0 + 3599)).toBe(true);
     expect(wholeIn(H, s, t0 + 100, t0 + 300)).toBe(true);
     expect(wholeIn(H, s, t0 + 101, t0 + 3599)).toBe(false);
     expect(wholeIn(H, s, t0, t0 + 299)).toBe(false);
     // Logs listed before the bounds existed (w < n): their times are unknown.
     expect(wholeIn(H, { ...s, n: 4 }, t0 + 100, t0 + 300)).toBe(false);
-  });
-
-  it('when a filter is left for the entries, then only a user scope with every hour counted per model answers it from counts', () => {
-    const s = slotOf(logs, true);
-    expect(countsModels('u12')).toBe(true);
-    expect(countsModels('u12t5')).toBe(false);
-    expect(countableIn('a', { type: 5 }, [s])).toBe(true);
-    expect(countableIn('u12', { model_name: 'gpt-4o', type: 2 }, [s])).toBe(true);
-    expect(countableIn('u12', { model_name: 'gpt-4o', channel: 1 }, [s])).toBe(false);
-    expect(countableIn('m1', { model_name: 'gpt-4o' }, [s])).toBe(false);
-    expect(countableIn('u12', { model_name: 'gpt-4o' }, [s, { n: 2, t2: 2 }])).toBe(false);
   });
 });

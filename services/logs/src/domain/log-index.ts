@@ -26,7 +26,6 @@
  */
 
 import { LogType } from '@aigw/proto/common/v1/common';
-import { modelField } from './day-buckets.ts';
 import type { LogDoc } from './log-record.ts';
 
 /**
@@ -108,8 +107,7 @@ export const E = {
 /**
  * The counts of one hour of one scope (types as `t<type>`; q and k: consumption quota and tokens).
  * Since the hour bounds: `a` and `z`, the oldest and newest `created_at` of the `w` logs listed
- * with them (`w === n`: every log of the hour; directories written before have no `w`), and in a
- * user's directory per model (`m.<model field>`) the counts per type and the consumption quota.
+ * with them (`w === n`: every log of the hour; directories written before have no `w`).
  */
 export interface HourSlot {
   n: number;
@@ -118,13 +116,6 @@ export interface HourSlot {
   a?: number;
   z?: number;
   w?: number;
-  m?: Record<string, ModelSlot>;
-  [type: `t${number}`]: number | undefined;
-}
-
-/** One model's logs of an hour in a user's directory: per type (`t<type>`) and consumption quota. */
-export interface ModelSlot {
-  q?: number;
   [type: `t${number}`]: number | undefined;
 }
 
@@ -206,43 +197,12 @@ export function matches(e: Entry, f: EntryFilter): boolean {
   return true;
 }
 
-/** A model's field in a directory (`.` and `$` are not allowed in field names). */
-export const modelKey = (model: string) => modelField(model).replace(/\$/g, '%24');
-
-/** Scopes whose directories count each hour's logs per model: a user's (a user's page of a model). */
-export const countsModels = (scope: string) => /^u\d+$/.test(scope);
-
-/** Whether an hour's counts include every log of it in the bounds and per model (see HourSlot). */
+/** Whether an hour's bounds cover every log of it (see HourSlot). */
 export const fullyCounted = (slot: HourSlot) => slot.w === slot.n;
 
-/**
- * Whether a scope's hours answer a filter from their counts: no filter but a type, or in a user's
- * scope a model (and a type) when every hour of the range counts its logs per model.
- */
-export function countableIn(scope: string, f: EntryFilter, slots: HourSlot[]): boolean {
-  if (countable(f)) return true;
-  const { model_name, type: _type, ...rest } = f;
-  if (!model_name || !countable(rest) || !countsModels(scope)) return false;
-  return slots.every(fullyCounted);
-}
-
-/** The matches an hour's counts give (filters `countableIn` accepts). */
-export function countOf(slot: HourSlot | undefined, f: EntryFilter): number {
-  if (!slot) return 0;
-  if (f.model_name) {
-    const m = slot.m?.[modelKey(f.model_name)];
-    if (!m) return 0;
-    if (f.type) return m[`t${f.type}`] ?? 0;
-    let n = 0;
-    for (const [k, v] of Object.entries(m)) if (k[0] === 't') n += v ?? 0;
-    return n;
-  }
-  return f.type ? (slot[`t${f.type}`] ?? 0) : slot.n;
-}
-
-/** The consumption quota an hour's counts give (filters `countableIn` accepts). */
-export const quotaOf = (slot: HourSlot, f: EntryFilter) =>
-  (f.model_name ? slot.m?.[modelKey(f.model_name)]?.q : slot.q) ?? 0;
+/** The matches an hour's counts give (countable filters only). */
+export const countOf = (slot: HourSlot | undefined, f: EntryFilter) =>
+  slot ? (f.type ? (slot[`t${f.type}`] ?? 0) : slot.n) : 0;
 
 /**
  * Whether every log of an hour lies in [lo, hi]: the range covers the hour, or the hour's logs,
@@ -310,10 +270,10 @@ export function recentIncrement(logs: Indexable[]): Record<string, number> {
 const hourField = (hour: number) => `h.${hour - dayOf(hour * HOUR) * 24}`;
 
 /**
- * The $inc of one hour's logs in a directory (`h.<hour of day>.…`): counts, quota and tokens,
- * the logs counted with bounds (`w`), and per model when `models` (a user's directory).
+ * The $inc of one hour's logs in a directory (`h.<hour of day>.…`): counts, quota and tokens, and
+ * the logs counted with the bounds (`w`).
  */
-export function hourIncrement(hour: number, logs: Indexable[], models = false): Record<string, number> {
+export function hourIncrement(hour: number, logs: Indexable[]): Record<string, number> {
   const h = hourField(hour);
   const inc: Record<string, number> = { [`${h}.n`]: logs.length, [`${h}.w`]: logs.length };
   const add = (key: string, n: number) => {
@@ -324,11 +284,6 @@ export function hourIncrement(hour: number, logs: Indexable[], models = false): 
     if (l.type === LogType.CONSUME) {
       add(`${h}.q`, l.quota);
       add(`${h}.k`, l.tokens);
-    }
-    if (models && l.model_name) {
-      const m = `${h}.m.${modelKey(l.model_name)}`;
-      add(`${m}.t${l.type}`, 1);
-      if (l.type === LogType.CONSUME) add(`${m}.q`, l.quota);
     }
   }
   return inc;
