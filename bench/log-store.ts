@@ -40,6 +40,7 @@ import {
   dayOf,
   dirId,
   groupsOf,
+  hourBounds,
   hourIncrement,
   type Indexable,
   posKey,
@@ -145,6 +146,8 @@ function indexDocs(rows: Indexable[]): Record<string, unknown>[] {
         dirs.set(day, dir);
       }
       for (const [k, v] of Object.entries(hourIncrement(hour, list))) setPath(dir, k, v);
+      const bounds = hourBounds(hour, list);
+      for (const [k, v] of Object.entries({ ...bounds.min, ...bounds.max })) setPath(dir, k, v);
       for (let k = 0; k * BLOCK < list.length; k++) {
         const block: Record<string, unknown> = { _id: blockId(scope, hour, k), hour };
         list.slice(k * BLOCK, (k + 1) * BLOCK).forEach((l, i) => {
@@ -286,10 +289,13 @@ await publisher.disconnect();
 
 // 3. Queries, through the use cases the gateway calls.
 const uc = logsService(repo);
-const today = Math.floor(NOW / 86_400) * 86_400;
-const day = { start: today, end: NOW + 3_600 };
-const week = { start: NOW - 7 * 86_400, end: NOW };
-const month = { start: NOW - 30 * 86_400, end: NOW };
+// Ranges end at the time the queries start, as an API call ending at now (the ingested events
+// are later than NOW, the seeding's end).
+const QNOW = Math.floor(Date.now() / 1000);
+const today = Math.floor(QNOW / 86_400) * 86_400;
+const day = { start: today, end: QNOW + 3_600 };
+const week = { start: QNOW - 7 * 86_400, end: QNOW };
+const month = { start: QNOW - 30 * 86_400, end: QNOW };
 const heavy = { username: 'user1' };
 const light = { username: 'user977' };
 const results: [string, number, string][] = [];

@@ -1066,6 +1066,9 @@ export const enUS: LocaleMessages = {
   'opt.errorLogRetentionDays': 'Days to keep error logs',
   'opt.systemLogRetentionDays': 'Days to keep system logs',
   'opt.logRetentionHint': '0 keeps them forever; expired whole days are deleted in the background',
+  'opt.taskRetentionDays': 'Days to keep task records',
+  'opt.taskRetentionHint':
+    '0 keeps them forever; finished and billed drawing and task records older than that are deleted in the background',
   'opt.logoUrl': 'Logo URL',
   'opt.longestResponseTimeS': 'Longest response time (s)',
   'opt.merchantId': 'Merchant id',

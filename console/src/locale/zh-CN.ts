@@ -1048,6 +1048,8 @@ export const zhCN = {
   'opt.errorLogRetentionDays': '错误日志保留天数',
   'opt.systemLogRetentionDays': '系统日志保留天数',
   'opt.logRetentionHint': '0 表示永久保留；过期的整天日志在后台删除',
+  'opt.taskRetentionDays': '任务记录保留天数',
+  'opt.taskRetentionHint': '0 表示永久保留；超过天数、已完成并结算的绘图和任务记录在后台删除',
   'opt.logoUrl': 'Logo 图片地址',
   'opt.longestResponseTimeS': '最长响应时间（秒）',
   'opt.merchantId': '易支付商户 ID',

@@ -139,6 +139,8 @@ export const OPTION_CATALOGUE = {
   LogConsumeRetentionDays: int(0),
   LogErrorRetentionDays: int(0),
   LogSystemRetentionDays: int(0),
+  // Days to keep finished drawing and async task records (tasks service; 0 keeps them forever)
+  TaskRetentionDays: int(0),
   // Monitoring
   ChannelDisableThreshold: float(5),
   QuotaRemindThreshold: int(1000),

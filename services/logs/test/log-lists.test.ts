@@ -14,6 +14,8 @@ import { logCleanup } from '../src/data/log-cleanup.ts';
 import { type LogQuery, type LogRepository, logRepository } from '../src/data/log-repository.ts';
 import { logRows } from '../src/data/log-rows.ts';
 import { ingestAudit, ingestUsage, type ReadEvent } from '../src/domain/ingest-events.ts';
+import type { HourSlot } from '../src/domain/log-index.ts';
+import { indexCollection } from '../src/domain/log-partitions.ts';
 import { type LogDoc, logFromUsage } from '../src/domain/log-record.ts';
 
 const flags = { logConsume: true, aggregate: true };
@@ -144,6 +146,8 @@ const QUERIES: [string, LogQuery][] = [
   ['a user over a cut range', { user_id: 1, type: 2, start: T0 + 86_400 + 3_599, end: T0 + 86_400 + 7_300 }],
   ['today to an hour ahead', { start: T0 + 86_400, end: T0 + 86_400 + 5 * 3600 }],
   ['no such user', { username: 'nobody' }],
+  // Up to "now" inside the newest hour (after its last log): that hour counts whole.
+  ['everything up to now', { start: T0 + 86_400 + 1_800, end: T0 + 86_400 + 1_299 * 7 + 20 }],
   // Far ends (fuzzed inputs): answered like the scan, without stepping through every hour to them.
   ['an end far in the future', { start: T0, end: 9_999_999_999_999 }],
   ['a user up to the largest safe integer', { user_id: 3, end: Number.MAX_SAFE_INTEGER }],
@@ -284,6 +288,48 @@ describe('log lists', () => {
     }
   }, 120_000);
 
+  it('when a range ends at now inside an hour, then that hour is counted, not read: only the page block is', async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => id.split('|').length === 3).length;
+    });
+    try {
+      const watchedRepo = logRepository(watched);
+      const now = T0 + 86_400 + 1_299 * 7 + 20;
+      const range = { start: T0 - 1_800, end: now };
+      const read = async (q: LogQuery) => {
+        blocks = 0;
+        const r = await watchedRepo.find(q, 1, 10);
+        expect(r.items.length).toBe(10);
+        return blocks;
+      };
+      // Everyone's newest hour holds about 270 logs (2 blocks): one block for the page, not both.
+      expect(await read(range)).toBe(1);
+      expect(await read({ ...range, type: 2 })).toBe(1);
+      // An hour listed before the bounds existed (no w): its logs' times are unknown, it is read whole (both blocks).
+      const day = Math.floor((T0 + 86_400) / 86_400);
+      const dirs = watched.collection(indexCollection(day));
+      const dir = await dirs.findOne({ _id: `a|d${day}` } as never);
+      const slots = (dir?.h ?? {}) as Record<string, HourSlot>;
+      const unset = Object.fromEntries(Object.keys(slots).map((h) => [`h.${h}.w`, '']));
+      await dirs.updateOne({ _id: dir?._id } as never, { $unset: unset });
+      try {
+        expect(await read(range)).toBe(2);
+        const r = await both(range, 2, 10, lists, snap);
+        expect(r.listed).toEqual(r.scan);
+        expect(await lists.stat(range, now)).toEqual(scanStat(snap, range, now));
+      } finally {
+        const set = Object.fromEntries(Object.entries(slots).map(([h, s]) => [`h.${h}.w`, s.w]));
+        await dirs.updateOne({ _id: dir?._id } as never, { $set: set });
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
   it('when logs before a time in the middle of an hour are deleted, then the answer counts them at once, every query starts there, and the cleanup deletes them in the background', async () => {
     const cut = T0 + 86_400 + 3_600 + 1_800 + 13;
     const before = await logRows(conn).scan({});
@@ -317,16 +363,20 @@ describe('log lists', () => {
     });
   }, 240_000);
 
-  it('when errors are kept one day and other logs forever, then older errors go with their partition and that day is listed again without them', async () => {
+  it('when errors and system logs (the audit records: top-ups, admin actions) are kept one day and consumption forever, then older ones go with their partitions and that day is listed again without them', async () => {
     const day = Math.floor((T0 + 86_400) / 86_400);
     const before = await logRows(conn).scan({});
-    const errors = before.filter((l) => l.type === 5).length;
-    expect(errors).toBeGreaterThan(0);
-    const r = await logCleanup(lists, logger, () => ({ ...KEEP_ALL, error: 1 })).run((day + 2) * 86_400 + 60);
-    expect(r).toMatchObject({ droppedPartitions: 1, rebuiltDays: 1 });
+    const dropped = (l: LogDoc) => l.type !== 2;
+    expect(before.filter((l) => l.type === 5).length).toBeGreaterThan(0);
+    expect(before.filter((l) => l.type === 1 || l.type === 3).length).toBeGreaterThan(0);
+    const r = await logCleanup(lists, logger, () => ({ ...KEEP_ALL, error: 1, system: 1 })).run(
+      (day + 2) * 86_400 + 60,
+    );
+    expect(r).toMatchObject({ droppedPartitions: 2, rebuiltDays: 1 });
     const after = await logRows(conn).scan({});
-    expect(after.length).toBe(before.length - errors);
-    expect(after.some((l) => l.type === 5)).toBe(false);
+    expect(after.length).toBe(before.length - before.filter(dropped).length);
+    expect(after.some(dropped)).toBe(false);
+    expect(after.length).toBeGreaterThan(0);
     snap = await snapshot(lists);
     for (const [, q] of QUERIES) {
       for (const [page, size] of [

@@ -33,6 +33,7 @@ import { asyncTaskRepository } from './data/async-task-repository.ts';
 import { dueSchedules } from './data/due-schedule.ts';
 import { mjTaskRepository } from './data/mj-task-repository.ts';
 import { peers as createPeers } from './data/peers.ts';
+import { ensureRetentionIndexes, taskRetention } from './data/task-retention.ts';
 import { upstreamHttp } from './data/upstream-http.ts';
 import { volcUpstream } from './data/volc-upstream.ts';
 import { doubaoVideoPlatform } from './domain/doubao-video.ts';
@@ -236,6 +237,15 @@ export async function createApp(
           await running;
         });
       }
+      // Retention of finished task records: a pass at start and hourly (data/task-retention.ts).
+      await ensureRetentionIndexes(conn);
+      const retention = taskRetention(conn, logger, () => options.number('TaskRetentionDays', 0));
+      const runRetention = () => void retention.run().catch((err) => logger.warn({ err }, 'task retention failed'));
+      const retentionTimer = setInterval(runRetention, config.TASKS_CLEANUP_INTERVAL_MS);
+      retentionTimer.unref();
+      stack.add(() => clearInterval(retentionTimer));
+      runRetention();
+
       const ops = await listen(createOpsApp({ mongo: () => pingMongo(conn) }), config.METRICS_PORT);
       stack.add(() => ops.close());
       logger.info({ grpcPort, httpPort, metricsPort: ops.port }, 'tasks service started');

@@ -62,6 +62,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   TASKS_UPSTREAM_TIMEOUT_MS: int(60_000),
   /** Token and user cache lifetime. */
   TASKS_CACHE_TTL_MS: int(10_000),
+  /** How often the retention of task records (option TaskRetentionDays) runs a pass. */
+  TASKS_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   /** Set to false to run a replica that serves HTTP/gRPC but does not poll. */
   TASKS_POLLER: z.enum(['true', 'false']).default('true'),
 });

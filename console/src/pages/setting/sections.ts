@@ -118,6 +118,7 @@ export const OPERATION_SECTIONS: readonly SectionSpec[] = [
       num('LogConsumeRetentionDays', 'opt.consumptionLogRetentionDays', 0, 'opt.logRetentionHint'),
       num('LogErrorRetentionDays', 'opt.errorLogRetentionDays', 0, 'opt.logRetentionHint'),
       num('LogSystemRetentionDays', 'opt.systemLogRetentionDays', 0, 'opt.logRetentionHint'),
+      num('TaskRetentionDays', 'opt.taskRetentionDays', 0, 'opt.taskRetentionHint'),
     ],
     extra: 'log-cleanup',
   },

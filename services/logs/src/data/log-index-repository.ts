@@ -29,6 +29,7 @@ import {
   type EntryFilter,
   groupsOf,
   type HourSlot,
+  hourBounds,
   hourIncrement,
   hoursOf,
   type Indexable,
@@ -49,6 +50,7 @@ import {
   sliceOf,
   slotOf,
   storedEntry,
+  wholeIn,
 } from '../domain/log-index.ts';
 import { indexCollection } from '../domain/log-partitions.ts';
 
@@ -79,6 +81,13 @@ interface IndexDoc {
   /** Names (`n|<username>`): the user ids logged under it; users (`i|<id>`): their usernames. */
   ids?: number[];
   names?: string[];
+}
+
+/** An hour of a scope with logs in a range: its counts, and whether all of them lie in the range. */
+interface Hour {
+  hour: number;
+  whole: boolean;
+  slot: HourSlot;
 }
 
 export interface IndexQuery extends EntryFilter {
@@ -180,9 +189,12 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
   async function hoursIn(scope: string, lo: number, hi: number) {
     const dirs = new Map<number, IndexDoc>();
     for (const d of await byIds(daysOf(lo, hi).map((day) => dirId(scope, day)))) dirs.set(d.day ?? -1, d);
-    return hoursOf(lo, hi)
-      .map(({ hour, whole }) => ({ hour, whole, slot: slotOf(dirs.get(dayOf(hour * 3600)), hour) }))
-      .filter((h): h is { hour: number; whole: boolean; slot: HourSlot } => (h.slot?.n ?? 0) > 0);
+    const out: Hour[] = [];
+    for (const { hour } of hoursOf(lo, hi)) {
+      const slot = slotOf(dirs.get(dayOf(hour * 3600)), hour);
+      if (slot && slot.n > 0) out.push({ hour, slot, whole: wholeIn(hour, slot, lo, hi) });
+    }
+    return out;
   }
 
   /**
@@ -260,8 +272,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
   const inRange = (f: Found, lo: number, hi: number) => f.e[E.createdAt] >= lo && f.e[E.createdAt] <= hi;
 
   /** Every matching entry of the range, newest first (filters the counts cannot answer). */
-  async function walk(scope: string, f: EntryFilter, lo: number, hi: number): Promise<Found[]> {
-    const hours = await hoursIn(scope, lo, hi);
+  async function walk(scope: string, f: EntryFilter, lo: number, hi: number, known?: Hour[]): Promise<Found[]> {
+    const hours = known ?? (await hoursIn(scope, lo, hi));
     const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).map((k) => blockId(scope, hour, k)));
     const all: Found[] = [];
     for (const d of await byIds(ids)) {
@@ -349,9 +361,14 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
           dirWrites.push(
             (async () => {
               const inc: Record<string, number> = {};
+              const min: Record<string, number> = {};
+              const max: Record<string, number> = {};
               for (const [hour, list] of hourLists) {
                 Object.assign(inc, hourIncrement(hour, list));
                 Object.assign(inc, recentIncrement(list.filter((l) => l.created_at >= since)));
+                const b = hourBounds(hour, list);
+                Object.assign(min, b.min);
+                Object.assign(max, b.max);
               }
               const id = dirId(scope, day);
               // The seconds older than rpm/tpm can count (seen in this directory's last answer) go.
@@ -361,6 +378,8 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
                 { _id: id },
                 {
                   $inc: inc,
+                  $min: min,
+                  $max: max,
                   $setOnInsert: { day },
                   ...(Object.keys(unset).length ? { $unset: unset } : {}),
                 } as mongo.UpdateFilter<IndexDoc>,
@@ -492,11 +511,11 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       const [lo, hi] = range;
       const { scope, f } = await planOf(q, lo, hi);
       const skip = (page - 1) * size;
+      const hours = await hoursIn(scope, lo, hi);
       if (!countable(f)) {
-        const all = await walk(scope, f, lo, hi);
+        const all = await walk(scope, f, lo, hi, hours);
         return { refs: all.slice(skip, skip + size).map(refOf), total: all.length };
       }
-      const hours = await hoursIn(scope, lo, hi);
       // Hours cut by the range: their entries, exactly.
       const cut = new Map<number, Found[]>();
       await Promise.all(
@@ -563,10 +582,11 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
       let quota = 0;
       if (range) {
         const [lo, hi] = range;
+        const hours = await hoursIn(scope, lo, hi);
         if (!countable(f)) {
-          for (const x of await walk(scope, f, lo, hi)) quota += x.e[E.quota];
+          for (const x of await walk(scope, f, lo, hi, hours)) quota += x.e[E.quota];
         } else {
-          for (const h of await hoursIn(scope, lo, hi)) {
+          for (const h of hours) {
             if (h.whole) quota += h.slot.q ?? 0;
             else {
               const list = await blockEntries(scope, h.hour, blocksOf(h.slot.n));

@@ -104,11 +104,18 @@ export const E = {
   userId: 11,
 } as const;
 
-/** The counts of one hour of one scope (types as `t<type>`; q and k: consumption quota and tokens). */
+/**
+ * The counts of one hour of one scope (types as `t<type>`; q and k: consumption quota and tokens).
+ * Since the hour bounds: `a` and `z`, the oldest and newest `created_at` of the `w` logs listed
+ * with them (`w === n`: every log of the hour; directories written before have no `w`).
+ */
 export interface HourSlot {
   n: number;
   q?: number;
   k?: number;
+  a?: number;
+  z?: number;
+  w?: number;
   [type: `t${number}`]: number | undefined;
 }
 
@@ -190,9 +197,21 @@ export function matches(e: Entry, f: EntryFilter): boolean {
   return true;
 }
 
+/** Whether an hour's bounds cover every log of it (see HourSlot). */
+export const fullyCounted = (slot: HourSlot) => slot.w === slot.n;
+
 /** The matches an hour's counts give (countable filters only). */
 export const countOf = (slot: HourSlot | undefined, f: EntryFilter) =>
   slot ? (f.type ? (slot[`t${f.type}`] ?? 0) : slot.n) : 0;
+
+/**
+ * Whether every log of an hour lies in [lo, hi]: the range covers the hour, or the hour's logs,
+ * all within its bounds, do (the range ending at "now" leaves the current hour whole).
+ */
+export function wholeIn(hour: number, slot: HourSlot, lo: number, hi: number): boolean {
+  if (hour * HOUR >= lo && hour * HOUR + HOUR - 1 <= hi) return true;
+  return fullyCounted(slot) && slot.a !== undefined && slot.z !== undefined && slot.a >= lo && slot.z <= hi;
+}
 
 /** The hours of a range (inclusive seconds) newest first, each whole or cut by the range. */
 export function hoursOf(lo: number, hi: number): { hour: number; whole: boolean }[] {
@@ -248,19 +267,41 @@ export function recentIncrement(logs: Indexable[]): Record<string, number> {
   return inc;
 }
 
-/** The $inc of one hour's logs in a directory (`h.<hour of day>.…`). */
+const hourField = (hour: number) => `h.${hour - dayOf(hour * HOUR) * 24}`;
+
+/**
+ * The $inc of one hour's logs in a directory (`h.<hour of day>.…`): counts, quota and tokens, and
+ * the logs counted with the bounds (`w`).
+ */
 export function hourIncrement(hour: number, logs: Indexable[]): Record<string, number> {
-  const h = `h.${hour - dayOf(hour * HOUR) * 24}`;
-  const inc: Record<string, number> = { [`${h}.n`]: logs.length };
+  const h = hourField(hour);
+  const inc: Record<string, number> = { [`${h}.n`]: logs.length, [`${h}.w`]: logs.length };
+  const add = (key: string, n: number) => {
+    inc[key] = (inc[key] ?? 0) + n;
+  };
   for (const l of logs) {
-    const t = `${h}.t${l.type}`;
-    inc[t] = (inc[t] ?? 0) + 1;
+    add(`${h}.t${l.type}`, 1);
     if (l.type === LogType.CONSUME) {
-      inc[`${h}.q`] = (inc[`${h}.q`] ?? 0) + l.quota;
-      inc[`${h}.k`] = (inc[`${h}.k`] ?? 0) + l.tokens;
+      add(`${h}.q`, l.quota);
+      add(`${h}.k`, l.tokens);
     }
   }
   return inc;
+}
+
+/** The `$min` and `$max` of one hour's logs' `created_at` in a directory (`h.<hour>.a`, `.z`). */
+export function hourBounds(
+  hour: number,
+  logs: Indexable[],
+): { min: Record<string, number>; max: Record<string, number> } {
+  const h = hourField(hour);
+  let a = Number.POSITIVE_INFINITY;
+  let z = Number.NEGATIVE_INFINITY;
+  for (const l of logs) {
+    a = Math.min(a, l.created_at);
+    z = Math.max(z, l.created_at);
+  }
+  return { min: { [`${h}.a`]: a }, max: { [`${h}.z`]: z } };
 }
 
 /** The slot of an hour in its day's directory document. */
