@@ -234,9 +234,12 @@ const NAMED_RANGES: Record<string, string[]> = {
   uniquelocal: ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7'],
 };
 
-/** An address without its IPv4-mapped IPv6 prefix (`::ffff:10.0.0.1` -> `10.0.0.1`). */
-export function plainAddress(addr: string): string {
-  const a = addr.trim();
+/**
+ * An address without its IPv4-mapped IPv6 prefix (`::ffff:10.0.0.1` -> `10.0.0.1`). Undefined
+ * (Express asks "trust proxy" about a socket whose client already left) is the empty address.
+ */
+export function plainAddress(addr: string | undefined): string {
+  const a = (addr ?? '').trim();
   return a.toLowerCase().startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
 }
 
@@ -246,7 +249,7 @@ export function plainAddress(addr: string): string {
  * X-Forwarded-Proto are then ignored and the client is the socket's peer. A malformed entry
  * throws (the service refuses to start).
  */
-export function trustedProxies(spec: string): (addr: string) => boolean {
+export function trustedProxies(spec: string): (addr: string | undefined) => boolean {
   const list = new BlockList();
   let empty = true;
   for (const raw of spec.split(',')) {
