@@ -93,7 +93,7 @@ export default function RedemptionPage() {
   const submit = async () => {
     if (!editing) return;
     const values = await form.validate().catch(() => null);
-    if (!values) return;
+    if (!values || (creating && !values.name?.trim())) return;
     setSaving(true);
     if (editing.id !== undefined) {
       const res = await updateRedemption({
@@ -286,14 +286,8 @@ export default function RedemptionPage() {
             <Form.Item
               label={tr('common.name')}
               field="name"
+              // Required when creating (spec 02): submit does nothing while the name is empty.
               required={creating}
-              // Required when creating (spec 02): an empty name sends nothing.
-              rules={[
-                {
-                  validator: (v: string | undefined, cb) =>
-                    cb(creating && !v?.trim() ? tr('common.enterAName') : undefined),
-                },
-              ]}
             >
               <Input name="redemption-name" placeholder={tr('common.enterAName')} />
             </Form.Item>
