@@ -139,7 +139,7 @@ describe('forwarded addresses and login limits', () => {
 
   it('when a username does not exist, then the login takes as long as for one that does', async () => {
     const known: string[] = [];
-    for (let i = 0; i < 9; i++) known.push(await newUser());
+    for (let i = 0; i < 12; i++) known.push(await newUser());
     const time = async (username: string) => {
       const t0 = performance.now();
       const res = await login(username, 'wrong-password-1', TRUSTED, { 'x-forwarded-for': nextIp() });
@@ -155,10 +155,12 @@ describe('forwarded addresses and login limits', () => {
       a.push(await time(name));
       b.push(await time(`ghost${randomBytes(4).toString('hex')}`));
     }
-    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
-    const ratio = median(b) / median(a);
+    // The fastest of each: the work a login does, without the pauses a busy machine adds to some
+    // of them (medians of 9 failed once at 0.71 on a loaded machine with the dummy hash in place).
+    const fastest = (xs: number[]) => Math.min(...xs);
+    const ratio = fastest(b) / fastest(a);
     // Without the dummy hash an unknown name answered in about half the time (ratio ~0.5).
-    expect(ratio, `known ${median(a).toFixed(1)} ms, unknown ${median(b).toFixed(1)} ms`).toBeGreaterThan(0.75);
+    expect(ratio, `known ${fastest(a).toFixed(1)} ms, unknown ${fastest(b).toFixed(1)} ms`).toBeGreaterThan(0.75);
     expect(ratio).toBeLessThan(1.35);
   });
 
