@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Api } from '../../gateway/test/billing-harness.ts';
 import { createChannel } from '../../relay/test/relay-harness.ts';
 import {
+  autoGroups,
   drawingReady,
   eventually,
   follow,
@@ -416,16 +417,7 @@ describe('drawing options', () => {
 
   it("when an auto token submits, then the first auto group with a channel serves it at that group's ratio for the user, and an action on the task stays in that group", async () => {
     const [ga, gb] = ['mjauto-a', 'mjauto-b'];
-    // One after another (the options reach the tasks service in this order): AutoGroups last.
-    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 3 } }));
-    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, [ga]: 2, [gb]: 4 }));
-    await setOption(s, 'UserUsableGroups', JSON.stringify({ default: '默认分组', auto: '自动分组' }));
-    await setOption(
-      s,
-      'group_ratio_setting.group_special_usable_group',
-      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
-    );
-    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+    await autoGroups(s, ga, gb);
     // ga has no channel for the model; gb has one.
     await createChannel(s, { type: 2, baseUrl: s.fake.url, key: s.secret, models: 'mj_imagine,mj_upscale', group: gb });
     const u = await userWithToken(s, { quota: 1_000_000, token: { group: 'auto' } });

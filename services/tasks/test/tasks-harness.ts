@@ -106,6 +106,23 @@ export async function startTasksReplica(s: TasksStack, opts: { poller?: boolean;
   return app;
 }
 
+/**
+ * Two auto groups for `default` users: `ga` (GroupRatio 2) then `gb` (GroupRatio 4, 3 for default
+ * users by GroupGroupRatio), both usable as special groups, walked in that order by `auto` tokens.
+ * One after another (the options reach the tasks service in this order): AutoGroups last.
+ */
+export async function autoGroups(s: TasksStack, ga: string, gb: string): Promise<void> {
+  await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 3 } }));
+  await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, [ga]: 2, [gb]: 4 }));
+  await setOption(s, 'UserUsableGroups', JSON.stringify({ default: '默认分组', auto: '自动分组' }));
+  await setOption(
+    s,
+    'group_ratio_setting.group_special_usable_group',
+    JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
+  );
+  await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+}
+
 export async function mj(s: TasksStack, key: string, path: string, body?: unknown) {
   const res = await fetch(`${s.gateway}${path}`, {
     method: body === undefined ? 'GET' : 'POST',

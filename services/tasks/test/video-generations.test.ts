@@ -14,6 +14,7 @@ import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts'
 import { type FakeVidu, startFakeVidu } from './fakes/fake-vidu.ts';
 import {
   afterRefund,
+  autoGroups,
   eventually,
   type Json,
   logsOf,
@@ -328,16 +329,7 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
 
   it('when an auto token asks for Kling and Vidu models, then each runs on the first auto group with a channel and is priced and logged in it', async () => {
     const [ga, gb] = ['vauto-a', 'vauto-b'];
-    // One after another (the options reach the tasks service in this order): AutoGroups last.
-    await setOption(s, 'GroupGroupRatio', JSON.stringify({ default: { [gb]: 3 } }));
-    await setOption(s, 'GroupRatio', JSON.stringify({ default: 1, vip: 1, [ga]: 2, [gb]: 4 }));
-    await setOption(s, 'UserUsableGroups', JSON.stringify({ default: '默认分组', auto: '自动分组' }));
-    await setOption(
-      s,
-      'group_ratio_setting.group_special_usable_group',
-      JSON.stringify({ default: { [`+:${ga}`]: 'A', [`+:${gb}`]: 'B' } }),
-    );
-    await setOption(s, 'AutoGroups', JSON.stringify([ga, gb]));
+    await autoGroups(s, ga, gb);
     // ga serves neither model; gb both.
     await createChannel(s, {
       type: 50,
