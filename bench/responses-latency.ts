@@ -135,12 +135,18 @@ async function main() {
     }
     const added = (relayName: keyof typeof targets, direct: keyof typeof targets, of: Map<string, number[]>) =>
       ms(pct(of.get(relayName) ?? [], 50) - pct(of.get(direct) ?? [], 50));
+    const [passed, openaiDirect, translated, claudeDirect] = names as [
+      keyof typeof targets,
+      keyof typeof targets,
+      keyof typeof targets,
+      keyof typeof targets,
+    ];
     console.log('\nAdded by the relay (p50, relay minus direct):');
     console.log(
-      `- passed through: first event ${added(names[0], names[1], firsts)} ms, whole stream ${added(names[0], names[1], totals)} ms`,
+      `- passed through: first event ${added(passed, openaiDirect, firsts)} ms, whole stream ${added(passed, openaiDirect, totals)} ms`,
     );
     console.log(
-      `- translated: first event ${added(names[2], names[3], firsts)} ms, whole stream ${added(names[2], names[3], totals)} ms`,
+      `- translated: first event ${added(translated, claudeDirect, firsts)} ms, whole stream ${added(translated, claudeDirect, totals)} ms`,
     );
   } finally {
     await openai.close();
