@@ -35,6 +35,7 @@ import { isAdmin } from '../../store/roles.ts';
 import { useStatus } from '../../store/status-context.tsx';
 import { useUser } from '../../store/user-context.tsx';
 import { renderQuota } from '../../utils/format.ts';
+import { secondsRange } from '../../utils/seconds-range.ts';
 import {
   cacheAndTierLines,
   frtColor,
@@ -296,10 +297,7 @@ export default function LogPage() {
           label={tr('common.timeRange')}
           field="range"
           // Seconds in the form, milliseconds in the picker; clearing keeps the last range.
-          formatter={(r?: [number, number]) => (r ? [r[0] * 1000, r[1] * 1000] : undefined)}
-          getValueFromEvent={(_s: string[], d?: { unix(): number }[]) =>
-            (d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined) as [number, number]
-          }
+          {...secondsRange}
           normalize={(v?: [number, number], prev?: [number, number]) => v ?? prev}
         >
           <DatePicker.RangePicker

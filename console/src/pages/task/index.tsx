@@ -20,6 +20,7 @@ import { useT } from '../../locale/index.tsx';
 import { serverText } from '../../locale/server-messages.ts';
 import { isAdmin } from '../../store/roles.ts';
 import { useUser } from '../../store/user-context.tsx';
+import { secondsRange } from '../../utils/seconds-range.ts';
 import { pageSizeOf, savePageSize } from '../log/log-rules.ts';
 import { defaultTaskRange, mediaOf, platformTag, taskActionTag, taskDuration, taskStatusTag } from './task-rules.ts';
 import './style/index.css';
@@ -142,10 +143,7 @@ export default function TaskPage() {
           label={t('common.timeRange')}
           field="range"
           // Seconds in the form, milliseconds in the picker.
-          formatter={(r?: [number, number]) => (r ? [r[0] * 1000, r[1] * 1000] : undefined)}
-          getValueFromEvent={(_s: string[], d?: { unix(): number }[]) =>
-            (d?.[0] && d[1] ? [d[0].unix(), d[1].unix()] : undefined) as [number, number]
-          }
+          {...secondsRange}
         >
           <DatePicker.RangePicker
             showTime
