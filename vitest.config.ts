@@ -10,6 +10,11 @@ import { defineConfig } from 'vitest/config';
  *
  * deploy/local/bin/test.sh adds deploy/local/stack/durations-reporter.ts, which prints the ten
  * slowest files (hooks included) and writes every file's time to .local/test-durations.json.
+ *
+ * Integration and browser tests get one retry: they run whole stacks on a 2-core machine beside
+ * the fault suite, and one failed run on CI blocks everything. A test that passes only on its
+ * retry is not hidden: the reporter lists it as flaky at the very end of `npm test`'s output, and
+ * a test that fails twice fails the run.
  */
 export default defineConfig({
   test: {
@@ -35,6 +40,7 @@ export default defineConfig({
           globalSetup: ['deploy/local/stack/vitest-global-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          retry: 1,
           pool: 'forks',
         },
       },
@@ -47,6 +53,7 @@ export default defineConfig({
           globalSetup: ['deploy/local/stack/vitest-global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 240_000,
+          retry: 1,
           // In the same pool as the integration files: a single fork ran the 13 browser files one
           // after the other once everything else had finished, with the other core idle (5 min).
           pool: 'forks',

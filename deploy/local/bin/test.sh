@@ -48,6 +48,7 @@ trap cleanup EXIT
 export E2E_CONSOLE_DIR="$PWD/console/dist"
 vitest_start=$(date +%s)
 vitest_rc=0
+rm -f .local/test-outcome.txt
 "${pnpm[@]}" exec vitest run --reporter=default --reporter=./deploy/local/stack/durations-reporter.ts "$@" || vitest_rc=$?
 echo "vitest finished in $(( $(date +%s) - vitest_start )) s (every file's time: .local/test-durations.json)"
 faults_rc=0
@@ -57,5 +58,8 @@ if [ -n "$faults_pid" ]; then
   cat "$faults_log"
   echo "fault suite finished in $(( $(date +%s) - faults_start )) s after its start (exit $faults_rc)"
 fi
+# Last, so that the tail of a long log names what failed (the fault suite's report is long).
+if [ -f .local/test-outcome.txt ]; then cat .local/test-outcome.txt; fi
+echo "vitest exit $vitest_rc; fault suite exit $faults_rc"
 echo "test command finished in $(( $(date +%s) - start )) s"
 if [ "$vitest_rc" != 0 ] || [ "$faults_rc" != 0 ]; then exit 1; fi

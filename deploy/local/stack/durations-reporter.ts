@@ -4,10 +4,14 @@
  * a slow file is found by reading one list instead of guessing. At the end of the run it prints the
  * ten slowest files and the sums per project, and writes every file to
  * `.local/test-durations.json` (git-ignored) for docs/development.md's table.
+ *
+ * It also writes `.local/test-outcome.txt`: every failed test with its first error lines, and every
+ * test that failed once and passed on its retry (flaky). deploy/local/bin/test.sh prints that file
+ * last, after the fault suite's long report, so that the tail of a CI log names what failed.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestCase, TestModule } from 'vitest/node';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -62,9 +66,46 @@ export default class DurationsReporter implements Reporter {
     process.stdout.write(`${lines.join('\n')}\n`);
     const out = join(ROOT, '.local');
     mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'test-outcome.txt'), outcome(modules));
     writeFileSync(
       join(out, 'test-durations.json'),
       `${JSON.stringify({ at: new Date().toISOString(), wallMs, perProject, files }, null, 2)}\n`,
     );
   }
+}
+
+function testsOf(modules: ReadonlyArray<TestModule>): { file: string; test: TestCase }[] {
+  return modules.flatMap((m) => [...m.children.allTests()].map((test) => ({ file: relative(ROOT, m.moduleId), test })));
+}
+
+/** Failed tests (and files that failed outside a test, in a hook or at import), then flaky ones. */
+export function outcome(modules: ReadonlyArray<TestModule>): string {
+  const failed: string[] = [];
+  const flaky: string[] = [];
+  const firstLines = (message: string | undefined) =>
+    (message ?? '')
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(0, 3)
+      .map((l) => `      ${l.slice(0, 300)}`);
+  for (const m of modules) {
+    for (const e of m.errors())
+      failed.push(`  ${relative(ROOT, m.moduleId)} (outside a test)`, ...firstLines(e.message));
+  }
+  for (const { file, test } of testsOf(modules)) {
+    const result = test.result();
+    const retries = test.diagnostic()?.retryCount ?? 0;
+    if (result.state === 'failed') {
+      failed.push(`  ${file} > ${test.fullName}`, ...firstLines(result.errors?.[0]?.message));
+    } else if (result.state === 'passed' && retries > 0) {
+      flaky.push(`  ${file} > ${test.fullName} (passed on retry ${retries})`);
+    }
+  }
+  const parts = [
+    failed.length ? `Vitest: these failed:\n${failed.join('\n')}` : 'Vitest: no test failed.',
+    flaky.length
+      ? `Vitest: flaky (failed, then passed on its retry; a defect to fix):\n${flaky.join('\n')}`
+      : 'Vitest: no test needed its retry.',
+  ];
+  return `${parts.join('\n')}\n`;
 }
