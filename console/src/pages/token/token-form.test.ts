@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { COUNT_PRESETS, expiryIn, invalidBudget, invalidLimit, QUOTA_PRESETS } from './token-drawer.tsx';
+import {
+  COUNT_PRESETS,
+  EMPTY_TOKEN,
+  expiryIn,
+  invalidBudget,
+  invalidLimit,
+  QUOTA_PRESETS,
+  tokenBody,
+  tokenFormError,
+} from './token-form.ts';
 
 describe('token drawer presets', () => {
   it('when presets are offered, then they follow spec 02 section 5', () => {
@@ -38,5 +47,19 @@ describe('token drawer presets', () => {
     expect(invalidBudget({ budget_daily: -1, budget_weekly: 0, budget_monthly: 0 })).toBe('token.budgetDaily');
     expect(invalidBudget({ budget_daily: 1, budget_weekly: 0.5, budget_monthly: 0 })).toBe('token.budgetWeekly');
     expect(invalidBudget({ budget_daily: 1, budget_weekly: 1, budget_monthly: 2 ** 60 })).toBe('token.budgetMonthly');
+  });
+
+  it("when a new token has no name or a bad limit, then the first error is the spec's; an edit may keep its name", () => {
+    expect(tokenFormError({ ...EMPTY_TOKEN, name: '  ' }, false)).toBe('令牌名称不能为空');
+    expect(tokenFormError({ ...EMPTY_TOKEN, name: '' }, true)).toBeUndefined();
+    expect(tokenFormError({ ...EMPTY_TOKEN, name: 'a', rpm_limit: -1, budget_daily: -1 }, false)).toContain('RPM');
+    expect(tokenFormError({ ...EMPTY_TOKEN, name: 'a' }, false)).toBeUndefined();
+  });
+
+  it('when the values are sent, then the name is trimmed and cross-group retry goes only with group auto', () => {
+    const body = tokenBody({ ...EMPTY_TOKEN, name: ' t ', group: 'vip', cross_group_retry: true });
+    expect(body).toMatchObject({ name: 't', group: 'vip', cross_group_retry: false });
+    expect(tokenBody({ ...EMPTY_TOKEN, group: 'auto', cross_group_retry: true }).cross_group_retry).toBe(true);
+    expect(body).not.toHaveProperty('count');
   });
 });
