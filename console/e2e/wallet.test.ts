@@ -82,6 +82,21 @@ describe('console tokens and wallet (browser)', () => {
     const copied = await page.evaluate(() => navigator.clipboard.readText());
     expect(copied).toMatch(/^sk-[0-9a-zA-Z]{48}$/);
 
+    // Editing loads the token into the drawer's form; what is changed there is saved.
+    await row.getByRole('button', { name: '编辑' }).click();
+    const tokenName = drawer.locator('input[name="token-name"]');
+    await eventually(
+      () => tokenName.inputValue(),
+      (v) => v === 'e2e-token',
+      { what: 'the edited token in the drawer' },
+    );
+    await tokenName.fill('e2e-token-renamed');
+    await drawer.getByRole('button', { name: '1$', exact: true }).click();
+    await drawer.getByRole('button', { name: '提交' }).click();
+    await toast(page, '令牌更新成功！').waitFor();
+    const renamed = page.locator('tr', { hasText: 'e2e-token-renamed' });
+    await renamed.getByText('$1.00').waitFor();
+
     await page.goto('/topup');
     const balance = page.locator('.aigw-wallet-balance');
     await expect(balance.getByText('$0.000000').waitFor()).resolves.toBeUndefined();
