@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { channelTypesWire } from '../../../../services/gateway/src/transport/http/routes/channel-types.ts';
-import { channelBody, channelFormError, EMPTY_CHANNEL, shownKeyParts, typeChange } from './channel-form-values.ts';
+import {
+  channelBody,
+  channelFormError,
+  EMPTY_CHANNEL,
+  keepsStoredKey,
+  shownKeyParts,
+  typeChange,
+} from './channel-form-values.ts';
 import { customModels } from './channel-models-field.tsx';
 import { type ChannelTypeInfo, keyParts, typeOf } from './channel-types.ts';
 
@@ -23,6 +30,13 @@ describe('channel form rules', () => {
     const parts = shownKeyParts(of(15), ok);
     expect(parts).toEqual(keyParts(of(15)));
     expect(channelFormError({ ...ok, key: 'a|', key_parts: ['a'] }, false, parts)).toMatch(/^密钥格式错误，应为 /);
+    // Editing with every part empty keeps the stored key (the hint under the first part says so).
+    const stored = { ...ok, key: 'ak-1|sk-1' };
+    expect(channelFormError(stored, true, parts)).toBeUndefined();
+    expect(keepsStoredKey(stored, true, parts)).toBe(true);
+    expect(channelFormError({ ...stored, key: 'a|', key_parts: ['a'] }, true, parts)).toMatch(/^密钥格式错误，应为 /);
+    expect(keepsStoredKey({ ...stored, key_parts: ['a'] }, true, parts)).toBe(false);
+    expect(keepsStoredKey(stored, false, parts)).toBe(false);
     expect(shownKeyParts(of(15), { batch: true, multi_key_mode: '' })).toBeUndefined();
     expect(shownKeyParts(of(15), { batch: false, multi_key_mode: 'polling' })).toBeUndefined();
   });

@@ -107,6 +107,16 @@ export const shownKeyParts = (
   v: Pick<ChannelFormValues, 'batch' | 'multi_key_mode'>,
 ) => (!v.batch && !v.multi_key_mode ? keyParts(entry) : undefined);
 
+/**
+ * Editing a channel whose key comes in parts, with every part left empty: the stored key stays
+ * (the form's hint says so). The form holds the stored key as it was shown, not its parts.
+ */
+export const keepsStoredKey = (
+  v: Pick<ChannelFormValues, 'key_parts'>,
+  editing: boolean,
+  parts: ReturnType<typeof keyParts>,
+) => editing && !!parts && !v.key_parts.some((p) => (p ?? '').trim());
+
 /** The first error of the values in the order the form checks them, or undefined when they may be saved. */
 export function channelFormError(
   v: ChannelFormValues,
@@ -114,7 +124,12 @@ export function channelFormError(
   parts: ReturnType<typeof keyParts>,
 ): string | undefined {
   if (!editing && (!v.name.trim() || !v.key.trim())) return tr('channelForm.pleaseFillInTheChannel');
-  if (parts && v.key && parts.parts.some((_p, i) => !(v.key_parts[i] ?? '').trim()))
+  if (
+    parts &&
+    v.key &&
+    !keepsStoredKey(v, editing, parts) &&
+    parts.parts.some((_p, i) => !(v.key_parts[i] ?? '').trim())
+  )
     return tr('channelKeys.partsIncomplete', { format: parts.parts.map((p) => p.label).join(parts.sep) });
   if (v.models.length === 0) return tr('channelForm.pleaseSelectAtLeastOne');
   if (!isJsonObject(v.model_mapping)) return tr('channelForm.theModelMappingMustBe');

@@ -21,6 +21,7 @@ import {
   channelFormError,
   channelValuesOf,
   EMPTY_CHANNEL,
+  keepsStoredKey,
   overridesOpen,
   shownKeyParts,
   typeChange,
@@ -47,12 +48,14 @@ function useChannelSubmit(form: ChannelForm, id: number | undefined, types: Chan
       return;
     }
     const values = form.getFieldsValue(FIELDS) as ChannelFormValues;
-    const error = channelFormError(values, editing, shownKeyParts(typeOf(types, values.type), values));
+    const parts = shownKeyParts(typeOf(types, values.type), values);
+    const error = channelFormError(values, editing, parts);
     if (error) {
       Message.error(error);
       return;
     }
-    const body = channelBody(values);
+    // No key sent keeps the stored one.
+    const body = channelBody(keepsStoredKey(values, editing, parts) ? { ...values, key: '' } : values);
     setSaving(true);
     inFlight.current = true;
     const res = editing ? await updateChannel({ ...body, id }) : await createChannel({ ...body, batch: values.batch });
