@@ -112,6 +112,66 @@ export interface LedgerRepository {
   findOp(opId: string, thorough?: boolean): Promise<LedgerEntry | null>;
 }
 
+/** The markers of an entry's operations, each with its answer. */
+const markersOf = (e: LedgerEntry): OpMarker[] =>
+  opsOf(e).map((o) => ({
+    _id: o.id,
+    user_id: e.user_id,
+    seq: e.seq,
+    kind: o.kind,
+    amount: o.amount,
+    result: o.result,
+  }));
+
+/** Inserts documents, unordered; the indexes of those refused as duplicates (other errors throw). */
+async function insertIgnoringDuplicates<T extends { _id: unknown }>(
+  coll: Collection<T>,
+  docs: T[],
+): Promise<Set<number>> {
+  const failed = new Set<number>();
+  if (docs.length === 0) return failed;
+  try {
+    await coll.insertMany(docs as never[], { ordered: false });
+  } catch (err) {
+    const refused = duplicateIndexes(err);
+    if (!refused) throw err;
+    for (const i of refused) failed.add(i);
+  }
+  return failed;
+}
+
+/** The subscription_history upserts that archive the subscriptions entries take out of the state. */
+const archiveWrites = (list: LedgerEntry[]) =>
+  list.flatMap((e) =>
+    Object.entries(e.ended_subs ?? {}).map(([id, sub]) => ({
+      replaceOne: { filter: { _id: id }, replacement: { user_id: e.user_id, sub, at: e.at }, upsert: true },
+    })),
+  );
+
+/** The wallet head updates that point at appended entries. */
+const headWrites = (moved: LedgerEntry[]) =>
+  moved.map((e) => ({
+    updateOne: {
+      filter: { _id: e.user_id },
+      update: {
+        $set: {
+          seq: e.seq,
+          quota: e.state.quota,
+          used_quota: e.state.used_quota,
+          request_count: e.state.request_count,
+        },
+      },
+      upsert: true,
+    },
+  }));
+
+/** A marker's recorded operation when it carries its answer (markers written before group commit do not). */
+const answeredOp = (m: OpMarker): RecordedOp | undefined =>
+  m.kind === undefined
+    ? undefined
+    : { id: m._id, userId: m.user_id, seq: m.seq, kind: m.kind, amount: m.amount ?? 0, result: m.result ?? {} };
+
+/** The ledger over `ledger_entries`, `ledger_ops`, `wallets` (heads) and `subscription_history`. */
 export function ledgerRepository(conn: Connection): LedgerRepository {
   const entries = conn.collection<LedgerEntry>('ledger_entries') as unknown as Collection<LedgerEntry>;
   const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
@@ -120,32 +180,6 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
     'subscription_history',
   ) as unknown as Collection<EndedSubscription>;
   const byId = (userId: number, seq: number) => entries.findOne({ _id: `${userId}:${seq}` });
-  const markersOf = (e: LedgerEntry): OpMarker[] =>
-    opsOf(e).map((o) => ({
-      _id: o.id,
-      user_id: e.user_id,
-      seq: e.seq,
-      kind: o.kind,
-      amount: o.amount,
-      result: o.result,
-    }));
-
-  async function insertIgnoringDuplicates<T extends { _id: unknown }>(
-    coll: Collection<T>,
-    docs: T[],
-  ): Promise<Set<number>> {
-    const failed = new Set<number>();
-    if (docs.length === 0) return failed;
-    try {
-      await coll.insertMany(docs as never[], { ordered: false });
-    } catch (err) {
-      const refused = duplicateIndexes(err);
-      if (!refused) throw err;
-      for (const i of refused) failed.add(i);
-    }
-    return failed;
-  }
-
   return {
     async ensureIndexes() {
       await entries.createIndex({ op_id: 1 }, { unique: true });
@@ -167,11 +201,7 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
       }
     },
     async appendMany(list) {
-      const archived = list.flatMap((e) =>
-        Object.entries(e.ended_subs ?? {}).map(([id, sub]) => ({
-          replaceOne: { filter: { _id: id }, replacement: { user_id: e.user_id, sub, at: e.at }, upsert: true },
-        })),
-      );
+      const archived = archiveWrites(list);
       if (archived.length > 0) await history.bulkWrite(archived as never, { ordered: false });
       const failed = await insertIgnoringDuplicates(entries, list);
       const outcomes: AppendOutcome[] = [];
@@ -188,21 +218,7 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
       if (moved.length > 0) {
         // Best effort, not awaited, and only every few entries: readers probe forward from a
         // lagging head, so this only bounds how far a cold read has to probe.
-        const ops = moved.map((e) => ({
-          updateOne: {
-            filter: { _id: e.user_id },
-            update: {
-              $set: {
-                seq: e.seq,
-                quota: e.state.quota,
-                used_quota: e.state.used_quota,
-                request_count: e.state.request_count,
-              },
-            },
-            upsert: true,
-          },
-        }));
-        heads.bulkWrite(ops as never, { ordered: false }).catch(() => undefined);
+        heads.bulkWrite(headWrites(moved) as never, { ordered: false }).catch(() => undefined);
       }
       return outcomes;
     },
@@ -214,15 +230,9 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
       if (opIds.length === 0) return found;
       const docs = await markers.find({ _id: { $in: opIds } }).toArray();
       for (const m of docs) {
-        if (m.kind !== undefined) {
-          found.set(m._id, {
-            id: m._id,
-            userId: m.user_id,
-            seq: m.seq,
-            kind: m.kind,
-            amount: m.amount ?? 0,
-            result: m.result ?? {},
-          });
+        const answered = answeredOp(m);
+        if (answered) {
+          found.set(m._id, answered);
           continue;
         }
         const entry = await byId(m.user_id, m.seq);

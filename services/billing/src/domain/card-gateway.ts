@@ -32,6 +32,72 @@ const cents = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v 
 export const paidExactly = (paid: { cents: number; currency: string }, money: number) =>
   paid.currency.toUpperCase() === 'USD' && paid.cents === Math.round(money * 100);
 
+/** Calls a provider's API; any failure is the user's "拉起支付失败". */
+async function callProvider(http: typeof fetch, url: string, init: RequestInit): Promise<Record<string, unknown>> {
+  let res: Response;
+  try {
+    res = await http(url, { ...init, signal: AbortSignal.timeout(15_000) });
+  } catch {
+    throw precondition('拉起支付失败');
+  }
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  if (!res.ok || typeof parsed !== 'object' || parsed === null) throw precondition('拉起支付失败');
+  return parsed as Record<string, unknown>;
+}
+
+/** What a Stripe webhook (its signature verified) says about a Checkout Session. */
+export function readStripeEvent(payload: Buffer): CardEvent {
+  let event: { type?: unknown; data?: { object?: Record<string, unknown> } };
+  try {
+    event = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return { kind: 'refused', status: 400 };
+  }
+  const session = event.data?.object ?? {};
+  const tradeNo = typeof session.client_reference_id === 'string' ? session.client_reference_id : '';
+  const paid = {
+    cents: cents(session.amount_total),
+    currency: typeof session.currency === 'string' ? session.currency : '',
+  };
+  switch (event.type) {
+    case 'checkout.session.completed':
+      // Delayed methods (bank transfers) complete unpaid and succeed later (async_payment_succeeded).
+      if (session.status !== 'complete' || session.payment_status !== 'paid') return { kind: 'ignored', tradeNo };
+      return tradeNo ? { kind: 'paid', tradeNo, paid } : { kind: 'ignored', tradeNo };
+    case 'checkout.session.async_payment_succeeded':
+      return tradeNo ? { kind: 'paid', tradeNo, paid } : { kind: 'ignored', tradeNo };
+    case 'checkout.session.async_payment_failed':
+      return { kind: 'failed', tradeNo };
+    case 'checkout.session.expired':
+      return { kind: 'expired', tradeNo };
+    default:
+      return { kind: 'ignored', tradeNo };
+  }
+}
+
+/** What a Creem webhook (its signature verified) says about a checkout. */
+export function readCreemEvent(payload: Buffer): CardEvent {
+  let event: { eventType?: unknown; object?: { request_id?: unknown; order?: Record<string, unknown> } };
+  try {
+    event = JSON.parse(payload.toString('utf8'));
+  } catch {
+    return { kind: 'refused', status: 400 };
+  }
+  if (event.eventType !== 'checkout.completed') return { kind: 'ignored', tradeNo: '' };
+  const tradeNo = typeof event.object?.request_id === 'string' ? event.object.request_id : '';
+  if (!tradeNo) return { kind: 'refused', status: 400 };
+  const order = event.object?.order ?? {};
+  if (order.status !== 'paid') return { kind: 'ignored', tradeNo };
+  const currency = typeof order.currency === 'string' ? order.currency : '';
+  return { kind: 'paid', tradeNo, paid: { cents: cents(order.amount), currency } };
+}
+
 /**
  * Stripe and Creem as both top-ups and plan purchases use them: whether each is on (the top-up's
  * rule), checkout creation, and the webhook's verification and reading. One place, so a plan
@@ -50,55 +116,13 @@ export function cardGateway(deps: { options: OptionReader; api?: CardApi }) {
   const creemEnabled = () =>
     has('CreemApiKey') && has('CreemWebhookSecret') && creemProducts(options.json<unknown>('CreemProducts')).length > 0;
 
-  /** Calls a provider's API; any failure is the user's "拉起支付失败". */
-  async function call(url: string, init: RequestInit): Promise<Record<string, unknown>> {
-    let res: Response;
-    try {
-      res = await http(url, { ...init, signal: AbortSignal.timeout(15_000) });
-    } catch {
-      throw precondition('拉起支付失败');
-    }
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = undefined;
-    }
-    if (!res.ok || typeof parsed !== 'object' || parsed === null) throw precondition('拉起支付失败');
-    return parsed as Record<string, unknown>;
-  }
+  const call = (url: string, init: RequestInit) => callProvider(http, url, init);
 
   function stripeEvent(payload: Buffer, signature: string): CardEvent {
     if (!stripeEnabled()) return { kind: 'refused', status: 404 };
     const check = verifyStripeSignature(payload, signature, options.text('StripeWebhookSecret'), nowSec());
     if (check !== 'ok') return { kind: 'refused', status: 400 };
-    let event: { type?: unknown; data?: { object?: Record<string, unknown> } };
-    try {
-      event = JSON.parse(payload.toString('utf8'));
-    } catch {
-      return { kind: 'refused', status: 400 };
-    }
-    const session = event.data?.object ?? {};
-    const tradeNo = typeof session.client_reference_id === 'string' ? session.client_reference_id : '';
-    const paid = {
-      cents: cents(session.amount_total),
-      currency: typeof session.currency === 'string' ? session.currency : '',
-    };
-    switch (event.type) {
-      case 'checkout.session.completed':
-        // Delayed methods (bank transfers) complete unpaid and succeed later (async_payment_succeeded).
-        if (session.status !== 'complete' || session.payment_status !== 'paid') return { kind: 'ignored', tradeNo };
-        return tradeNo ? { kind: 'paid', tradeNo, paid } : { kind: 'ignored', tradeNo };
-      case 'checkout.session.async_payment_succeeded':
-        return tradeNo ? { kind: 'paid', tradeNo, paid } : { kind: 'ignored', tradeNo };
-      case 'checkout.session.async_payment_failed':
-        return { kind: 'failed', tradeNo };
-      case 'checkout.session.expired':
-        return { kind: 'expired', tradeNo };
-      default:
-        return { kind: 'ignored', tradeNo };
-    }
+    return readStripeEvent(payload);
   }
 
   function creemEvent(payload: Buffer, signature: string): CardEvent {
@@ -106,19 +130,7 @@ export function cardGateway(deps: { options: OptionReader; api?: CardApi }) {
     if (!verifyCreemSignature(payload, signature, options.text('CreemWebhookSecret'))) {
       return { kind: 'refused', status: 400 };
     }
-    let event: { eventType?: unknown; object?: { request_id?: unknown; order?: Record<string, unknown> } };
-    try {
-      event = JSON.parse(payload.toString('utf8'));
-    } catch {
-      return { kind: 'refused', status: 400 };
-    }
-    if (event.eventType !== 'checkout.completed') return { kind: 'ignored', tradeNo: '' };
-    const tradeNo = typeof event.object?.request_id === 'string' ? event.object.request_id : '';
-    if (!tradeNo) return { kind: 'refused', status: 400 };
-    const order = event.object?.order ?? {};
-    if (order.status !== 'paid') return { kind: 'ignored', tradeNo };
-    const currency = typeof order.currency === 'string' ? order.currency : '';
-    return { kind: 'paid', tradeNo, paid: { cents: cents(order.amount), currency } };
+    return readCreemEvent(payload);
   }
 
   return {

@@ -58,27 +58,19 @@ function checkQuota(quota: number): number {
   return quota;
 }
 
-/** Redemption codes: admin CRUD and redeeming a code exactly once. */
-export function redemptionsService(deps: { repo: RedemptionRepository; wallet: WalletService; options: OptionReader }) {
-  const { repo, wallet, options } = deps;
+/** A batch size: 1 when absent, at most MAX_COUNT. */
+function checkCount(count: number): number {
+  if (!Number.isInteger(count) || count < 1) throw invalid('兑换码个数必须大于 0');
+  if (count > MAX_COUNT) throw invalid(`一次兑换码批量生成的个数不能大于 ${MAX_COUNT}`);
+  return count;
+}
 
+/** The admin's side of redemption codes: list, read, create in batches, edit, disable, delete. */
+export function redemptionAdmin(repo: RedemptionRepository) {
   async function existing(id: number): Promise<RedemptionDoc> {
     const doc = await repo.get(id);
     if (!doc) throw notFound('兑换码不存在');
     return doc;
-  }
-
-  /** Puts a claimed code's quota into the claimant's wallet (idempotent by the code). */
-  async function creditClaim(use: RedemptionUse): Promise<void> {
-    await wallet.credit({
-      requestId: `redeem:${use._id}`,
-      userId: use.user_id,
-      username: use.username,
-      amount: use.quota,
-      reason: 4,
-      content: `通过兑换码充值 ${describeQuota(use.quota, options)}，兑换码ID ${use.code_id}`,
-    });
-    await repo.markCredited(use._id);
   }
 
   return {
@@ -98,9 +90,7 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
       const name = checkName(input.name);
       const quota = checkQuota(input.quota);
       const expiredTime = checkExpiry(input.expiredTime ?? 0);
-      const count = input.count || 1;
-      if (!Number.isInteger(count) || count < 1) throw invalid('兑换码个数必须大于 0');
-      if (count > MAX_COUNT) throw invalid(`一次兑换码批量生成的个数不能大于 ${MAX_COUNT}`);
+      const count = checkCount(input.count || 1);
       const keys: string[] = [];
       for (let i = 0; i < count; i++) {
         const doc = await repo.insert({
@@ -147,7 +137,27 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
 
     /** DELETE /api/redemption/invalid: used, disabled and expired codes; answers how many. */
     removeInvalid: () => repo.removeInvalid(nowSec()),
+  };
+}
 
+/** The user's side: redeeming a code exactly once, and finishing claims a crash left uncredited. */
+export function redemptionClaims(deps: { repo: RedemptionRepository; wallet: WalletService; options: OptionReader }) {
+  const { repo, wallet, options } = deps;
+
+  /** Puts a claimed code's quota into the claimant's wallet (idempotent by the code). */
+  async function creditClaim(use: RedemptionUse): Promise<void> {
+    await wallet.credit({
+      requestId: `redeem:${use._id}`,
+      userId: use.user_id,
+      username: use.username,
+      amount: use.quota,
+      reason: 4,
+      content: `通过兑换码充值 ${describeQuota(use.quota, options)}，兑换码ID ${use.code_id}`,
+    });
+    await repo.markCredited(use._id);
+  }
+
+  return {
     /** Uses a code once and credits its quota; answers the quota added. */
     async redeem(userId: number, username: string, rawKey: string): Promise<number> {
       const key = rawKey.trim();
@@ -186,6 +196,11 @@ export function redemptionsService(deps: { repo: RedemptionRepository; wallet: W
       return unfinished.length;
     },
   };
+}
+
+/** Redemption codes: admin CRUD and redeeming a code exactly once. */
+export function redemptionsService(deps: { repo: RedemptionRepository; wallet: WalletService; options: OptionReader }) {
+  return { ...redemptionAdmin(deps.repo), ...redemptionClaims(deps) };
 }
 
 export type RedemptionsService = ReturnType<typeof redemptionsService>;

@@ -11,68 +11,66 @@ import type { WebhookAnswer } from './topup-service.ts';
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 const nowSec = () => Math.floor(Date.now() / 1000);
 
-/**
- * Plans paid through a payment gateway (new-api's /api/subscription/{epay,stripe,creem}/pay): an
- * order per purchase at the plan's price, then the gateway's notification or webhook, which
- * starts the subscription once however often it is replayed (the ledger records the trade number
- * once). Stripe's and Creem's webhooks are the top-up's (card-gateway.ts): an event naming a plan
- * order comes here through `onCardEvent`.
- */
-export function subscriptionPayments(deps: {
+/** What the payment factories need: the orders, the plans and subscriptions, the options, the card gateway. */
+type PaymentDeps = {
   orders: SubscriptionOrderRepository;
   subscriptions: SubscriptionService;
   options: OptionReader;
   card: CardGateway;
-}) {
-  const { orders, subscriptions, options, card } = deps;
+};
 
-  /** The plan of a purchase, refused as new-api refuses it (disabled, too cheap, bought too often). */
-  async function purchasable(userId: number, planId: number): Promise<PlanDoc> {
-    const plan = await subscriptions.planOf(planId);
-    if (!plan.enabled) throw precondition('套餐未启用');
-    if (plan.price_amount < 0.01) throw precondition('套餐金额过低');
-    if (plan.max_purchase_per_user > 0) {
-      if ((await subscriptions.countOf(userId, plan._id)) >= plan.max_purchase_per_user)
-        throw precondition('已达到该套餐购买上限');
-    }
-    return plan;
+/** The plan of a purchase, refused as new-api refuses it (disabled, too cheap, bought too often). */
+async function purchasable(subscriptions: SubscriptionService, userId: number, planId: number): Promise<PlanDoc> {
+  const plan = await subscriptions.planOf(planId);
+  if (!plan.enabled) throw precondition('套餐未启用');
+  if (plan.price_amount < 0.01) throw precondition('套餐金额过低');
+  if (plan.max_purchase_per_user > 0) {
+    if ((await subscriptions.countOf(userId, plan._id)) >= plan.max_purchase_per_user)
+      throw precondition('已达到该套餐购买上限');
   }
+  return plan;
+}
 
-  const pendingOrder = (
-    req: { userId: number; username: string },
-    plan: PlanDoc,
-    tradeNo: string,
-    provider: string,
-    method = provider,
-  ): SubscriptionOrder => ({
-    _id: tradeNo,
-    user_id: req.userId,
-    username: req.username,
-    plan_id: plan._id,
-    money: plan.price_amount,
-    payment_method: method,
-    payment_provider: provider,
-    status: 'pending',
-    create_time: nowSec(),
-    complete_time: 0,
+/** A new order for one term of a plan, waiting for its payment. */
+const pendingOrder = (
+  req: { userId: number; username: string },
+  plan: PlanDoc,
+  tradeNo: string,
+  provider: string,
+  method = provider,
+): SubscriptionOrder => ({
+  _id: tradeNo,
+  user_id: req.userId,
+  username: req.username,
+  plan_id: plan._id,
+  money: plan.price_amount,
+  payment_method: method,
+  payment_provider: provider,
+  status: 'pending',
+  create_time: nowSec(),
+  complete_time: 0,
+});
+
+/** Starts a paid order's subscription; true when this call started it (false: a replay). */
+async function grant({ orders, subscriptions }: PaymentDeps, order: SubscriptionOrder): Promise<boolean> {
+  const activated = await subscriptions.activateOrder({
+    userId: order.user_id,
+    username: order.username,
+    planId: order.plan_id,
+    tradeNo: order._id,
+    money: order.money,
   });
+  if (order.status !== 'success') await orders.complete(order._id, nowSec());
+  return activated;
+}
 
-  /** Starts a paid order's subscription; true when this call started it (false: a replay). */
-  async function grant(order: SubscriptionOrder): Promise<boolean> {
-    const activated = await subscriptions.activateOrder({
-      userId: order.user_id,
-      username: order.username,
-      planId: order.plan_id,
-      tradeNo: order._id,
-      money: order.money,
-    });
-    if (order.status !== 'success') await orders.complete(order._id, nowSec());
-    return activated;
-  }
+/** Plans paid through Epay: the signed form of an order, and the notification that starts it once. */
+export function subscriptionEpay(deps: PaymentDeps) {
+  const { orders, subscriptions, options } = deps;
 
   return {
     async createEpayOrder(req: { userId: number; username: string; planId: number; paymentMethod: string }) {
-      const plan = await purchasable(req.userId, req.planId);
+      const plan = await purchasable(subscriptions, req.userId, req.planId);
       const type = epayType(req.paymentMethod);
       if (!type) throw invalid('支付方式不存在');
       const address = trimSlash(options.text('PayAddress'));
@@ -108,16 +106,23 @@ export function subscriptionPayments(deps: {
       if (!order || order.payment_provider !== 'epay') return refused;
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, activated: false };
       if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) return refused;
-      return { success: true, tradeNo, activated: await grant(order) };
+      return { success: true, tradeNo, activated: await grant(deps, order) };
     },
+  };
+}
 
+/** Plans paid by card (Stripe, Creem): the checkout of an order, and the webhook event that starts it once. */
+export function subscriptionCards(deps: PaymentDeps) {
+  const { orders, subscriptions, options, card } = deps;
+
+  return {
     /**
      * A Checkout Session for one unit of the plan's stripe_price_id (a one-time price: a plan is
      * bought one term at a time; a recurring price would charge again without a new term).
      */
     async createStripeOrder(req: { userId: number; username: string; planId: number; email: string }) {
       if (!card.stripeEnabled()) throw precondition('管理员未开启Stripe充值！');
-      const plan = await purchasable(req.userId, req.planId);
+      const plan = await purchasable(subscriptions, req.userId, req.planId);
       const price = (plan.stripe_price_id ?? '').trim();
       if (!price) throw precondition('该套餐未配置 StripePriceId');
       const tradeNo = card.tradeNoOf(req.userId, 'SUBSTRIPE');
@@ -139,7 +144,7 @@ export function subscriptionPayments(deps: {
     /** A Creem checkout of the plan's creem_product_id. */
     async createCreemOrder(req: { userId: number; username: string; planId: number; email: string }) {
       if (!card.creemEnabled()) throw precondition('管理员未开启Creem充值！');
-      const plan = await purchasable(req.userId, req.planId);
+      const plan = await purchasable(subscriptions, req.userId, req.planId);
       const product = (plan.creem_product_id ?? '').trim();
       if (!product) throw precondition('该套餐未配置 CreemProductId');
       const tradeNo = card.tradeNoOf(req.userId, 'SUBCREEM');
@@ -175,9 +180,20 @@ export function subscriptionPayments(deps: {
       }
       if (event.kind !== 'paid') return { status: 200, ...none };
       if (!paidExactly(event.paid, order.money)) return { status: 400, ...none };
-      return { status: 200, tradeNo, credited: await grant(order) };
+      return { status: 200, tradeNo, credited: await grant(deps, order) };
     },
   };
+}
+
+/**
+ * Plans paid through a payment gateway (new-api's /api/subscription/{epay,stripe,creem}/pay): an
+ * order per purchase at the plan's price, then the gateway's notification or webhook, which
+ * starts the subscription once however often it is replayed (the ledger records the trade number
+ * once). Stripe's and Creem's webhooks are the top-up's (card-gateway.ts): an event naming a plan
+ * order comes here through `onCardEvent`.
+ */
+export function subscriptionPayments(deps: PaymentDeps) {
+  return { ...subscriptionEpay(deps), ...subscriptionCards(deps) };
 }
 
 export type SubscriptionPayments = ReturnType<typeof subscriptionPayments>;

@@ -129,21 +129,20 @@ export function subscriptionView(userId: number, id: string, s: Sub, now: number
   };
 }
 
-/**
- * Subscription use cases: plans (admin), purchase with the wallet, admin binding and invalidation,
- * the billing preference, and the user's subscriptions with their windows. Every change of a
- * user's subscriptions is a ledger entry (wallet-ledger.ts) with an idempotency key, so a purchase
- * debits the wallet and starts the subscription in one write, once.
- */
-export function subscriptionService(deps: {
+/** What the subscription factories need. */
+type SubscriptionDeps = {
   plans: PlanRepository;
   ledger: WalletLedger;
   events: BillingEvents;
   options: OptionReader;
   groups: () => string[];
-}) {
-  const { plans, ledger, events, options } = deps;
-  const timeZone = () => options.text('TimeZone') || 'UTC';
+};
+
+const timeZoneOf = (options: OptionReader) => options.text('TimeZone') || 'UTC';
+
+/** The plans (admin): read one, list, create or change, enable or disable. */
+export function planCatalogue(deps: { plans: PlanRepository; groups: () => string[] }) {
+  const { plans } = deps;
 
   async function planOf(id: number): Promise<PlanDoc> {
     if (!Number.isInteger(id) || id <= 0) throw invalid('无效的ID');
@@ -152,68 +151,8 @@ export function subscriptionService(deps: {
     return plan;
   }
 
-  /** The user's subscriptions: those in the state, and the ended ones archived out of it. */
-  const views = (userId: number, state: LedgerState, ended: Record<string, Sub>) => {
-    const now = Date.now();
-    return Object.entries({ ...ended, ...state.subs })
-      .map(([id, s]) => subscriptionView(userId, id, s, now, timeZone()))
-      .sort((a, b) => b.startTime - a.startTime || b.id.localeCompare(a.id));
-  };
-
-  /**
-   * Starts a subscription of `plan` for the user in one ledger entry, debiting `cost` (0: none).
-   * `limited`: refused beyond the plan's max_purchase_per_user (a paid order was checked when made).
-   */
-  async function start(userId: number, opId: string, plan: PlanDoc, cost: number, source: string, limited = true) {
-    // The user's id leads, so that admin routes find the subscription's ledger from its id alone.
-    const subId = `${userId}-${randomBytes(6).toString('hex')}`;
-    const applied = await ledger.apply(userId, opId, (s) => {
-      if (cost > 0 && s.quota < cost) throw precondition('余额不足');
-      if (limited && plan.max_purchase_per_user > 0) {
-        if (purchasesOf(s, plan._id) >= plan.max_purchase_per_user) throw precondition('已达到该套餐的购买上限');
-      }
-      const sub = newSubscription({ ...plan, id: plan._id }, Date.now(), source);
-      return {
-        kind: 'subscribe',
-        amount: cost,
-        state: { ...s, quota: s.quota - cost, subs: { ...s.subs, [subId]: sub } },
-        result: { subscription_id: subId, charged: cost, plan_id: plan._id },
-      };
-    });
-    const id = String(applied.op.result.subscription_id);
-    const sub = applied.state.subs?.[id];
-    if (!sub) throw notFound('订阅不存在');
-    return { applied, view: subscriptionView(userId, id, sub, Date.now(), timeZone()) };
-  }
-
   return {
     planOf,
-
-    /** How many subscriptions of a plan the user holds (any status): new-api's purchase limit. */
-    async countOf(userId: number, planId: number): Promise<number> {
-      return purchasesOf(await ledger.state(userId), planId);
-    },
-
-    /**
-     * Starts the subscription of an order a payment gateway reported paid, once per trade number
-     * (ledger operation `subscribe:<user>:order-<trade_no>`); true when this call started it.
-     */
-    async activateOrder(order: { userId: number; username: string; planId: number; tradeNo: string; money: number }) {
-      const plan = await planOf(order.planId);
-      const opId = `subscribe:${order.userId}:order-${order.tradeNo}`;
-      const { applied } = await start(order.userId, opId, plan, 0, 'order', false);
-      await events.walletChanged(order.userId);
-      await events.audit({
-        eventId: `billing:${opId}`,
-        userId: order.userId,
-        username: order.username,
-        type: LogType.TOPUP,
-        content: `在线支付购买订阅成功，套餐: ${plan.title}，支付金额: ${order.money.toFixed(2)}`,
-        quotaDelta: 0,
-        actorUserId: 0,
-      });
-      return !applied.replayed;
-    },
 
     async listPlans(enabledOnly: boolean): Promise<PlanView[]> {
       return (await plans.list(enabledOnly)).map(planView);
@@ -235,28 +174,66 @@ export function subscriptionService(deps: {
       if (!saved) throw notFound('套餐不存在');
       return planView(saved);
     },
+  };
+}
 
-    async ofUser(userId: number) {
-      const [state, ended] = await Promise.all([ledger.state(userId), ledger.endedSubscriptions(userId)]);
-      const all = views(userId, state, ended);
-      return {
-        billingPreference: normalizePreference(state.pref),
-        subscriptions: all.filter((v) => v.status === 'active'),
-        allSubscriptions: all,
-      };
-    },
+/**
+ * Starts a subscription of `plan` for the user in one ledger entry, debiting `cost` (0: none).
+ * `limited`: refused beyond the plan's max_purchase_per_user (a paid order was checked when made).
+ */
+async function startSubscription(
+  ledger: WalletLedger,
+  timeZone: string,
+  req: { userId: number; opId: string; plan: PlanDoc; cost: number; source: string; limited: boolean },
+) {
+  const { userId, plan, cost, limited } = req;
+  // The user's id leads, so that admin routes find the subscription's ledger from its id alone.
+  const subId = `${userId}-${randomBytes(6).toString('hex')}`;
+  const applied = await ledger.apply(userId, req.opId, (s) => {
+    if (cost > 0 && s.quota < cost) throw precondition('余额不足');
+    if (limited && plan.max_purchase_per_user > 0) {
+      if (purchasesOf(s, plan._id) >= plan.max_purchase_per_user) throw precondition('已达到该套餐的购买上限');
+    }
+    const sub = newSubscription({ ...plan, id: plan._id }, Date.now(), req.source);
+    return {
+      kind: 'subscribe',
+      amount: cost,
+      state: { ...s, quota: s.quota - cost, subs: { ...s.subs, [subId]: sub } },
+      result: { subscription_id: subId, charged: cost, plan_id: plan._id },
+    };
+  });
+  const id = String(applied.op.result.subscription_id);
+  const sub = applied.state.subs?.[id];
+  if (!sub) throw notFound('订阅不存在');
+  return { applied, view: subscriptionView(userId, id, sub, Date.now(), timeZone) };
+}
 
-    async setPreference(userId: number, preference: string): Promise<string> {
-      if (!(PREFERENCES as readonly string[]).includes(preference)) throw invalid('参数错误');
-      await ledger.apply(userId, `pref:${randomBytes(8).toString('hex')}`, (s) => ({
-        kind: 'preference',
-        amount: 0,
-        state: { ...s, pref: preference },
-        result: { billing_preference: preference },
-      }));
-      // Relays read whether a subscription may pay (wallet_only says no) with the balance.
-      await events.walletChanged(userId);
-      return preference;
+/** The ways a subscription starts: a paid order, a purchase with the balance, an admin's binding. */
+export function subscriptionPurchases(deps: SubscriptionDeps & { planOf: (id: number) => Promise<PlanDoc> }) {
+  const { ledger, events, options, planOf } = deps;
+  const start = (userId: number, opId: string, plan: PlanDoc, cost: number, source: string, limited = true) =>
+    startSubscription(ledger, timeZoneOf(options), { userId, opId, plan, cost, source, limited });
+
+  return {
+    /**
+     * Starts the subscription of an order a payment gateway reported paid, once per trade number
+     * (ledger operation `subscribe:<user>:order-<trade_no>`); true when this call started it.
+     */
+    async activateOrder(order: { userId: number; username: string; planId: number; tradeNo: string; money: number }) {
+      const plan = await planOf(order.planId);
+      const opId = `subscribe:${order.userId}:order-${order.tradeNo}`;
+      const { applied } = await start(order.userId, opId, plan, 0, 'order', false);
+      await events.walletChanged(order.userId);
+      await events.audit({
+        eventId: `billing:${opId}`,
+        userId: order.userId,
+        username: order.username,
+        type: LogType.TOPUP,
+        content: `在线支付购买订阅成功，套餐: ${plan.title}，支付金额: ${order.money.toFixed(2)}`,
+        quotaDelta: 0,
+        actorUserId: 0,
+      });
+      return !applied.replayed;
     },
 
     /** new-api's balance purchase: price x QuotaPerUnit (rounded up) from the wallet. */
@@ -300,6 +277,49 @@ export function subscriptionService(deps: {
       });
       return view;
     },
+  };
+}
+
+/** A user's subscriptions: how many of a plan, the list with windows, the billing preference, invalidation. */
+export function userSubscriptions(deps: SubscriptionDeps) {
+  const { ledger, events } = deps;
+
+  /** The user's subscriptions: those in the state, and the ended ones archived out of it. */
+  const views = (userId: number, state: LedgerState, ended: Record<string, Sub>) => {
+    const now = Date.now();
+    return Object.entries({ ...ended, ...state.subs })
+      .map(([id, s]) => subscriptionView(userId, id, s, now, timeZoneOf(deps.options)))
+      .sort((a, b) => b.startTime - a.startTime || b.id.localeCompare(a.id));
+  };
+
+  return {
+    /** How many subscriptions of a plan the user holds (any status): new-api's purchase limit. */
+    async countOf(userId: number, planId: number): Promise<number> {
+      return purchasesOf(await ledger.state(userId), planId);
+    },
+
+    async ofUser(userId: number) {
+      const [state, ended] = await Promise.all([ledger.state(userId), ledger.endedSubscriptions(userId)]);
+      const all = views(userId, state, ended);
+      return {
+        billingPreference: normalizePreference(state.pref),
+        subscriptions: all.filter((v) => v.status === 'active'),
+        allSubscriptions: all,
+      };
+    },
+
+    async setPreference(userId: number, preference: string): Promise<string> {
+      if (!(PREFERENCES as readonly string[]).includes(preference)) throw invalid('参数错误');
+      await ledger.apply(userId, `pref:${randomBytes(8).toString('hex')}`, (s) => ({
+        kind: 'preference',
+        amount: 0,
+        state: { ...s, pref: preference },
+        result: { billing_preference: preference },
+      }));
+      // Relays read whether a subscription may pay (wallet_only says no) with the balance.
+      await events.walletChanged(userId);
+      return preference;
+    },
 
     async invalidate(req: { userId: number; subscriptionId: string }) {
       const owner = /^(\d{1,15})-[0-9a-f]{12}$/.exec(req.subscriptionId);
@@ -313,6 +333,21 @@ export function subscriptionService(deps: {
       }));
       await events.walletChanged(userId);
     },
+  };
+}
+
+/**
+ * Subscription use cases: plans (admin), purchase with the wallet, admin binding and invalidation,
+ * the billing preference, and the user's subscriptions with their windows. Every change of a
+ * user's subscriptions is a ledger entry (wallet-ledger.ts) with an idempotency key, so a purchase
+ * debits the wallet and starts the subscription in one write, once.
+ */
+export function subscriptionService(deps: SubscriptionDeps) {
+  const catalogue = planCatalogue(deps);
+  return {
+    ...catalogue,
+    ...subscriptionPurchases({ ...deps, planOf: catalogue.planOf }),
+    ...userSubscriptions(deps),
   };
 }
 

@@ -139,44 +139,90 @@ export function toTokenView(
   };
 }
 
-/** Token use cases, scoped to the owner. Balances live in the owner's ledger state. */
-export function tokensService(deps: {
-  repo: TokenRepository;
-  ledger: WalletLedger;
-  events: BillingEvents;
-  options: OptionReader;
-}) {
-  const { repo, ledger, events, options } = deps;
-  // Any group some user may pick (the gateway checks the owner's own: usableGroupsFor).
-  const usableGroups = () =>
-    anyUsableGroups(
-      options.json<Record<string, string>>('UserUsableGroups'),
-      options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
-      options.json<Record<string, number>>('GroupRatio'),
-    );
-  const startsAt = (now: number) => periodStarts(now * 1000, options.text('TimeZone')).starts;
+/** What the token factories need. */
+type TokenDeps = { repo: TokenRepository; ledger: WalletLedger; events: BillingEvents; options: OptionReader };
 
-  async function views(userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
-    if (docs.length === 0) return [];
-    const state = await ledger.state(userId);
-    const now = nowSec();
-    const starts = startsAt(now);
-    return docs.map((d) => toTokenView(d, state, now, starts));
-  }
+/** Any group some user may pick (the gateway checks the owner's own: usableGroupsFor). */
+const usableGroupsOf = (options: OptionReader) =>
+  anyUsableGroups(
+    options.json<Record<string, string>>('UserUsableGroups'),
+    options.json<SpecialUsableGroups>('group_ratio_setting.group_special_usable_group'),
+    options.json<Record<string, number>>('GroupRatio'),
+  );
 
-  async function owned(userId: number, id: number): Promise<TokenDoc> {
-    const doc = await repo.get(userId, id);
-    if (!doc) throw notFound('令牌不存在');
-    return doc;
-  }
+const startsAt = (options: OptionReader, now: number) => periodStarts(now * 1000, options.text('TimeZone')).starts;
 
-  const setRemain = (doc: TokenDoc, remain: number) =>
-    ledger.apply(doc.user_id, `token-set:${doc._id}:${randomUUID()}`, (s) => ({
-      kind: 'token_set',
-      amount: remain,
-      state: setTokenRemain(s, doc._id, remain),
-      result: {},
-    }));
+/** A new token's stored fields but its name and key, checked (the create form). */
+export function newTokenFields(
+  userId: number,
+  input: TokenInput,
+  usableGroups: () => Record<string, string>,
+): Omit<NewToken, 'name' | 'key'> {
+  const base: Omit<NewToken, 'name' | 'key'> = {
+    user_id: userId,
+    status: TOKEN_STATUS.enabled,
+    unlimited_quota: input.unlimitedQuota ?? false,
+    created_time: nowSec(),
+    accessed_time: nowSec(),
+    expired_time: checkExpiry(input.expiredTime ?? -1, nowSec()),
+    allow_ips: normaliseAllowIps(input.allowIps ?? ''),
+    model_limits_enabled: input.modelLimitsEnabled ?? false,
+    model_limits: normaliseModelList(input.modelLimits ?? ''),
+    group: checkGroup(input.group ?? '', usableGroups()),
+    rpm_limit: 0,
+    tpm_limit: 0,
+    concurrency_limit: 0,
+    ...limitsOf(input),
+    ...budgetsOf(input),
+  };
+  // new-api: cross-group retry is a setting of auto tokens only.
+  base.cross_group_retry = base.group === AUTO_GROUP && input.crossGroupRetry === true;
+  return base;
+}
+
+/** The stored fields an edit of `doc` changes, checked (only those given). */
+export function tokenChanges(
+  doc: TokenDoc,
+  input: TokenInput,
+  usableGroups: () => Record<string, string>,
+): Partial<NewToken> {
+  const set: Partial<NewToken> = {};
+  if (input.name !== undefined) set.name = checkTokenName(input.name, true);
+  if (input.expiredTime !== undefined && input.expiredTime !== doc.expired_time)
+    set.expired_time = checkExpiry(input.expiredTime, nowSec());
+  if (input.unlimitedQuota !== undefined) set.unlimited_quota = input.unlimitedQuota;
+  if (input.modelLimitsEnabled !== undefined) set.model_limits_enabled = input.modelLimitsEnabled;
+  if (input.modelLimits !== undefined) set.model_limits = normaliseModelList(input.modelLimits);
+  if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
+  if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
+  Object.assign(set, limitsOf(input), budgetsOf(input));
+  // new-api: cross-group retry is a setting of auto tokens only (off when the group leaves auto).
+  const group = set.group ?? doc.group;
+  if (input.crossGroupRetry !== undefined || set.group !== undefined)
+    set.cross_group_retry = group === AUTO_GROUP && (input.crossGroupRetry ?? doc.cross_group_retry === true);
+  return set;
+}
+
+/** Tokens as the API shows them, with the owner's ledger state read once. */
+async function tokenViews({ ledger, options }: TokenDeps, userId: number, docs: TokenDoc[]): Promise<TokenView[]> {
+  if (docs.length === 0) return [];
+  const state = await ledger.state(userId);
+  const now = nowSec();
+  const starts = startsAt(options, now);
+  return docs.map((d) => toTokenView(d, state, now, starts));
+}
+
+/** The caller's token; NOT_FOUND unless the caller owns it. */
+async function ownedToken(repo: TokenRepository, userId: number, id: number): Promise<TokenDoc> {
+  const doc = await repo.get(userId, id);
+  if (!doc) throw notFound('令牌不存在');
+  return doc;
+}
+
+/** Reading tokens: the owner's pages and searches, one token, the relay's lookup by key, pre-consume's limit. */
+export function tokenReads(deps: TokenDeps) {
+  const { repo, ledger, options } = deps;
+  const views = (userId: number, docs: TokenDoc[]) => tokenViews(deps, userId, docs);
 
   return {
     async list(userId: number, skip: number, limit: number) {
@@ -191,108 +237,8 @@ export function tokensService(deps: {
     },
 
     async get(userId: number, id: number): Promise<TokenView> {
-      const [view] = await views(userId, [await owned(userId, id)]);
+      const [view] = await views(userId, [await ownedToken(repo, userId, id)]);
       return view as TokenView;
-    },
-
-    async create(userId: number, input: TokenInput & { count?: number }): Promise<TokenView[]> {
-      const count = input.count || 1;
-      if (!Number.isInteger(count) || count < 1 || count > MAX_BATCH) throw invalid(`一次最多创建 ${MAX_BATCH} 个令牌`);
-      const name = checkTokenName(input.name ?? '', true);
-      const unlimited = input.unlimitedQuota ?? false;
-      const remain = checkRemainQuota(input.remainQuota ?? 0);
-      const base: Omit<NewToken, 'name' | 'key'> = {
-        user_id: userId,
-        status: TOKEN_STATUS.enabled,
-        unlimited_quota: unlimited,
-        created_time: nowSec(),
-        accessed_time: nowSec(),
-        expired_time: checkExpiry(input.expiredTime ?? -1, nowSec()),
-        allow_ips: normaliseAllowIps(input.allowIps ?? ''),
-        model_limits_enabled: input.modelLimitsEnabled ?? false,
-        model_limits: normaliseModelList(input.modelLimits ?? ''),
-        group: checkGroup(input.group ?? '', usableGroups()),
-        rpm_limit: 0,
-        tpm_limit: 0,
-        concurrency_limit: 0,
-        ...limitsOf(input),
-        ...budgetsOf(input),
-      };
-      // new-api: cross-group retry is a setting of auto tokens only.
-      base.cross_group_retry = base.group === AUTO_GROUP && input.crossGroupRetry === true;
-      const created: TokenDoc[] = [];
-      for (const n of batchNames(name, count)) {
-        const doc = await repo.insert({ ...base, name: n, key: newTokenKey() }, newTokenKey);
-        await ledger.apply(userId, `token-init:${doc._id}`, (s) => ({
-          kind: 'token_init',
-          amount: remain,
-          state: setTokenRemain(s, doc._id, remain),
-          result: {},
-        }));
-        created.push(doc);
-        await events.tokenChanged({ id: doc._id, userId, action: 'created' });
-      }
-      return views(userId, created);
-    },
-
-    async update(userId: number, id: number, input: TokenInput): Promise<TokenView> {
-      const doc = await owned(userId, id);
-      const set: Partial<NewToken> = {};
-      if (input.name !== undefined) set.name = checkTokenName(input.name, true);
-      if (input.expiredTime !== undefined && input.expiredTime !== doc.expired_time)
-        set.expired_time = checkExpiry(input.expiredTime, nowSec());
-      if (input.unlimitedQuota !== undefined) set.unlimited_quota = input.unlimitedQuota;
-      if (input.modelLimitsEnabled !== undefined) set.model_limits_enabled = input.modelLimitsEnabled;
-      if (input.modelLimits !== undefined) set.model_limits = normaliseModelList(input.modelLimits);
-      if (input.allowIps !== undefined) set.allow_ips = normaliseAllowIps(input.allowIps);
-      if (input.group !== undefined) set.group = checkGroup(input.group, usableGroups());
-      Object.assign(set, limitsOf(input), budgetsOf(input));
-      // new-api: cross-group retry is a setting of auto tokens only (off when the group leaves auto).
-      const group = set.group ?? doc.group;
-      if (input.crossGroupRetry !== undefined || set.group !== undefined)
-        set.cross_group_retry = group === AUTO_GROUP && (input.crossGroupRetry ?? doc.cross_group_retry === true);
-      const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
-      const updated = await repo.update(userId, id, set);
-      if (!updated) throw notFound('令牌不存在');
-      if (remain !== undefined) {
-        const state = await ledger.state(userId);
-        if ((state.tokens[String(id)]?.r ?? 0) !== remain) await setRemain(updated, remain);
-      }
-      await events.tokenChanged({ id, userId, action: 'updated' });
-      return this.get(userId, id);
-    },
-
-    async setStatus(userId: number, id: number, status: number): Promise<TokenView> {
-      if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw invalid('无效的令牌状态');
-      const doc = await owned(userId, id);
-      if (status === TOKEN_STATUS.enabled) {
-        const now = nowSec();
-        const view = toTokenView(
-          { ...doc, status: TOKEN_STATUS.enabled },
-          await ledger.state(userId),
-          now,
-          startsAt(now),
-        );
-        if (view.status === TOKEN_STATUS.expired)
-          throw precondition('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
-        if (view.status === TOKEN_STATUS.exhausted)
-          throw precondition('令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
-      }
-      await repo.update(userId, id, { status });
-      await events.tokenChanged({ id, userId, action: 'updated' });
-      return this.get(userId, id);
-    },
-
-    async remove(userId: number, id: number): Promise<void> {
-      await owned(userId, id); // NOT_FOUND unless the caller owns it
-      await repo.remove(userId, id);
-      await ledger.apply(userId, `token-drop:${id}`, (s) => ({
-        kind: 'token_drop',
-        amount: 0,
-        state: dropToken(s, id),
-        result: {},
-      }));
-      await events.tokenChanged({ id, userId, action: 'deleted' });
     },
 
     /** The relay's key check: any status (the relay decides), NOT_FOUND for unknown keys. */
@@ -301,7 +247,7 @@ export function tokensService(deps: {
       if (!doc) throw notFound('无效的令牌');
       const state = await ledger.state(doc.user_id, { fresh: false });
       const now = nowSec();
-      return toTokenView(doc, state, now, startsAt(now));
+      return toTokenView(doc, state, now, startsAt(options, now));
     },
 
     async listForUser(userId: number, onlyEnabled: boolean, limit: number): Promise<TokenView[]> {
@@ -316,6 +262,96 @@ export function tokensService(deps: {
       return doc ? { userId: doc.user_id, unlimited: doc.unlimited_quota, budgets: budgetsOfDoc(doc) } : null;
     },
   };
+}
+
+/** Changing tokens: create (in batches), edit, enable or disable, delete; each tells the relays. */
+export function tokenWrites(deps: TokenDeps, get: (userId: number, id: number) => Promise<TokenView>) {
+  const { repo, ledger, events, options } = deps;
+  const usableGroups = () => usableGroupsOf(options);
+
+  const setRemain = (doc: TokenDoc, remain: number) =>
+    ledger.apply(doc.user_id, `token-set:${doc._id}:${randomUUID()}`, (s) => ({
+      kind: 'token_set',
+      amount: remain,
+      state: setTokenRemain(s, doc._id, remain),
+      result: {},
+    }));
+
+  return {
+    async create(userId: number, input: TokenInput & { count?: number }): Promise<TokenView[]> {
+      const count = input.count || 1;
+      if (!Number.isInteger(count) || count < 1 || count > MAX_BATCH) throw invalid(`一次最多创建 ${MAX_BATCH} 个令牌`);
+      const name = checkTokenName(input.name ?? '', true);
+      const remain = checkRemainQuota(input.remainQuota ?? 0);
+      const base = newTokenFields(userId, input, usableGroups);
+      const created: TokenDoc[] = [];
+      for (const n of batchNames(name, count)) {
+        const doc = await repo.insert({ ...base, name: n, key: newTokenKey() }, newTokenKey);
+        await ledger.apply(userId, `token-init:${doc._id}`, (s) => ({
+          kind: 'token_init',
+          amount: remain,
+          state: setTokenRemain(s, doc._id, remain),
+          result: {},
+        }));
+        created.push(doc);
+        await events.tokenChanged({ id: doc._id, userId, action: 'created' });
+      }
+      return tokenViews(deps, userId, created);
+    },
+
+    async update(userId: number, id: number, input: TokenInput): Promise<TokenView> {
+      const doc = await ownedToken(repo, userId, id);
+      const set = tokenChanges(doc, input, usableGroups);
+      const remain = input.remainQuota === undefined ? undefined : checkRemainQuota(input.remainQuota);
+      const updated = await repo.update(userId, id, set);
+      if (!updated) throw notFound('令牌不存在');
+      if (remain !== undefined) {
+        const state = await ledger.state(userId);
+        if ((state.tokens[String(id)]?.r ?? 0) !== remain) await setRemain(updated, remain);
+      }
+      await events.tokenChanged({ id, userId, action: 'updated' });
+      return get(userId, id);
+    },
+
+    async setStatus(userId: number, id: number, status: number): Promise<TokenView> {
+      if (status !== TOKEN_STATUS.enabled && status !== TOKEN_STATUS.disabled) throw invalid('无效的令牌状态');
+      const doc = await ownedToken(repo, userId, id);
+      if (status === TOKEN_STATUS.enabled) {
+        const now = nowSec();
+        const view = toTokenView(
+          { ...doc, status: TOKEN_STATUS.enabled },
+          await ledger.state(userId),
+          now,
+          startsAt(options, now),
+        );
+        if (view.status === TOKEN_STATUS.expired)
+          throw precondition('令牌已过期，无法启用，请先修改令牌过期时间，或者设置为永不过期');
+        if (view.status === TOKEN_STATUS.exhausted)
+          throw precondition('令牌可用额度已用尽，无法启用，请先修改令牌剩余额度，或者设置为无限额度');
+      }
+      await repo.update(userId, id, { status });
+      await events.tokenChanged({ id, userId, action: 'updated' });
+      return get(userId, id);
+    },
+
+    async remove(userId: number, id: number): Promise<void> {
+      await ownedToken(repo, userId, id); // NOT_FOUND unless the caller owns it
+      await repo.remove(userId, id);
+      await ledger.apply(userId, `token-drop:${id}`, (s) => ({
+        kind: 'token_drop',
+        amount: 0,
+        state: dropToken(s, id),
+        result: {},
+      }));
+      await events.tokenChanged({ id, userId, action: 'deleted' });
+    },
+  };
+}
+
+/** Token use cases, scoped to the owner. Balances live in the owner's ledger state. */
+export function tokensService(deps: TokenDeps) {
+  const reads = tokenReads(deps);
+  return { ...reads, ...tokenWrites(deps, reads.get) };
 }
 
 export type TokensService = ReturnType<typeof tokensService>;

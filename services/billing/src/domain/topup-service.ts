@@ -19,12 +19,8 @@ export interface WebhookAnswer {
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
-/**
- * Online top-up through an Epay-compatible gateway: quotes (amount x Price x the group's top-up
- * ratio), orders with a signed payment form, and the gateway's notification, which credits an
- * order exactly once (the ledger records `credit:topup:<trade_no>` only once).
- */
-export function topupService(deps: {
+/** What the top-up factories need. */
+type TopupDeps = {
   orders: OrderRepository;
   wallet: WalletService;
   options: OptionReader;
@@ -32,99 +28,97 @@ export function topupService(deps: {
   card: CardGateway;
   /** Plan orders paid by card: the answer to an event naming one, null for any other order. */
   plans?: { onCardEvent(provider: string, event: VerifiedCardEvent): Promise<WebhookAnswer | null> };
-}) {
-  const { orders, wallet, options, card } = deps;
-  const has = (key: TextOptionKey) => options.text(key).trim() !== '';
-  const { stripeEnabled, creemEnabled } = card;
+};
 
-  /**
-   * Credits a paid order once, whatever told us it was paid (the Epay notification, a Stripe or
-   * Creem webhook, an admin): the ledger records `credit:topup:<trade_no>` only once, so a
-   * replay or a second event for the same order credits nothing more.
-   */
-  async function creditOrder(order: TopupOrder, content: string): Promise<boolean> {
-    const quota =
-      order.payment_provider === 'creem'
-        ? Math.round(order.amount)
-        : Math.round(order.amount * options.number('QuotaPerUnit'));
-    const { replayed } = await wallet.credit({
-      requestId: `topup:${order._id}`,
-      userId: order.user_id,
-      username: order.username,
-      amount: quota,
-      reason: 4,
-      content,
-    });
-    if (order.status !== 'success') await orders.complete(order._id, nowSec());
-    return !replayed;
-  }
+/** Units of an Epay top-up: whole, at least MinTopUp, at most 10,000,000. */
+export function checkAmount(options: OptionReader, amount: number): number {
+  const min = options.number('MinTopUp');
+  if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
+  if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
+  if (amount > 10_000_000) throw invalid('充值数量过大');
+  return amount;
+}
 
-  const paidContent = (order: TopupOrder, via: string) =>
-    `使用${via}充值成功，充值金额: ${order.amount}，支付金额：${order.money.toFixed(2)}`;
+/** Units of a Stripe top-up: whole, at least StripeMinTopUp, at most 10000 (new-api's bounds). */
+export function checkStripeAmount(options: OptionReader, amount: number): number {
+  const min = options.number('StripeMinTopUp');
+  if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
+  if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
+  if (amount > 10000) throw invalid('充值数量不能大于 10000');
+  return amount;
+}
 
-  /**
-   * A Stripe or Creem webhook: verified and read once (card-gateway.ts); an event naming a plan
-   * order is the subscription's (`plans`), any other a top-up's.
-   */
-  async function cardWebhook(provider: string, payload: Buffer, signature: string): Promise<WebhookAnswer> {
-    const event = card.event(provider, payload, signature);
-    if (event.kind === 'refused') return { status: event.status, tradeNo: '', credited: false };
-    const forPlan = await deps.plans?.onCardEvent(provider, event);
-    if (forPlan) return forPlan;
-    const { tradeNo } = event;
-    if (event.kind === 'failed' || event.kind === 'expired') {
-      const order = tradeNo ? await orders.get(tradeNo) : null;
-      if (order?.payment_provider === provider) await orders.settlePending(tradeNo, event.kind, nowSec());
-      return { status: 200, tradeNo, credited: false };
-    }
-    if (event.kind !== 'paid') return { status: 200, tradeNo, credited: false };
-    const order = await orders.get(tradeNo);
-    // Creem names only our own checkouts: an unknown one is a bad request (Stripe's may be anyone's).
-    if (!order || order.payment_provider !== provider) {
-      return { status: provider === 'creem' ? 400 : 200, tradeNo, credited: false };
-    }
-    // A success after the session was marked failed or expired was still paid: it is credited.
-    const credited = await creditOrder(order, paidContent(order, provider === 'stripe' ? 'Stripe' : 'Creem'));
-    return { status: 200, tradeNo, credited };
-  }
+/** What `amount` units cost: amount x price x the group's TopupGroupRatio (1 when unset), in cents. */
+export function payable(options: OptionReader, amount: number, group: string, price = options.number('Price')): number {
+  const ratios = options.json<Record<string, number>>('TopupGroupRatio');
+  const ratio = typeof ratios[group] === 'number' && ratios[group] > 0 ? ratios[group] : 1;
+  return Math.round(amount * price * ratio * 100) / 100;
+}
 
-  function checkAmount(amount: number): number {
-    const min = options.number('MinTopUp');
-    if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
-    if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
-    if (amount > 10_000_000) throw invalid('充值数量过大');
-    return amount;
-  }
+/** The Epay gateway's address and credentials; refused when the admin has not set them. */
+function epayGateway(options: OptionReader) {
+  const address = trimSlash(options.text('PayAddress'));
+  const pid = options.text('EpayId');
+  const key = options.text('EpayKey');
+  if (!address || !pid || !key) throw precondition('管理员未开启在线充值！');
+  return { address, pid, key };
+}
 
-  function payable(amount: number, group: string, price = options.number('Price')): number {
-    const ratios = options.json<Record<string, number>>('TopupGroupRatio');
-    const ratio = typeof ratios[group] === 'number' && ratios[group] > 0 ? ratios[group] : 1;
-    return Math.round(amount * price * ratio * 100) / 100;
-  }
+/** A new order waiting for its payment. */
+const pendingTopup = (
+  tradeNo: string,
+  req: { userId: number; username: string },
+  fields: Pick<TopupOrder, 'amount' | 'money' | 'payment_method' | 'payment_provider'>,
+): TopupOrder => ({
+  _id: tradeNo,
+  user_id: req.userId,
+  username: req.username,
+  ...fields,
+  status: 'pending',
+  created_time: nowSec(),
+  complete_time: 0,
+});
 
-  /** Units of a Stripe top-up: whole, at least StripeMinTopUp, at most 10000 (new-api's bounds). */
-  function checkStripeAmount(amount: number): number {
-    const min = options.number('StripeMinTopUp');
-    if (!Number.isFinite(amount) || !Number.isInteger(amount)) throw invalid('充值数量必须为整数');
-    if (amount < min) throw invalid(`充值数量不能小于 ${min}`);
-    if (amount > 10000) throw invalid('充值数量不能大于 10000');
-    return amount;
-  }
+const paidContent = (order: TopupOrder, via: string) =>
+  `使用${via}充值成功，充值金额: ${order.amount}，支付金额：${order.money.toFixed(2)}`;
 
-  function gateway() {
-    const address = trimSlash(options.text('PayAddress'));
-    const pid = options.text('EpayId');
-    const key = options.text('EpayKey');
-    if (!address || !pid || !key) throw precondition('管理员未开启在线充值！');
-    return { address, pid, key };
-  }
+/**
+ * Credits a paid order once, whatever told us it was paid (the Epay notification, a Stripe or
+ * Creem webhook, an admin): the ledger records `credit:topup:<trade_no>` only once, so a
+ * replay or a second event for the same order credits nothing more.
+ */
+async function creditOrder(
+  { orders, wallet, options }: TopupDeps,
+  order: TopupOrder,
+  content: string,
+): Promise<boolean> {
+  const quota =
+    order.payment_provider === 'creem'
+      ? Math.round(order.amount)
+      : Math.round(order.amount * options.number('QuotaPerUnit'));
+  const { replayed } = await wallet.credit({
+    requestId: `topup:${order._id}`,
+    userId: order.user_id,
+    username: order.username,
+    amount: quota,
+    reason: 4,
+    content,
+  });
+  if (order.status !== 'success') await orders.complete(order._id, nowSec());
+  return !replayed;
+}
+
+/** Top-up through an Epay-compatible gateway: quotes, orders with a signed form, the notification. */
+export function epayTopup(deps: TopupDeps) {
+  const { orders, options } = deps;
+  const gateway = () => epayGateway(options);
 
   return {
     quote(amount: number, group: string, paymentMethod = ''): number {
       if (paymentMethod === 'stripe') {
-        return payable(checkStripeAmount(amount), group, options.number('StripeUnitPrice'));
+        return payable(options, checkStripeAmount(options, amount), group, options.number('StripeUnitPrice'));
       }
-      return payable(checkAmount(amount), group);
+      return payable(options, checkAmount(options, amount), group);
     },
 
     async createOrder(req: {
@@ -136,25 +130,16 @@ export function topupService(deps: {
       callbackAddress: string;
     }) {
       const { address, pid, key } = gateway();
-      const amount = checkAmount(req.amount);
+      const amount = checkAmount(options, req.amount);
       const type = epayType(req.paymentMethod);
       if (!type) throw invalid('不支持的支付方式');
-      const money = payable(amount, req.group);
+      const money = payable(options, amount, req.group);
       const tradeNo = `USR${req.userId}NO${randomBytes(6).toString('hex')}${Date.now().toString(36)}`;
       const server = trimSlash(options.text('ServerAddress'));
       const callback = trimSlash(req.callbackAddress) || trimSlash(options.text('CustomCallbackAddress')) || server;
-      await orders.insert({
-        _id: tradeNo,
-        user_id: req.userId,
-        username: req.username,
-        amount,
-        money,
-        payment_method: req.paymentMethod,
-        payment_provider: 'epay',
-        status: 'pending',
-        created_time: nowSec(),
-        complete_time: 0,
-      });
+      await orders.insert(
+        pendingTopup(tradeNo, req, { amount, money, payment_method: req.paymentMethod, payment_provider: 'epay' }),
+      );
       const form: Record<string, string> = {
         pid,
         type,
@@ -184,23 +169,44 @@ export function topupService(deps: {
       if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) {
         return { success: false, tradeNo, credited: false };
       }
-      const credited = await creditOrder(order, paidContent(order, '在线'));
+      const credited = await creditOrder(deps, order, paidContent(order, '在线'));
       return { success: true, tradeNo, credited };
     },
+  };
+}
 
-    /** Which payment methods are on (GET /api/user/topup/info); never a secret. */
-    info() {
-      return {
-        enableOnlineTopup: has('PayAddress') && has('EpayId') && has('EpayKey'),
-        enableStripeTopup: stripeEnabled(),
-        enableCreemTopup: creemEnabled(),
-        creemProducts: JSON.stringify(creemProducts(options.json<unknown>('CreemProducts'))),
-        minTopup: options.number('MinTopUp'),
-        stripeMinTopup: options.number('StripeMinTopUp'),
-        stripeUnitPrice: options.number('StripeUnitPrice'),
-      };
-    },
+/** Top-up by card (Stripe, Creem): checkouts and the webhook, which credits an order once. */
+export function cardTopup(deps: TopupDeps) {
+  const { orders, options, card } = deps;
+  const { stripeEnabled, creemEnabled } = card;
 
+  /**
+   * A Stripe or Creem webhook: verified and read once (card-gateway.ts); an event naming a plan
+   * order is the subscription's (`plans`), any other a top-up's.
+   */
+  async function cardWebhook(provider: string, payload: Buffer, signature: string): Promise<WebhookAnswer> {
+    const event = card.event(provider, payload, signature);
+    if (event.kind === 'refused') return { status: event.status, tradeNo: '', credited: false };
+    const forPlan = await deps.plans?.onCardEvent(provider, event);
+    if (forPlan) return forPlan;
+    const { tradeNo } = event;
+    if (event.kind === 'failed' || event.kind === 'expired') {
+      const order = tradeNo ? await orders.get(tradeNo) : null;
+      if (order?.payment_provider === provider) await orders.settlePending(tradeNo, event.kind, nowSec());
+      return { status: 200, tradeNo, credited: false };
+    }
+    if (event.kind !== 'paid') return { status: 200, tradeNo, credited: false };
+    const order = await orders.get(tradeNo);
+    // Creem names only our own checkouts: an unknown one is a bad request (Stripe's may be anyone's).
+    if (!order || order.payment_provider !== provider) {
+      return { status: provider === 'creem' ? 400 : 200, tradeNo, credited: false };
+    }
+    // A success after the session was marked failed or expired was still paid: it is credited.
+    const credited = await creditOrder(deps, order, paidContent(order, provider === 'stripe' ? 'Stripe' : 'Creem'));
+    return { status: 200, tradeNo, credited };
+  }
+
+  return {
     /** A Stripe Checkout Session for `amount` units of StripePriceId; the order is kept once Stripe has it. */
     async createStripeOrder(req: {
       userId: number;
@@ -212,7 +218,12 @@ export function topupService(deps: {
       cancelUrl: string;
     }) {
       if (!stripeEnabled()) throw precondition('管理员未开启Stripe充值！');
-      const money = payable(checkStripeAmount(req.amount), req.group, options.number('StripeUnitPrice'));
+      const money = payable(
+        options,
+        checkStripeAmount(options, req.amount),
+        req.group,
+        options.number('StripeUnitPrice'),
+      );
       const tradeNo = card.tradeNoOf(req.userId, 'STRIPE');
       const server = trimSlash(options.text('ServerAddress'));
       const url = await card.stripeCheckout(tradeNo, {
@@ -225,18 +236,9 @@ export function topupService(deps: {
         customer_creation: 'always',
         metadata: { trade_no: tradeNo, user_id: req.userId },
       });
-      await orders.insert({
-        _id: tradeNo,
-        user_id: req.userId,
-        username: req.username,
-        amount: req.amount,
-        money,
-        payment_method: 'stripe',
-        payment_provider: 'stripe',
-        status: 'pending',
-        created_time: nowSec(),
-        complete_time: 0,
-      });
+      await orders.insert(
+        pendingTopup(tradeNo, req, { amount: req.amount, money, payment_method: 'stripe', payment_provider: 'stripe' }),
+      );
       return { tradeNo, url };
     },
 
@@ -257,25 +259,27 @@ export function topupService(deps: {
           quota: String(product.quota),
         },
       });
-      await orders.insert({
-        _id: tradeNo,
-        user_id: req.userId,
-        username: req.username,
-        amount: product.quota,
-        money: product.price,
-        payment_method: 'creem',
-        payment_provider: 'creem',
-        status: 'pending',
-        created_time: nowSec(),
-        complete_time: 0,
-      });
+      await orders.insert(
+        pendingTopup(tradeNo, req, {
+          amount: product.quota,
+          money: product.price,
+          payment_method: 'creem',
+          payment_provider: 'creem',
+        }),
+      );
       return { tradeNo, url };
     },
 
-    /** A Stripe or Creem webhook: the status to answer, and whether it credited. */
     /** A Stripe or Creem webhook: the status to answer, and whether it credited (or started a plan). */
     handleCardWebhook: cardWebhook,
+  };
+}
 
+/** The orders themselves: a user's or everyone's list, and an admin's 补单. */
+export function topupOrders(deps: TopupDeps) {
+  const { orders } = deps;
+
+  return {
     async list(req: { userId: number; keyword: string; status: string; page: number; pageSize: number }) {
       const page = Math.max(1, Math.floor(req.page) || 1);
       const size = Math.min(100, Math.max(1, Math.floor(req.pageSize) || 10));
@@ -308,8 +312,36 @@ export function topupService(deps: {
       if (!order) throw notFound('充值订单不存在');
       if (order.status === 'success') return { credited: false };
       if (order.status !== 'pending') throw precondition('订单状态不是待支付，无法补单');
-      return { credited: await creditOrder(order, `${paidContent(order, '管理员补单')}`) };
+      return { credited: await creditOrder(deps, order, `${paidContent(order, '管理员补单')}`) };
     },
+  };
+}
+
+/** Which payment methods are on (GET /api/user/topup/info); never a secret. */
+function topupInfo({ options, card }: TopupDeps) {
+  const has = (key: TextOptionKey) => options.text(key).trim() !== '';
+  return {
+    enableOnlineTopup: has('PayAddress') && has('EpayId') && has('EpayKey'),
+    enableStripeTopup: card.stripeEnabled(),
+    enableCreemTopup: card.creemEnabled(),
+    creemProducts: JSON.stringify(creemProducts(options.json<unknown>('CreemProducts'))),
+    minTopup: options.number('MinTopUp'),
+    stripeMinTopup: options.number('StripeMinTopUp'),
+    stripeUnitPrice: options.number('StripeUnitPrice'),
+  };
+}
+
+/**
+ * Online top-up through an Epay-compatible gateway: quotes (amount x Price x the group's top-up
+ * ratio), orders with a signed payment form, and the gateway's notification, which credits an
+ * order exactly once (the ledger records `credit:topup:<trade_no>` only once).
+ */
+export function topupService(deps: TopupDeps) {
+  return {
+    ...epayTopup(deps),
+    ...cardTopup(deps),
+    ...topupOrders(deps),
+    info: () => topupInfo(deps),
   };
 }
 

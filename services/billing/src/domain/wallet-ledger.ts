@@ -1,7 +1,8 @@
-import { AppError, precondition } from '@aigw/common/errors';
-import type { LedgerEntry, LedgerRepository, OpRecord, RecordedOp } from '../data/ledger-repository.ts';
-import { draftOf, emptyState, expireHolds, type Hold, type LedgerState, sealDraft } from './ledger-state.ts';
-import { pruneEnded, type Sub } from './subscription-state.ts';
+import { AppError } from '@aigw/common/errors';
+import type { LedgerEntry, LedgerRepository, OpRecord } from '../data/ledger-repository.ts';
+import { answer, groupByUser, type Head, lookupIds, type Pending, type Plan, planRound } from './ledger-round.ts';
+import { emptyState, type Hold, type LedgerState } from './ledger-state.ts';
+import type { Sub } from './subscription-state.ts';
 
 /** What an operation decides from the current state. */
 export interface Change {
@@ -34,36 +35,95 @@ export interface Applied {
   replayed: boolean;
 }
 
-interface Pending {
-  userId: number;
-  op: LedgerOp;
-  resolve(a: Applied): void;
-  reject(err: unknown): void;
-}
-
-interface Head {
-  entry: LedgerEntry | null;
-  /** Whether the markers of the entry's operations are known to be written. */
-  marked: boolean;
-  /** When the entry was last known to be the newest (written or probed); clock() ms. */
-  checkedAt: number;
-}
-
-/** What a round decided for one user: the entry to append and the answers to give once it is. */
-interface Plan {
-  userId: number;
-  entry: LedgerEntry | null;
-  answers: { p: Pending; outcome: Applied | AppError }[];
-  /** Refusals decided on a cached state, with nothing written to prove it current. */
-  unproven: boolean;
-}
-
 const CACHE_LIMIT = 5_000;
 /** Operations per round (one lookup and two inserts for all of them). */
 const ROUND_LIMIT = 2_000;
 const MAX_ATTEMPTS = 30;
 /** Reads answer from the cached head for this long after it was known to be the newest. */
 const READ_STALENESS_MS = 1_000;
+
+/** The newest entry of each recently seen user (at most CACHE_LIMIT, the least recent dropped first). */
+function headCache(repo: LedgerRepository, clock: () => number) {
+  const cache = new Map<number, Head>();
+
+  const remember = (userId: number, head: Head) => {
+    cache.delete(userId);
+    cache.set(userId, head);
+    if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as number);
+  };
+
+  /** The user's head: the cached one, or (fresh, or none cached) probed forward from it in the database. */
+  async function headOf(userId: number, fresh: boolean): Promise<Head> {
+    const cached = cache.get(userId);
+    if (cached && !fresh) return cached;
+    const checkedAt = clock();
+    const latest = await repo.latest(userId, cached?.entry ?? null);
+    const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest, checkedAt };
+    head.checkedAt = checkedAt;
+    remember(userId, head);
+    return head;
+  }
+
+  /** The heads of a round's users, with the markers of any head read from the database rewritten first. */
+  async function marked(users: number[], fresh: Set<number>): Promise<Head[]> {
+    const heads = await Promise.all(users.map((u) => headOf(u, fresh.has(u))));
+    const unmarked = heads.filter((h) => h.entry && !h.marked);
+    if (unmarked.length > 0) {
+      await repo.mark(unmarked.map((h) => h.entry as LedgerEntry));
+      for (const h of unmarked) h.marked = true;
+    }
+    return heads;
+  }
+
+  return { cached: (userId: number) => cache.get(userId), remember, headOf, marked };
+}
+
+type HeadCache = ReturnType<typeof headCache>;
+
+/**
+ * Appends the planned entries (one insert), marks and answers those written; returns the users
+ * whose entry lost its seq or op_id and are decided again on a fresh head.
+ */
+async function writePlans(
+  repo: LedgerRepository,
+  heads: HeadCache,
+  clock: () => number,
+  writes: Plan[],
+): Promise<number[]> {
+  const retry: number[] = [];
+  const outcomes = await repo.appendMany(writes.map((w) => w.entry as LedgerEntry));
+  const ok = writes.filter((_, i) => outcomes[i] === 'ok');
+  const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
+  for (const [i, w] of ok.entries()) heads.remember(w.userId, written[i] as Head);
+  if (ok.length > 0) {
+    // The entries are durable: a failure here only leaves markers for the next round to rewrite.
+    await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
+      () => {
+        for (const h of written) h.marked = true;
+      },
+      () => undefined,
+    );
+  }
+  for (const w of ok) answer(w);
+  for (const [i, w] of writes.entries()) {
+    const outcome = outcomes[i];
+    if (outcome === 'ok' || outcome === undefined) continue;
+    if (outcome.occupant) {
+      // The seq is taken: decide again on top of the entry there (probing forward from it).
+      // It is newer than anything this replica marked, so the next attempt writes its markers
+      // first and its operations answer as replays: after a lost reply (the database went
+      // away mid-round) the same operations are not applied twice, and no scan is needed.
+      heads.remember(w.userId, { entry: outcome.occupant, marked: false, checkedAt: clock() });
+    } else {
+      // A duplicate op_id below the head: an entry written before group commit whose marker
+      // is missing; finding it by op_id (a scan) rewrites its marker, so the next lookup
+      // answers it as a replay.
+      await repo.findOp((w.entry as LedgerEntry).op_id, true);
+    }
+    retry.push(w.userId);
+  }
+  return retry;
+}
 
 /**
  * Applies operations to users' money states exactly once per operation id, in group commits.
@@ -93,119 +153,21 @@ export function walletLedger(
 ) {
   const lapsed = opts.lapsed;
   const lapsedHold = lapsed && ((rid: string, h: Hold) => lapsed(rid, h.at, h.g));
-  const cache = new Map<number, Head>();
   const pending: Pending[] = [];
   let running = false;
 
-  const remember = (userId: number, head: Head) => {
-    cache.delete(userId);
-    cache.set(userId, head);
-    if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as number);
-  };
-
-  async function headOf(userId: number, fresh: boolean): Promise<Head> {
-    const cached = cache.get(userId);
-    if (cached && !fresh) return cached;
-    const checkedAt = clock();
-    const latest = await repo.latest(userId, cached?.entry ?? null);
-    const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest, checkedAt };
-    head.checkedAt = checkedAt;
-    remember(userId, head);
-    return head;
-  }
-
-  function plan(userId: number, head: Head, queue: Pending[], recorded: Map<string, RecordedOp>, fresh: boolean): Plan {
-    const now = clock();
-    const given = expireHolds(head.entry?.state ?? emptyState(), now, lapsedHold);
-    const expired = given.expired;
-    // Ended subscriptions leave the state with the user's next change (their record is archived).
-    const { state: start, ended } = pruneEnded(given.state, Object.values(given.state.holds), now);
-    // One copy of the holds for the round (not one per operation); `start` stays as it was.
-    const draft = draftOf(start);
-    let state = draft;
-    const ops: OpRecord[] = [];
-    const answers: Plan['answers'] = [];
-    const seen = new Map<string, Applied | AppError>();
-    let refused = false;
-    for (const p of queue) {
-      const { op } = p;
-      let outcome = seen.get(op.id);
-      if (outcome) {
-        answers.push({ p, outcome: outcome instanceof AppError ? outcome : { ...outcome, replayed: true } });
-        continue;
-      }
-      const rec = recorded.get(op.id);
-      if (rec) outcome = { op: rec, state, replayed: true };
-      else if (op.refusedBy?.some((id) => recorded.has(id) || isApplied(seen.get(id)))) {
-        outcome = precondition('该请求已结束');
-      } else {
-        try {
-          const change = op.decide(state);
-          state = change.state;
-          const record: OpRecord = { id: op.id, kind: change.kind, amount: change.amount, result: change.result };
-          ops.push(record);
-          outcome = { op: record, state, replayed: false };
-        } catch (err) {
-          outcome = err instanceof AppError ? err : new AppError('INTERNAL', '记账失败', { cause: err });
-          refused = true;
-        }
-      }
-      seen.set(op.id, outcome);
-      answers.push({ p, outcome });
-    }
-    sealDraft(draft);
-    if (ops.length === 0) return { userId, entry: null, answers, unproven: refused && !fresh };
-    const first = ops[0] as OpRecord;
-    const seq = (head.entry?.seq ?? 0) + 1;
-    const entry: LedgerEntry = {
-      _id: `${userId}:${seq}`,
-      user_id: userId,
-      seq,
-      op_id: first.id,
-      kind: ops.length === 1 ? first.kind : 'batch',
-      amount: ops.length === 1 ? first.amount : 0,
-      result: ops.length === 1 ? first.result : {},
-      ops,
-      state,
-      ...(expired.length > 0 ? { expired } : {}),
-      ...(Object.keys(ended).length > 0 ? { ended_subs: ended } : {}),
-      at: now,
-    };
-    return { userId, entry, answers, unproven: false };
-  }
-
-  const answer = (plan: Plan) => {
-    for (const { p, outcome } of plan.answers) {
-      if (outcome instanceof AppError) p.reject(outcome);
-      else p.resolve(outcome);
-    }
-  };
+  const heads = headCache(repo, clock);
 
   async function round(batch: Pending[]): Promise<void> {
-    const byUser = new Map<number, Pending[]>();
-    for (const p of batch) {
-      const q = byUser.get(p.userId);
-      if (q) q.push(p);
-      else byUser.set(p.userId, [p]);
-    }
+    const byUser = groupByUser(batch);
     let users = [...byUser.keys()];
     const fresh = new Set<number>();
     for (let attempt = 0; attempt < MAX_ATTEMPTS && users.length > 0; attempt++) {
-      const heads = await Promise.all(users.map((u) => headOf(u, fresh.has(u))));
-      const unmarked = heads.filter((h) => h.entry && !h.marked);
-      if (unmarked.length > 0) {
-        await repo.mark(unmarked.map((h) => h.entry as LedgerEntry));
-        for (const h of unmarked) h.marked = true;
-      }
-      const ids = new Set<string>();
-      for (const u of users) {
-        for (const { op } of byUser.get(u) ?? []) {
-          ids.add(op.id);
-          for (const id of op.refusedBy ?? []) ids.add(id);
-        }
-      }
-      const recorded = await repo.recorded([...ids]);
-      const plans = users.map((u, i) => plan(u, heads[i] as Head, byUser.get(u) ?? [], recorded, fresh.has(u)));
+      const found = await heads.marked(users, fresh);
+      const recorded = await repo.recorded(lookupIds(users, byUser));
+      const plans = users.map((u, i) =>
+        planRound(u, found[i] as Head, byUser.get(u) ?? [], recorded, fresh.has(u), clock(), lapsedHold),
+      );
       const retry: number[] = [];
       const writes: Plan[] = [];
       for (const pl of plans) {
@@ -217,37 +179,9 @@ export function walletLedger(
         } else answer(pl);
       }
       if (writes.length > 0) {
-        const outcomes = await repo.appendMany(writes.map((w) => w.entry as LedgerEntry));
-        const ok = writes.filter((_, i) => outcomes[i] === 'ok');
-        const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
-        for (const [i, w] of ok.entries()) remember(w.userId, written[i] as Head);
-        if (ok.length > 0) {
-          // The entries are durable: a failure here only leaves markers for the next round to rewrite.
-          await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
-            () => {
-              for (const h of written) h.marked = true;
-            },
-            () => undefined,
-          );
-        }
-        for (const w of ok) answer(w);
-        for (const [i, w] of writes.entries()) {
-          const outcome = outcomes[i];
-          if (outcome === 'ok' || outcome === undefined) continue;
-          if (outcome.occupant) {
-            // The seq is taken: decide again on top of the entry there (probing forward from it).
-            // It is newer than anything this replica marked, so the next attempt writes its markers
-            // first and its operations answer as replays: after a lost reply (the database went
-            // away mid-round) the same operations are not applied twice, and no scan is needed.
-            remember(w.userId, { entry: outcome.occupant, marked: false, checkedAt: clock() });
-          } else {
-            // A duplicate op_id below the head: an entry written before group commit whose marker
-            // is missing; finding it by op_id (a scan) rewrites its marker, so the next lookup
-            // answers it as a replay.
-            await repo.findOp((w.entry as LedgerEntry).op_id, true);
-          }
-          fresh.add(w.userId);
-          retry.push(w.userId);
+        for (const u of await writePlans(repo, heads, clock, writes)) {
+          fresh.add(u);
+          retry.push(u);
         }
       }
       users = retry;
@@ -301,9 +235,9 @@ export function walletLedger(
      * reads must not turn into a burst of scans).
      */
     async state(userId: number, opts: { fresh?: boolean } = {}): Promise<LedgerState> {
-      const cached = cache.get(userId);
+      const cached = heads.cached(userId);
       const recent = cached !== undefined && clock() - cached.checkedAt < READ_STALENESS_MS;
-      const head = await headOf(userId, (opts.fresh ?? true) && !recent);
+      const head = await heads.headOf(userId, (opts.fresh ?? true) && !recent);
       return head.entry?.state ?? emptyState();
     },
     /** The entry of a recorded operation (fast lookup; null when unknown). */
@@ -312,7 +246,5 @@ export function walletLedger(
     endedSubscriptions: (userId: number): Promise<Record<string, Sub>> => repo.endedSubscriptions(userId),
   };
 }
-
-const isApplied = (o: Applied | AppError | undefined): boolean => o !== undefined && !(o instanceof AppError);
 
 export type WalletLedger = ReturnType<typeof walletLedger>;

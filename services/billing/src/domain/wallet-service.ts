@@ -1,10 +1,11 @@
 import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
 import { LogType } from '@aigw/proto/common/v1/common';
-import { adjust, credit, hold, type LedgerState, refund, settle } from './ledger-state.ts';
-import { type AuditRecord, type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
+import { adjust, credit, type LedgerState } from './ledger-state.ts';
+import { type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
 import { subscriptionActive } from './subscription-state.ts';
-import { checkHoldBudget, countTokenSpend, periodClock, type TokenBudgets } from './token-budgets.ts';
-import type { LedgerOp, WalletLedger } from './wallet-ledger.ts';
+import { periodClock, type TokenBudgets } from './token-budgets.ts';
+import type { WalletLedger } from './wallet-ledger.ts';
+import { holdOp, type OpClock, refundOp, settleOp } from './wallet-ops.ts';
 
 /** The wallet fields of a user. */
 export interface WalletView {
@@ -40,84 +41,47 @@ const checkRequestId = (rid: string) => {
   return rid;
 };
 
-/**
- * Quota use cases: the relay's pre-consume / settle / refund, admin changes and credits. Every
- * one is idempotent by its request id (see wallet-ledger.ts). Balance bound: a pre-consume never
- * takes the wallet (or a limited token) below 0; a settle charges real usage unconditionally, so
- * the wallet can go below 0 only by what requests used beyond what they reserved.
- */
-export function walletService(deps: {
-  ledger: WalletLedger;
-  tokenLimit: TokenLimitLookup;
-  events: BillingEvents;
-  options: OptionReader;
-}) {
-  const { ledger, events, options } = deps;
-  /** The operator's time zone (option TimeZone), where subscription windows start. */
-  const timeZone = () => options.text('TimeZone') || 'UTC';
+/** The lease age a relay reported, when it is a usable one (a whole number of ms, not negative). */
+const leaseAgeOf = (ms: number | undefined) =>
+  ms !== undefined && Number.isFinite(ms) && ms >= 0 ? Math.round(ms) : undefined;
 
-  async function publishAudit(record: AuditRecord): Promise<void> {
-    await events.audit(record);
-  }
+/**
+ * Whether a token is limited, shared by the concurrent requests of a burst (one read per token
+ * and second instead of one per request); a change reaches holds within TOKEN_LIMIT_TTL_MS.
+ */
+export function tokenLimitCache(lookup: TokenLimitLookup): TokenLimitLookup {
+  const limits = new Map<number, { at: number; value: ReturnType<TokenLimitLookup> }>();
+  return (tokenId) => {
+    const now = Date.now();
+    const hit = limits.get(tokenId);
+    if (hit && now - hit.at < TOKEN_LIMIT_TTL_MS) return hit.value;
+    const value = lookup(tokenId);
+    limits.set(tokenId, { at: now, value });
+    value.catch(() => limits.delete(tokenId));
+    if (limits.size > 10_000) limits.delete(limits.keys().next().value as number);
+    return value;
+  };
+}
+
+type WalletDeps = { ledger: WalletLedger; tokenLimit: TokenLimitLookup; events: BillingEvents; options: OptionReader };
+
+/**
+ * The relay's side: pre-consume, settle and refund of a request, and the settle consumer's batch
+ * of closes. `tokenLimit` is the cached lookup (tokenLimitCache).
+ */
+export function requestCharges(deps: WalletDeps) {
+  const { ledger, tokenLimit, options } = deps;
+  const clock: OpClock = {
+    timeZone: () => options.text('TimeZone') || 'UTC',
+    periods: periodClock(() => options.text('TimeZone')),
+  };
 
   /** The user of a request id, from its pre-consume entry. */
   async function holderOf(rid: string): Promise<number | undefined> {
     return (await ledger.findOp(`hold:${rid}`))?.user_id;
   }
 
-  // Whether a token is limited, shared by the concurrent requests of a burst (one read per token
-  // and second instead of one per request); a change reaches holds within TOKEN_LIMIT_TTL_MS.
-  const limits = new Map<number, { at: number; value: ReturnType<TokenLimitLookup> }>();
-  // The current day, week and month in the operator's time zone (token budgets count in them).
-  const periods = periodClock(() => options.text('TimeZone'));
-  function tokenLimit(tokenId: number) {
-    const now = Date.now();
-    const hit = limits.get(tokenId);
-    if (hit && now - hit.at < TOKEN_LIMIT_TTL_MS) return hit.value;
-    const value = deps.tokenLimit(tokenId);
-    limits.set(tokenId, { at: now, value });
-    value.catch(() => limits.delete(tokenId));
-    if (limits.size > 10_000) limits.delete(limits.keys().next().value as number);
-    return value;
-  }
-
-  /** A settle of `rid`: charges `actual`, giving back (or charging beyond) what its hold reserved. */
-  const settleOp = (rid: string, actual: number, tokenId: number, tokenLimited: boolean): LedgerOp => ({
-    id: `close:${rid}`,
-    decide: (s) => {
-      const charged = s.holds[rid]?.t || tokenId;
-      const settled = settle(s, { rid, actual, tokenId, tokenLimited, now: Date.now(), timeZone: timeZone() });
-      const { delta } = settled;
-      const state = countTokenSpend(settled.state, charged, actual, periods());
-      const result: Record<string, number | string> = { delta, user_quota: state.quota };
-      if (settled.subscription) result.subscription_id = settled.subscription;
-      return { kind: 'settle', amount: actual, state, result };
-    },
-  });
-
-  /**
-   * A refund of `rid`: gives its hold back. Recorded even without a hold, so that a pre-consume
-   * still on its way (its caller gave up waiting) is refused when it arrives instead of holding
-   * quota for an hour.
-   */
-  const refundOp = (rid: string): LedgerOp => ({
-    id: `close:${rid}`,
-    decide: (s) => {
-      const { state, refunded } = refund(s, rid);
-      return { kind: 'refund', amount: refunded, state, result: { refunded } };
-    },
-  });
-
   return {
-    async get(userId: number): Promise<WalletView> {
-      return walletView(userId, await ledger.state(userId));
-    },
-
-    /** Wallets for lists (user pages): this replica's newest known states, without probing for newer ones. */
-    async getMany(userIds: number[]): Promise<WalletView[]> {
-      return Promise.all(userIds.map(async (id) => walletView(id, await ledger.state(id, { fresh: false }))));
-    },
-
     async preConsume(
       req: {
         requestId: string;
@@ -131,10 +95,7 @@ export function walletService(deps: {
       opts: { signal?: AbortSignal } = {},
     ) {
       const rid = checkRequestId(req.requestId);
-      const leaseAgeMs =
-        req.leaseAgeMs !== undefined && Number.isFinite(req.leaseAgeMs) && req.leaseAgeMs >= 0
-          ? Math.round(req.leaseAgeMs)
-          : undefined;
+      const leaseAgeMs = leaseAgeOf(req.leaseAgeMs);
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
       let tokenLimited = false;
       let budgets: TokenBudgets | undefined;
@@ -145,37 +106,15 @@ export function walletService(deps: {
         budgets = t.budgets;
       }
       // The subscription or the wallet: chosen in the same entry as the hold (ledger-state.ts).
-      const funding = { model: req.model ?? '', group: req.group ?? '', timeZone: timeZone() };
-      const { op, state: after } = await ledger.submit(req.userId, {
-        id: `hold:${rid}`,
-        refusedBy: [`close:${rid}`],
-        ...(opts.signal ? { signal: opts.signal } : {}),
-        decide: (s) => {
-          checkHoldBudget(s, { tokenId: req.tokenId, amount: req.amount, budgets, starts: periods() });
-          const now = Date.now();
-          const next = hold(s, {
-            rid,
-            amount: req.amount,
-            tokenId: req.tokenId,
-            tokenLimited,
-            now,
-            funding,
-            leaseAgeMs,
-          });
-          const tokenRemain = req.tokenId ? (next.tokens[String(req.tokenId)]?.r ?? 0) : 0;
-          return {
-            kind: 'hold',
-            amount: req.amount,
-            state: next,
-            result: {
-              pre_consumed: req.amount,
-              user_quota: next.quota,
-              token_remain_quota: tokenRemain,
-              subscription_id: next.holds[rid]?.s ?? '',
-            },
-          };
-        },
-      });
+      const funding = { model: req.model ?? '', group: req.group ?? '', timeZone: clock.timeZone() };
+      const { op, state: after } = await ledger.submit(
+        req.userId,
+        holdOp(
+          { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, budgets, funding, leaseAgeMs },
+          clock,
+          opts.signal,
+        ),
+      );
       return {
         preConsumed: Number(op.result.pre_consumed),
         userQuota: Number(op.result.user_quota),
@@ -191,7 +130,7 @@ export function walletService(deps: {
       if (!userId) throw invalid('缺少 user_id');
       let tokenLimited = false;
       if (req.tokenId) tokenLimited = !((await tokenLimit(req.tokenId))?.unlimited ?? true);
-      const { op } = await ledger.submit(userId, settleOp(rid, req.actual, req.tokenId, tokenLimited));
+      const { op } = await ledger.submit(userId, settleOp(rid, req.actual, req.tokenId, tokenLimited, clock));
       if (op.kind !== 'settle') throw precondition('该请求已退款，不能再结算');
       return { delta: Number(op.result.delta), userQuota: Number(op.result.user_quota) };
     },
@@ -225,7 +164,7 @@ export function walletService(deps: {
             const op =
               c.actual === undefined
                 ? refundOp(rid)
-                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false);
+                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock);
             const applied = await ledger.submit(c.userId, op);
             return { requestId: c.requestId, kind: applied.op.kind, replayed: applied.replayed };
           } catch (err) {
@@ -237,6 +176,22 @@ export function walletService(deps: {
           }
         }),
       );
+    },
+  };
+}
+
+/** Wallets read and changed outside requests: reads for screens, an admin's change, credits. */
+export function walletChanges(deps: WalletDeps) {
+  const { ledger, events, options } = deps;
+
+  return {
+    async get(userId: number): Promise<WalletView> {
+      return walletView(userId, await ledger.state(userId));
+    },
+
+    /** Wallets for lists (user pages): this replica's newest known states, without probing for newer ones. */
+    async getMany(userIds: number[]): Promise<WalletView[]> {
+      return Promise.all(userIds.map(async (id) => walletView(id, await ledger.state(id, { fresh: false }))));
     },
 
     async adjustQuota(req: {
@@ -261,7 +216,7 @@ export function walletService(deps: {
           req.mode === 'add'
             ? `管理员${delta >= 0 ? '增加' : '减少'}用户额度 ${describeQuota(Math.abs(delta), options)}`
             : `管理员将用户额度设为 ${describeQuota(req.amount, options)}`;
-        await publishAudit({
+        await events.audit({
           eventId: `billing:adjust:${rid}`,
           userId: req.userId,
           username: req.username,
@@ -292,7 +247,7 @@ export function walletService(deps: {
       // Replays too: the event of a credit whose caller crashed before publishing is sent again.
       await events.walletChanged(req.userId);
       if (req.content) {
-        await publishAudit({
+        await events.audit({
           eventId: `billing:credit:${rid}`,
           userId: req.userId,
           username: req.username,
@@ -305,6 +260,17 @@ export function walletService(deps: {
       return { wallet: walletView(req.userId, state), replayed };
     },
   };
+}
+
+/**
+ * Quota use cases: the relay's pre-consume / settle / refund, admin changes and credits. Every
+ * one is idempotent by its request id (see wallet-ledger.ts). Balance bound: a pre-consume never
+ * takes the wallet (or a limited token) below 0; a settle charges real usage unconditionally, so
+ * the wallet can go below 0 only by what requests used beyond what they reserved.
+ */
+export function walletService(deps: WalletDeps) {
+  const tokenLimit = tokenLimitCache(deps.tokenLimit);
+  return { ...walletChanges(deps), ...requestCharges({ ...deps, tokenLimit }) };
 }
 
 export type WalletService = ReturnType<typeof walletService>;

@@ -138,39 +138,42 @@ export async function indexAccessTokens(conn: Connection): Promise<number> {
   return converted;
 }
 
-/** UserStore on MongoDB (FerretDB-compatible: no transactions, no projections on updates). */
-export function userRepository(conn: Connection): UserStore {
+/** Users not deleted (deleted ones stay, for their names and logs). */
+const live = { deleted_at: 0 };
+
+/** The one user a filter matches, as a record. */
+async function findOne(model: UserModel, filter: object): Promise<UserRecord | undefined> {
+  const doc = await model.findOne(filter).lean<UserDoc>();
+  return doc ? toRecord(doc) : undefined;
+}
+
+/** A page of users, newest first, with the total the filter matches. */
+async function findPage(model: UserModel, filter: object, p: { page: number; pageSize: number }) {
+  const [docs, total] = await Promise.all([
+    model
+      .find(filter)
+      .sort({ _id: -1 })
+      .skip((p.page - 1) * p.pageSize)
+      .limit(p.pageSize)
+      .lean<UserDoc[]>(),
+    model.countDocuments(filter),
+  ]);
+  return { items: docs.map(toRecord), total };
+}
+
+type UserReads = Pick<
+  UserStore,
+  'findById' | 'findManyByIds' | 'findByLogin' | 'findBy' | 'usernameTaken' | 'list' | 'search'
+>;
+
+/** Finding users: by id, login, identity field (the access token through its index), pages and searches. */
+function userReads(conn: Connection): UserReads {
   const model = userModel(conn);
   const tokenIndex = accessTokens(conn);
-  const live = { deleted_at: 0 };
-  const one = async (filter: object) => {
-    const doc = await model.findOne(filter).lean<UserDoc>();
-    return doc ? toRecord(doc) : undefined;
-  };
-  const page = async (filter: object, p: { page: number; pageSize: number }) => {
-    const [docs, total] = await Promise.all([
-      model
-        .find(filter)
-        .sort({ _id: -1 })
-        .skip((p.page - 1) * p.pageSize)
-        .limit(p.pageSize)
-        .lean<UserDoc[]>(),
-      model.countDocuments(filter),
-    ]);
-    return { items: docs.map(toRecord), total };
-  };
+  const one = (filter: object) => findOne(model, filter);
+  const page = (filter: object, p: { page: number; pageSize: number }) => findPage(model, filter, p);
 
   return {
-    async create(user) {
-      const id = await nextUserId(conn);
-      try {
-        const doc = await model.create({ ...user, _id: id });
-        return toRecord(doc.toObject());
-      } catch (err) {
-        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
-        throw err;
-      }
-    },
     findById: (id, includeDeleted = false) => one(includeDeleted ? { _id: id } : { _id: id, ...live }),
     async findManyByIds(ids) {
       const docs = await model.find({ _id: { $in: ids } }).lean<UserDoc[]>();
@@ -204,6 +207,26 @@ export function userRepository(conn: Connection): UserStore {
       }
       return page(filter, p);
     },
+  };
+}
+
+/** Creating and changing users: the access-token index follows a token change; a taken name is a conflict. */
+function userWrites(conn: Connection): Pick<UserStore, 'create' | 'update' | 'setCustomOAuthId'> {
+  const model = userModel(conn);
+  const tokenIndex = accessTokens(conn);
+  const one = (filter: object) => findOne(model, filter);
+
+  return {
+    async create(user) {
+      const id = await nextUserId(conn);
+      try {
+        const doc = await model.create({ ...user, _id: id });
+        return toRecord(doc.toObject());
+      } catch (err) {
+        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
+        throw err;
+      }
+    },
     async update(id, changes) {
       try {
         const token = changes.access_token;
@@ -227,6 +250,17 @@ export function userRepository(conn: Connection): UserStore {
       const doc = await model.findOneAndUpdate({ _id: id, ...live }, change, { new: true }).lean<UserDoc>();
       return doc ? toRecord(doc) : undefined;
     },
+  };
+}
+
+type QuotaWrites = Pick<
+  UserStore,
+  'recordInvite' | 'takeAffQuota' | 'dropPendingCredit' | 'claimCheckin' | 'withPendingCredits'
+>;
+
+/** The users' side of quota: invite rewards, pending credits (billing not yet told), check-ins. */
+function userQuotaWrites(model: UserModel): QuotaWrites {
+  return {
     async recordInvite(inviterId, reward) {
       await model.updateOne(
         { _id: inviterId },
@@ -269,4 +303,9 @@ export function userRepository(conn: Connection): UserStore {
       return docs.map(toRecord);
     },
   };
+}
+
+/** UserStore on MongoDB (FerretDB-compatible: no transactions, no projections on updates). */
+export function userRepository(conn: Connection): UserStore {
+  return { ...userReads(conn), ...userWrites(conn), ...userQuotaWrites(userModel(conn)) };
 }

@@ -34,6 +34,42 @@ export async function newAffCode(users: UserStore): Promise<string> {
   }
 }
 
+/** POST /api/user/register: switches, rules, email code, invite rewards. */
+export async function register(
+  { users, codes, options, credits }: AccountsDeps,
+  input: RegisterInput,
+): Promise<UserRecord> {
+  if (!options.bool('RegisterEnabled')) throw precondition(MSG.registerOff);
+  if (!options.bool('PasswordRegisterEnabled')) throw precondition(MSG.passwordRegisterOff);
+  const username = checkUsername(input.username);
+  const password = checkPassword(input.password);
+  const displayName = checkDisplayName(input.displayName, username);
+  let email = '';
+  if (options.bool('EmailVerificationEnabled')) {
+    if (!input.email?.trim() || !input.verificationCode?.trim()) throw invalid(MSG.emailCodeRequired);
+    email = checkEmail(input.email, options);
+    if (await users.findBy('email', email)) throw conflict(MSG.emailTaken);
+  }
+  if (await users.usernameTaken(username)) throw conflict(MSG.usernameTaken);
+  if (email && !(await codes.consume(EMAIL_CODE, email, input.verificationCode!.trim()))) {
+    throw invalid(MSG.codeInvalid);
+  }
+  const inviter = input.affCode?.trim() ? await users.findBy('aff_code', input.affCode.trim()) : undefined;
+  const user = await users.create({
+    username,
+    display_name: displayName,
+    password_hash: await hashPassword(password),
+    email,
+    inviter_id: inviter?.id ?? 0,
+    aff_code: await newAffCode(users),
+    pending_credits: credits.forNewUser(inviter !== undefined),
+  });
+  // The inviter's reward waits in aff_quota until they transfer it (one-api's behaviour).
+  if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter')));
+  await credits.deliverQuietly(user);
+  return user;
+}
+
 /** Self-service account use cases: register, login, profile, tokens, invite code, groups. */
 export function accounts({ users, codes, options, credits }: AccountsDeps) {
   const live = async (id: number): Promise<UserRecord> => {
@@ -46,37 +82,7 @@ export function accounts({ users, codes, options, credits }: AccountsDeps) {
     live,
 
     /** POST /api/user/register: switches, rules, email code, invite rewards. */
-    async register(input: RegisterInput): Promise<UserRecord> {
-      if (!options.bool('RegisterEnabled')) throw precondition(MSG.registerOff);
-      if (!options.bool('PasswordRegisterEnabled')) throw precondition(MSG.passwordRegisterOff);
-      const username = checkUsername(input.username);
-      const password = checkPassword(input.password);
-      const displayName = checkDisplayName(input.displayName, username);
-      let email = '';
-      if (options.bool('EmailVerificationEnabled')) {
-        if (!input.email?.trim() || !input.verificationCode?.trim()) throw invalid(MSG.emailCodeRequired);
-        email = checkEmail(input.email, options);
-        if (await users.findBy('email', email)) throw conflict(MSG.emailTaken);
-      }
-      if (await users.usernameTaken(username)) throw conflict(MSG.usernameTaken);
-      if (email && !(await codes.consume(EMAIL_CODE, email, input.verificationCode!.trim()))) {
-        throw invalid(MSG.codeInvalid);
-      }
-      const inviter = input.affCode?.trim() ? await users.findBy('aff_code', input.affCode.trim()) : undefined;
-      const user = await users.create({
-        username,
-        display_name: displayName,
-        password_hash: await hashPassword(password),
-        email,
-        inviter_id: inviter?.id ?? 0,
-        aff_code: await newAffCode(users),
-        pending_credits: credits.forNewUser(inviter !== undefined),
-      });
-      // The inviter's reward waits in aff_quota until they transfer it (one-api's behaviour).
-      if (inviter) await users.recordInvite(inviter.id, Math.max(0, options.number('QuotaForInviter')));
-      await credits.deliverQuietly(user);
-      return user;
-    },
+    register: (input: RegisterInput) => register({ users, codes, options, credits }, input),
 
     /** POST /api/user/login; `defaultPassword` tells the console to warn root. */
     async login(name: string, password: string): Promise<{ user: UserRecord; defaultPassword: boolean }> {

@@ -113,29 +113,31 @@ function credentialJson<T extends RegistrationResponseJSON | AuthenticationRespo
   return c as T;
 }
 
-/**
- * Passkey use cases (new-api's /api/user/passkey/*): ceremony options, verification of the
- * browser's answers against the challenge the gateway kept, and the stored credential with its
- * signature counter. The library (@simplewebauthn/server) checks challenge, origin, RP ID hash,
- * flags and the signature; the counter is advanced atomically here.
- */
-export function passkeys(deps: { store: PasskeyStore; users: UserStore; options: OptionsReader; now?: () => number }) {
+/** What the passkey factories need; `now` is the clock of the stored times. */
+type PasskeyDeps = { store: PasskeyStore; users: UserStore; options: OptionsReader; now?: () => number };
+
+/** Refuses every ceremony while passkeys are off (option passkey.enabled). */
+function checkEnabled(options: OptionsReader): void {
+  if (!options.bool('passkey.enabled')) throw precondition(PASSKEY_MSG.disabled);
+}
+
+/** The user of a ceremony: present and enabled. */
+async function liveUser(users: UserStore, id: number): Promise<UserRecord> {
+  const user = await users.findById(id);
+  if (!user) throw notFound(MSG.userNotFound);
+  if (user.status !== 1) throw invalid(PASSKEY_MSG.userDisabled);
+  return user;
+}
+
+/** Binding a passkey: the creation options, then the browser's attestation verified and stored. */
+export function passkeyRegistration(deps: PasskeyDeps) {
   const { store, users, options } = deps;
   const now = deps.now ?? Date.now;
-  const enabled = () => {
-    if (!options.bool('passkey.enabled')) throw precondition(PASSKEY_MSG.disabled);
-  };
-  const liveUser = async (id: number): Promise<UserRecord> => {
-    const user = await users.findById(id);
-    if (!user) throw notFound(MSG.userNotFound);
-    if (user.status !== 1) throw invalid(PASSKEY_MSG.userDisabled);
-    return user;
-  };
 
   return {
     async beginRegistration(userId: number) {
-      enabled();
-      const user = await liveUser(userId);
+      checkEnabled(options);
+      const user = await liveUser(users, userId);
       const rp = relyingParty(options);
       const existing = await store.get(userId);
       const attachment = options.text('passkey.attachment_preference');
@@ -162,8 +164,8 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
     },
 
     async finishRegistration(userId: number, credential: string, expectedChallenge: string) {
-      enabled();
-      await liveUser(userId);
+      checkEnabled(options);
+      await liveUser(users, userId);
       const rp = relyingParty(options);
       const response = credentialJson<RegistrationResponseJSON>(credential);
       const result = await verifyRegistrationResponse({
@@ -191,14 +193,22 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
         lastUsedAt: 0,
       });
     },
+  };
+}
 
+/** Signing in (or re-verifying) with a passkey: the request options, then the assertion verified and its counter advanced. */
+export function passkeyAssertion(deps: PasskeyDeps) {
+  const { store, users, options } = deps;
+  const now = deps.now ?? Date.now;
+
+  return {
     /** Login (userId 0: any discoverable credential) or re-verification of the user's own. */
     async beginAssertion(userId: number) {
-      enabled();
+      checkEnabled(options);
       const rp = relyingParty(options);
       let allow: { id: string; transports: string[] }[] | undefined;
       if (userId) {
-        await liveUser(userId);
+        await liveUser(users, userId);
         const own = await store.get(userId);
         if (!own) throw notFound(PASSKEY_MSG.notBound);
         allow = [{ id: own.credentialId, transports: own.transports }];
@@ -213,7 +223,7 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
     },
 
     async finishAssertion(userId: number, credential: string, expectedChallenge: string): Promise<UserRecord> {
-      enabled();
+      checkEnabled(options);
       const rp = relyingParty(options);
       const response = credentialJson<AuthenticationResponseJSON>(credential);
       const record = await store.findByCredentialId(response.id);
@@ -222,7 +232,7 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
       if (handle && Buffer.from(handle, 'base64url').toString() !== String(record.userId)) {
         throw invalid(PASSKEY_MSG.handleMismatch);
       }
-      const user = await liveUser(record.userId);
+      const user = await liveUser(users, record.userId);
       const result = await verifyAuthenticationResponse({
         response,
         expectedChallenge,
@@ -244,7 +254,14 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
       }
       return user;
     },
+  };
+}
 
+/** A user's passkey: whether bound, unbinding it, and an admin's reset. */
+export function passkeyManagement(deps: PasskeyDeps) {
+  const { store, users } = deps;
+
+  return {
     async status(userId: number) {
       const r = await store.get(userId);
       return { enabled: r !== undefined, lastUsedAt: r?.lastUsedAt ?? 0, createdAt: r?.createdAt ?? 0 };
@@ -264,6 +281,16 @@ export function passkeys(deps: { store: PasskeyStore; users: UserStore; options:
       if (!(await store.remove(id))) throw invalid(PASSKEY_MSG.notBound);
     },
   };
+}
+
+/**
+ * Passkey use cases (new-api's /api/user/passkey/*): ceremony options, verification of the
+ * browser's answers against the challenge the gateway kept, and the stored credential with its
+ * signature counter. The library (@simplewebauthn/server) checks challenge, origin, RP ID hash,
+ * flags and the signature; the counter is advanced atomically here.
+ */
+export function passkeys(deps: PasskeyDeps) {
+  return { ...passkeyRegistration(deps), ...passkeyAssertion(deps), ...passkeyManagement(deps) };
 }
 
 export type Passkeys = ReturnType<typeof passkeys>;

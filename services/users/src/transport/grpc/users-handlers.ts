@@ -92,9 +92,12 @@ const pageOut = (p: { page: number; pageSize: number }, total: number) => ({
   total,
 });
 
-/** gRPC handlers of UsersService: they translate messages and call the use cases. */
-export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServiceDesc> {
-  const userOut = (u: UserRecord) => ({ user: toUserMessage(u) });
+type Handlers = ServiceImpl<typeof UsersServiceDesc>;
+
+const userOut = (u: UserRecord) => ({ user: toUserMessage(u) });
+
+/** The user's own account: register, login, profile, access token, invite code, groups, password check. */
+function accountHandlers(uc: UsersUseCases) {
   return {
     register: async (req) =>
       userOut(
@@ -111,11 +114,32 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       const { user, defaultPassword } = await uc.accounts.login(req.username, req.password);
       return { user: toUserMessage(user), defaultPassword, require2fa: await uc.twoFactor.isEnabled(user.id) };
     },
-    getUser: async (req) => userOut(await uc.admin.get(req.id)),
     async getUserByUsername(req) {
       const user = await uc.accounts.byUsername(req.username);
       return userOut(user);
     },
+    async updateSelf(req) {
+      const { user } = await uc.accounts.updateSelf(req.userId, {
+        username: req.username,
+        displayName: req.displayName,
+        password: req.password,
+        originalPassword: req.originalPassword,
+      });
+      return userOut(user);
+    },
+    generateAccessToken: async (req) => ({ accessToken: await uc.accounts.generateAccessToken(req.userId) }),
+    getUserByAccessToken: async (req) => userOut(await uc.accounts.byAccessToken(req.accessToken)),
+    getAffCode: async (req) => ({ affCode: await uc.accounts.affCode(req.userId) }),
+    transferAffQuota: async (req) => uc.credits.transferAffQuota(req.userId, req.quota),
+    getUsableGroups: async (req) => ({ groups: await uc.accounts.usableGroups(req.userId) }),
+    verifyPassword: async (req) => ({ ok: await uc.accounts.verifyPassword(req.userId, req.password) }),
+  } satisfies Partial<Handlers>;
+}
+
+/** Admins on users: read, list, search, create, edit, manage, delete (a user deletes itself without an actor). */
+function adminHandlers(uc: UsersUseCases) {
+  return {
+    getUser: async (req) => userOut(await uc.admin.get(req.id)),
     batchGetUsers: async (req) => ({ users: (await uc.admin.many(req.ids)).map((u) => toUserMessage(u)) }),
     async listUsers(req) {
       const page = normalisePage(req.page?.page ?? 1, req.page?.pageSize ?? 10);
@@ -149,15 +173,6 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
           remark: req.remark,
         }),
       ),
-    async updateSelf(req) {
-      const { user } = await uc.accounts.updateSelf(req.userId, {
-        username: req.username,
-        displayName: req.displayName,
-        password: req.password,
-        originalPassword: req.originalPassword,
-      });
-      return userOut(user);
-    },
     async manageUser(req) {
       const action = ACTIONS[req.action];
       if (!action) throw invalid('无效的操作');
@@ -169,11 +184,12 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       else await uc.accounts.deleteSelf(req.id);
       return {};
     },
-    generateAccessToken: async (req) => ({ accessToken: await uc.accounts.generateAccessToken(req.userId) }),
-    getUserByAccessToken: async (req) => userOut(await uc.accounts.byAccessToken(req.accessToken)),
-    getAffCode: async (req) => ({ affCode: await uc.accounts.affCode(req.userId) }),
-    transferAffQuota: async (req) => uc.credits.transferAffQuota(req.userId, req.quota),
-    getUsableGroups: async (req) => ({ groups: await uc.accounts.usableGroups(req.userId) }),
+  } satisfies Partial<Handlers>;
+}
+
+/** Email and third-party identities: verification, binding, OAuth login, password reset. */
+function identityHandlers(uc: UsersUseCases) {
+  return {
     async sendEmailVerification(req) {
       await uc.email.sendVerification(req.email);
       return {};
@@ -196,11 +212,20 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       });
       return { user: toUserMessage(user), created };
     },
-    verifyPassword: async (req) => ({ ok: await uc.accounts.verifyPassword(req.userId, req.password) }),
     async sendPasswordResetEmail(req) {
       await uc.email.sendReset(req.email);
       return {};
     },
+    async resetPassword(req) {
+      const { user, password } = await uc.email.resetPassword(req.email, req.token);
+      return { newPassword: password, userId: user.id };
+    },
+  } satisfies Partial<Handlers>;
+}
+
+/** Two-factor authentication: status, setup, enable, disable, backup codes, login check, stats, admin disable. */
+function twoFactorHandlers(uc: UsersUseCases) {
+  return {
     getTwoFactorStatus: (req) => uc.twoFactor.status(req.userId),
     setupTwoFactor: (req) => uc.twoFactor.setup(req.userId),
     async enableTwoFactor(req) {
@@ -220,6 +245,12 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       await uc.twoFactor.adminDisable(actorOf(req.actor), req.id);
       return {};
     },
+  } satisfies Partial<Handlers>;
+}
+
+/** Check-ins and notification settings, and notifying a user. */
+function settingsHandlers(uc: UsersUseCases) {
+  return {
     getCheckinStatus: (req) => uc.checkins.status(req.userId, req.month),
     checkin: (req) => uc.checkins.checkin(req.userId),
     async updateUserSetting(req) {
@@ -243,9 +274,16 @@ export function usersHandlers(uc: UsersUseCases): ServiceImpl<typeof UsersServic
       const n = { type: req.type, title: req.title, content: req.content, values: req.values };
       return { sent: await uc.notifications.notify(req.userId, n) };
     },
-    async resetPassword(req) {
-      const { user, password } = await uc.email.resetPassword(req.email, req.token);
-      return { newPassword: password, userId: user.id };
-    },
+  } satisfies Partial<Handlers>;
+}
+
+/** gRPC handlers of UsersService: they translate messages and call the use cases. */
+export function usersHandlers(uc: UsersUseCases): Handlers {
+  return {
+    ...accountHandlers(uc),
+    ...adminHandlers(uc),
+    ...identityHandlers(uc),
+    ...twoFactorHandlers(uc),
+    ...settingsHandlers(uc),
   };
 }

@@ -1,0 +1,90 @@
+import { type Funding, hold, refund, settle } from './ledger-state.ts';
+import { checkHoldBudget, countTokenSpend, type PeriodStarts, type TokenBudgets } from './token-budgets.ts';
+import type { LedgerOp } from './wallet-ledger.ts';
+
+/** A request's ledger operations read the operator's clock: the time zone and the current budget periods. */
+export interface OpClock {
+  /** The operator's time zone (option TimeZone), where subscription windows start. */
+  timeZone(): string;
+  /** The current day, week and month in the operator's time zone (token budgets count in them). */
+  periods(): PeriodStarts;
+}
+
+/** What a pre-consume holds: the amount, the token (0 none) and its limits, the funding asked for. */
+export interface HoldRequest {
+  rid: string;
+  amount: number;
+  tokenId: number;
+  tokenLimited: boolean;
+  budgets: TokenBudgets | undefined;
+  funding: Funding;
+  leaseAgeMs: number | undefined;
+}
+
+/**
+ * The pre-consume of `rid`: holds the amount from the subscription or the wallet (chosen in the
+ * same entry, ledger-state.ts) within the token's budgets; refused once the request was closed.
+ */
+export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): LedgerOp => ({
+  id: `hold:${h.rid}`,
+  refusedBy: [`close:${h.rid}`],
+  ...(signal ? { signal } : {}),
+  decide: (s) => {
+    checkHoldBudget(s, { tokenId: h.tokenId, amount: h.amount, budgets: h.budgets, starts: clock.periods() });
+    const now = Date.now();
+    const next = hold(s, {
+      rid: h.rid,
+      amount: h.amount,
+      tokenId: h.tokenId,
+      tokenLimited: h.tokenLimited,
+      now,
+      funding: h.funding,
+      leaseAgeMs: h.leaseAgeMs,
+    });
+    const tokenRemain = h.tokenId ? (next.tokens[String(h.tokenId)]?.r ?? 0) : 0;
+    return {
+      kind: 'hold',
+      amount: h.amount,
+      state: next,
+      result: {
+        pre_consumed: h.amount,
+        user_quota: next.quota,
+        token_remain_quota: tokenRemain,
+        subscription_id: next.holds[h.rid]?.s ?? '',
+      },
+    };
+  },
+});
+
+/** A settle of `rid`: charges `actual`, giving back (or charging beyond) what its hold reserved. */
+export const settleOp = (
+  rid: string,
+  actual: number,
+  tokenId: number,
+  tokenLimited: boolean,
+  clock: OpClock,
+): LedgerOp => ({
+  id: `close:${rid}`,
+  decide: (s) => {
+    const charged = s.holds[rid]?.t || tokenId;
+    const settled = settle(s, { rid, actual, tokenId, tokenLimited, now: Date.now(), timeZone: clock.timeZone() });
+    const { delta } = settled;
+    const state = countTokenSpend(settled.state, charged, actual, clock.periods());
+    const result: Record<string, number | string> = { delta, user_quota: state.quota };
+    if (settled.subscription) result.subscription_id = settled.subscription;
+    return { kind: 'settle', amount: actual, state, result };
+  },
+});
+
+/**
+ * A refund of `rid`: gives its hold back. Recorded even without a hold, so that a pre-consume
+ * still on its way (its caller gave up waiting) is refused when it arrives instead of holding
+ * quota for an hour.
+ */
+export const refundOp = (rid: string): LedgerOp => ({
+  id: `close:${rid}`,
+  decide: (s) => {
+    const { state, refunded } = refund(s, rid);
+    return { kind: 'refund', amount: refunded, state, result: { refunded } };
+  },
+});
