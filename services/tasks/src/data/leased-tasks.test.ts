@@ -7,9 +7,16 @@ const task = (id: number, f: Partial<LeasedTask> = {}) =>
 
 describe('lease rounds', () => {
   it('when claimed members are read back, then ready, gone (missing or final) and later ones are told apart', () => {
-    const docs = [task(1), task(2, { final: true }), task(3, { next_poll_at: 500 }), task(4, { lease_until: 500 })];
-    const { ready, gone, later } = sortClaimed([1, 2, 3, 4, 5], docs, 100);
-    expect(ready.map((t) => t.id)).toEqual([1]);
+    const docs = [
+      task(1),
+      task(2, { final: true }),
+      task(3, { next_poll_at: 500 }),
+      task(4, { lease_until: 500 }),
+      task(6, { next_poll_at: 100, lease_until: 100 }),
+    ];
+    const { ready, gone, later } = sortClaimed([1, 2, 3, 4, 5, 6], docs, 100);
+    // Due and free at `now` itself counts as ready.
+    expect(ready.map((t) => t.id)).toEqual([1, 6]);
     expect(gone).toEqual([5, 2]);
     expect([...later]).toEqual([[500, [3, 4]]]);
   });

@@ -17,9 +17,12 @@ describe('channel backoff of the pollers', () => {
     const backoff = new Map([
       [2, { until: 500 }],
       [3, { until: 50 }],
+      [4, { until: 100 }],
     ]);
-    const { wanted, held } = splitByBackoff([task(1, 1), task(2, 2), task(3, 2), task(4, 3)], backoff, 100);
-    expect(wanted.map((t) => t.id)).toEqual([1, 4]);
+    const due = [task(1, 1), task(2, 2), task(3, 2), task(4, 3), task(5, 4)];
+    const { wanted, held } = splitByBackoff(due, backoff, 100);
+    // A backoff ending now is over.
+    expect(wanted.map((t) => t.id)).toEqual([1, 4, 5]);
     expect([...held]).toEqual([[500, [2, 3]]]);
   });
 });
