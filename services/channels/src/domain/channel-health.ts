@@ -33,24 +33,22 @@ export interface TestOutcome {
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 
-/**
- * Tests, balances and the automatic status rules (reference-behaviour.md relay step 8): with
- * AutomaticDisableChannelEnabled and the channel's auto_ban, an unusable key or a test slower than
- * ChannelDisableThreshold sets status 3 (reason and time in other_info); with
- * AutomaticEnableChannelEnabled a passing status-3 channel comes back. Status 2 is never touched.
- */
-export function channelHealth(deps: {
+type HealthDeps = {
   channels: ChannelsService;
   tester: RelayTester;
   options: OptionReader;
   seen: { has(eventId: string): Promise<boolean>; add(eventId: string): Promise<void> };
   /** Tells the admins (AdminWebhookUrl) that a channel was auto-disabled; fire and forget. */
   alert?: (n: Notification) => void;
-}) {
-  const { channels, tester, options } = deps;
-  // AutomaticDisableStatusCodes and AutomaticDisableKeywords, as the relay reads them.
-  const failover = failoverRulesFrom((key) => options.text(key));
-  let testingAll = false;
+};
+
+/**
+ * The automatic status rules: with AutomaticDisableChannelEnabled and the channel's auto_ban a
+ * channel (or one key of a multi-key channel) goes to status 3; with AutomaticEnableChannelEnabled
+ * a status-3 channel comes back. Status 2 is never touched.
+ */
+function statusRules(deps: HealthDeps) {
+  const { channels, options } = deps;
 
   async function autoDisable(id: number, reason: string): Promise<boolean> {
     if (!options.bool('AutomaticDisableChannelEnabled')) return false;
@@ -86,7 +84,17 @@ export function channelHealth(deps: {
     return true;
   }
 
-  async function test(id: number, model: string): Promise<TestOutcome> {
+  return { autoDisable, autoDisableKey, autoEnable };
+}
+
+type StatusRules = ReturnType<typeof statusRules>;
+
+/** One channel's test through the relay: its response time recorded, then the status rules applied. */
+function channelTest(deps: HealthDeps, rules: StatusRules) {
+  const { channels, tester, options } = deps;
+  // AutomaticDisableStatusCodes and AutomaticDisableKeywords, as the relay reads them.
+  const failover = failoverRulesFrom((key) => options.text(key));
+  return async function test(id: number, model: string): Promise<TestOutcome> {
     const doc = await channels.existing(id);
     const testModel = model.trim() || doc.test_model || splitList(doc.models)[0] || '';
     if (!testModel) throw invalid('渠道未配置模型');
@@ -105,16 +113,65 @@ export function channelHealth(deps: {
     const thresholdMs = options.number('ChannelDisableThreshold') * 1000;
     if (res.success && thresholdMs > 0 && timeMs > thresholdMs) {
       const reason = `响应时间 ${(timeMs / 1000).toFixed(2)}s 超过阈值 ${(thresholdMs / 1000).toFixed(2)}s`;
-      await autoDisable(id, reason);
+      await rules.autoDisable(id, reason);
       return { success: false, timeMs, message: reason };
     }
-    if (!res.success && failover().disables(res.statusCode, res.message)) await autoDisable(id, res.message);
-    if (res.success) await autoEnable(id);
+    if (!res.success && failover().disables(res.statusCode, res.message)) await rules.autoDisable(id, res.message);
+    if (res.success) await rules.autoEnable(id);
     return { success: res.success, timeMs, message: res.message };
+  };
+}
+
+/** Balances and model lists read from the channels' upstreams. */
+function upstreamReads(channels: ChannelsService) {
+  async function updateBalance(id: number): Promise<number> {
+    const doc = await channels.existing(id);
+    const balance = await fetchBalance(doc.type, doc.base_url, channels.reveal(doc));
+    await channels.record(id, { balance, balance_updated_time: nowSec() });
+    return balance;
   }
+  return {
+    updateBalance,
+
+    async updateAllBalances(): Promise<number> {
+      const { items } = await channels.list({ skip: 0, limit: 100_000, idSort: true, status: CHANNEL_STATUS.enabled });
+      let updated = 0;
+      for (const c of items.filter((i) => hasBalanceEndpoint(i.type))) {
+        try {
+          await updateBalance(c.id);
+          updated++;
+        } catch {
+          // One unreachable provider does not stop the others.
+        }
+      }
+      return updated;
+    },
+
+    async fetchModels(req: { id: number; type: number; baseUrl: string; key: string }): Promise<string[]> {
+      if (req.id) {
+        const doc = await channels.existing(req.id);
+        return fetchUpstreamModels(doc.type, req.baseUrl || doc.base_url, req.key || channels.reveal(doc));
+      }
+      return fetchUpstreamModels(req.type, req.baseUrl, req.key);
+    },
+  };
+}
+
+/**
+ * Tests, balances and the automatic status rules (reference-behaviour.md relay step 8): with
+ * AutomaticDisableChannelEnabled and the channel's auto_ban, an unusable key or a test slower than
+ * ChannelDisableThreshold sets status 3 (reason and time in other_info); with
+ * AutomaticEnableChannelEnabled a passing status-3 channel comes back. Status 2 is never touched.
+ */
+export function channelHealth(deps: HealthDeps) {
+  const { channels, options } = deps;
+  const rules = statusRules(deps);
+  const test = channelTest(deps, rules);
+  let testingAll = false;
 
   return {
     test,
+    ...upstreamReads(channels),
 
     /** Tests every channel except manually disabled ones, one after another, in the background. */
     async testAll(onDone?: (tested: number) => void): Promise<number> {
@@ -151,47 +208,18 @@ export function channelHealth(deps: {
       return items.length;
     },
 
-    async updateBalance(id: number): Promise<number> {
-      const doc = await channels.existing(id);
-      const balance = await fetchBalance(doc.type, doc.base_url, channels.reveal(doc));
-      await channels.record(id, { balance, balance_updated_time: nowSec() });
-      return balance;
-    },
-
-    async updateAllBalances(): Promise<number> {
-      const { items } = await channels.list({ skip: 0, limit: 100_000, idSort: true, status: CHANNEL_STATUS.enabled });
-      let updated = 0;
-      for (const c of items.filter((i) => hasBalanceEndpoint(i.type))) {
-        try {
-          await this.updateBalance(c.id);
-          updated++;
-        } catch {
-          // One unreachable provider does not stop the others.
-        }
-      }
-      return updated;
-    },
-
-    async fetchModels(req: { id: number; type: number; baseUrl: string; key: string }): Promise<string[]> {
-      if (req.id) {
-        const doc = await channels.existing(req.id);
-        return fetchUpstreamModels(doc.type, req.baseUrl || doc.base_url, req.key || channels.reveal(doc));
-      }
-      return fetchUpstreamModels(req.type, req.baseUrl, req.key);
-    },
-
     /** Applies one channel-health event (idempotent: an event id is handled once). */
     async handle(report: HealthReport): Promise<void> {
       if (await deps.seen.has(report.eventId)) return;
       try {
         if (report.kind === 'failure' && report.shouldDisable) {
-          if (report.keyHash) await autoDisableKey(report.channelId, report.keyHash, report.message);
-          else await autoDisable(report.channelId, report.message);
+          if (report.keyHash) await rules.autoDisableKey(report.channelId, report.keyHash, report.message);
+          else await rules.autoDisable(report.channelId, report.message);
         }
         if (report.kind === 'slow') {
-          await autoDisable(report.channelId, `响应时间 ${(report.responseTimeMs / 1000).toFixed(2)}s 超过阈值`);
+          await rules.autoDisable(report.channelId, `响应时间 ${(report.responseTimeMs / 1000).toFixed(2)}s 超过阈值`);
         }
-        if (report.kind === 'success') await autoEnable(report.channelId);
+        if (report.kind === 'success') await rules.autoEnable(report.channelId);
       } catch (err) {
         if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
       }

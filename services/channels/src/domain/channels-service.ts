@@ -3,57 +3,24 @@ import { invalid, notFound } from '@aigw/common/errors';
 import type { AbilityRepository } from '../data/ability-repository.ts';
 import type { ChannelDoc, ChannelFields, ChannelRepository } from '../data/channel-repository.ts';
 import { abilitiesOf } from './abilities.ts';
-import { checkHeaderOverride, checkOtherSettings, checkParamOverride, checkSetting } from './channel-overrides.ts';
-import {
-  CHANNEL_STATUS,
-  checkKey,
-  checkModelMapping,
-  checkMultiKeyMode,
-  checkOther,
-  checkPriority,
-  checkStatus,
-  checkStatusCodeMapping,
-  checkType,
-  checkWeight,
-  keysOf,
-  multiKeysOf,
-  normaliseBaseUrl,
-  normaliseList,
-  splitList,
-} from './channel-rules.ts';
+import { BLANK_CHANNEL, type ChannelInput, fieldsOf, keyFields } from './channel-fields.ts';
+import { CHANNEL_STATUS, checkStatus, checkType, keysOf, splitList } from './channel-rules.ts';
 import { CHANNEL_TYPES } from './channel-types.ts';
 import { type ChannelView, type RelayChannelView, toChannelView, toRelayChannel } from './channel-view.ts';
 import { keyedMutex } from './keyed-mutex.ts';
 import { type ManageAnswer, type ManageRequest, planFields, planManage } from './multi-key-manage.ts';
 import { selectChannel } from './select-channel.ts';
 
+export type { ChannelInput } from './channel-fields.ts';
+
 /** Tells caches (the relay's snapshot) that channels changed. */
 export type ChannelChanged = (id: number, action: 'created' | 'updated' | 'deleted') => Promise<void>;
 
-/** Fields a create or update may carry (channels.v1 Channel / UpdateChannelRequest). */
-export interface ChannelInput {
-  name?: string | undefined;
-  type?: number | undefined;
-  key?: string | undefined;
-  openaiOrganization?: string | undefined;
-  maxInputTokens?: number | undefined;
-  baseUrl?: string | undefined;
-  other?: string | undefined;
-  modelMapping?: string | undefined;
-  statusCodeMapping?: string | undefined;
-  models?: string | undefined;
-  group?: string | undefined;
-  autoBan?: number | undefined;
-  testModel?: string | undefined;
-  status?: number | undefined;
-  priority?: number | undefined;
-  weight?: number | undefined;
-  tag?: string | undefined;
-  multiKeyMode?: string | undefined;
-  paramOverride?: string | undefined;
-  headerOverride?: string | undefined;
-  setting?: string | undefined;
-  settings?: string | undefined;
+interface ServiceDeps {
+  channels: ChannelRepository;
+  abilities: AbilityRepository;
+  cipher: KeyCipher;
+  changed: ChannelChanged;
 }
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -68,21 +35,15 @@ function searchable(c: ChannelDoc, key: string, keyword: string): boolean {
   );
 }
 
-/** Channel administration and the abilities index, kept exact on every change. */
-export function channelsService(deps: {
-  channels: ChannelRepository;
-  abilities: AbilityRepository;
-  cipher: KeyCipher;
-  changed: ChannelChanged;
-}) {
+/** What every operation shares: the stores, the per-channel lock, the snapshot version and the change notice. */
+function serviceCore(deps: ServiceDeps) {
   const { channels, abilities, cipher } = deps;
-  const lock = keyedMutex();
-  let version = Date.now();
+  const state = { version: Date.now() };
 
   const reveal = (d: ChannelDoc) => (d.key_enc ? cipher.decrypt(d.key_enc) : '');
 
   async function notify(ids: number[], action: 'created' | 'updated' | 'deleted') {
-    version = Math.max(Date.now(), version + 1);
+    state.version = Math.max(Date.now(), state.version + 1);
     for (const id of ids) await deps.changed(id, action);
   }
 
@@ -105,99 +66,15 @@ export function channelsService(deps: {
       }),
     );
 
-  /** Validated channel fields from an input; `base` supplies what the input leaves out. */
-  function fieldsOf(input: ChannelInput, base: ChannelFields): ChannelFields {
-    const type = input.type === undefined ? base.type : checkType(input.type);
-    const models = input.models === undefined ? base.models : normaliseList(input.models);
-    if (splitList(models).length === 0) throw invalid('请至少选择一个模型！');
-    const name = input.name === undefined ? base.name : input.name.trim();
-    if (name === '') throw invalid('请填写渠道名称和渠道密钥！');
-    const group = input.group === undefined ? base.group : normaliseList(input.group) || 'default';
-    return {
-      ...base,
-      name,
-      type,
-      openai_organization: input.openaiOrganization?.trim() ?? base.openai_organization,
-      max_input_tokens: input.maxInputTokens ?? base.max_input_tokens,
-      base_url: input.baseUrl === undefined ? base.base_url : normaliseBaseUrl(input.baseUrl),
-      other: checkOther(type, input.other ?? base.other),
-      model_mapping: input.modelMapping === undefined ? base.model_mapping : checkModelMapping(input.modelMapping),
-      status_code_mapping:
-        input.statusCodeMapping === undefined
-          ? base.status_code_mapping
-          : checkStatusCodeMapping(input.statusCodeMapping),
-      models,
-      group,
-      auto_ban: input.autoBan === undefined ? base.auto_ban : input.autoBan ? 1 : 0,
-      test_model: input.testModel?.trim() ?? base.test_model,
-      status: input.status === undefined ? base.status : checkStatus(input.status),
-      priority: input.priority === undefined ? base.priority : checkPriority(input.priority),
-      weight: input.weight === undefined ? base.weight : checkWeight(input.weight),
-      tag: input.tag?.trim() ?? base.tag,
-      multi_key_mode:
-        input.multiKeyMode === undefined ? (base.multi_key_mode ?? '') : checkMultiKeyMode(input.multiKeyMode),
-      param_override:
-        input.paramOverride === undefined ? (base.param_override ?? '') : checkParamOverride(input.paramOverride),
-      header_override:
-        input.headerOverride === undefined ? (base.header_override ?? '') : checkHeaderOverride(input.headerOverride),
-      setting: input.setting === undefined ? (base.setting ?? '') : checkSetting(input.setting),
-      settings: input.settings === undefined ? (base.settings ?? '') : checkOtherSettings(input.settings),
-    };
-  }
+  return { channels, abilities, cipher, state, lock: keyedMutex(), reveal, notify, existing, reindex };
+}
 
-  /** Key fields of a key text: one encrypted key, or several (multi-key) with their count. */
-  function keyFields(fields: ChannelFields, text: string, previous?: ChannelDoc): Partial<ChannelFields> {
-    if (!fields.multi_key_mode) {
-      if (fields.type !== 41 && text.trim().includes('\n'))
-        throw invalid('单密钥渠道只能填写一个密钥；多个密钥请开启多密钥模式');
-      return { key_enc: cipher.encrypt(checkKey(fields.type, text)), key_count: 1, disabled_keys: [] };
-    }
-    const keys = multiKeysOf(fields.type, text);
-    // Keys kept across an edit stay disabled (at their new line).
-    const line = new Map(keys.map((k, i) => [keyFingerprint(k), i + 1]));
-    const kept = (previous?.disabled_keys ?? [])
-      .filter((d) => line.has(d.hash))
-      .map((d) => ({ ...d, index: line.get(d.hash) ?? d.index }));
-    return { key_enc: cipher.encrypt(keys.join('\n')), key_count: keys.length, disabled_keys: kept };
-  }
+type Core = ReturnType<typeof serviceCore>;
 
-  const blank: ChannelFields = {
-    name: '',
-    type: 1,
-    key_enc: '',
-    openai_organization: '',
-    max_input_tokens: 0,
-    base_url: '',
-    other: '',
-    model_mapping: '',
-    status_code_mapping: '',
-    models: '',
-    group: 'default',
-    auto_ban: 1,
-    test_model: '',
-    status: CHANNEL_STATUS.enabled,
-    response_time: 0,
-    used_quota: 0,
-    balance: 0,
-    priority: 0,
-    weight: 0,
-    other_info: '',
-    created_time: 0,
-    test_time: 0,
-    balance_updated_time: 0,
-    tag: '',
-    multi_key_mode: '',
-    key_count: 1,
-    disabled_keys: [],
-  };
-
+/** Listing, search and reading one channel, the relay's pick and its snapshot. */
+function channelReads(core: Core) {
+  const { channels, abilities, reveal, existing } = core;
   return {
-    reveal,
-    existing,
-    get version() {
-      return version;
-    },
-
     async list(opts: { skip: number; limit: number; idSort: boolean; status?: number; type?: number }) {
       const { items, total } = await channels.page(opts);
       return { items: items.map((d) => toChannelView(d)), total };
@@ -228,12 +105,50 @@ export function channelsService(deps: {
       return toChannelView(doc, includeKey ? reveal(doc) : '');
     },
 
+    async select(group: string, model: string, retry: number, exclude: number[]): Promise<RelayChannelView> {
+      const rows = await abilities.enabled({ group, model });
+      const pick = selectChannel(
+        rows.map((r) => ({ channelId: r.channel_id, priority: r.priority, weight: r.weight })),
+        { retry, exclude },
+      );
+      if (!pick) throw notFound(`分组 ${group} 下模型 ${model} 无可用渠道`);
+      const doc = await existing(pick.channelId);
+      return toRelayChannel(doc, reveal(doc));
+    },
+
+    async snapshot() {
+      const [rows, docs] = await Promise.all([abilities.all(), channels.all()]);
+      const referenced = new Set(rows.map((r) => r.channel_id));
+      return {
+        abilities: rows.map((r) => ({
+          group: r.group,
+          model: r.model,
+          channelId: r.channel_id,
+          priority: r.priority,
+          weight: r.weight,
+          enabled: r.enabled,
+        })),
+        channels: docs.filter((d) => referenced.has(d._id)).map((d) => toRelayChannel(d, reveal(d))),
+        version: core.state.version,
+      };
+    },
+  };
+}
+
+/** Creating and editing channels, and their status. */
+function channelEdits(core: Core) {
+  const { channels, cipher, lock, reveal, notify, existing, reindex } = core;
+  return {
     async create(input: ChannelInput, batch: boolean): Promise<number[]> {
       if (!input.name?.trim() || !input.key?.trim()) throw invalid('请填写渠道名称和渠道密钥！');
       const type = checkType(input.type ?? 1);
-      const fields = fieldsOf({ ...input, type, status: input.status || CHANNEL_STATUS.enabled }, blank);
+      const fields = fieldsOf({ ...input, type, status: input.status || CHANNEL_STATUS.enabled }, BLANK_CHANNEL);
       if (fields.multi_key_mode) {
-        const doc = await channels.insert({ ...fields, ...keyFields(fields, input.key), created_time: nowSec() });
+        const doc = await channels.insert({
+          ...fields,
+          ...keyFields(cipher, fields, input.key),
+          created_time: nowSec(),
+        });
         await reindex(doc);
         await notify([doc._id], 'created');
         return [doc._id];
@@ -254,10 +169,10 @@ export function channelsService(deps: {
         const doc = await existing(id);
         const fields = fieldsOf(input, doc);
         const key = input.key?.trim();
-        if (key) Object.assign(fields, keyFields(fields, key, doc));
+        if (key) Object.assign(fields, keyFields(cipher, fields, key, doc));
         else if (fields.multi_key_mode !== (doc.multi_key_mode ?? '')) {
           // The mode changed without a new key: the stored key must fit the new mode.
-          Object.assign(fields, keyFields(fields, reveal(doc), doc));
+          Object.assign(fields, keyFields(cipher, fields, reveal(doc), doc));
         }
         if (input.status !== undefined && input.status !== doc.status) {
           fields.other_info = input.status === CHANNEL_STATUS.enabled ? '' : doc.other_info;
@@ -291,7 +206,13 @@ export function channelsService(deps: {
         return toChannelView(updated);
       });
     },
+  };
+}
 
+/** The keys of multi-key channels: one disabled by the health rules, or managed by an admin. */
+function multiKeyEdits(core: Core) {
+  const { channels, cipher, lock, reveal, notify, existing, reindex } = core;
+  return {
     /**
      * Disables one key of a multi-key channel (by fingerprint); when none is left the channel
      * goes to status 3. False when the channel has no such enabled key.
@@ -336,7 +257,19 @@ export function channelsService(deps: {
       };
       return req.action === 'get_key_status' ? run() : lock(String(id), run);
     },
+  };
+}
 
+/** Operational records, deletion and the rebuild of the abilities index. */
+function channelUpkeep(core: Core) {
+  const { channels, abilities, lock, notify, reindex } = core;
+  async function remove(ids: number[]): Promise<number> {
+    const count = await channels.remove(ids);
+    await abilities.removeOf(ids);
+    if (count > 0) await notify(ids, 'deleted');
+    return count;
+  }
+  return {
     /** Stores operational fields (test results, balance) that do not change routing. */
     async record(
       id: number,
@@ -345,16 +278,11 @@ export function channelsService(deps: {
       return channels.update(id, set);
     },
 
-    async remove(ids: number[]): Promise<number> {
-      const count = await channels.remove(ids);
-      await abilities.removeOf(ids);
-      if (count > 0) await notify(ids, 'deleted');
-      return count;
-    },
+    remove,
 
     async removeDisabled(): Promise<number> {
       const ids = await channels.idsWithStatus([CHANNEL_STATUS.manuallyDisabled, CHANNEL_STATUS.autoDisabled]);
-      return this.remove(ids);
+      return remove(ids);
     },
 
     /** Rebuilds every channel's abilities and drops rows of channels that no longer exist. */
@@ -376,7 +304,13 @@ export function channelsService(deps: {
       await notify([0], 'updated');
       return { count, failed };
     },
+  };
+}
 
+/** The models and groups the abilities index serves. */
+function abilityReads(core: Core) {
+  const { abilities } = core;
+  return {
     modelsByType(): Record<number, string[]> {
       return Object.fromEntries(Object.entries(CHANNEL_TYPES).map(([t, def]) => [Number(t), def.models]));
     },
@@ -402,34 +336,23 @@ export function channelsService(deps: {
       }
       return [...byModel].map(([model, groups]) => ({ model, groups: [...groups].sort() }));
     },
+  };
+}
 
-    async select(group: string, model: string, retry: number, exclude: number[]): Promise<RelayChannelView> {
-      const rows = await abilities.enabled({ group, model });
-      const pick = selectChannel(
-        rows.map((r) => ({ channelId: r.channel_id, priority: r.priority, weight: r.weight })),
-        { retry, exclude },
-      );
-      if (!pick) throw notFound(`分组 ${group} 下模型 ${model} 无可用渠道`);
-      const doc = await existing(pick.channelId);
-      return toRelayChannel(doc, reveal(doc));
+/** Channel administration and the abilities index, kept exact on every change. */
+export function channelsService(deps: ServiceDeps) {
+  const core = serviceCore(deps);
+  return {
+    reveal: core.reveal,
+    existing: core.existing,
+    get version() {
+      return core.state.version;
     },
-
-    async snapshot() {
-      const [rows, docs] = await Promise.all([abilities.all(), channels.all()]);
-      const referenced = new Set(rows.map((r) => r.channel_id));
-      return {
-        abilities: rows.map((r) => ({
-          group: r.group,
-          model: r.model,
-          channelId: r.channel_id,
-          priority: r.priority,
-          weight: r.weight,
-          enabled: r.enabled,
-        })),
-        channels: docs.filter((d) => referenced.has(d._id)).map((d) => toRelayChannel(d, reveal(d))),
-        version,
-      };
-    },
+    ...channelReads(core),
+    ...channelEdits(core),
+    ...multiKeyEdits(core),
+    ...channelUpkeep(core),
+    ...abilityReads(core),
   };
 }
 

@@ -1,10 +1,10 @@
 import { isDuplicateKey, unpricedModels } from '@aigw/common';
 import { conflict, invalid, notFound } from '@aigw/common/errors';
-import type { ModelMetaDoc, ModelMetaTable, VendorDoc, VendorTable } from '../data/model-meta-repository.ts';
+import type { ModelMetaTable, VendorDoc, VendorTable } from '../data/model-meta-repository.ts';
 import type { AbilityRow } from './abilities.ts';
+import { metaViews, NAME_RULE } from './model-meta-view.ts';
 
-/** new-api's name_rule: how a meta entry's model_name matches served models. */
-export const NAME_RULE = { exact: 0, prefix: 1, contains: 2, suffix: 3 } as const;
+export { NAME_RULE, ruleMatches } from './model-meta-view.ts';
 
 export interface VendorInput {
   id: number;
@@ -67,14 +67,6 @@ async function uniquely<T>(write: Promise<T>, message: string): Promise<T> {
   }
 }
 
-/** Whether a meta entry's rule matches a served model name. */
-export function ruleMatches(rule: number, pattern: string, model: string): boolean {
-  if (rule === NAME_RULE.prefix) return model.startsWith(pattern);
-  if (rule === NAME_RULE.contains) return model.includes(pattern);
-  if (rule === NAME_RULE.suffix) return model.endsWith(pattern);
-  return model === pattern;
-}
-
 const vendorView = (d: VendorDoc): VendorView => ({
   id: d._id,
   name: d.name,
@@ -101,79 +93,49 @@ function checkModel(m: ModelMetaInput): void {
   }
 }
 
-/** The model catalogue: vendors, model meta, the models missing from it, and the unpriced. */
-export function modelCatalogue(deps: CatalogueDeps) {
-  const clock = deps.now ?? now;
+const modelFields = (m: ModelMetaInput) => ({
+  model_name: m.modelName.trim(),
+  description: m.description,
+  icon: m.icon,
+  tags: m.tags,
+  vendor_id: m.vendorId,
+  endpoints: m.endpoints,
+  status: m.status,
+  sync_official: m.syncOfficial,
+  name_rule: m.nameRule,
+});
 
-  async function checkVendorRef(vendorId: number): Promise<void> {
-    if (vendorId !== 0 && !(await deps.vendors.get(vendorId))) throw invalid('供应商不存在');
-  }
+/** A list filter's yes/no value ('1', '0' or its words); undefined when it names neither. */
+function flag(s: string, yes: string, no: string): 0 | 1 | undefined {
+  const t = s.trim().toLowerCase();
+  if (t === yes || t === '1') return 1;
+  if (t === no || t === '0') return 0;
+  return undefined;
+}
 
-  /** Served models -> their enabled channels and groups. */
-  async function served() {
-    const rows = await deps.enabledAbilities();
-    const channels = new Map(
-      (await deps.channelsByIds([...new Set(rows.map((r) => r.channel_id))])).map((c) => [c._id, c]),
-    );
-    const byModel = new Map<string, { channels: Map<number, BoundChannel>; groups: Set<string> }>();
-    for (const r of rows) {
-      const ch = channels.get(r.channel_id);
-      let entry = byModel.get(r.model);
-      if (!entry) {
-        entry = { channels: new Map(), groups: new Set() };
-        byModel.set(r.model, entry);
-      }
-      if (ch) entry.channels.set(ch._id, { name: ch.name, type: ch.type });
-      entry.groups.add(r.group);
+/** The model list's Mongo filter: a vendor by id or by name, status and sync_official. */
+async function modelFilter(
+  vendors: VendorTable,
+  q: { vendor: string; status: string; syncOfficial: string },
+): Promise<Record<string, unknown>> {
+  const filter: Record<string, unknown> = {};
+  if (q.vendor.trim()) {
+    const v = q.vendor.trim();
+    if (/^\d+$/.test(v)) filter.vendor_id = Number(v);
+    else {
+      const { items } = await vendors.page({ keyword: v, fields: ['name'], skip: 0, limit: 1000 });
+      filter.vendor_id = { $in: items.map((x) => x._id) };
     }
-    return byModel;
   }
+  const status = flag(q.status, 'enabled', 'disabled');
+  if (status !== undefined) filter.status = status;
+  const sync = flag(q.syncOfficial, 'yes', 'no');
+  if (sync !== undefined) filter.sync_official = sync;
+  return filter;
+}
 
-  async function enrich(docs: ModelMetaDoc[]): Promise<ModelMetaView[]> {
-    const byModel = docs.length > 0 ? await served() : new Map();
-    return docs.map((d) => {
-      const matched = [...byModel.keys()].filter((m) => ruleMatches(d.name_rule, d.model_name, m)).sort();
-      const channels = new Map<string, BoundChannel>();
-      const groups = new Set<string>();
-      for (const m of matched) {
-        const e = byModel.get(m);
-        for (const c of e?.channels.values() ?? []) channels.set(`${c.name}|${c.type}`, c);
-        for (const g of e?.groups ?? []) groups.add(g);
-      }
-      const rule = d.name_rule !== NAME_RULE.exact;
-      return {
-        id: d._id,
-        modelName: d.model_name,
-        description: d.description,
-        icon: d.icon,
-        tags: d.tags,
-        vendorId: d.vendor_id,
-        endpoints: d.endpoints,
-        status: d.status,
-        syncOfficial: d.sync_official,
-        nameRule: d.name_rule,
-        createdTime: d.created_time,
-        updatedTime: d.updated_time,
-        boundChannels: [...channels.values()],
-        enableGroups: [...groups].sort(),
-        matchedModels: rule ? matched : [],
-        matchedCount: rule ? matched.length : 0,
-      };
-    });
-  }
-
-  const modelFields = (m: ModelMetaInput) => ({
-    model_name: m.modelName.trim(),
-    description: m.description,
-    icon: m.icon,
-    tags: m.tags,
-    vendor_id: m.vendorId,
-    endpoints: m.endpoints,
-    status: m.status,
-    sync_official: m.syncOfficial,
-    name_rule: m.nameRule,
-  });
-
+/** The vendors' administration. */
+function vendorAdmin(deps: CatalogueDeps, clock: () => number) {
   return {
     async listVendors(q: { keyword: string; skip: number; limit: number }) {
       const r = await deps.vendors.page({ ...q, fields: ['name', 'description'] });
@@ -213,7 +175,20 @@ export function modelCatalogue(deps: CatalogueDeps) {
     async removeVendor(id: number) {
       if (!(await deps.vendors.remove(id))) throw notFound('供应商不存在');
     },
+  };
+}
 
+/** The model meta entries' administration, each answered with what it matches among served models. */
+function modelMetaAdmin(deps: CatalogueDeps, clock: () => number) {
+  const checkVendorRef = async (vendorId: number): Promise<void> => {
+    if (vendorId !== 0 && !(await deps.vendors.get(vendorId))) throw invalid('供应商不存在');
+  };
+  const getModel = async (id: number) => {
+    const m = await deps.models.get(id);
+    if (!m) throw notFound('模型不存在');
+    return (await metaViews(deps, [m]))[0] as ModelMetaView;
+  };
+  return {
     async listModels(q: {
       keyword: string;
       vendor: string;
@@ -222,42 +197,19 @@ export function modelCatalogue(deps: CatalogueDeps) {
       skip: number;
       limit: number;
     }) {
-      const filter: Record<string, unknown> = {};
-      if (q.vendor.trim()) {
-        const v = q.vendor.trim();
-        if (/^\d+$/.test(v)) filter.vendor_id = Number(v);
-        else {
-          const { items } = await deps.vendors.page({ keyword: v, fields: ['name'], skip: 0, limit: 1000 });
-          filter.vendor_id = { $in: items.map((x) => x._id) };
-        }
-      }
-      const flag = (s: string, yes: string, no: string) => {
-        const t = s.trim().toLowerCase();
-        if (t === yes || t === '1') return 1;
-        if (t === no || t === '0') return 0;
-        return undefined;
-      };
-      const status = flag(q.status, 'enabled', 'disabled');
-      if (status !== undefined) filter.status = status;
-      const sync = flag(q.syncOfficial, 'yes', 'no');
-      if (sync !== undefined) filter.sync_official = sync;
       const r = await deps.models.page({
         keyword: q.keyword.trim(),
         fields: ['model_name', 'description', 'tags'],
-        filter,
+        filter: await modelFilter(deps.vendors, q),
         skip: q.skip,
         limit: q.limit,
       });
       const vendorCounts: Record<string, number> = {};
       for (const m of await deps.models.all())
         vendorCounts[String(m.vendor_id)] = (vendorCounts[String(m.vendor_id)] ?? 0) + 1;
-      return { items: await enrich(r.items), total: r.total, vendorCounts };
+      return { items: await metaViews(deps, r.items), total: r.total, vendorCounts };
     },
-    async getModel(id: number) {
-      const m = await deps.models.get(id);
-      if (!m) throw notFound('模型不存在');
-      return (await enrich([m]))[0] as ModelMetaView;
-    },
+    getModel,
     async createModel(m: ModelMetaInput) {
       checkModel(m);
       await checkVendorRef(m.vendorId);
@@ -266,7 +218,7 @@ export function modelCatalogue(deps: CatalogueDeps) {
       const row = { ...modelFields(m), created_time: t, updated_time: t };
       const id = await deps.models.insert(row);
       if (id === undefined) throw conflict('模型名称已存在');
-      return (await enrich([{ _id: id, ...row }]))[0] as ModelMetaView;
+      return (await metaViews(deps, [{ _id: id, ...row }]))[0] as ModelMetaView;
     },
     async updateModel(m: ModelMetaInput, statusOnly: boolean) {
       if (!m.id) throw invalid('缺少模型 ID');
@@ -282,11 +234,20 @@ export function modelCatalogue(deps: CatalogueDeps) {
         const set = { ...modelFields(m), updated_time: clock() };
         if (!(await uniquely(deps.models.update(m.id, set), '模型名称已存在'))) throw notFound('模型不存在');
       }
-      return this.getModel(m.id);
+      return getModel(m.id);
     },
     async removeModel(id: number) {
       if (!(await deps.models.remove(id))) throw notFound('模型不存在');
     },
+  };
+}
+
+/** The model catalogue: vendors, model meta, the models missing from it, and the unpriced. */
+export function modelCatalogue(deps: CatalogueDeps) {
+  const clock = deps.now ?? now;
+  return {
+    ...vendorAdmin(deps, clock),
+    ...modelMetaAdmin(deps, clock),
 
     /**
      * new-api's missing models: served by an enabled ability, no meta entry of that exact name.

@@ -77,28 +77,164 @@ export interface SyncDeps {
   now?: () => number;
 }
 
+/** One field where a local entry and the upstream's differ. */
+export interface FieldConflict {
+  field: string;
+  local: unknown;
+  upstream: unknown;
+}
+
+/** The fields where a synced local entry differs from the upstream's (new-api's preview). */
+export function conflictsOf(local: ModelMetaDoc, up: UpstreamModel, vendorName: string): FieldConflict[] {
+  const fields: FieldConflict[] = [];
+  const text = (field: string, l: string, u: string | undefined) => {
+    if (l.trim() !== (u ?? '').trim()) fields.push({ field, local: l, upstream: u ?? '' });
+  };
+  text('description', local.description, up.description);
+  text('icon', local.icon, up.icon);
+  text('tags', local.tags, up.tags);
+  text('vendor', vendorName, up.vendor_name);
+  if (local.name_rule !== (up.name_rule ?? 0))
+    fields.push({ field: 'name_rule', local: local.name_rule, upstream: up.name_rule ?? 0 });
+  if (local.status !== chooseStatus(up.status, local.status))
+    fields.push({ field: 'status', local: local.status, upstream: up.status ?? 0 });
+  return fields;
+}
+
+/** What an apply did (new-api's answer). */
+interface ApplyOut {
+  createdModels: number;
+  createdVendors: number;
+  updatedModels: number;
+  skippedModels: string[];
+  createdList: string[];
+  updatedList: string[];
+  source: SyncSource;
+}
+
+type Loaded = {
+  source: SyncSource;
+  modelByName: Map<string, UpstreamModel>;
+  vendorByName: Map<string, UpstreamVendor>;
+};
+
+/** The upstream's lists for a locale, by name; a models list that fails stops the sync. */
+async function loadUpstream(deps: SyncDeps, locale: string): Promise<Loaded> {
+  const source = upstreamUrls(deps.base, locale);
+  let models: UpstreamModel[];
+  try {
+    models = listOf<UpstreamModel>(await deps.fetch(source.modelsUrl));
+  } catch (err) {
+    throw precondition(`获取上游模型失败: ${(err as Error).message}`);
+  }
+  // A vendor list that fails does not stop the sync (as new-api).
+  const vendors = await deps.fetch(source.vendorsUrl).then(listOf<UpstreamVendor>, () => []);
+  const modelByName = new Map(models.filter((m) => m?.model_name).map((m) => [m.model_name, m]));
+  const vendorByName = new Map(vendors.filter((v) => v?.name).map((v) => [v.name, v]));
+  return { source, modelByName, vendorByName };
+}
+
+/** A vendor's id by name, created from the upstream's entry when missing (cached for one apply). */
+function vendorIds(deps: SyncDeps, clock: () => number, vendorByName: Loaded['vendorByName'], out: ApplyOut) {
+  const ids = new Map<string, number>();
+  return async (name: string | undefined): Promise<number> => {
+    if (!name) return 0;
+    const cached = ids.get(name);
+    if (cached !== undefined) return cached;
+    let id = (await deps.vendors.byName(name))?._id;
+    if (id === undefined) {
+      const up = vendorByName.get(name);
+      const t = clock();
+      id = await deps.vendors.insert({
+        name,
+        description: up?.description ?? '',
+        icon: up?.icon ?? '',
+        status: chooseStatus(up?.status, 1),
+        created_time: t,
+        updated_time: t,
+      });
+      if (id !== undefined) out.createdVendors++;
+      // Created meanwhile by someone else: use theirs.
+      else id = (await deps.vendors.byName(name))?._id ?? 0;
+    }
+    ids.set(name, id);
+    return id;
+  };
+}
+
+type VendorId = ReturnType<typeof vendorIds>;
+
+/** Creates the missing models the upstream lists; the others are skipped. */
+async function createMissing(
+  deps: SyncDeps,
+  clock: () => number,
+  missing: string[],
+  up: { modelByName: Loaded['modelByName']; vendorId: VendorId },
+  out: ApplyOut,
+): Promise<void> {
+  for (const name of missing) {
+    const m = up.modelByName.get(name);
+    if (!m) {
+      out.skippedModels.push(name);
+      continue;
+    }
+    const t = clock();
+    const id = await deps.models.insert({
+      model_name: name,
+      description: m.description ?? '',
+      icon: m.icon ?? '',
+      tags: m.tags ?? '',
+      vendor_id: await up.vendorId(m.vendor_name),
+      endpoints: m.endpoints === undefined || m.endpoints === null ? '' : JSON.stringify(m.endpoints),
+      status: chooseStatus(m.status, 1),
+      sync_official: 1,
+      name_rule: m.name_rule ?? 0,
+      created_time: t,
+      updated_time: t,
+    });
+    if (id === undefined) out.skippedModels.push(name);
+    else {
+      out.createdModels++;
+      out.createdList.push(name);
+    }
+  }
+}
+
+/** Overwrites the fields the admin chose with the upstream's, on entries still synced. */
+async function overwriteChosen(
+  deps: SyncDeps,
+  clock: () => number,
+  overwrite: { modelName: string; fields: string[] }[],
+  up: { modelByName: Loaded['modelByName']; vendorId: VendorId },
+  out: ApplyOut,
+): Promise<void> {
+  for (const ow of overwrite) {
+    const m = up.modelByName.get(ow.modelName);
+    const local = m && (await deps.models.byName(ow.modelName));
+    // Entries the admin took out of the sync (sync_official 0) are never touched.
+    if (!m || !local || local.sync_official === 0) continue;
+    const want = new Set(ow.fields.map((f) => f.trim().toLowerCase()));
+    const set: Partial<ModelMetaDoc> = {};
+    if (want.has('description')) set.description = m.description ?? '';
+    if (want.has('icon')) set.icon = m.icon ?? '';
+    if (want.has('tags')) set.tags = m.tags ?? '';
+    if (want.has('vendor')) set.vendor_id = await up.vendorId(m.vendor_name);
+    if (want.has('name_rule')) set.name_rule = m.name_rule ?? 0;
+    if (want.has('status')) set.status = chooseStatus(m.status, local.status);
+    if (Object.keys(set).length === 0) continue;
+    await deps.models.update(local._id, { ...set, updated_time: clock() });
+    out.updatedModels++;
+    out.updatedList.push(ow.modelName);
+  }
+}
+
 /** Preview and apply a sync of model and vendor metadata from the upstream (new-api's rules). */
 export function upstreamSync(deps: SyncDeps) {
   const clock = deps.now ?? (() => Math.floor(Date.now() / 1000));
 
-  async function load(locale: string) {
-    const source = upstreamUrls(deps.base, locale);
-    let models: UpstreamModel[];
-    try {
-      models = listOf<UpstreamModel>(await deps.fetch(source.modelsUrl));
-    } catch (err) {
-      throw precondition(`获取上游模型失败: ${(err as Error).message}`);
-    }
-    // A vendor list that fails does not stop the sync (as new-api).
-    const vendors = await deps.fetch(source.vendorsUrl).then(listOf<UpstreamVendor>, () => []);
-    const modelByName = new Map(models.filter((m) => m?.model_name).map((m) => [m.model_name, m]));
-    const vendorByName = new Map(vendors.filter((v) => v?.name).map((v) => [v.name, v]));
-    return { source, modelByName, vendorByName };
-  }
-
   return {
     async preview(locale: string) {
-      const { source, modelByName } = await load(locale);
+      const { source, modelByName } = await loadUpstream(deps, locale);
       const locals = (await deps.models.byNames([...modelByName.keys()])).filter((m) => m.sync_official !== 0);
       const vendorNames = new Map(
         (await deps.vendors.byIds([...new Set(locals.map((m) => m.vendor_id).filter((id) => id !== 0))])).map((v) => [
@@ -110,108 +246,29 @@ export function upstreamSync(deps: SyncDeps) {
       const conflicts = [];
       for (const local of locals) {
         const up = modelByName.get(local.model_name) as UpstreamModel;
-        const fields: { field: string; local: unknown; upstream: unknown }[] = [];
-        const text = (field: string, l: string, u: string | undefined) => {
-          if (l.trim() !== (u ?? '').trim()) fields.push({ field, local: l, upstream: u ?? '' });
-        };
-        text('description', local.description, up.description);
-        text('icon', local.icon, up.icon);
-        text('tags', local.tags, up.tags);
-        text('vendor', vendorNames.get(local.vendor_id) ?? '', up.vendor_name);
-        if (local.name_rule !== (up.name_rule ?? 0))
-          fields.push({ field: 'name_rule', local: local.name_rule, upstream: up.name_rule ?? 0 });
-        if (local.status !== chooseStatus(up.status, local.status))
-          fields.push({ field: 'status', local: local.status, upstream: up.status ?? 0 });
+        const fields = conflictsOf(local, up, vendorNames.get(local.vendor_id) ?? '');
         if (fields.length > 0) conflicts.push({ modelName: local.model_name, fields });
       }
       return { missing, conflicts, source };
     },
 
     async apply(req: { locale: string; overwrite: { modelName: string; fields: string[] }[] }) {
-      const out = {
+      const out: ApplyOut = {
         createdModels: 0,
         createdVendors: 0,
         updatedModels: 0,
-        skippedModels: [] as string[],
-        createdList: [] as string[],
-        updatedList: [] as string[],
+        skippedModels: [],
+        createdList: [],
+        updatedList: [],
         source: upstreamUrls(deps.base, req.locale),
       };
       const missing = await deps.missing();
       if (missing.length === 0 && req.overwrite.length === 0) return out;
-      const { source, modelByName, vendorByName } = await load(req.locale);
+      const { source, modelByName, vendorByName } = await loadUpstream(deps, req.locale);
       out.source = source;
-
-      const vendorIds = new Map<string, number>();
-      const vendorId = async (name: string | undefined): Promise<number> => {
-        if (!name) return 0;
-        const cached = vendorIds.get(name);
-        if (cached !== undefined) return cached;
-        let id = (await deps.vendors.byName(name))?._id;
-        if (id === undefined) {
-          const up = vendorByName.get(name);
-          const t = clock();
-          id = await deps.vendors.insert({
-            name,
-            description: up?.description ?? '',
-            icon: up?.icon ?? '',
-            status: chooseStatus(up?.status, 1),
-            created_time: t,
-            updated_time: t,
-          });
-          if (id !== undefined) out.createdVendors++;
-          // Created meanwhile by someone else: use theirs.
-          else id = (await deps.vendors.byName(name))?._id ?? 0;
-        }
-        vendorIds.set(name, id);
-        return id;
-      };
-
-      for (const name of missing) {
-        const up = modelByName.get(name);
-        if (!up) {
-          out.skippedModels.push(name);
-          continue;
-        }
-        const t = clock();
-        const id = await deps.models.insert({
-          model_name: name,
-          description: up.description ?? '',
-          icon: up.icon ?? '',
-          tags: up.tags ?? '',
-          vendor_id: await vendorId(up.vendor_name),
-          endpoints: up.endpoints === undefined || up.endpoints === null ? '' : JSON.stringify(up.endpoints),
-          status: chooseStatus(up.status, 1),
-          sync_official: 1,
-          name_rule: up.name_rule ?? 0,
-          created_time: t,
-          updated_time: t,
-        });
-        if (id === undefined) out.skippedModels.push(name);
-        else {
-          out.createdModels++;
-          out.createdList.push(name);
-        }
-      }
-
-      for (const ow of req.overwrite) {
-        const up = modelByName.get(ow.modelName);
-        const local = up && (await deps.models.byName(ow.modelName));
-        // Entries the admin took out of the sync (sync_official 0) are never touched.
-        if (!up || !local || local.sync_official === 0) continue;
-        const want = new Set(ow.fields.map((f) => f.trim().toLowerCase()));
-        const set: Partial<ModelMetaDoc> = {};
-        if (want.has('description')) set.description = up.description ?? '';
-        if (want.has('icon')) set.icon = up.icon ?? '';
-        if (want.has('tags')) set.tags = up.tags ?? '';
-        if (want.has('vendor')) set.vendor_id = await vendorId(up.vendor_name);
-        if (want.has('name_rule')) set.name_rule = up.name_rule ?? 0;
-        if (want.has('status')) set.status = chooseStatus(up.status, local.status);
-        if (Object.keys(set).length === 0) continue;
-        await deps.models.update(local._id, { ...set, updated_time: clock() });
-        out.updatedModels++;
-        out.updatedList.push(ow.modelName);
-      }
+      const up = { modelByName, vendorId: vendorIds(deps, clock, vendorByName, out) };
+      await createMissing(deps, clock, missing, up, out);
+      await overwriteChosen(deps, clock, req.overwrite, up, out);
       return out;
     },
   };

@@ -16,9 +16,9 @@
  *   a conditional update of `lease_until`/`lease_owner`, writes filtered on the lease): slow on
  *   FerretDB, but tasks are still polled, time out and are billed once.
  */
-import { isDuplicateKey } from '@aigw/common';
 import type { Collection } from 'mongoose';
 import type { DueSchedule } from './due-schedule.ts';
+import { leaseWrites, quiet } from './lease-writes.ts';
 
 /** What billing still has to do for a task: nothing, settle the hold, or give it back. */
 export type BillingState = 'held' | 'settle' | 'settled' | 'refund' | 'refunded';
@@ -94,56 +94,46 @@ export interface PollWrite<T> {
   finish?: BillingState;
 }
 
+/** What the lease operations share: the tasks (typed and as LeasedTask for filters), finals, scope, schedule. */
+export interface LeaseContext<T extends LeasedTask> {
+  col: Collection<T>;
+  /** The same collection: the driver's filter types do not follow a generic document. */
+  c: Collection<LeasedTask>;
+  finals: Collection<FinalRecord>;
+  scope: Record<string, unknown>;
+  schedule: DueSchedule | undefined;
+}
+
 /**
- * `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection).
- * With a `schedule` (due-schedule.ts) due tasks come from Redis and are read by `_id` (no scan);
- * without one, or while Redis fails, due() scans the collection and the Mongo lease decides.
+ * Claimed schedule members as read from Mongo: those ready for a poll, those gone (deleted or
+ * final), and those due later (under a Mongo lease or moved) by the time they are due.
  */
-export function leaseOps<T extends LeasedTask>(
-  col: Collection<T>,
-  finals: Collection<FinalRecord>,
-  scope: Record<string, unknown> = {},
-  schedule?: DueSchedule,
-) {
-  // The driver's filter types do not follow a generic document; the filters below only name
-  // LeasedTask fields.
-  const c = col as unknown as Collection<LeasedTask>;
+export function sortClaimed<T extends LeasedTask>(ids: number[], docs: T[], now: number) {
+  const found = new Set(docs.map((d) => d._id));
+  const gone = ids.filter((id) => !found.has(id));
+  const ready: T[] = [];
+  const later = new Map<number, number[]>();
+  for (const d of docs) {
+    if (d.final) gone.push(d._id);
+    else if (d.next_poll_at <= now && d.lease_until <= now) ready.push(d);
+    else {
+      const at = Math.max(d.next_poll_at, d.lease_until);
+      later.set(at, [...(later.get(at) ?? []), d._id]);
+    }
+  }
+  return { ready, gone, later };
+}
+
+/** Which tasks a round polls: due ones from the schedule (or a scan), the schedule's rebuild, the Mongo lease. */
+function dueOps<T extends LeasedTask>(x: LeaseContext<T>) {
+  const { col, c, scope, schedule } = x;
   const scan = (now: number, limit: number) =>
     col
       .find({ ...scope, final: false, next_poll_at: { $lte: now }, lease_until: { $lte: now } } as never)
       .sort({ next_poll_at: 1 })
       .limit(limit)
       .toArray() as Promise<T[]>;
-  /** Redis errors never stop polling or billing: the rebuild repairs the schedule. */
-  const quiet = (p: Promise<unknown> | undefined) => p?.catch(() => undefined);
-
-  /**
-   * The update of one changed, non-final poll: under the Redis claim by `_id` and `final: false`
-   * (a round whose write lands after another replica made the task final must not put a running
-   * status back; the local server's patched `_id` pushdown keeps such a filter an index lookup).
-   */
-  const writeOf = (w: PollWrite<T>, lease: Lease, poller: string, now: number) => {
-    const set: Record<string, unknown> = { ...w.fields, updated_at: now, next_poll_at: w.nextPollAt };
-    const filter: Record<string, unknown> = { _id: w.task._id, final: false };
-    if (!lease.redis) {
-      Object.assign(filter, { lease_owner: lease.token });
-      Object.assign(set, { lease_until: 0, lease_owner: '' });
-    }
-    return { filter, update: { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } } };
-  };
-
-  /** Whether a round may still write under its lease (a Redis claim with half its time left). */
-  const mayWrite = (lease: Lease, leaseMs: number) => !lease.redis || Date.now() < lease.until - leaseMs / 2;
-
-  /** Moves polled tasks to their next poll: under a Redis lease only if this round still holds it. */
-  const reschedule = async (ids: number[], lease: Lease, at: number) => {
-    if (!schedule || ids.length === 0) return;
-    if (lease.redis) await quiet(schedule.release(ids, lease.until, at));
-    else await quiet(schedule.schedule(ids, at));
-  };
-
   return {
-    schedule,
     /**
      * Unfinished tasks due for a poll, with how this round holds them. With a schedule, the
      * claimed members are this round's (the claim is the lease) and are read by `_id`; those not
@@ -163,18 +153,7 @@ export function leaseOps<T extends LeasedTask>(
       const lease: Lease = { redis: true, until: now + leaseMs };
       if (ids.length === 0) return { tasks: [], lease };
       const docs = (await c.find({ _id: { $in: ids } }).toArray()) as T[];
-      const found = new Set(docs.map((d) => d._id));
-      const gone = ids.filter((id) => !found.has(id));
-      const ready: T[] = [];
-      const later = new Map<number, number[]>();
-      for (const d of docs) {
-        if (d.final) gone.push(d._id);
-        else if (d.next_poll_at <= now && d.lease_until <= now) ready.push(d);
-        else {
-          const at = Math.max(d.next_poll_at, d.lease_until);
-          later.set(at, [...(later.get(at) ?? []), d._id]);
-        }
-      }
+      const { ready, gone, later } = sortClaimed(ids, docs, now);
       await quiet(schedule.remove(gone));
       for (const [at, list] of later) await quiet(schedule.schedule(list, at));
       return { tasks: ready, lease };
@@ -223,115 +202,48 @@ export function leaseOps<T extends LeasedTask>(
       );
       return (await c.find({ _id: { $in: ids }, lease_owner: token }).toArray()) as T[];
     },
+  };
+}
 
-    /**
-     * Makes a task final, once across replicas: true when this call's record won (the caller
-     * settles or refunds); false when another replica's did (its fields are written to the task
-     * if they are not there yet, and billing is left to repair).
-     */
-    async finish(w: PollWrite<T>, poller: string): Promise<boolean> {
-      const id = w.task._id;
-      const now = Date.now();
-      let set: Record<string, unknown> = {
-        ...w.fields,
-        final: true,
-        billing: w.finish,
-        updated_at: now,
-        lease_until: 0,
-        lease_owner: '',
-      };
-      let won = true;
-      try {
-        await finals.insertOne({ _id: id, set, by: poller, at: now });
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-        won = false;
-        const first = await finals.findOne({ _id: id });
-        if (!first) throw err;
-        set = first.set;
-      }
-      if (won || !w.task.final) {
-        await c.updateOne({ _id: id }, { $set: set, $inc: { polls: 1 }, $addToSet: { pollers: poller } });
-      }
-      // Billing first: a task that left the schedule is still found by repair.
-      await quiet(schedule?.billingOpen([id]));
-      await quiet(schedule?.remove([id]));
-      return won;
-    },
+/**
+ * Final tasks whose settle or refund did not finish (a crash, billing down). With a schedule
+ * they come from its billing set (read by `_id`); the rebuild refills that set from Mongo.
+ */
+async function billingPending<T extends LeasedTask>(x: LeaseContext<T>, limit: number): Promise<T[]> {
+  const { c, scope, schedule } = x;
+  const pending = { final: true, billing: { $in: ['settle', 'refund'] as BillingState[] } };
+  if (!schedule)
+    return (await c
+      .find({ ...scope, ...pending })
+      .limit(limit)
+      .toArray()) as T[];
+  const ids = await schedule.billingPending(limit).catch(() => [] as number[]);
+  if (ids.length === 0) return [];
+  const docs = (await c.find({ _id: { $in: ids }, ...pending }).toArray()) as T[];
+  const open = new Set(docs.map((d) => d._id));
+  await quiet(schedule.billingDone(ids.filter((id) => !open.has(id))));
+  return docs;
+}
 
-    /**
-     * Writes one changed, non-final poll result (one update). False when the round's lease is too
-     * old to write (the next poll reads the task again) or the Mongo lease was lost.
-     */
-    async applyPoll(w: PollWrite<T>, lease: Lease, poller: string, leaseMs: number): Promise<boolean> {
-      if (!mayWrite(lease, leaseMs)) return false;
-      const { filter, update } = writeOf(w, lease, poller, Date.now());
-      const r = await c.updateOne(filter as never, update as never);
-      await reschedule([w.task._id], lease, w.nextPollAt);
-      return r.modifiedCount === 1;
-    },
-
-    /** Writes many changed, non-final poll results of a round in bulk statements (100 each). */
-    async applyMany(writes: PollWrite<T>[], lease: Lease, poller: string, leaseMs: number): Promise<number> {
-      let n = 0;
-      for (let i = 0; i < writes.length; i += 100) {
-        if (!mayWrite(lease, leaseMs)) break;
-        const part = writes.slice(i, i + 100);
-        const now = Date.now();
-        const r = await c.bulkWrite(part.map((w) => ({ updateOne: writeOf(w, lease, poller, now) })) as never, {
-          ordered: false,
-        });
-        n += r.modifiedCount;
-        const byAt = new Map<number, number[]>();
-        for (const w of part) byAt.set(w.nextPollAt, [...(byAt.get(w.nextPollAt) ?? []), w.task._id]);
-        for (const [at, ids] of byAt) await reschedule(ids, lease, at);
-      }
-      return n;
-    },
-
-    /**
-     * Polls that changed nothing (or an upstream that did not answer): under the Redis lease only
-     * the schedule moves (no Mongo write); under the Mongo lease the lease is given back with the
-     * next poll time.
-     */
-    async keep(ids: number[], lease: Lease, nextPollAt: number): Promise<void> {
-      if (ids.length === 0) return;
-      if (!lease.redis) {
-        await c.updateMany(
-          { _id: { $in: ids }, lease_owner: lease.token },
-          { $set: { lease_until: 0, lease_owner: '', next_poll_at: nextPollAt } },
-        );
-      }
-      await reschedule(ids, lease, nextPollAt);
-    },
-
-    /**
-     * Marks billing done ('settle' -> 'settled', 'refund' -> 'refunded'). By bare `_id`: a final
-     * task's billing only ever moves to its done state, and settle and refund are idempotent.
-     */
-    async billed(id: number, _from: BillingState, to: BillingState): Promise<void> {
-      await c.updateOne({ _id: id }, { $set: { billing: to } });
-      await quiet(schedule?.billingDone([id]));
-    },
-
-    /**
-     * Final tasks whose settle or refund did not finish (a crash, billing down). With a schedule
-     * they come from its billing set (read by `_id`); the rebuild refills that set from Mongo.
-     */
-    async billingPending(limit: number): Promise<T[]> {
-      const pending = { final: true, billing: { $in: ['settle', 'refund'] as BillingState[] } };
-      if (!schedule)
-        return (await c
-          .find({ ...scope, ...pending })
-          .limit(limit)
-          .toArray()) as T[];
-      const ids = await schedule.billingPending(limit).catch(() => [] as number[]);
-      if (ids.length === 0) return [];
-      const docs = (await c.find({ _id: { $in: ids }, ...pending }).toArray()) as T[];
-      const open = new Set(docs.map((d) => d._id));
-      await quiet(schedule.billingDone(ids.filter((id) => !open.has(id))));
-      return docs;
-    },
+/**
+ * `scope` narrows due() and billingPending() to some tasks (e.g. one platform of a collection).
+ * With a `schedule` (due-schedule.ts) due tasks come from Redis and are read by `_id` (no scan);
+ * without one, or while Redis fails, due() scans the collection and the Mongo lease decides.
+ */
+export function leaseOps<T extends LeasedTask>(
+  col: Collection<T>,
+  finals: Collection<FinalRecord>,
+  scope: Record<string, unknown> = {},
+  schedule?: DueSchedule,
+) {
+  // The driver's filter types do not follow a generic document; the filters only name
+  // LeasedTask fields.
+  const x: LeaseContext<T> = { col, c: col as unknown as Collection<LeasedTask>, finals, scope, schedule };
+  return {
+    schedule,
+    ...dueOps(x),
+    ...leaseWrites(x),
+    billingPending: (limit: number) => billingPending(x, limit),
   };
 }
 

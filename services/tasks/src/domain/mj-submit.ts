@@ -5,8 +5,8 @@
  * anything else gives the reservation back and answers the upstream's refusal unbilled.
  */
 import { randomUUID } from 'node:crypto';
-import type { MjTaskDoc, MjTaskRepository } from '../data/mj-task-repository.ts';
-import { authorize, inGroup, priceCall, taskChannel } from './authorize.ts';
+import type { MjTaskRepository, NewMjTask } from '../data/mj-task-repository.ts';
+import { type Authorized, authorize, inGroup, priceCall, taskChannel } from './authorize.ts';
 import { type Charge, giveBack, logCharge, reserve } from './charge.ts';
 import { MJ_CODE_INVALID, MjError } from './mj-error.ts';
 import {
@@ -105,21 +105,23 @@ function upstreamPath(kind: SubmitKind, mode: string | undefined): string {
   return kind === 'swap-face' ? `${prefix}/mj/insight-face/swap` : `${prefix}/mj/submit/${kind}`;
 }
 
-export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
-  if (!d.options.bool('DrawingEnabled')) throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
-  const caller = await authorize(d.peers, input.key, input.ip);
-  const { action, parentId } = actionOf(input.kind, input.body);
-  const model = modelOfAction(action);
-  const userId = caller.caller.user.id;
-
-  let parent: MjTaskDoc | null = null;
+/**
+ * Where a submit runs: an action on a task on that task's channel, in the group it was made in
+ * (the task must be the caller's, and successful when MjActionCheckSuccessEnabled); a new task on
+ * a channel of the caller's group for the model. Only midjourney-proxy channels draw.
+ */
+async function submitRoute(
+  d: MjDeps,
+  caller: Authorized,
+  s: { kind: SubmitKind; parentId: string | undefined; model: string },
+): Promise<{ auth: Authorized; channel: ChannelRef }> {
   let channel: ChannelRef | undefined;
   let auth = caller;
-  if (parentId) {
-    parent = await d.repo.byMjId(parentId, userId);
+  if (s.parentId) {
+    const parent = await d.repo.byMjId(s.parentId, caller.caller.user.id);
     if (!parent) throw new MjError(404, MJ_CODE_INVALID, '任务不存在');
     const checkSuccess = d.options.bool('MjActionCheckSuccessEnabled');
-    if (checkSuccess && input.kind !== 'modal' && parent.status !== 'SUCCESS') {
+    if (checkSuccess && s.kind !== 'modal' && parent.status !== 'SUCCESS') {
       throw invalid('任务状态不是成功，无法执行该操作');
     }
     channel = await d.peers.channel(parent.channel_id);
@@ -127,52 +129,45 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     // An action on a task runs on its channel, in the group the task was made in.
     auth = inGroup(caller, parent.group);
   } else {
-    ({ auth, channel } = await taskChannel(d, caller, model));
-    if (!channel) throw new MjError(503, MJ_CODE_INVALID, `当前分组 ${auth.group} 下对于模型 ${model} 无可用渠道`);
+    ({ auth, channel } = await taskChannel(d, caller, s.model));
+    if (!channel) throw new MjError(503, MJ_CODE_INVALID, `当前分组 ${auth.group} 下对于模型 ${s.model} 无可用渠道`);
   }
   if (!MJ_CHANNEL_TYPES.has(channel.type)) throw new MjError(503, MJ_CODE_INVALID, '渠道类型不支持绘图');
+  return { auth, channel };
+}
 
-  const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
-  const charge: Charge = { requestId: `mj:${randomUUID()}`, model, ...price };
-  const { requestId } = charge;
-  const tokenId = auth.caller.token.id;
-  await reserve(d.peers, auth, charge, (m) => new MjError(403, MJ_CODE_INVALID, m));
-
+/** The upstream's answer to the submit; a request that fails gives the reservation back (502). */
+async function postSubmit(d: MjDeps, channel: ChannelRef, input: SubmitInput, charge: Charge): Promise<MjAnswer> {
   const body = upstreamBody(input.body, {
     accountFilter: d.options.bool('MjAccountFilterEnabled'),
     modeClear: d.options.bool('MjModeClearEnabled'),
   });
-  let answer: { status: number; body: unknown };
   try {
-    answer = await d.upstream.post(channel, upstreamPath(input.kind, input.mode), body);
+    return await d.upstream.post(channel, upstreamPath(input.kind, input.mode), body);
   } catch (err) {
     await giveBack(d.peers, charge, d.onError);
     d.onError(err, 'midjourney submit failed');
     throw new MjError(502, MJ_CODE_INVALID, '上游服务请求失败');
   }
-  const up = (answer.body ?? {}) as Record<string, unknown>;
-  const code = Number(up.code);
-  const mjId = str(up.result) || (typeof up.result === 'number' ? String(up.result) : '');
-  if (answer.status !== 200 || !submitAccepted(code) || !mjId) {
-    await giveBack(d.peers, charge, d.onError);
-    return {
-      status: answer.status === 200 ? 200 : answer.status,
-      body: answer.body ?? { code: 4, description: '上游返回错误' },
-    };
-  }
+}
 
-  const now = Date.now();
-  const notifyHook = d.options.bool('MjNotifyEnabled') ? str(input.body.notifyHook) : '';
-  const task = await d.repo.insert({
-    user_id: userId,
+/** The task record of an accepted submit: who, where, the upstream's id and answer, the held charge. */
+export function newMjTask(
+  input: Pick<SubmitInput, 'kind' | 'body'>,
+  t: { auth: Authorized; channelId: number; action: string; charge: Charge; up: Record<string, unknown> },
+  opts: { notify: boolean; now: number },
+): NewMjTask {
+  const { auth, charge, up, now } = { ...t, now: opts.now };
+  return {
+    user_id: auth.caller.user.id,
     username: auth.caller.user.username,
-    token_id: tokenId,
+    token_id: auth.caller.token.id,
     token_name: auth.caller.token.name,
     group: auth.group,
-    channel_id: channel.id,
-    action,
-    mj_id: mjId,
-    code,
+    channel_id: t.channelId,
+    action: t.action,
+    mj_id: mjIdOf(up),
+    code: Number(up.code),
     status: 'SUBMITTED',
     progress: '0%',
     image_url: '',
@@ -187,19 +182,54 @@ export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer>
     start_time: 0,
     finish_time: 0,
     created_at: Math.floor(now / 1000),
-    quota: price.quota,
-    model,
-    model_price: price.modelPrice,
-    group_ratio: price.groupRatio,
+    quota: charge.quota,
+    model: charge.model,
+    model_price: charge.modelPrice,
+    group_ratio: charge.groupRatio,
     buttons: '',
     properties: up.properties ? JSON.stringify(up.properties) : '',
-    notify_hook: notifyHook,
-    request_id: requestId,
+    notify_hook: opts.notify ? str(input.body.notifyHook) : '',
+    request_id: charge.requestId,
     subscription_id: charge.subscriptionId ?? '',
     billing: 'held',
     final: false,
     next_poll_at: now,
-  });
+  };
+}
+
+/** The upstream's task id (`result`, a string or a number). */
+const mjIdOf = (up: Record<string, unknown>) =>
+  str(up.result) || (typeof up.result === 'number' ? String(up.result) : '');
+
+export async function submitMj(d: MjDeps, input: SubmitInput): Promise<MjAnswer> {
+  if (!d.options.bool('DrawingEnabled')) throw new MjError(403, MJ_CODE_INVALID, '绘图功能未启用');
+  const caller = await authorize(d.peers, input.key, input.ip);
+  const { action, parentId } = actionOf(input.kind, input.body);
+  const model = modelOfAction(action);
+  const { auth, channel } = await submitRoute(d, caller, { kind: input.kind, parentId, model });
+
+  const price = priceCall(auth, model, await d.peers.ratios(), d.options.number('QuotaPerUnit'));
+  const charge: Charge = { requestId: `mj:${randomUUID()}`, model, ...price };
+  await reserve(d.peers, auth, charge, (m) => new MjError(403, MJ_CODE_INVALID, m));
+
+  const answer = await postSubmit(d, channel, input, charge);
+  const up = (answer.body ?? {}) as Record<string, unknown>;
+  const mjId = mjIdOf(up);
+  if (answer.status !== 200 || !submitAccepted(Number(up.code)) || !mjId) {
+    await giveBack(d.peers, charge, d.onError);
+    return {
+      status: answer.status === 200 ? 200 : answer.status,
+      body: answer.body ?? { code: 4, description: '上游返回错误' },
+    };
+  }
+
+  const task = await d.repo.insert(
+    newMjTask(
+      input,
+      { auth, channelId: channel.id, action, charge, up },
+      { notify: d.options.bool('MjNotifyEnabled'), now: Date.now() },
+    ),
+  );
   await logCharge(
     d.usage,
     auth,

@@ -80,6 +80,91 @@ export function readCookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
+const key = (sid: string) => `sess:${sid}`;
+const metaKey = (sid: string) => `sess:meta:${sid}`;
+const userKey = (id: number) => `sess:user:${id}`;
+
+/** The session id a cookie value carries when its HMAC is right; undefined otherwise. */
+export function signedSessionId(raw: string | undefined, secret: string): string | undefined {
+  const dot = raw?.lastIndexOf('.') ?? -1;
+  if (!raw || dot <= 0) return undefined;
+  const sid = raw.slice(0, dot);
+  const mac = Buffer.from(raw.slice(dot + 1));
+  const want = Buffer.from(sign(sid, secret));
+  return mac.length === want.length && timingSafeEqual(mac, want) ? sid : undefined;
+}
+
+/** A stored session as its owner sees it (`ttl` its seconds left, `meta` its origin and activity). */
+export function sessionView(
+  sid: string,
+  currentSid: string | undefined,
+  ttl: number,
+  meta: Record<string, string>,
+  nowSec: number,
+): LoginSessionView {
+  return {
+    sid: publicId(sid),
+    current: sid === currentSid,
+    login_method: meta.login_method ?? '',
+    ip: meta.ip ?? '',
+    user_agent: meta.user_agent ?? '',
+    created_at: Number(meta.created_at ?? 0),
+    last_active_at: Number(meta.last_active_at ?? 0),
+    expires_at: nowSec + ttl,
+  };
+}
+
+/** Stores a new session (its user, origin and index entry) and sets its cookie. */
+async function startSession(
+  redis: Redis,
+  secret: string,
+  s: { res: Response; user: SessionUser; secure: boolean; origin?: SessionOrigin | undefined },
+): Promise<void> {
+  const { res, user, origin } = s;
+  const sid = randomBytes(24).toString('base64url');
+  const now = String(Math.floor(Date.now() / 1000));
+  await redis
+    .multi()
+    .set(key(sid), JSON.stringify(user), 'EX', TTL_SECONDS)
+    .hset(metaKey(sid), {
+      created_at: now,
+      last_active_at: now,
+      ip: origin?.ip ?? '',
+      user_agent: (origin?.userAgent ?? '').slice(0, 512),
+      login_method: origin?.method ?? '',
+    })
+    .expire(metaKey(sid), TTL_SECONDS)
+    .sadd(userKey(user.id), sid)
+    .expire(userKey(user.id), TTL_SECONDS)
+    .exec();
+  res.cookie(COOKIE, `${sid}.${sign(sid, secret)}`, {
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: s.secure,
+    maxAge: TTL_SECONDS * 1000,
+    path: '/',
+  });
+}
+
+/** A user's live sessions and the ids of those expired meanwhile (for the caller to end). */
+async function liveSessions(redis: Redis, userId: number, currentSid: string | undefined) {
+  const sids = await redis.smembers(userKey(userId));
+  const out: LoginSessionView[] = [];
+  const gone: string[] = [];
+  if (sids.length === 0) return { out, gone };
+  const pipe = redis.multi();
+  for (const sid of sids) pipe.ttl(key(sid)).hgetall(metaKey(sid));
+  const replies = (await pipe.exec()) ?? [];
+  const nowSec = Math.floor(Date.now() / 1000);
+  sids.forEach((sid, i) => {
+    const ttl = Number(replies[2 * i]?.[1] ?? -2);
+    const meta = (replies[2 * i + 1]?.[1] ?? {}) as Record<string, string>;
+    if (ttl <= 0) gone.push(sid);
+    else out.push(sessionView(sid, currentSid, ttl, meta, nowSec));
+  });
+  return { out, gone };
+}
+
 /**
  * Sessions in Redis (shared by every gateway replica): an HttpOnly, SameSite=Strict cookie holding
  * a random id and its HMAC, 30 days. Each user's session ids are indexed so that a ban, a deletion
@@ -88,9 +173,6 @@ export function readCookie(req: Request, name: string): string | undefined {
  * gone, so its cookie is refused on the next request.
  */
 export function sessions(redis: Redis, secret: string) {
-  const key = (sid: string) => `sess:${sid}`;
-  const metaKey = (sid: string) => `sess:meta:${sid}`;
-  const userKey = (id: number) => `sess:user:${id}`;
   /** When this replica last wrote each session's activity (bounded: cleared when it grows). */
   const seen = new Map<string, number>();
   const touch = async (sid: string) => {
@@ -112,20 +194,12 @@ export function sessions(redis: Redis, secret: string) {
   };
 
   const load: RequestHandler = async (req, _res, next) => {
-    const raw = readCookie(req, COOKIE);
-    const dot = raw?.lastIndexOf('.') ?? -1;
-    if (raw && dot > 0) {
-      const sid = raw.slice(0, dot);
-      const mac = Buffer.from(raw.slice(dot + 1));
-      const want = Buffer.from(sign(sid, secret));
-      if (mac.length === want.length && timingSafeEqual(mac, want)) {
-        const json = await redis.get(key(sid));
-        if (json) {
-          req.sessionUser = JSON.parse(json) as SessionUser;
-          req.sessionId = sid;
-          await touch(sid);
-        }
-      }
+    const sid = signedSessionId(readCookie(req, COOKIE), secret);
+    const json = sid ? await redis.get(key(sid)) : null;
+    if (sid && json) {
+      req.sessionUser = JSON.parse(json) as SessionUser;
+      req.sessionId = sid;
+      await touch(sid);
     }
     next();
   };
@@ -133,31 +207,8 @@ export function sessions(redis: Redis, secret: string) {
   return {
     load,
     /** Starts a session for a user and sets the cookie. */
-    async create(res: Response, user: SessionUser, secure: boolean, origin?: SessionOrigin): Promise<void> {
-      const sid = randomBytes(24).toString('base64url');
-      const now = String(Math.floor(Date.now() / 1000));
-      await redis
-        .multi()
-        .set(key(sid), JSON.stringify(user), 'EX', TTL_SECONDS)
-        .hset(metaKey(sid), {
-          created_at: now,
-          last_active_at: now,
-          ip: origin?.ip ?? '',
-          user_agent: (origin?.userAgent ?? '').slice(0, 512),
-          login_method: origin?.method ?? '',
-        })
-        .expire(metaKey(sid), TTL_SECONDS)
-        .sadd(userKey(user.id), sid)
-        .expire(userKey(user.id), TTL_SECONDS)
-        .exec();
-      res.cookie(COOKIE, `${sid}.${sign(sid, secret)}`, {
-        httpOnly: true,
-        sameSite: 'strict',
-        secure,
-        maxAge: TTL_SECONDS * 1000,
-        path: '/',
-      });
-    },
+    create: (res: Response, user: SessionUser, secure: boolean, origin?: SessionOrigin): Promise<void> =>
+      startSession(redis, secret, { res, user, secure, origin }),
     /** Ends the request's session. */
     async destroy(req: Request, res: Response): Promise<void> {
       if (req.sessionId) await redis.del(key(req.sessionId), metaKey(req.sessionId));
@@ -172,31 +223,7 @@ export function sessions(redis: Redis, secret: string) {
     },
     /** A user's live sessions, newest first; `currentSid` is marked. Expired ones leave the index. */
     async list(userId: number, currentSid: string | undefined): Promise<LoginSessionView[]> {
-      const sids = await redis.smembers(userKey(userId));
-      if (sids.length === 0) return [];
-      const pipe = redis.multi();
-      for (const sid of sids) pipe.ttl(key(sid)).hgetall(metaKey(sid));
-      const replies = (await pipe.exec()) ?? [];
-      const out: LoginSessionView[] = [];
-      const gone: string[] = [];
-      sids.forEach((sid, i) => {
-        const ttl = Number(replies[2 * i]?.[1] ?? -2);
-        const meta = (replies[2 * i + 1]?.[1] ?? {}) as Record<string, string>;
-        if (ttl <= 0) {
-          gone.push(sid);
-          return;
-        }
-        out.push({
-          sid: publicId(sid),
-          current: sid === currentSid,
-          login_method: meta.login_method ?? '',
-          ip: meta.ip ?? '',
-          user_agent: meta.user_agent ?? '',
-          created_at: Number(meta.created_at ?? 0),
-          last_active_at: Number(meta.last_active_at ?? 0),
-          expires_at: Math.floor(Date.now() / 1000) + ttl,
-        });
-      });
+      const { out, gone } = await liveSessions(redis, userId, currentSid);
       await end(userId, gone);
       return out.sort((a, b) => b.created_at - a.created_at);
     },

@@ -1,6 +1,6 @@
 import { ok } from '@aigw/common';
 import { invalid } from '@aigw/common/errors';
-import type { NextFunction, Request, Response, Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { z } from 'zod';
 import type { RouteDeps } from '../deps.ts';
 import { ROLE } from '../middleware/auth.ts';
@@ -120,10 +120,98 @@ const numericId = (req: Request, _res: Response, next: NextFunction) => {
   else next('route');
 };
 
-/** /api/channel (admin): channels, tests, balances, upstream models. */
-export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps): void {
-  const { channels } = clients;
+/** GET /api/channel/:id: root reads the key in full, and each such read is logged (type 3); admins get it masked. */
+function readChannel({ clients, audit }: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    const { id } = input(req, ById).params;
+    const r = await clients.channels.getChannel({ id, includeKey: true });
+    if (!r.channel) return ok(res, null);
+    const me = caller(req);
+    if (me.role >= ROLE.root) {
+      // Recorded before the key leaves: no full read without its log entry.
+      await audit({
+        userId: me.id,
+        username: me.username,
+        type: 3,
+        content: `查看渠道 #${id}（${r.channel.name}）的完整密钥`,
+        actorUserId: me.id,
+        ip: req.ip ?? '',
+      });
+      return ok(res, snake(r.channel));
+    }
+    ok(res, snake({ ...r.channel, key: maskKey(r.channel.key) }));
+  };
+}
 
+/** POST /api/channel/: one channel, or one per key line (batch), from a bare or a wrapped body. */
+function createChannel({ clients }: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    const raw = input(req, Create).body;
+    const wrapped = 'channel' in raw ? raw : undefined;
+    const fields = channelFields(wrapped ? wrapped.channel : (raw as ChannelBody));
+    // A masked key (an admin copying a channel) would be stored as the upstream key: refused.
+    if (fields.key?.includes(MASK)) throw invalid('密钥已隐藏，请重新填写渠道密钥');
+    const multiLine = (fields.key ?? '').trim().includes('\n');
+    const batch = wrapped
+      ? wrapped.mode === 'batch'
+      : ((raw as { batch?: boolean }).batch ?? (multiLine && fields.type !== 41));
+    // Channel is a proto3 message: absent numbers arrive as 0, so the form's defaults are set here.
+    const r = await clients.channels.createChannels({ channel: { autoBan: 1, ...fields }, batch });
+    ok(res, r.ids, r.ids.length > 1 ? `已创建 ${r.ids.length} 个渠道` : '渠道创建成功！');
+  };
+}
+
+/** PUT /api/channel/: the changes of an edit; the masked form of the stored key means "keep". */
+function updateChannel({ clients }: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    const b = input(req, Update).body;
+    const changes = channelFields(b);
+    // The edit form sends back the key it was shown: the masked form of the stored key means "keep".
+    if (changes.key?.includes(MASK)) {
+      const current = await clients.channels.getChannel({ id: b.id, includeKey: true });
+      if (current.channel && changes.key === maskKey(current.channel.key)) delete changes.key;
+    }
+    const r = await clients.channels.updateChannel({ id: b.id, ...changes });
+    ok(res, r.channel ? snake(r.channel) : null, '渠道更新成功！');
+  };
+}
+
+/** new-api's multi-key management: get_key_status answers the page of keys (previews only). */
+function manageKeys({ clients }: RouteDeps): RequestHandler {
+  return async (req, res) => {
+    const b = input(req, ManageKeys).body;
+    const r = await clients.channels.manageMultiKeys({
+      channelId: b.channel_id,
+      action: b.action,
+      keyIndex: b.key_index,
+      page: b.page ?? 0,
+      pageSize: b.page_size ?? 0,
+      status: b.status,
+    });
+    if (b.action === 'get_key_status') {
+      const { keys, total, page, pageSize, totalPages, enabledCount, manualDisabledCount, autoDisabledCount } = r;
+      return ok(
+        res,
+        snake({
+          keys: keys.map((k) => snake(k)),
+          total,
+          page,
+          pageSize,
+          totalPages,
+          enabledCount,
+          manualDisabledCount,
+          autoDisabledCount,
+        }),
+      );
+    }
+    if (b.action === 'delete_disabled_keys') return ok(res, r.deletedCount, r.message);
+    ok(res, undefined, r.message);
+  };
+}
+
+/** Listing and searching channels, and the channel-type catalogue. */
+function channelListRoutes(api: Router, { clients, guard }: RouteDeps): void {
+  const { channels } = clients;
   api.get('/channel/', guard.admin, List, async (req, res) => {
     const q = input(req, List).query;
     const r = await channels.listChannels({ page: pageOf(q), idSort: q.id_sort ?? false });
@@ -147,7 +235,11 @@ export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps)
     });
     ok(res, pageAnswer(r.items, r.page));
   });
+}
 
+/** What asks the upstreams: channel tests, balances and the upstream's model list. */
+function channelUpstreamRoutes(api: Router, { clients, guard }: RouteDeps): void {
+  const { channels } = clients;
   api.get('/channel/test', guard.admin, async (_req, res) => {
     const r = await channels.testAllChannels({});
     ok(res, r.count, `已开始测试 ${r.count} 个渠道，请稍后刷新查看结果`);
@@ -183,54 +275,15 @@ export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps)
     );
     ok(res, r.models);
   });
+}
 
-  // Root reads the key in full, and each such read is logged (type 3); admins get it masked.
-  api.get('/channel/:id', numericId, guard.admin, ById, async (req, res) => {
-    const { id } = input(req, ById).params;
-    const r = await channels.getChannel({ id, includeKey: true });
-    if (!r.channel) return ok(res, null);
-    const me = caller(req);
-    if (me.role >= ROLE.root) {
-      // Recorded before the key leaves: no full read without its log entry.
-      await audit({
-        userId: me.id,
-        username: me.username,
-        type: 3,
-        content: `查看渠道 #${id}（${r.channel.name}）的完整密钥`,
-        actorUserId: me.id,
-        ip: req.ip ?? '',
-      });
-      return ok(res, snake(r.channel));
-    }
-    ok(res, snake({ ...r.channel, key: maskKey(r.channel.key) }));
-  });
-
-  api.post('/channel/', guard.admin, Create, async (req, res) => {
-    const raw = input(req, Create).body;
-    const wrapped = 'channel' in raw ? raw : undefined;
-    const fields = channelFields(wrapped ? wrapped.channel : (raw as ChannelBody));
-    // A masked key (an admin copying a channel) would be stored as the upstream key: refused.
-    if (fields.key?.includes(MASK)) throw invalid('密钥已隐藏，请重新填写渠道密钥');
-    const multiLine = (fields.key ?? '').trim().includes('\n');
-    const batch = wrapped
-      ? wrapped.mode === 'batch'
-      : ((raw as { batch?: boolean }).batch ?? (multiLine && fields.type !== 41));
-    // Channel is a proto3 message: absent numbers arrive as 0, so the form's defaults are set here.
-    const r = await channels.createChannels({ channel: { autoBan: 1, ...fields }, batch });
-    ok(res, r.ids, r.ids.length > 1 ? `已创建 ${r.ids.length} 个渠道` : '渠道创建成功！');
-  });
-
-  api.put('/channel/', guard.admin, Update, async (req, res) => {
-    const b = input(req, Update).body;
-    const changes = channelFields(b);
-    // The edit form sends back the key it was shown: the masked form of the stored key means "keep".
-    if (changes.key?.includes(MASK)) {
-      const current = await channels.getChannel({ id: b.id, includeKey: true });
-      if (current.channel && changes.key === maskKey(current.channel.key)) delete changes.key;
-    }
-    const r = await channels.updateChannel({ id: b.id, ...changes });
-    ok(res, r.channel ? snake(r.channel) : null, '渠道更新成功！');
-  });
+/** One channel read, created, edited or deleted; keys of multi-key channels; the abilities' repair. */
+function channelEditRoutes(api: Router, deps: RouteDeps): void {
+  const { clients, guard } = deps;
+  const { channels } = clients;
+  api.get('/channel/:id', numericId, guard.admin, ById, readChannel(deps));
+  api.post('/channel/', guard.admin, Create, createChannel(deps));
+  api.put('/channel/', guard.admin, Update, updateChannel(deps));
 
   api.delete('/channel/disabled', guard.admin, async (_req, res) => {
     ok(res, (await channels.deleteDisabledChannels({})).count);
@@ -248,39 +301,17 @@ export function channelRoutes(api: Router, { clients, guard, audit }: RouteDeps)
     ok(res, r.count);
   });
 
-  // new-api's multi-key management: get_key_status answers the page of keys (previews only).
-  api.post('/channel/multi_key/manage', guard.admin, ManageKeys, async (req, res) => {
-    const b = input(req, ManageKeys).body;
-    const r = await channels.manageMultiKeys({
-      channelId: b.channel_id,
-      action: b.action,
-      keyIndex: b.key_index,
-      page: b.page ?? 0,
-      pageSize: b.page_size ?? 0,
-      status: b.status,
-    });
-    if (b.action === 'get_key_status') {
-      const { keys, total, page, pageSize, totalPages, enabledCount, manualDisabledCount, autoDisabledCount } = r;
-      return ok(
-        res,
-        snake({
-          keys: keys.map((k) => snake(k)),
-          total,
-          page,
-          pageSize,
-          totalPages,
-          enabledCount,
-          manualDisabledCount,
-          autoDisabledCount,
-        }),
-      );
-    }
-    if (b.action === 'delete_disabled_keys') return ok(res, r.deletedCount, r.message);
-    ok(res, undefined, r.message);
-  });
+  api.post('/channel/multi_key/manage', guard.admin, ManageKeys, manageKeys(deps));
 
   api.post('/channel/fix', guard.admin, async (_req, res) => {
     const r = await channels.fixAbilities({});
     ok(res, r.count, `已修复 ${r.count} 个渠道${r.failed > 0 ? `，${r.failed} 个失败` : ''}`);
   });
+}
+
+/** /api/channel (admin): channels, tests, balances, upstream models. */
+export function channelRoutes(api: Router, deps: RouteDeps): void {
+  channelListRoutes(api, deps);
+  channelUpstreamRoutes(api, deps);
+  channelEditRoutes(api, deps);
 }

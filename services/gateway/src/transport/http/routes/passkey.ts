@@ -38,21 +38,13 @@ const noStore: RequestHandler = (_req, res, next) => {
 const INCOMPLETE = 'Passkey 流程参数不完整';
 const EXPIRED = 'Passkey 流程已过期，请重新开始';
 
-/**
- * Passkeys (new-api's /api/user/passkey/*): each ceremony is a begin, which answers the options for
- * navigator.credentials and a flow token, and a finish with the browser's credential and that
- * token. The challenge waits in Redis under the token for two minutes and is taken once (GETDEL),
- * bound to the purpose and, for a logged-in user, to the user and login session. The users service
- * verifies the answers and keeps the credentials.
- */
-export function passkeyRoutes(api: Router, deps: RouteDeps): void {
-  const { clients, guard, sessions, critical, config, redis, audit } = deps;
-  const { passkeys, users } = clients;
-  const proofs = securityProofs(redis);
-  const wallets = walletGateway(clients.wallet, deps.logger);
-  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
-  const flowKey = (token: string) => `passkey:flow:${token}`;
+/** A flow's key in Redis, under its token. */
+const flowKey = (token: string) => `passkey:flow:${token}`;
 
+/** The ceremonies' shared steps: a flow started and taken back, the login session, 2FA and the audit. */
+function passkeyFlows(deps: RouteDeps) {
+  const { clients, redis, audit } = deps;
+  /** Keeps the flow under a new token and answers the browser's options with it. */
   const start = async (res: Response, flow: Flow, optionsJson: string) => {
     const token = randomBytes(24).toString('base64url');
     await redis.set(flowKey(token), JSON.stringify(flow), 'EX', PASSKEY_FLOW_SECONDS);
@@ -75,21 +67,30 @@ export function passkeyRoutes(api: Router, deps: RouteDeps): void {
     if (!req.sessionId) throw new AppError('UNAUTHENTICATED', '当前认证方式不支持安全验证');
     return req.sessionId;
   };
-  const twoFactorOn = async (userId: number) => (await users.getTwoFactorStatus({ userId })).enabled;
+  const twoFactorOn = async (userId: number) => (await clients.users.getTwoFactorStatus({ userId })).enabled;
   const logSelf = (req: Request, content: string) => {
     const me = caller(req);
     return audit({ userId: me.id, username: me.username, type: 4, content, actorUserId: me.id, ip: req.ip ?? '' });
   };
+  return { start, take, sessionOf, twoFactorOn, logSelf, proofs: securityProofs(redis) };
+}
 
-  // --- login (no session yet) ---------------------------------------------------------------------
+type Flows = ReturnType<typeof passkeyFlows>;
+
+/** Login with a passkey (no session yet). */
+function passkeyLoginRoutes(api: Router, deps: RouteDeps, flows: Flows): void {
+  const { clients, sessions, critical, config } = deps;
+  const wallets = walletGateway(clients.wallet, deps.logger);
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
+
   api.post('/user/passkey/login/begin', critical, noStore, NoInput, async (_req, res) => {
-    const r = await passkeys.beginPasskeyAssertion({ userId: 0 });
-    await start(res, { purpose: 'login', userId: 0, sid: '', scope: '', challenge: r.challenge }, r.optionsJson);
+    const r = await clients.passkeys.beginPasskeyAssertion({ userId: 0 });
+    await flows.start(res, { purpose: 'login', userId: 0, sid: '', scope: '', challenge: r.challenge }, r.optionsJson);
   });
 
   api.post('/user/passkey/login/finish', critical, noStore, Finish, async (req, res) => {
-    const { flow, credentialJson } = await take(req, 'login');
-    const { user } = await passkeys.finishPasskeyAssertion({
+    const { flow, credentialJson } = await flows.take(req, 'login');
+    const { user } = await clients.passkeys.finishPasskeyAssertion({
       userId: 0,
       credentialJson,
       expectedChallenge: flow.challenge,
@@ -98,8 +99,12 @@ export function passkeyRoutes(api: Router, deps: RouteDeps): void {
     await sessions.create(res, sessionUserOf(user), secure(req), originOf(req, 'passkey'));
     ok(res, userJson(user, await wallets.get(user.id)), '登录成功！');
   });
+}
 
-  // --- the caller's own passkey -------------------------------------------------------------------
+/** The caller's own passkey: its status, registration, a verification (a security proof) and removal. */
+function passkeySelfRoutes(api: Router, { clients, guard }: RouteDeps, flows: Flows): void {
+  const { passkeys } = clients;
+  const { start, take, sessionOf, twoFactorOn, logSelf, proofs } = flows;
   api.get('/user/passkey', guard.user, noStore, async (req, res) => {
     const s = await passkeys.getPasskeyStatus({ userId: caller(req).id });
     ok(
@@ -161,13 +166,26 @@ export function passkeyRoutes(api: Router, deps: RouteDeps): void {
     await logSelf(req, '解绑 Passkey');
     ok(res, undefined, 'Passkey 已解绑');
   });
+}
+
+/**
+ * Passkeys (new-api's /api/user/passkey/*): each ceremony is a begin, which answers the options for
+ * navigator.credentials and a flow token, and a finish with the browser's credential and that
+ * token. The challenge waits in Redis under the token for two minutes and is taken once (GETDEL),
+ * bound to the purpose and, for a logged-in user, to the user and login session. The users service
+ * verifies the answers and keeps the credentials.
+ */
+export function passkeyRoutes(api: Router, deps: RouteDeps): void {
+  const flows = passkeyFlows(deps);
+  passkeyLoginRoutes(api, deps, flows);
+  passkeySelfRoutes(api, deps, flows);
 
   // --- administration -----------------------------------------------------------------------------
-  api.delete('/user/:id/reset_passkey', guard.admin, ById, async (req, res) => {
+  api.delete('/user/:id/reset_passkey', deps.guard.admin, ById, async (req, res) => {
     const { id } = input(req, ById).params;
-    await passkeys.adminResetPasskey({ actor: actorOf(req), id });
+    await deps.clients.passkeys.adminResetPasskey({ actor: actorOf(req), id });
     // As new-api: every session of the user ends.
-    await sessions.destroyAllOf(id);
+    await deps.sessions.destroyAllOf(id);
     ok(res, undefined, 'Passkey 已重置');
   });
 }

@@ -98,26 +98,27 @@ const planMessage = (p: PlanBody, planId = 0) => ({
   creemProductId: p.creem_product_id ?? '',
 });
 
-/**
- * new-api's /api/subscription: plans for users, the user's subscriptions and billing preference,
- * purchase with the wallet balance, and the admin's plans and users' subscriptions. Billing's
- * SubscriptionService decides everything; these only translate.
- */
-export function subscriptionRoutes(api: Router, { clients, guard, critical, logger }: RouteDeps): void {
-  const { subscriptions, users } = clients;
+/** The subscriptions of the caller (or, for admins, of a user) in new-api's shape. */
+const subscriptionsJson = (r: {
+  billingPreference: string;
+  subscriptions: UserSubscription[];
+  allSubscriptions: UserSubscription[];
+}) => ({
+  billing_preference: r.billingPreference,
+  subscriptions: r.subscriptions.map(subJson),
+  all_subscriptions: r.allSubscriptions.map(subJson),
+});
 
+/** The plans on offer, the caller's subscriptions and billing preference. */
+function subscriptionUserRoutes(api: Router, { clients, guard }: RouteDeps): void {
+  const { subscriptions } = clients;
   api.get('/subscription/plans', guard.user, async (_req, res) => {
     const r = await subscriptions.listPlans({ enabledOnly: true });
     ok(res, r.plans.map(planJson));
   });
 
   api.get('/subscription/self', guard.user, async (req, res) => {
-    const r = await subscriptions.getUserSubscriptions({ userId: caller(req).id });
-    ok(res, {
-      billing_preference: r.billingPreference,
-      subscriptions: r.subscriptions.map(subJson),
-      all_subscriptions: r.allSubscriptions.map(subJson),
-    });
+    ok(res, subscriptionsJson(await subscriptions.getUserSubscriptions({ userId: caller(req).id })));
   });
 
   api.put('/subscription/self/preference', guard.user, Preference, async (req, res) => {
@@ -127,7 +128,11 @@ export function subscriptionRoutes(api: Router, { clients, guard, critical, logg
     });
     ok(res, { billing_preference: r.billingPreference });
   });
+}
 
+/** Purchases: with the wallet balance, Epay (and its notification), Stripe and Creem. */
+function subscriptionPayRoutes(api: Router, { clients, guard, critical, logger }: RouteDeps): void {
+  const { subscriptions } = clients;
   api.post('/subscription/balance/pay', guard.user, BalancePay, async (req, res) => {
     const b = input(req, BalancePay).body;
     const u = caller(req);
@@ -194,7 +199,11 @@ export function subscriptionRoutes(api: Router, { clients, guard, critical, logg
   };
   api.get('/subscription/epay/notify', notify);
   api.post('/subscription/epay/notify', express.urlencoded({ extended: false }), notify);
+}
 
+/** The admins' plans and users' subscriptions (bind, list, invalidate). */
+function subscriptionAdminRoutes(api: Router, { clients, guard }: RouteDeps): void {
+  const { subscriptions, users } = clients;
   api.get('/subscription/admin/plans', guard.admin, async (_req, res) => {
     const r = await subscriptions.listPlans({ enabledOnly: false });
     ok(res, r.plans.map(planJson));
@@ -235,11 +244,7 @@ export function subscriptionRoutes(api: Router, { clients, guard, critical, logg
 
   api.get('/subscription/admin/users/:id/subscriptions', guard.admin, UserPath, async (req, res) => {
     const r = await subscriptions.getUserSubscriptions({ userId: input(req, UserPath).params.id });
-    ok(res, {
-      billing_preference: r.billingPreference,
-      subscriptions: r.subscriptions.map(subJson),
-      all_subscriptions: r.allSubscriptions.map(subJson),
-    });
+    ok(res, subscriptionsJson(r));
   });
 
   api.post('/subscription/admin/users/:id/subscriptions', guard.admin, BindToUser, async (req, res) => {
@@ -256,4 +261,15 @@ export function subscriptionRoutes(api: Router, { clients, guard, critical, logg
     });
     ok(res, { message: '订阅已作废' });
   });
+}
+
+/**
+ * new-api's /api/subscription: plans for users, the user's subscriptions and billing preference,
+ * purchase with the wallet balance, and the admin's plans and users' subscriptions. Billing's
+ * SubscriptionService decides everything; these only translate.
+ */
+export function subscriptionRoutes(api: Router, deps: RouteDeps): void {
+  subscriptionUserRoutes(api, deps);
+  subscriptionPayRoutes(api, deps);
+  subscriptionAdminRoutes(api, deps);
 }

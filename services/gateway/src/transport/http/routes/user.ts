@@ -55,14 +55,10 @@ const actorOf = (req: Request) => ({ userId: me(req).id, role: me(req).role, use
 /** Lets non-numeric /user/<word> paths fall through to routes registered later (e.g. by other modules). */
 const numericId: RequestHandler = (req, _res, next) => (/^\d+$/.test(String(req.params.id)) ? next() : next('route'));
 
-/** The caller's own account (any logged-in user) and user administration (admins). */
-export function userRoutes(api: Router, deps: RouteDeps): void {
-  const { clients, sessions, guard, config } = deps;
+/** Users in answers: with their wallets; the sessions of a changed user brought up to date. */
+function userAnswers(deps: RouteDeps) {
+  const { clients, sessions } = deps;
   const wallets = walletGateway(clients.wallet, deps.logger);
-  const models = modelsGateway(clients.channels, deps.logger);
-  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
-  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
-
   const withWallet = async (u: User) => userJson(u, await wallets.get(u.id));
   /** Admin answers add the admin's note (new-api's remark), which the user's own answers leave out. */
   const withWallets = async (items: User[]) => {
@@ -75,8 +71,18 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     if (ended || u.status !== 1 || u.deletedAt) await sessions.destroyAllOf(u.id);
     else await sessions.refresh(sessionUserOf(u));
   };
+  return { wallets, withWallet, withWallets, syncSessions };
+}
 
-  // --- self -------------------------------------------------------------------------------------
+type UserAnswers = ReturnType<typeof userAnswers>;
+
+/** The caller's own account (any logged-in user). */
+function selfRoutes(api: Router, deps: RouteDeps, { withWallet, syncSessions }: UserAnswers): void {
+  const { clients, sessions, guard, config } = deps;
+  const models = modelsGateway(clients.channels, deps.logger);
+  /** Cookies are Secure when forced by COOKIE_SECURE or when this request came over HTTPS. */
+  const secure = (req: Request) => config.COOKIE_SECURE === 'true' || req.secure;
+
   api.get('/user/self', guard.user, async (req, res) => {
     const { user } = await clients.users.getUser({ id: me(req).id });
     if (!user) throw notFound('用户不存在');
@@ -132,33 +138,35 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     const { user } = await clients.users.getUser({ id: me(req).id });
     ok(res, userGroupsView({ group: user?.group || 'default', role: user?.role ?? 0 }, deps.options));
   });
+}
 
-  // --- admin ------------------------------------------------------------------------------------
+/** A page of users in the admins' shape. */
+const userPage = async (
+  withWallets: UserAnswers['withWallets'],
+  r: { items: User[]; page?: { total: number; page: number; pageSize: number } | undefined },
+) => ({
+  items: await withWallets(r.items),
+  total: r.page?.total ?? 0,
+  page: r.page?.page ?? 1,
+  page_size: r.page?.pageSize ?? 10,
+});
+
+/** Admins: the user list and search. */
+function userListRoutes(api: Router, { clients, guard }: RouteDeps, { withWallets }: UserAnswers): void {
   api.get('/user/', guard.admin, List, async (req, res) => {
-    const { items, page } = await clients.users.listUsers({ page: pageOfQuery(input(req, List).query) });
-    ok(res, {
-      items: await withWallets(items),
-      total: page?.total ?? 0,
-      page: page?.page ?? 1,
-      page_size: page?.pageSize ?? 10,
-    });
+    const r = await clients.users.listUsers({ page: pageOfQuery(input(req, List).query) });
+    ok(res, await userPage(withWallets, r));
   });
 
   api.get('/user/search', guard.admin, Search, async (req, res) => {
     const q = input(req, Search).query;
-    const { items, page } = await clients.users.searchUsers({
-      keyword: q.keyword ?? '',
-      group: q.group ?? '',
-      page: pageOfQuery(q),
-    });
-    ok(res, {
-      items: await withWallets(items),
-      total: page?.total ?? 0,
-      page: page?.page ?? 1,
-      page_size: page?.pageSize ?? 10,
-    });
+    const r = await clients.users.searchUsers({ keyword: q.keyword ?? '', group: q.group ?? '', page: pageOfQuery(q) });
+    ok(res, await userPage(withWallets, r));
   });
+}
 
+/** Admins: create, edit and manage (promote, demote, disable, enable, delete) users. */
+function userAdminRoutes(api: Router, { clients, guard }: RouteDeps, { wallets, syncSessions }: UserAnswers): void {
   api.post('/user/', guard.admin, Create, async (req, res) => {
     const b = input(req, Create).body;
     if (!b.username?.trim() || !b.password) throw invalid('用户名和密码不能为空');
@@ -206,7 +214,10 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     await syncSessions(user, action === ManageAction.DISABLE || action === ManageAction.DELETE);
     ok(res, { status: result.status, role: result.role }, '操作成功完成！');
   });
+}
 
+/** Admins: one user read or deleted by id. */
+function userByIdRoutes(api: Router, { clients, sessions, guard }: RouteDeps, { withWallet }: UserAnswers): void {
   api.get('/user/:id', numericId, guard.admin, ById, async (req, res) => {
     const { user } = await clients.users.getUser({ id: input(req, ById).params.id });
     if (!user) throw notFound('用户不存在');
@@ -222,4 +233,13 @@ export function userRoutes(api: Router, deps: RouteDeps): void {
     await sessions.destroyAllOf(id);
     ok(res, undefined, '操作成功完成！');
   });
+}
+
+/** The caller's own account (any logged-in user) and user administration (admins). */
+export function userRoutes(api: Router, deps: RouteDeps): void {
+  const answers = userAnswers(deps);
+  selfRoutes(api, deps, answers);
+  userListRoutes(api, deps, answers);
+  userAdminRoutes(api, deps, answers);
+  userByIdRoutes(api, deps, answers);
 }
