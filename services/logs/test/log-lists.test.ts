@@ -330,6 +330,47 @@ describe('log lists', () => {
     }
   }, 120_000);
 
+  it('when combined filters span whole days and hours, then they are counted from cubes and a page reads only its hour blocks', async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    let cubes = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName !== 'find') return;
+      blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+      cubes += ids.filter((id) => id.endsWith('|q')).length;
+    });
+    try {
+      const watchedRepo = logRepository(watched);
+      const now = T0 + 86_400 + 1_299 * 7 + 20;
+      // From the start of the older logs' day (a whole day) to now; a user's model, and a group's
+      // token name and errors (each filter alone lists many more logs than they share).
+      const queries: LogQuery[] = [
+        { username: 'user5', model_name: 'gpt-4o', start: Math.floor(T0 / 86_400) * 86_400, end: now },
+        { group: 'default', token_name: 'ci', type: 5, start: Math.floor(T0 / 86_400) * 86_400, end: now },
+        { model_name: 'gpt-4o-mini', channel: 2, start: Math.floor(T0 / 86_400) * 86_400, end: now },
+      ];
+      for (const q of queries) {
+        // Page 1, and a deep page in the whole day: the first time walks and stores the cubes.
+        for (const page of [1, 3, 1, 3]) await watchedRepo.find(q, page, 10);
+        blocks = 0;
+        cubes = 0;
+        for (const page of [1, 3]) {
+          const r = await both(q, page, 10, watchedRepo, snap);
+          expect(r.listed.total).toBe(r.scan.total);
+          expect(r.listed.items).toEqual(r.scan.items);
+        }
+        // Each page reads the blocks of the hours it falls in (one or two), not the scope's every hour.
+        expect(blocks, JSON.stringify(q)).toBeLessThanOrEqual(4);
+        expect(cubes).toBeGreaterThan(0);
+        expect(await watchedRepo.stat(q, now)).toEqual(scanStat(snap, q, now));
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
   it('when logs before a time in the middle of an hour are deleted, then the answer counts them at once, every query starts there, and the cleanup deletes them in the background', async () => {
     const cut = T0 + 86_400 + 3_600 + 1_800 + 13;
     const before = await logRows(conn).scan({});
