@@ -4,7 +4,7 @@
  */
 
 import { LogType } from '@aigw/proto/common/v1/common';
-import { cubeable } from '../domain/log-cubes.ts';
+import { type CubeDoc, cubeable } from '../domain/log-cubes.ts';
 import {
   countable,
   type EntryFilter,
@@ -94,19 +94,23 @@ async function candidatesOf(store: LogIndexStore, q: IndexQuery): Promise<Plan[]
  * The scope a query reads, the filters left for its entries and the scope's hours in the range:
  * of the scopes its filters name (a user's, a username's, a model's, ..., a rare type's), one it
  * can count (only a type left), else one whose cubes answer the filters left (log-index-filtered.ts),
- * the one with the fewest logs in the range first; everyone's when it names none.
+ * the one with the fewest logs on the range's last day first; everyone's when it names none. With
+ * the chosen scope's hours come, read in the same commands, the cubes that may count them.
  */
 export async function planOf(
   store: LogIndexStore,
   q: IndexQuery,
   lo: number,
   hi: number,
-): Promise<Plan & { hours: Hour[] }> {
+): Promise<Plan & { hours: Hour[]; cubes: Map<string, CubeDoc | null> }> {
   const candidates = await candidatesOf(store, q);
   // No user matches the username: user 0's list, which is empty.
   const plans = candidates === null ? [{ scope: scopeUser(0), f: filterOf(q) }] : candidates;
   if (plans.length === 0) plans.push({ scope: scopeAll, f: filterOf(q) });
-  const hours = await Promise.all(plans.map((p) => store.hoursIn(p.scope, lo, hi)));
+  // The candidates' sizes on the range's last day (one directory each): with the cubes, the
+  // scope read matters less than the number of documents read to choose it.
+  const last = Math.max(lo, Math.floor(hi / 86_400) * 86_400);
+  const hours = plans.length > 1 ? await Promise.all(plans.map((p) => store.hoursIn(p.scope, last, hi))) : [];
   const sizes = hours.map((hs) => hs.reduce((s, h) => s + h.slot.n, 0));
   const rank = (p: Plan) => (countable(p.f) ? 0 : cubeable(p.scope, p.f) ? 1 : 2);
   let best = 0;
@@ -114,5 +118,6 @@ export async function planOf(
     const better = rank(plans[i] as Plan) - rank(plans[best] as Plan) || (sizes[i] as number) - (sizes[best] as number);
     if (better < 0) best = i;
   }
-  return { ...(plans[best] as Plan), hours: hours[best] as Hour[] };
+  const plan = plans[best] as Plan;
+  return { ...plan, ...(await store.scopeRange(plan.scope, lo, hi, rank(plan) === 1)) };
 }

@@ -6,7 +6,7 @@
  */
 
 import type { Collection, Connection } from 'mongoose';
-import type { CubeDoc } from '../domain/log-cubes.ts';
+import { type CubeDoc, dayCubeId, hourCubeId } from '../domain/log-cubes.ts';
 import {
   BLOCK,
   blockId,
@@ -17,6 +17,7 @@ import {
   E,
   type Entry,
   type HourSlot,
+  hourOf,
   hoursOf,
   parseEntry,
   slotOf,
@@ -26,6 +27,7 @@ import { indexCollection } from '../domain/log-partitions.ts';
 
 /** `$in` lists FerretDB pushes down hold up to 10,000 ids (deploy/local/infra/ferretdb). */
 export const IN_CHUNK = 5_000;
+const DAY = 86_400;
 
 export interface IndexDoc {
   _id: string;
@@ -143,16 +145,39 @@ export function logIndexStore(conn: Connection) {
     return docs.flatMap(entriesOf).sort(byNewest);
   }
 
-  /** Directories of a scope over a range: hour -> slot, newest hour first, empty hours left out. */
-  async function hoursIn(scope: string, lo: number, hi: number): Promise<Hour[]> {
+  /**
+   * A scope's hours with logs in a range (newest first, from its directories) and, when asked, in
+   * the same commands (one per day) the cubes that may count them: each day's, and the hours' of
+   * the days the range cuts (`null`: asked, not stored).
+   */
+  async function scopeRange(scope: string, lo: number, hi: number, withCubes: boolean) {
+    const ids: string[] = [];
+    for (const day of daysOf(lo, hi)) {
+      ids.push(dirId(scope, day));
+      if (!withCubes) continue;
+      ids.push(dayCubeId(scope, day));
+      if (day * DAY >= lo && day * DAY + DAY - 1 <= hi) continue;
+      for (let h = Math.max(day * 24, hourOf(lo)); h <= Math.min(day * 24 + 23, hourOf(hi)); h++) {
+        ids.push(hourCubeId(scope, h));
+      }
+    }
     const dirs = new Map<number, IndexDoc>();
-    for (const d of await byIds(daysOf(lo, hi).map((day) => dirId(scope, day)))) dirs.set(d.day ?? -1, d);
-    const out: Hour[] = [];
+    const cubes = new Map<string, CubeDoc | null>(withCubes ? ids.map((id) => [id, null]) : []);
+    for (const d of await byIds(ids)) {
+      if (d._id.endsWith('|q')) cubes.set(d._id, d as unknown as CubeDoc);
+      else dirs.set(d.day ?? -1, d);
+    }
+    const hours: Hour[] = [];
     for (const { hour } of hoursOf(lo, hi)) {
       const slot = slotOf(dirs.get(dayOf(hour * 3600)), hour);
-      if (slot && slot.n > 0) out.push({ hour, slot, whole: wholeIn(hour, slot, lo, hi) });
+      if (slot && slot.n > 0) hours.push({ hour, slot, whole: wholeIn(hour, slot, lo, hi) });
     }
-    return out;
+    return { hours, cubes };
+  }
+
+  /** Directories of a scope over a range: hour -> slot, newest hour first, empty hours left out. */
+  async function hoursIn(scope: string, lo: number, hi: number): Promise<Hour[]> {
+    return (await scopeRange(scope, lo, hi, false)).hours;
   }
 
   /** Cubes by `_id` (domain/log-cubes.ts), from their days' collections. */
@@ -184,7 +209,7 @@ export function logIndexStore(conn: Connection) {
 
   const meta = async () => (await main.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
 
-  return { main, dayColl, byIds, blockEntries, hoursIn, cubes, saveCubes, meta };
+  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, cubes, saveCubes, meta };
 }
 
 export type LogIndexStore = ReturnType<typeof logIndexStore>;
