@@ -330,6 +330,44 @@ describe('log lists', () => {
     }
   }, 120_000);
 
+  it("when the closed days' cubes are computed in the background, then a first combined stat over them reads no block and its pages answer what the scan answers", async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+    });
+    try {
+      // The days from the first logged to yesterday, all closed (a pass of the cleanup computes them).
+      const today = Math.floor(Date.now() / 1000 / 86_400);
+      expect(await lists.index.cubeClosedDays(today * 86_400 + 60)).toBe(today - Math.floor(T0 / 86_400));
+      expect(await lists.index.cubeClosedDays(today * 86_400 + 60)).toBe(0);
+      const start = Math.floor(T0 / 86_400) * 86_400;
+      const watchedRepo = logRepository(watched);
+      // Asked now: the last minute (rpm, tpm) holds none of these logs, only the quota reads lists.
+      const now = Math.floor(Date.now() / 1000);
+      for (const q of [
+        { username: 'user3', channel: 1, start, end: start + 2 * 86_400 - 1 },
+        { group: 'vip', token_name: 'default', type: 5, start, end: start + 2 * 86_400 - 1 },
+        { model_name: 'gpt-4o', channel: 2, group: 'default', start, end: start + 2 * 86_400 - 1 },
+      ]) {
+        // The quota over whole days: counted from the day cubes, no block read.
+        blocks = 0;
+        expect(await watchedRepo.stat(q, now)).toEqual(scanStat(snap, q, now));
+        expect(blocks, JSON.stringify(q)).toBe(0);
+        // A page reads the day it falls in (and keeps that day's hour cubes).
+        for (const page of [1, 4]) {
+          const r = await both(q, page, 10, watchedRepo, snap);
+          expect(r.listed.total).toBe(r.scan.total);
+          expect(r.listed.items).toEqual(r.scan.items);
+        }
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
   it('when combined filters span whole days and hours, then they are counted from cubes and a page reads only its hour blocks', async () => {
     const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
     await watched.asPromise();

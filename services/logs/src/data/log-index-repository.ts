@@ -13,6 +13,7 @@
  */
 
 import type { Connection } from 'mongoose';
+import { cubeDay } from './log-index-cubing.ts';
 import { logIndexQueries } from './log-index-query.ts';
 import { logIndexStore } from './log-index-store.ts';
 import { logIndexWriter } from './log-index-writer.ts';
@@ -71,11 +72,30 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     },
     /** The day's part of the read model goes (with the day's logs, or before a rebuild). */
     async dropDay(day: number): Promise<void> {
+      await main.updateOne({ _id: 'meta' }, { $unset: { [`cubed.${day}`]: '' } });
       await dayColl(day)
         .drop()
         .catch((err: { codeName?: string }) => {
           if (err.codeName !== 'NamespaceNotFound') throw err;
         });
+    },
+
+    /**
+     * Computes the day cubes of the closed days (before `now`'s) not done yet, after the cut's
+     * day, oldest first. Returns the days done.
+     */
+    async cubeClosedDays(now: number): Promise<number> {
+      const m = await meta();
+      if (m.first === undefined) return 0;
+      let done = 0;
+      const from = Math.max(m.first, m.cut ? Math.floor(m.cut / 86_400) + 1 : 0);
+      for (let day = from; day < Math.floor(now / 86_400); day++) {
+        if (m.cubed?.[String(day)]) continue;
+        if ((await cubeDay(store, day)) === null) continue;
+        await main.updateOne({ _id: 'meta' }, { $set: { [`cubed.${day}`]: true } });
+        done++;
+      }
+      return done;
     },
     /** Queries start no earlier than `day` (nothing older is kept any more). */
     async raiseFirst(day: number): Promise<void> {

@@ -47,6 +47,8 @@ export interface IndexDoc {
   migratedUpTo?: number;
   /** Meta: days whose read model is being rebuilt (a class of their logs dropped). */
   rebuild?: Record<string, boolean>;
+  /** Meta: days whose day cubes were computed for every scope (log-index-cubing.ts). */
+  cubed?: Record<string, boolean>;
   /** Watermarks: the last offset indexed. */
   o?: number;
   /** Names (`n|<username>`): the user ids logged under it; users (`i|<id>`): their usernames. */

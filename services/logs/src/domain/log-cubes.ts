@@ -41,27 +41,30 @@ export const dayCubeId = (scope: string, day: number) => `${scope}|d${day}|q`;
  */
 export const cubeable = (scope: string, f: EntryFilter) => isUserScope(scope) || (!f.user_id && !f.username);
 
+/** Adds an entry to a cube's rows (keyed by their JSON text). */
+export function addToCube(rows: Map<string, CubeRow>, e: Entry, userScope: boolean): void {
+  const row: CubeRow = [
+    e[E.type],
+    userScope ? (e[E.userId] ?? 0) : 0,
+    userScope ? e[E.username] : '',
+    e[E.tokenName],
+    e[E.model],
+    e[E.channel],
+    e[E.group],
+    0,
+    0,
+  ];
+  const key = JSON.stringify(row);
+  const r = rows.get(key) ?? row;
+  r[R.n] += 1;
+  r[R.quota] += e[E.quota];
+  rows.set(key, r);
+}
+
 /** The rows of some entries (already deduplicated): one per distinct key, with its count and quota. */
 export function cubeOf(entries: Entry[], userScope: boolean): CubeRow[] {
   const rows = new Map<string, CubeRow>();
-  for (const e of entries) {
-    const row: CubeRow = [
-      e[E.type],
-      userScope ? (e[E.userId] ?? 0) : 0,
-      userScope ? e[E.username] : '',
-      e[E.tokenName],
-      e[E.model],
-      e[E.channel],
-      e[E.group],
-      0,
-      0,
-    ];
-    const key = JSON.stringify(row);
-    const r = rows.get(key) ?? row;
-    r[R.n] += 1;
-    r[R.quota] += e[E.quota];
-    rows.set(key, r);
-  }
+  for (const e of entries) addToCube(rows, e, userScope);
   return [...rows.values()];
 }
 
