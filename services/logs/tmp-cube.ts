@@ -1,0 +1,11 @@
+import { loadavg } from 'node:os';
+import { connectMongo } from '@aigw/common';
+import { logRepository } from './src/data/log-repository.ts';
+const conn = await connectMongo(process.env.MONGO_URL ?? '', 'bench_log_store_1000000');
+const repo = logRepository(conn);
+await conn.db!.collection('log_index').updateOne({ _id: 'meta' } as never, { $unset: { cubed: '' } });
+const t = performance.now();
+const l0 = loadavg()[0];
+const n = await repo.index.cubeClosedDays(Math.floor(Date.now() / 1000));
+console.log(`cubed ${n} days in ${((performance.now() - t) / 1000).toFixed(1)} s, load ${l0.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`);
+await conn.close();
