@@ -330,6 +330,85 @@ describe('log lists', () => {
     }
   }, 120_000);
 
+  it("when the closed days' cubes are computed in the background, then a first combined stat over them reads no block and its pages answer what the scan answers", async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+    });
+    try {
+      // The days from the first logged to yesterday, all closed (a pass of the cleanup computes them).
+      const today = Math.floor(Date.now() / 1000 / 86_400);
+      expect(await lists.index.cubeClosedDays(today * 86_400 + 60)).toBe(today - Math.floor(T0 / 86_400));
+      expect(await lists.index.cubeClosedDays(today * 86_400 + 60)).toBe(0);
+      const start = Math.floor(T0 / 86_400) * 86_400;
+      const watchedRepo = logRepository(watched);
+      // Asked now: the last minute (rpm, tpm) holds none of these logs, only the quota reads lists.
+      const now = Math.floor(Date.now() / 1000);
+      for (const q of [
+        { username: 'user3', channel: 1, start, end: start + 2 * 86_400 - 1 },
+        { group: 'vip', token_name: 'default', type: 5, start, end: start + 2 * 86_400 - 1 },
+        { model_name: 'gpt-4o', channel: 2, group: 'default', start, end: start + 2 * 86_400 - 1 },
+      ]) {
+        // The quota over whole days: counted from the day cubes, no block read.
+        blocks = 0;
+        expect(await watchedRepo.stat(q, now)).toEqual(scanStat(snap, q, now));
+        expect(blocks, JSON.stringify(q)).toBe(0);
+        // A page reads the day it falls in (and keeps that day's hour cubes).
+        for (const page of [1, 4]) {
+          const r = await both(q, page, 10, watchedRepo, snap);
+          expect(r.listed.total).toBe(r.scan.total);
+          expect(r.listed.items).toEqual(r.scan.items);
+        }
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
+  it('when combined filters span whole days and hours, then they are counted from cubes and a page reads only its hour blocks', async () => {
+    const watched = mongoose.createConnection(process.env.MONGO_URL!, { dbName: conn.name, monitorCommands: true });
+    await watched.asPromise();
+    let blocks = 0;
+    let cubes = 0;
+    watched.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName !== 'find') return;
+      blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+      cubes += ids.filter((id) => id.endsWith('|q')).length;
+    });
+    try {
+      const watchedRepo = logRepository(watched);
+      const now = T0 + 86_400 + 1_299 * 7 + 20;
+      // From the start of the older logs' day (a whole day) to now; a user's model, and a group's
+      // token name and errors (each filter alone lists many more logs than they share).
+      const queries: LogQuery[] = [
+        { username: 'user5', model_name: 'gpt-4o', start: Math.floor(T0 / 86_400) * 86_400, end: now },
+        { group: 'default', token_name: 'ci', type: 5, start: Math.floor(T0 / 86_400) * 86_400, end: now },
+        { model_name: 'gpt-4o-mini', channel: 2, start: Math.floor(T0 / 86_400) * 86_400, end: now },
+      ];
+      for (const q of queries) {
+        // Page 1, and a deep page in the whole day: the first time walks and stores the cubes.
+        for (const page of [1, 3, 1, 3]) await watchedRepo.find(q, page, 10);
+        blocks = 0;
+        cubes = 0;
+        for (const page of [1, 3]) {
+          const r = await both(q, page, 10, watchedRepo, snap);
+          expect(r.listed.total).toBe(r.scan.total);
+          expect(r.listed.items).toEqual(r.scan.items);
+        }
+        // Each page reads the blocks of the hours it falls in (one or two), not the scope's every hour.
+        expect(blocks, JSON.stringify(q)).toBeLessThanOrEqual(4);
+        expect(cubes).toBeGreaterThan(0);
+        expect(await watchedRepo.stat(q, now)).toEqual(scanStat(snap, q, now));
+      }
+    } finally {
+      await watched.close();
+    }
+  }, 120_000);
+
   it('when logs before a time in the middle of an hour are deleted, then the answer counts them at once, every query starts there, and the cleanup deletes them in the background', async () => {
     const cut = T0 + 86_400 + 3_600 + 1_800 + 13;
     const before = await logRows(conn).scan({});
