@@ -26,13 +26,13 @@
  * Exits 1 when the accounting identity breaks for any user (or cannot be checked).
  */
 
+import { startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import type { ServiceName } from '../deploy/local/stack/in-process.ts';
 import { TOPICS } from '../proto/src/topics.ts';
 import { connectMongo, createKafka, createLogger, createPublisher } from '../services/common/src/index.ts';
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
-import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
-import { clientsFor, type RelayStack, routable, userWithToken } from '../services/relay/test/relay-harness.ts';
 import { logRows } from './log-rows.ts';
 import { consumed, cpuMs, MODEL, type Platform, PRICE, priceModel, REPLY, sleep, startPlatform } from './platform.ts';
 

@@ -7,11 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import type { RelayStack } from '@aigw/testkit/harness';
 import type { createKafka, Redis } from '../services/common/src/index.ts';
-import type { RelayStack } from '../services/relay/test/relay-harness.ts';
 import { DRAIN_LIMIT_S, type LagSample, LINGER_MS, now, type Probe } from './faults-config.ts';
-import type { Platform } from './platform.ts';
-import { sleep } from './platform.ts';
+import { type Platform, sleep } from './platform.ts';
 
 export type Admin = ReturnType<ReturnType<typeof createKafka>['admin']>;
 

@@ -4,8 +4,8 @@
  * relay's under-charge bound; after a MongoDB restart, the ledger's operation markers.
  */
 
+import type { RelayStack } from '@aigw/testkit/harness';
 import type { connectMongo } from '../services/common/src/index.ts';
-import type { RelayStack } from '../services/relay/test/relay-harness.ts';
 import {
   checkUser,
   type EntryOps,

@@ -6,9 +6,8 @@
  * restart both are replayed, the second twice. Each order must be credited exactly once: the wallet
  * grows by the two orders and the top-up history shows both paid, once.
  */
-import { Api } from '../services/gateway/test/billing-harness.ts';
-import { FakeStripe } from '../services/gateway/test/fakes/stripe.ts';
-import { type RelayStack, setOption } from '../services/relay/test/relay-harness.ts';
+import { FakeStripe } from '@aigw/testkit/fakes';
+import { Api, type RelayStack, setOption } from '@aigw/testkit/harness';
 
 const API_KEY = 'sk_test_faults';
 const WEBHOOK_SECRET = 'whsec_faults';

@@ -38,6 +38,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { TOPICS } from '../proto/src/topics.ts';
 import {
   connectMongo,
@@ -48,8 +50,6 @@ import {
   RELAY_LEASE_RENEW_MS,
   type Redis,
 } from '../services/common/src/index.ts';
-import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
-import { clientsFor, type RelayStack, routable, userWithToken } from '../services/relay/test/relay-harness.ts';
 import { errorsByPhase, kindsOf, outageOf } from './faults-checks.ts';
 import {
   BUFFER_MAX,

@@ -10,11 +10,11 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { createChannel, type RelayStack, setOption } from '@aigw/testkit/harness';
 import { freePort, type ServiceName, type Stack } from '../deploy/local/stack/in-process.ts';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
 import { createPlatformAuth, setDefaultInternalAuth } from '../services/common/src/grpc/auth.ts';
 import { ensureKeyDir, loadAuthKeys, PLATFORM_SERVICES } from '../services/common/src/grpc/auth-keys.ts';
-import { createChannel, type RelayStack, setOption } from '../services/relay/test/relay-harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 

@@ -12,14 +12,8 @@
  *   set -a; . <(bash deploy/local/bin/infra.sh up | grep -E '^(MONGO_URL|KAFKA_BROKERS|REDIS_URL)='); set +a
  *   npx tsx bench/responses-latency.ts [--n=300]
  */
-import { startFakeProvider } from '../services/relay/test/fakes/fake-provider.ts';
-import {
-  createChannel,
-  modelName,
-  routable,
-  startRelayStack,
-  userWithToken,
-} from '../services/relay/test/relay-harness.ts';
+import { startFakeProvider } from '@aigw/testkit/fakes';
+import { createChannel, modelName, routable, startRelayStack, userWithToken } from '@aigw/testkit/harness';
 
 const N = Number(process.argv.find((a) => a.startsWith('--n='))?.slice(4) ?? 300);
 const WARMUP = 30;

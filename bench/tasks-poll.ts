@@ -29,12 +29,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { type FakeKling, startFakeKling } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, setOption, userWithToken } from '@aigw/testkit/harness';
 import { freePort } from '../deploy/local/stack/in-process.ts';
 import { nodeFlagsOf } from '../deploy/local/stack/services.ts';
 import { connectMongo, connectRedis } from '../services/common/src/index.ts';
-import { clientsFor, createChannel, setOption, userWithToken } from '../services/relay/test/relay-harness.ts';
 import { dueSchedules } from '../services/tasks/src/data/due-schedule.ts';
-import { type FakeKling, startFakeKling } from '../services/tasks/test/fakes/fake-kling.ts';
 import { countLogRows } from './log-rows.ts';
 import { cpuMs, type Platform, sleep, startPlatform, waitReady } from './platform.ts';
 

@@ -7,10 +7,10 @@ import { createHmac } from 'node:crypto';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { eventually } from '@aigw/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../../deploy/local/stack/in-process.ts';
-import { eventually } from '../../services/common/src/testing/index.ts';
 import { launchBrowser } from '../test/browser/launch.ts';
 
 const CONSOLE_ROOT = resolve(import.meta.dirname, '..');

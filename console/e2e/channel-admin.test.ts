@@ -6,10 +6,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack } from '@aigw/testkit/harness';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../services/relay/test/fakes/fake-provider.ts';
-import { clientsFor, createChannel, type RelayStack } from '../../services/relay/test/relay-harness.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';
 
 async function shot(page: Page, name: string): Promise<void> {

@@ -2,8 +2,8 @@
  * Channel administration in a real browser: an admin adds a channel through the drawer and tests
  * it; the test goes through the relay's adaptor to a fake OpenAI-compatible provider.
  */
+import { type FakeOpenAi, startFakeOpenAi } from '@aigw/testkit/fakes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAi, startFakeOpenAi } from '../../services/channels/test/support/fake-openai.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';
 
 describe('console channels (browser)', () => {

@@ -6,18 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, routable, setOption, userWithToken } from '@aigw/testkit/harness';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../services/relay/test/fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  eventually,
-  type RelayStack,
-  routable,
-  setOption,
-  userWithToken,
-} from '../../services/relay/test/relay-harness.ts';
 import { type Harness, login, startHarness } from './money-support.ts';
 
 async function shot(page: Page, name: string): Promise<void> {

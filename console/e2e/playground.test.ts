@@ -2,15 +2,9 @@
  * The playground and the log page in a real browser: a user chats, the reply streams in (the
  * message goes from loading through incomplete to complete), and the log page shows the request.
  */
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../services/relay/test/fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  type RelayStack,
-  routable,
-  userWithToken,
-} from '../../services/relay/test/relay-harness.ts';
 import { type Harness, login, startHarness } from './money-support.ts';
 
 describe('playground and logs (browser)', () => {

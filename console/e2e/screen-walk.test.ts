@@ -22,19 +22,13 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, routable, setOption } from '@aigw/testkit/harness';
 import pixelmatch from 'pixelmatch';
 import type { Page } from 'playwright-core';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../services/relay/test/fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  eventually,
-  type RelayStack,
-  routable,
-  setOption,
-} from '../../services/relay/test/relay-harness.ts';
 import { chooseTheme, type Darkness, darkness, freeze, MIN_CONTRAST } from './dark-support.ts';
 import { inspect, ROOT_ROUTES } from './layout-support.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';

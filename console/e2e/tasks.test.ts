@@ -4,18 +4,11 @@
  * channel column) and for their owner (without it); the menu shows both entries when the
  * drawing and task flags are on.
  */
+import { type FakeMidjourney, type FakeSuno, startFakeMidjourney, startFakeSuno } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, setOption, userWithToken } from '@aigw/testkit/harness';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Stack, startStack } from '../../deploy/local/stack/in-process.ts';
-import {
-  clientsFor,
-  createChannel,
-  type RelayStack,
-  setOption,
-  userWithToken,
-} from '../../services/relay/test/relay-harness.ts';
-import { type FakeMidjourney, startFakeMidjourney } from '../../services/tasks/test/fakes/fake-midjourney.ts';
-import { type FakeSuno, startFakeSuno } from '../../services/tasks/test/fakes/fake-suno.ts';
 import { launchBrowser } from '../test/browser/launch.ts';
 import { consoleBuild, login } from './money-support.ts';
 

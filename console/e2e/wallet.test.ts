@@ -2,10 +2,10 @@
  * Tokens and the wallet in a real browser: a user creates a token, copies its key, redeems a code
  * and sees the balance change; a user buys a subscription plan through (a fake) Stripe Checkout.
  */
+import { eventually } from '@aigw/testkit';
+import { FakeStripe } from '@aigw/testkit/fakes';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually } from '../../services/common/src/testing/index.ts';
-import { FakeStripe } from '../../services/gateway/test/fakes/stripe.ts';
 import { type Harness, login, startHarness, toast } from './money-support.ts';
 
 /** Calls the console's API from the page as the logged-in user (the admin pages' own requests). */

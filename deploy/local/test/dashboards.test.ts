@@ -10,10 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { parser } from '@prometheus-io/lezer-promql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseAllDocuments } from 'yaml';
-import { type FakeProvider, startFakeProvider } from '../../../services/relay/test/fakes/fake-provider.ts';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
   modelName,
@@ -21,7 +18,10 @@ import {
   routable,
   startRelayStack,
   userWithToken,
-} from '../../../services/relay/test/relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { parser } from '@prometheus-io/lezer-promql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const chart = path.join(root, 'deploy/helm/aigw');

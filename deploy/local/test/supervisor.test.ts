@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../stack/in-process.ts';
 import { type Supervised, supervise } from '../stack/supervisor.ts';

@@ -20,9 +20,10 @@ import type { Stack } from '@aigw/local-stack/stack';
 import { TokensService } from '@aigw/proto/billing/v1/billing';
 import { EntityChangedEvent_Kind, EntityChangedEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
+import { type Api, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, startMoneyStack, userApi } from '../../gateway/test/billing-harness.ts';
 import { tokenRepository } from '../src/data/token-repository.ts';
 
 interface TokenJson {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createClient, createKafka, createLogger, createPublisher, type Publisher, topicName } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { CreditReason, WalletService } from '@aigw/proto/billing/v1/billing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**

@@ -20,8 +20,8 @@ import {
   runBatchConsumer,
   stallNotification,
 } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import { eventually } from '@aigw/testkit';
 import type { Consumer, Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

@@ -14,9 +14,9 @@ import {
   reportProducerQueue,
   runConsumer,
 } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 

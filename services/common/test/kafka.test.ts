@@ -10,9 +10,9 @@ import {
   runBatchConsumer,
   runConsumer,
 } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { deadLetter } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Kafka } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

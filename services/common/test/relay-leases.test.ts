@@ -1,6 +1,6 @@
 /** Relay process leases in the real Redis: renewed by the relay, watched by billing (docs/reliability.md). */
 import { randomBytes } from 'node:crypto';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectRedis,

@@ -1,6 +1,7 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, eventually, newUser, rootClient, startAccountsStack, uniqueUsername } from './accounts-harness.ts';
+import { Client, newUser, rootClient, startAccountsStack, uniqueUsername } from './accounts-harness.ts';
 
 interface UserData {
   id: number;

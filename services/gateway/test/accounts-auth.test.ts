@@ -2,10 +2,10 @@ import { createHmac } from 'node:crypto';
 import { connectMongo, createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Client,
-  eventually,
   json,
   newUser,
   rootClient,

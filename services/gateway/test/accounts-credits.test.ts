@@ -1,9 +1,10 @@
 import { connectMongo, createLogger } from '@aigw/common';
 import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../billing/src/app.ts';
 import { readConfig } from '../../billing/src/config.ts';
-import { Client, eventually, rootClient, setOptions, uniqueUsername } from './accounts-harness.ts';
+import { Client, rootClient, setOptions, uniqueUsername } from './accounts-harness.ts';
 
 /**
  * Quota the users service grants (root's start quota, QuotaForNewUser) while billing is down:

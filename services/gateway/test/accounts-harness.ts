@@ -7,8 +7,8 @@
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventually } from '@aigw/common/testing';
 import { type ServiceName, type Stack, startStack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 
@@ -144,9 +144,6 @@ export async function setOptions(root: Client, values: Record<string, string>): 
     if (!res.body.success) throw new Error(`option ${key} refused: ${res.body.message}`);
   }
 }
-
-/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
-export { eventually };
 
 /** A real SMTP server (smtp-server) that keeps every message it receives, parsed (mailparser). */
 export async function startMailServer(): Promise<{

@@ -1,8 +1,9 @@
 import { createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { OptionsService } from '@aigw/proto/users/v1/users';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, eventually, newUser, rootClient, startAccountsStack } from './accounts-harness.ts';
+import { Client, newUser, rootClient, startAccountsStack } from './accounts-harness.ts';
 
 type OptionList = { key: string; value: string }[];
 

@@ -1,6 +1,7 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
+import { type Api, rootApi, setOptions, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, rootApi, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface PricingJson {
   model_name: string;

@@ -1,7 +1,7 @@
 import { connectMongo } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
+import { type Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface CodeJson {
   id: number;

@@ -1,6 +1,7 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
+import { Api, setOptions, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface TokenJson {
   id: number;

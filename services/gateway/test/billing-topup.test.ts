@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { connectMongo, createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { WalletService } from '@aigw/proto/billing/v1/billing';
+import { eventually } from '@aigw/testkit';
+import { FakeStripe } from '@aigw/testkit/fakes';
+import { type Api, rootApi, setOptions, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, rootApi, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 import { FakeCreem } from './fakes/creem.ts';
-import { FakeStripe } from './fakes/stripe.ts';
 
 const EPAY_KEY = 'test-merchant-key';
 

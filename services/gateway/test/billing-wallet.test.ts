@@ -12,8 +12,9 @@ import type { Stack } from '@aigw/local-stack/stack';
 import { AdjustMode, CreditReason, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { type AuditEvent, AuditEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
+import { rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 /**
  * The wallet's relay-facing calls (gRPC, as the relay makes them) and its admin calls. Balance

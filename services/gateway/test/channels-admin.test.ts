@@ -1,9 +1,9 @@
 import { createClient } from '@aigw/common';
 import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
+import { type FakeOpenAi, startFakeOpenAi } from '@aigw/testkit/fakes';
+import { type Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAi, startFakeOpenAi } from '../../channels/test/support/fake-openai.ts';
-import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 import { type FakeMetadata, startFakeMetadata } from './fakes/llm-metadata.ts';
 
 interface ChannelJson {
@@ -74,7 +74,7 @@ describe('channel administration through the gateway', () => {
     expect((await api.post('/channel/', { ...base, name: 'x' })).status).toBe(403);
     expect((await api.get('/models')).status).toBe(403);
     expect((await api.get('/channel/types')).status).toBe(403);
-    const anonymous = (await import('./billing-harness.ts')).Api;
+    const anonymous = (await import('@aigw/testkit/harness')).Api;
     expect((await new anonymous(stack.gatewayUrl).get('/channel/')).status).toBe(401);
   });
 

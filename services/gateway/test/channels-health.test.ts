@@ -5,8 +5,9 @@ import { connectMongo, createKafka, createLogger, createPublisher, type Publishe
 import type { Stack } from '@aigw/local-stack/stack';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
+import { type Api, setOptions, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface ChannelJson {
   id: number;

@@ -4,8 +4,9 @@
  * 4 characters), and saving the edit form back with the masked key keeps the stored key.
  */
 import type { Stack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
+import { type Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, eventually, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface ChannelJson {
   id: number;

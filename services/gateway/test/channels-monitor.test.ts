@@ -1,7 +1,8 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
+import { type FakeOpenAi, startFakeOpenAi } from '@aigw/testkit/fakes';
+import { type Api, setOptions, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeOpenAi, startFakeOpenAi } from '../../channels/test/support/fake-openai.ts';
-import { type Api, eventually, setOptions, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface ChannelJson {
   id: number;

@@ -4,8 +4,8 @@
  * no key text, refused with clear messages for a wrong mode, a bad line, or Vertex AI.
  */
 import type { Stack } from '@aigw/local-stack/stack';
+import { type Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 interface Row {
   id: number;

@@ -1,6 +1,6 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { type Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 import { raw } from './hardening-raw.ts';
 
 /**

@@ -1,14 +1,7 @@
 import { type Stack, startStack } from '@aigw/local-stack/stack';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../relay/test/fakes/fake-provider.ts';
-import {
-  clientsFor,
-  createChannel,
-  modelName,
-  type RelayStack,
-  routable,
-  userWithToken,
-} from '../../relay/test/relay-harness.ts';
 import { rootClient } from './accounts-harness.ts';
 import { type RawAnswer, type RawRequest, raw } from './hardening-raw.ts';
 

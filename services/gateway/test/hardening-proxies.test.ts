@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
+import { clientsFor, type RelayStack, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clientsFor, type RelayStack, userWithToken } from '../../relay/test/relay-harness.ts';
 import { raw } from './hardening-raw.ts';
 
 /**

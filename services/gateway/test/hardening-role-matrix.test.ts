@@ -1,6 +1,6 @@
 import type { Stack } from '@aigw/local-stack/stack';
+import { Api, rootApi, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, rootApi, startMoneyStack, userApi } from './billing-harness.ts';
 
 /**
  * Issue 10, "route x role matrix": every /api route of the gateway's route table (read from the

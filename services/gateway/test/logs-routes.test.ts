@@ -3,18 +3,18 @@
  * the admin's (with every filter), stats count it, the dashboard buckets it by hour and model,
  * root cleans logs up, and common users cannot use admin routes.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from '../../relay/test/fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
+  Api,
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from '../../relay/test/relay-harness.ts';
-import { Api } from './billing-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let fake: FakeProvider;

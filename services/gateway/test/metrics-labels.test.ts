@@ -4,8 +4,8 @@
  * `/api/user/topup`, never under a bare `/user/topup`. And every service reports build_info.
  */
 import type { Stack } from '@aigw/local-stack/stack';
+import { Api, startMoneyStack, userApi } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api, startMoneyStack, userApi } from './billing-harness.ts';
 
 describe('gateway route labels', () => {
   let stack: Stack;

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { trustedProxies } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { proxyUpgrades } from '../src/transport/http/proxy.ts';

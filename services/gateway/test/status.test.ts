@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**

@@ -13,16 +13,10 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@aigw/testkit';
+import { createChannel, type RelayStack, setOption, startRelayStack, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { type AgentUpstream, type AgentWire, startAgentUpstream } from './fakes/fake-agent-upstream.ts';
-import {
-  createChannel,
-  eventually,
-  type RelayStack,
-  setOption,
-  startRelayStack,
-  userWithToken,
-} from './relay-harness.ts';
 
 const BIN = fileURLToPath(new URL('../node_modules/.bin/', import.meta.url));
 const MODEL_RATIO = 2;

@@ -1,9 +1,10 @@
 /**
- * Billing assertions shared by the relay's provider tests. Kept apart from relay-harness.ts, which
- * the benchmarks in bench/ import outside Vitest (importing `vitest` there fails at load).
+ * Billing assertions shared by the relay's provider tests. Kept apart from @aigw/testkit's harness,
+ * which the benchmarks in bench/ import outside Vitest (importing `vitest` there fails at load).
  */
+import { eventually } from '@aigw/testkit';
+import type { RelayStack } from '@aigw/testkit/harness';
 import { expect } from 'vitest';
-import { eventually, type RelayStack } from './relay-harness.ts';
 
 /**
  * Waits for `count` consumption logs of a model, checks each against the billing formula with the

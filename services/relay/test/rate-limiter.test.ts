@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { connectRedis, type Redis } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
 import { Redis as IORedis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rateLimiter } from '../src/data/rate-limiter.ts';

@@ -10,27 +10,28 @@
  * are billed with CacheRatio and new-api's CreateCacheRatio (the old CacheCreationRatio still read).
  * Bad input: a wrong type in a field the relay reads is a 400 in each API's own error shape.
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectBilled } from './expect-billed.ts';
+import { eventually } from '@aigw/testkit';
 import {
   CONTEXT_MANAGEMENT_BETA,
   FAKE_THINKING,
+  type FakeProvider,
   fakeInputTokens,
+  startFakeProvider,
   thinkingSignature,
-} from './fakes/fake-claude-extras.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+} from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 
 let s: RelayStack;
 let claudeFake: FakeProvider;

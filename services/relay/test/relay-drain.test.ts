@@ -4,8 +4,7 @@
  * then it takes no new connections, and still finishes the streams in flight before it closes.
  */
 import { get } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
   modelName,
@@ -13,7 +12,8 @@ import {
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /** Above the time the test takes to see the 503 and open a new connection, below the stream's length. */
 const DRAIN_DELAY_MS = 1_500;

@@ -10,20 +10,19 @@
  * parts; a chat client's `-thinking-<budget>` model on a Gemini channel becomes thinkingConfig
  * (the fake checks it as Gemini does) and the thoughts come back as reasoning_content.
  */
-import { FunctionCallingConfigMode, GoogleGenAI, Type } from '@google/genai';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_THINKING } from './fakes/fake-claude-extras.ts';
-import { FAKE_GEMINI_THOUGHT, type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { FAKE_GEMINI_THOUGHT, FAKE_THINKING, type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { FunctionCallingConfigMode, GoogleGenAI, Type } from '@google/genai';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let openaiFake: FakeProvider;

@@ -5,17 +5,17 @@
  */
 
 import { ManageAction } from '@aigw/proto/users/v1/users';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let fake: FakeProvider;

@@ -7,17 +7,17 @@
  * TCP proxy the test cuts; billing reaches it directly.
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const FENCE_MS = 600;
 /** Ten words, one every 400 ms: the stream outlasts the fence by seconds. */

@@ -5,18 +5,18 @@
  * "other", no user or raw path in any label); build_info; the gRPC label that does not clash with
  * Prometheus' own `service`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let good: FakeProvider;

@@ -6,16 +6,16 @@
  * logged charges = the fake upstream's usage priced.
  */
 import { connectMongo, connectRedis, createLogger } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp as createBilling } from '../../billing/src/app.ts';
 import { readConfig as billingConfig } from '../../billing/src/config.ts';
 import { createApp as createRelay } from '../src/app.ts';
 import { readConfig as relayConfig } from '../src/config.ts';
 import { SETTLE_LAG_KEY } from '../src/data/settle-lag.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from './relay-harness.ts';
 
 /** Two relays of the test, and billing started by the test (so that its settling can stop). */
 const FACTOR = 10;

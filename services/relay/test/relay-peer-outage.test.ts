@@ -9,12 +9,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MODEL, type Platform, priceModel, startPlatform } from '../../../bench/platform.ts';
 import { type StallProxy, startStallProxy } from '../../../bench/stall-proxy.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import { clientsFor, type RelayStack, routable, userWithToken } from './relay-harness.ts';
 
 let platform: Platform;
 let proxy: StallProxy;

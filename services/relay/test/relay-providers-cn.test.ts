@@ -5,12 +5,6 @@
  * chat-messages API with conversation ids).
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectBilled } from './expect-billed.ts';
-import { type FakeBaidu, startFakeBaidu } from './fakes/fake-baidu.ts';
-import { type FakeDify, startFakeDify } from './fakes/fake-dify.ts';
-import { type FakeHunyuan, startFakeHunyuan } from './fakes/fake-hunyuan.ts';
 import {
   createChannel,
   modelName,
@@ -19,7 +13,13 @@ import {
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
+import { type FakeBaidu, startFakeBaidu } from './fakes/fake-baidu.ts';
+import { type FakeDify, startFakeDify } from './fakes/fake-dify.ts';
+import { type FakeHunyuan, startFakeHunyuan } from './fakes/fake-hunyuan.ts';
 
 let s: RelayStack;
 let hunyuan: FakeHunyuan;

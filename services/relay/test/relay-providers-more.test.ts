@@ -8,25 +8,24 @@
  * and advanced custom routes (58) whose converters send calls upstream in another protocol.
  * Whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectBilled } from './expect-billed.ts';
-import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
-import { type FakeCoze, startFakeCoze } from './fakes/fake-coze.ts';
-import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
-import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeCoze, type FakeProvider, startFakeCoze, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
+import { type FakeAiproxy, startFakeAiproxy } from './fakes/fake-aiproxy.ts';
+import { type FakeMinimax, startFakeMinimax } from './fakes/fake-minimax.ts';
+import { type FakePalm, startFakePalm } from './fakes/fake-palm.ts';
+import { type FakeSpark, startFakeSpark } from './fakes/fake-spark.ts';
 
 let s: RelayStack;
 let minimax: FakeMinimax;

@@ -4,13 +4,14 @@
  * event-stream) and Vertex AI (41: service-account JWT -> OAuth token; Claude and Gemini). Each:
  * whole and streamed answers, errors mapped, usage billed (log rows and wallet checked).
  */
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectBilled } from './expect-billed.ts';
-import { type FakeBedrock, startFakeBedrock } from './fakes/fake-bedrock.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import { type FakeVertex, startFakeVertex } from './fakes/fake-vertex.ts';
+import {
+  type FakeBedrock,
+  type FakeProvider,
+  type FakeVertex,
+  startFakeBedrock,
+  startFakeProvider,
+  startFakeVertex,
+} from '@aigw/testkit/fakes';
 import {
   createChannel,
   modelName,
@@ -19,7 +20,11 @@ import {
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import Anthropic from '@anthropic-ai/sdk';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectBilled } from './expect-billed.ts';
 
 let s: RelayStack;
 let openaiFake: FakeProvider;

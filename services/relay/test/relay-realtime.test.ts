@@ -5,20 +5,20 @@
  * `response.done` at the text, cached and audio ratios; the wallet and the log rows (ws flag,
  * audio split) are checked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket from 'ws';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { type FakeRealtime, startFakeRealtime } from './fakes/fake-realtime.ts';
+import { eventually } from '@aigw/testkit';
 import {
+  Api,
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { type FakeRealtime, startFakeRealtime } from './fakes/fake-realtime.ts';
 
 let s: RelayStack;
 let fake: FakeRealtime;

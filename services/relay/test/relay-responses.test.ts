@@ -8,19 +8,18 @@
  * (one prompt_cache_key stays on one channel, moves when it is disabled, hits counted). Checks
  * the answers, what the fakes received, the wallet charge and the log rows.
  */
-import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FAKE_THINKING, thinkingSignature } from './fakes/fake-claude-extras.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { FAKE_THINKING, type FakeProvider, startFakeProvider, thinkingSignature } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let openaiFake: FakeProvider;

@@ -30,11 +30,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@aigw/local-stack/stack';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, routable, setOption, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Platform, startPlatform, waitReady } from '../../../bench/platform.ts';
 import { nodeFlagsOf } from '../../../deploy/local/stack/services.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
-import { clientsFor, createChannel, type RelayStack, routable, setOption, userWithToken } from './relay-harness.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 /** A stream lasts about 3 s (12 words, one every 250 ms): each restart has several in flight. */

@@ -7,12 +7,12 @@
  * upstream saw. Probes and background work start no traces.
  */
 import { randomBytes } from 'node:crypto';
-import { eventually } from '@aigw/common/testing';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Platform, startPlatform } from '../../../bench/platform.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
 import { KIND, type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from './otlp-receiver.ts';
-import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from './relay-harness.ts';
 
 let otlp: OtlpReceiver;
 let fake: FakeProvider;

@@ -4,18 +4,18 @@
  * channel (passed through) and on a Claude channel (translated), each billed from its usage.
  */
 import { createOpenAI } from '@ai-sdk/openai';
-import { generateText, streamText } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { generateText, streamText } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let s: RelayStack;
 let openaiFake: FakeProvider;

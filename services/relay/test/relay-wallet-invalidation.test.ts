@@ -7,21 +7,21 @@
 
 import { createInternalAuth, createLogger, keysOf, runWithInternalAuth } from '@aigw/common';
 import { stackKeys } from '@aigw/local-stack/stack';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { createApp } from '../src/app.ts';
-import { readConfig } from '../src/config.ts';
-import { type FakeProvider, startFakeProvider } from './fakes/fake-provider.ts';
+import { eventually } from '@aigw/testkit';
+import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
+  Api,
   createChannel,
-  eventually,
   modelName,
   type RelayStack,
   routable,
   setOption,
   startRelayStack,
   userWithToken,
-} from './relay-harness.ts';
+} from '@aigw/testkit/harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { readConfig } from '../src/config.ts';
 
 let s: RelayStack;
 let fake: FakeProvider;

@@ -10,9 +10,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createKafka, createLogger, createPublisher, ensureTopics, topicName } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
 import { fromBinary } from '@bufbuild/protobuf';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openUsageSpool, readFrames } from '../src/data/usage-spool.ts';

@@ -6,10 +6,10 @@
  */
 import { connectRedis, type Redis } from '@aigw/common';
 import { privateRedis } from '@aigw/local-stack/stack';
+import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   drawingReady,
-  eventually,
   logsOf,
   mj,
   setOption,

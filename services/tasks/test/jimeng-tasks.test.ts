@@ -1,10 +1,9 @@
+import { eventually } from '@aigw/testkit';
+import { type FakeJimeng, JIMENG_MP4, startFakeJimeng } from '@aigw/testkit/fakes';
+import { Api, createChannel } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { createChannel } from '../../relay/test/relay-harness.ts';
-import { type FakeJimeng, JIMENG_MP4, startFakeJimeng } from './fakes/fake-jimeng.ts';
 import {
   afterRefund,
-  eventually,
   type Json,
   logsOf,
   mj,

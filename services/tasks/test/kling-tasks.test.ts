@@ -1,10 +1,9 @@
+import { eventually } from '@aigw/testkit';
+import { type FakeKling, KLING_MP4, startFakeKling } from '@aigw/testkit/fakes';
+import { Api, createChannel } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { createChannel } from '../../relay/test/relay-harness.ts';
-import { type FakeKling, KLING_MP4, startFakeKling } from './fakes/fake-kling.ts';
 import {
   afterRefund,
-  eventually,
   type Json,
   logsOf,
   mj,

@@ -1,10 +1,9 @@
+import { eventually } from '@aigw/testkit';
+import { Api, createChannel } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { createChannel } from '../../relay/test/relay-harness.ts';
 import {
   autoGroups,
   drawingReady,
-  eventually,
   follow,
   hookServer,
   type Json,

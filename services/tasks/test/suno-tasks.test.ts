@@ -1,11 +1,9 @@
+import { eventually } from '@aigw/testkit';
+import { FAKE_MP4, type FakeSuno, type FakeVideo, startFakeSuno, startFakeVideo } from '@aigw/testkit/fakes';
+import { Api, createChannel } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Api } from '../../gateway/test/billing-harness.ts';
-import { createChannel } from '../../relay/test/relay-harness.ts';
-import { type FakeSuno, startFakeSuno } from './fakes/fake-suno.ts';
-import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
 import {
   afterRefund,
-  eventually,
   type Json,
   logsOf,
   mj,

@@ -6,12 +6,12 @@
  * charge stays reserved under exactly one hold that is never older than the hold expiry; the
  * timeout refunds it once, a late SUCCESS settles it once.
  */
+import { eventually } from '@aigw/testkit';
+import { type FakeKling, startFakeKling } from '@aigw/testkit/fakes';
+import { createChannel } from '@aigw/testkit/harness';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannel } from '../../relay/test/relay-harness.ts';
-import { type FakeKling, startFakeKling } from './fakes/fake-kling.ts';
 import {
-  eventually,
   type Json,
   logsOf,
   mj,

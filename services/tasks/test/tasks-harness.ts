@@ -10,21 +10,15 @@ import { createKafka, createLogger, createPublisher, type Publisher, topicName }
 import { startStack } from '@aigw/local-stack/stack';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import { eventually } from '@aigw/testkit';
+import { type FakeMidjourney, startFakeMidjourney } from '@aigw/testkit/fakes';
+import { clientsFor, createChannel, type RelayStack, setOption, userWithToken } from '@aigw/testkit/harness';
 import mongoose from 'mongoose';
 import { expect } from 'vitest';
-import {
-  clientsFor,
-  createChannel,
-  eventually,
-  type RelayStack,
-  setOption,
-  userWithToken,
-} from '../../relay/test/relay-harness.ts';
 import { createApp } from '../src/app.ts';
 import { readConfig } from '../src/config.ts';
-import { type FakeMidjourney, startFakeMidjourney } from './fakes/fake-midjourney.ts';
 
-export { eventually, setOption, userWithToken };
+export { setOption, userWithToken };
 
 /** Loosely typed JSON answers (tests read fields of provider and API shapes). */
 // biome-ignore lint/suspicious/noExplicitAny: test assertions read arbitrary answer fields

@@ -4,18 +4,24 @@
  * the task is followed to its video, charged once per second of video, refunded on failure. Also
  * OpenAI's own SDK on `/v1/videos`, which always sends its create as multipart/form-data.
  */
+import { eventually } from '@aigw/testkit';
+import {
+  FAKE_MP4,
+  type FakeJimeng,
+  type FakeKling,
+  type FakeVideo,
+  startFakeJimeng,
+  startFakeKling,
+  startFakeVideo,
+} from '@aigw/testkit/fakes';
+import { createChannel } from '@aigw/testkit/harness';
 import OpenAI, { toFile } from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChannel } from '../../relay/test/relay-harness.ts';
 import { type FakeDoubaoVideo, startFakeDoubaoVideo } from './fakes/fake-doubao-video.ts';
-import { type FakeJimeng, startFakeJimeng } from './fakes/fake-jimeng.ts';
-import { type FakeKling, startFakeKling } from './fakes/fake-kling.ts';
-import { FAKE_MP4, type FakeVideo, startFakeVideo } from './fakes/fake-video.ts';
 import { type FakeVidu, startFakeVidu } from './fakes/fake-vidu.ts';
 import {
   afterRefund,
   autoGroups,
-  eventually,
   type Json,
   logsOf,
   mj,

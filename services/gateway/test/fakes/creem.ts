@@ -6,7 +6,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Delivery } from './stripe.ts';
+import type { Delivery } from '@aigw/testkit/fakes';
 
 interface Checkout {
   id: string;

@@ -1,5 +1,5 @@
 /** The benchmark's fast fake upstream (OpenAI wire format). Usage: tsx services/relay/test/bench/fake-upstream.ts <port> [chunkDelayMs] */
-import { startFakeProvider } from '../fakes/fake-provider.ts';
+import { startFakeProvider } from '@aigw/testkit/fakes';
 
 const fake = await startFakeProvider({
   kind: 'openai',

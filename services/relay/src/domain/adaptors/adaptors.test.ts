@@ -1,5 +1,5 @@
+import { type FakeKind, type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeKind, type FakeProvider, startFakeProvider } from '../../../test/fakes/fake-provider.ts';
 import { memorySink } from '../../../test/fakes/memory-sink.ts';
 import { createUpstreamHttp } from '../../data/upstream-http.ts';
 import { runAttempt } from '../exchange/attempt.ts';

@@ -1,5 +1,5 @@
+import { encodeEventMessage } from '@aigw/testkit/fakes';
 import { describe, expect, it } from 'vitest';
-import { encodeEventMessage } from '../../../test/fakes/fake-bedrock.ts';
 import { createEventStreamDecoder } from './aws-eventstream.ts';
 import { signSigV4 } from './aws-sigv4.ts';
 

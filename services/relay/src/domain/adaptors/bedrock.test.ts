@@ -1,5 +1,5 @@
+import { type FakeBedrock, startFakeBedrock } from '@aigw/testkit/fakes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeBedrock, startFakeBedrock } from '../../../test/fakes/fake-bedrock.ts';
 import { bedrockStreamParser, bedrockUrl, parseAwsKey, signBedrock, toBedrockBody } from './bedrock.ts';
 
 let fake: FakeBedrock;

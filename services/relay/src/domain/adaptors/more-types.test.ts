@@ -5,9 +5,8 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { type FakeCoze, type FakeKind, type FakeProvider, startFakeCoze, startFakeProvider } from '@aigw/testkit/fakes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeCoze, startFakeCoze } from '../../../test/fakes/fake-coze.ts';
-import { type FakeKind, type FakeProvider, startFakeProvider } from '../../../test/fakes/fake-provider.ts';
 import { memorySink } from '../../../test/fakes/memory-sink.ts';
 import { createUpstreamHttp } from '../../data/upstream-http.ts';
 import { runAttempt } from '../exchange/attempt.ts';
@@ -52,7 +51,7 @@ const sendJson = (res: ServerResponse, status: number, body: unknown) => {
   res.end(JSON.stringify(body));
 };
 
-// Coze's v3 chat (test/fakes/fake-coze.ts).
+// Coze's v3 chat (@aigw/testkit/fakes: fake-coze.ts).
 const CHAT = { bot_id: '7342866812345' };
 let coze: FakeCoze;
 // MokaAI's embeddings: OpenAI's list with input as a list of strings.

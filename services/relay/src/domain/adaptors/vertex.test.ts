@@ -1,6 +1,6 @@
 import { createPublicKey, verify } from 'node:crypto';
+import { type FakeVertex, startFakeVertex } from '@aigw/testkit/fakes';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FakeVertex, startFakeVertex } from '../../../test/fakes/fake-vertex.ts';
 import { createUpstreamHttp } from '../../data/upstream-http.ts';
 import { vertexClaudeModel, vertexRegion, vertexUrl } from './vertex.ts';
 import { createGoogleTokenCache, parseServiceAccount, serviceAccountJwt } from './vertex-auth.ts';

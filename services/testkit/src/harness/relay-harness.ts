@@ -1,16 +1,17 @@
 /**
- * Shared pieces of the relay's integration tests: a stack on the real servers (users, channels,
- * billing, logs, relay, gateway), gRPC clients for setting up users, wallets, tokens and
- * channels, and polling helpers.
+ * The relay harness (the relay's, the tasks', the gateway's proxy and log tests, the browser tests
+ * and bench/): a stack on the real servers (users, channels, billing, logs, relay, gateway), gRPC
+ * clients for setting up users, wallets, tokens, channels and options, and `routable`.
+ * No vitest import on its path: bench/ loads it under plain tsx.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { createClient } from '@aigw/common';
-import { eventually } from '@aigw/common/testing';
 import { type Stack, startStack } from '@aigw/local-stack/stack';
 import { CreditReason, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
+import { eventually } from '../poll.ts';
 
 export interface RelayStack {
   stack: Stack;
@@ -134,9 +135,6 @@ export async function createChannel(s: RelayStack, spec: ChannelSpec): Promise<n
   });
   return ids[0] ?? 0;
 }
-
-/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
-export { eventually };
 
 /** Waits until the relay routes `model` for a key (its snapshot caught up with the channel). */
 export async function routable(relayUrl: string, key: string, model: string): Promise<void> {

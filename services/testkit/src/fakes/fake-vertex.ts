@@ -10,7 +10,7 @@
  * const fake = await startFakeVertex({ projectId: 'p1', region: 'us-east5' });
  * // channel type 41, key fake.serviceAccountJson, other 'us-east5', base_url fake.url
  */
-import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, verify } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { claudeEvents, claudeMessage, replyWords } from './wire-claude.ts';
@@ -58,6 +58,119 @@ const STATUS_NAMES: Record<number, string> = {
   503: 'UNAVAILABLE',
 };
 
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Google's error body: `{error: {code, message, status}}`. */
+function gError(res: ServerResponse, code: number, message: string): void {
+  json(res, code, { error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
+}
+
+/** Whom a jwt-bearer assertion must come from and be for. */
+interface AssertionParty {
+  verifyKey: KeyObject;
+  clientEmail: string;
+  audience: string;
+}
+
+/** Why an assertion is refused, or undefined when it is good. */
+function checkAssertion(jwt: string, { verifyKey, clientEmail, audience }: AssertionParty): string | undefined {
+  const parts = jwt.split('.');
+  if (parts.length !== 3) return 'Invalid JWT: Token must be a short-lived token and in a reasonable timeframe.';
+  const [h = '', c = '', s = ''] = parts;
+  let header: Record<string, unknown>;
+  let claims: Record<string, unknown>;
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString());
+    claims = JSON.parse(Buffer.from(c, 'base64url').toString());
+  } catch {
+    return 'Invalid JWT: malformed.';
+  }
+  if (header.alg !== 'RS256') return 'Invalid JWT: unsupported algorithm.';
+  if (!verify('RSA-SHA256', Buffer.from(`${h}.${c}`), verifyKey, Buffer.from(s, 'base64url')))
+    return 'Invalid JWT Signature.';
+  if (claims.iss !== clientEmail) return 'Invalid JWT: issuer does not match.';
+  if (claims.aud !== audience) return 'Invalid JWT: audience does not match the token endpoint.';
+  if (
+    !String(claims.scope ?? '')
+      .split(' ')
+      .includes('https://www.googleapis.com/auth/cloud-platform')
+  )
+    return 'Invalid JWT: missing scope.';
+  const now = Date.now() / 1000;
+  const iat = Number(claims.iat);
+  const exp = Number(claims.exp);
+  if (!(iat <= now + 60 && exp > now && exp - iat <= 3600))
+    return 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.';
+  return undefined;
+}
+
+/** Anthropic's publisher: rawPredict, and streamRawPredict as SSE (the body carries anthropic_version). */
+function anthropicPublisher(
+  b: FakeVertexBehaviour,
+  body: Record<string, unknown>,
+  model: string,
+  action: string,
+  tool: FakeVertexBehaviour['toolCall'],
+  res: ServerResponse,
+) {
+  if (!/^claude-[\w.-]+@\d{8}$/.test(model)) return gError(res, 404, `Publisher Model ${model} not found.`);
+  if (body.anthropic_version !== 'vertex-2023-10-16')
+    return gError(res, 400, 'anthropic_version: Input should be vertex-2023-10-16');
+  if ('model' in body) return gError(res, 400, 'model: Extra inputs are not permitted');
+  const o = { model, reply: b.reply, inputTokens: b.inputTokens, toolCall: tool };
+  if (action === 'rawPredict') return json(res, 200, claudeMessage(o));
+  if (body.stream !== true) return gError(res, 400, 'stream: streamRawPredict needs "stream": true');
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
+  for (const ev of claudeEvents(o)) res.write(`event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
+  return res.end();
+}
+
+/** Google's publisher: generateContent, and streamGenerateContent (with alt=sse only). */
+function googlePublisher(
+  b: FakeVertexBehaviour,
+  body: Record<string, unknown>,
+  model: string,
+  action: string,
+  sse: boolean,
+  res: ServerResponse,
+) {
+  if (!Array.isArray(body.contents)) return gError(res, 400, 'contents is required.');
+  const w = replyWords(b.reply);
+  const usage = {
+    promptTokenCount: b.inputTokens,
+    candidatesTokenCount: w.length,
+    totalTokenCount: b.inputTokens + w.length,
+  };
+  if (action === 'generateContent')
+    return json(res, 200, {
+      candidates: [{ content: { role: 'model', parts: [{ text: b.reply }] }, finishReason: 'STOP', index: 0 }],
+      usageMetadata: usage,
+      modelVersion: model,
+    });
+  if (!sse) return gError(res, 400, 'this fake streams only with alt=sse');
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  w.forEach((word, i) => {
+    const last = i === w.length - 1;
+    res.write(
+      `data: ${JSON.stringify({
+        candidates: [
+          { content: { role: 'model', parts: [{ text: word }] }, ...(last ? { finishReason: 'STOP' } : {}) },
+        ],
+        ...(last ? { usageMetadata: usage } : {}),
+        modelVersion: model,
+      })}\r\n\r\n`,
+    );
+  });
+  res.end();
+}
+
 export async function startFakeVertex(opts: {
   projectId: string;
   region: string;
@@ -74,49 +187,6 @@ export async function startFakeVertex(opts: {
   let issued = 0;
   let url = '';
 
-  const json = (res: ServerResponse, status: number, body: unknown) => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=UTF-8',
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
-  const gError = (res: ServerResponse, code: number, message: string) =>
-    json(res, code, { error: { code, message, status: STATUS_NAMES[code] ?? 'UNKNOWN' } });
-
-  /** Why an assertion is refused, or undefined when it is good. */
-  function checkAssertion(jwt: string): string | undefined {
-    const parts = jwt.split('.');
-    if (parts.length !== 3) return 'Invalid JWT: Token must be a short-lived token and in a reasonable timeframe.';
-    const [h = '', c = '', s = ''] = parts;
-    let header: Record<string, unknown>;
-    let claims: Record<string, unknown>;
-    try {
-      header = JSON.parse(Buffer.from(h, 'base64url').toString());
-      claims = JSON.parse(Buffer.from(c, 'base64url').toString());
-    } catch {
-      return 'Invalid JWT: malformed.';
-    }
-    if (header.alg !== 'RS256') return 'Invalid JWT: unsupported algorithm.';
-    if (!verify('RSA-SHA256', Buffer.from(`${h}.${c}`), verifyKey, Buffer.from(s, 'base64url')))
-      return 'Invalid JWT Signature.';
-    if (claims.iss !== clientEmail) return 'Invalid JWT: issuer does not match.';
-    if (claims.aud !== `${url}/token`) return 'Invalid JWT: audience does not match the token endpoint.';
-    if (
-      !String(claims.scope ?? '')
-        .split(' ')
-        .includes('https://www.googleapis.com/auth/cloud-platform')
-    )
-      return 'Invalid JWT: missing scope.';
-    const now = Date.now() / 1000;
-    const iat = Number(claims.iat);
-    const exp = Number(claims.exp);
-    if (!(iat <= now + 60 && exp > now && exp - iat <= 3600))
-      return 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.';
-    return undefined;
-  }
-
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -127,7 +197,7 @@ export async function startFakeVertex(opts: {
         const form = new URLSearchParams(raw);
         if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer')
           return json(res, 400, { error: 'unsupported_grant_type', error_description: 'Invalid grant_type.' });
-        const why = checkAssertion(form.get('assertion') ?? '');
+        const why = checkAssertion(form.get('assertion') ?? '', { verifyKey, clientEmail, audience: `${url}/token` });
         if (why) return json(res, 400, { error: 'invalid_grant', error_description: why });
         const token = `ya29.fake-${randomBytes(16).toString('hex')}`;
         tokens.set(token, Date.now() + b.tokenLifetime * 1000);
@@ -166,46 +236,8 @@ export async function startFakeVertex(opts: {
       }
       const model = decodeURIComponent(modelEnc as string);
       const tool = b.toolCall && Array.isArray(body.tools) && body.tools.length > 0 ? b.toolCall : undefined;
-      if (publisher === 'anthropic') {
-        if (!/^claude-[\w.-]+@\d{8}$/.test(model)) return gError(res, 404, `Publisher Model ${model} not found.`);
-        if (body.anthropic_version !== 'vertex-2023-10-16')
-          return gError(res, 400, 'anthropic_version: Input should be vertex-2023-10-16');
-        if ('model' in body) return gError(res, 400, 'model: Extra inputs are not permitted');
-        const o = { model, reply: b.reply, inputTokens: b.inputTokens, toolCall: tool };
-        if (action === 'rawPredict') return json(res, 200, claudeMessage(o));
-        if (body.stream !== true) return gError(res, 400, 'stream: streamRawPredict needs "stream": true');
-        res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' });
-        for (const ev of claudeEvents(o)) res.write(`event: ${ev.type}\ndata: ${JSON.stringify(ev)}\n\n`);
-        return res.end();
-      }
-      if (!Array.isArray(body.contents)) return gError(res, 400, 'contents is required.');
-      const w = replyWords(b.reply);
-      const usage = {
-        promptTokenCount: b.inputTokens,
-        candidatesTokenCount: w.length,
-        totalTokenCount: b.inputTokens + w.length,
-      };
-      if (action === 'generateContent')
-        return json(res, 200, {
-          candidates: [{ content: { role: 'model', parts: [{ text: b.reply }] }, finishReason: 'STOP', index: 0 }],
-          usageMetadata: usage,
-          modelVersion: model,
-        });
-      if (!m[6]) return gError(res, 400, 'this fake streams only with alt=sse');
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      w.forEach((word, i) => {
-        const last = i === w.length - 1;
-        res.write(
-          `data: ${JSON.stringify({
-            candidates: [
-              { content: { role: 'model', parts: [{ text: word }] }, ...(last ? { finishReason: 'STOP' } : {}) },
-            ],
-            ...(last ? { usageMetadata: usage } : {}),
-            modelVersion: model,
-          })}\r\n\r\n`,
-        );
-      });
-      res.end();
+      if (publisher === 'anthropic') return anthropicPublisher(b, body, model, action as string, tool, res);
+      return googlePublisher(b, body, model, action as string, Boolean(m[6]), res);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

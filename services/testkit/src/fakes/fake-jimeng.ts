@@ -132,6 +132,107 @@ function verify(
   return undefined;
 }
 
+/** VolcEngine's request id: the time (yyyyMMddHHmmss) and 18 hex digits. */
+const rid = () =>
+  `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}${randomBytes(9).toString('hex').toUpperCase()}`;
+
+/** The visual API's answer envelope. */
+const answer = (code: number, data: unknown, message: string, started: number) => ({
+  code,
+  data,
+  message,
+  request_id: rid(),
+  status: code,
+  time_elapsed: `${(Date.now() - started).toFixed(3)}ms`,
+});
+
+/** A gateway refusal: HTTP status, CodeN, Code, Message. */
+type GatewayError = [number, number, string, string];
+
+/** The gateway's error body (ResponseMetadata.Error), as VolcEngine answers before the service sees a call. */
+function gatewayError(e: GatewayError, action: string, version: string) {
+  return {
+    ResponseMetadata: {
+      RequestId: rid(),
+      Action: action,
+      Version: version,
+      Service: SERVICE,
+      Region: REGION,
+      Error: { CodeN: e[1], Code: e[2], Message: e[3] },
+    },
+  };
+}
+
+/** Whether the call names an operation this fake serves (POST / with the 2022-08-31 submit or get-result). */
+function knownAction(method: string | undefined, pathname: string, action: string, version: string): boolean {
+  return (
+    method === 'POST' &&
+    pathname === '/' &&
+    version === '2022-08-31' &&
+    (action === 'CVSync2AsyncSubmitTask' || action === 'CVSync2AsyncGetResult')
+  );
+}
+
+/**
+ * What VolcEngine's gateway refuses before the service sees the call: a missing Action or Version,
+ * a bad signature (`signature`: counted as a refusal), an operation this fake does not serve.
+ */
+function gatewayRefusal(
+  req: IncomingMessage,
+  url: URL,
+  raw: Buffer,
+  keys: Map<string, string>,
+): { error: GatewayError; signature: boolean } | undefined {
+  const action = url.searchParams.get('Action') ?? '';
+  const version = url.searchParams.get('Version') ?? '';
+  if (!action || !version) {
+    const missing = action ? 'Version' : 'Action';
+    return {
+      error: [400, 100002, 'MissingParameter', `The request is missing ${missing} parameter.`],
+      signature: false,
+    };
+  }
+  const bad = verify(req, url, raw, keys);
+  if (bad) return { error: bad, signature: true };
+  if (!knownAction(req.method, url.pathname, action, version)) {
+    const message = `Could not find operation ${action} for version ${version}.`;
+    return { error: [404, 100008, 'InvalidActionOrVersion', message], signature: false };
+  }
+  return undefined;
+}
+
+/** Why a submit is refused ([code, message]), or undefined: a non-Jimeng req_key, i2v without images, bad frames, a risky prompt. */
+function submitRefusal(body: Record<string, unknown>): [number, string] | undefined {
+  const reqKey = String(body.req_key ?? '');
+  const images = [
+    ...(Array.isArray(body.image_urls) ? body.image_urls : []),
+    ...(Array.isArray(body.binary_data_base64) ? body.binary_data_base64 : []),
+  ];
+  if (!reqKey.startsWith('jimeng_') || (reqKey.includes('i2v') && images.length === 0))
+    return [50215, 'Input invalid for this service.'];
+  if (body.frames !== undefined && body.frames !== 121 && body.frames !== 241)
+    return [50215, 'Input invalid for this service.'];
+  if (String(body.prompt ?? '').includes('reject-me')) return [50412, 'Text Risk Not Pass'];
+  return undefined;
+}
+
+/**
+ * Where a task is now: in_queue for the first step, generating until `steps` steps (prompts with
+ * "never" until `finishAt`), then failed (prompts with "fail-me") or done.
+ */
+function taskStatus(
+  t: { body: Record<string, unknown>; at: number },
+  clock: { stepMs: number; steps: number; finishAt: number },
+): 'in_queue' | 'generating' | 'failed' | 'done' {
+  const step = Math.floor((Date.now() - t.at) / clock.stepMs);
+  const prompt = String(t.body.prompt ?? '');
+  const ended = Date.now() >= clock.finishAt;
+  if (step < 1 && !ended) return 'in_queue';
+  if (!ended && (step < clock.steps || prompt.includes('never'))) return 'generating';
+  if (prompt.includes('fail-me')) return 'failed';
+  return 'done';
+}
+
 export async function startFakeJimeng(opts: {
   accessKey: string;
   secretKey: string;
@@ -150,16 +251,6 @@ export async function startFakeJimeng(opts: {
     finishAt: Number.POSITIVE_INFINITY,
     close: async () => undefined,
   };
-  const rid = () =>
-    `${new Date().toISOString().replace(/\D/g, '').slice(0, 14)}${randomBytes(9).toString('hex').toUpperCase()}`;
-  const answer = (code: number, data: unknown, message: string, started: number) => ({
-    code,
-    data,
-    message,
-    request_id: rid(),
-    status: code,
-    time_elapsed: `${(Date.now() - started).toFixed(3)}ms`,
-  });
 
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {
@@ -181,42 +272,10 @@ export async function startFakeJimeng(opts: {
       const raw = Buffer.concat(chunks);
       const action = url.searchParams.get('Action') ?? '';
       const version = url.searchParams.get('Version') ?? '';
-      const meta = (e: [number, number, string, string]) =>
-        send(e[0], {
-          ResponseMetadata: {
-            RequestId: rid(),
-            Action: action,
-            Version: version,
-            Service: SERVICE,
-            Region: REGION,
-            Error: { CodeN: e[1], Code: e[2], Message: e[3] },
-          },
-        });
-      if (!action || !version) {
-        return meta([
-          400,
-          100002,
-          'MissingParameter',
-          `The request is missing ${action ? 'Version' : 'Action'} parameter.`,
-        ]);
-      }
-      const bad = verify(req, url, raw, keys);
-      if (bad) {
-        state.refusals += 1;
-        return meta(bad);
-      }
-      if (
-        req.method !== 'POST' ||
-        url.pathname !== '/' ||
-        version !== '2022-08-31' ||
-        (action !== 'CVSync2AsyncSubmitTask' && action !== 'CVSync2AsyncGetResult')
-      ) {
-        return meta([
-          404,
-          100008,
-          'InvalidActionOrVersion',
-          `Could not find operation ${action} for version ${version}.`,
-        ]);
+      const refused = gatewayRefusal(req, url, raw, keys);
+      if (refused) {
+        if (refused.signature) state.refusals += 1;
+        return send(refused.error[0], gatewayError(refused.error, action, version));
       }
       let body: Record<string, unknown>;
       try {
@@ -227,19 +286,8 @@ export async function startFakeJimeng(opts: {
       const reqKey = String(body.req_key ?? '');
       if (action === 'CVSync2AsyncSubmitTask') {
         state.submits.push(body);
-        const images = [
-          ...(Array.isArray(body.image_urls) ? body.image_urls : []),
-          ...(Array.isArray(body.binary_data_base64) ? body.binary_data_base64 : []),
-        ];
-        if (!reqKey.startsWith('jimeng_') || (reqKey.includes('i2v') && images.length === 0)) {
-          return send(400, answer(50215, null, 'Input invalid for this service.', started));
-        }
-        if (body.frames !== undefined && body.frames !== 121 && body.frames !== 241) {
-          return send(400, answer(50215, null, 'Input invalid for this service.', started));
-        }
-        if (String(body.prompt ?? '').includes('reject-me')) {
-          return send(400, answer(50412, null, 'Text Risk Not Pass', started));
-        }
+        const refused = submitRefusal(body);
+        if (refused) return send(400, answer(refused[0], null, refused[1], started));
         const id = `${7_000_000_000_000_000_000n + BigInt(Math.floor(Math.random() * 1e15))}`;
         tasks.set(id, { body, at: Date.now() });
         return send(200, answer(10000, { task_id: id }, 'Success', started));
@@ -250,16 +298,11 @@ export async function startFakeJimeng(opts: {
       if (!t || String(t.body.req_key) !== reqKey) {
         return send(200, answer(10000, { status: 'not_found', video_url: '', resp_data: '' }, 'Success', started));
       }
-      const step = Math.floor((Date.now() - t.at) / stepMs);
-      const prompt = String(t.body.prompt ?? '');
-      const ended = Date.now() >= state.finishAt;
-      if (step < 1 && !ended) {
-        return send(200, answer(10000, { status: 'in_queue', video_url: '', resp_data: '' }, 'Success', started));
+      const status = taskStatus(t, { stepMs, steps, finishAt: state.finishAt });
+      if (status !== 'done' && status !== 'failed') {
+        return send(200, answer(10000, { status, video_url: '', resp_data: '' }, 'Success', started));
       }
-      if (!ended && (step < steps || prompt.includes('never'))) {
-        return send(200, answer(10000, { status: 'generating', video_url: '', resp_data: '' }, 'Success', started));
-      }
-      if (prompt.includes('fail-me')) return send(400, answer(50511, null, 'Post Img Risk Not Pass', started));
+      if (status === 'failed') return send(400, answer(50511, null, 'Post Img Risk Not Pass', started));
       return send(
         200,
         answer(

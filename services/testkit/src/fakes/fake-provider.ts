@@ -286,13 +286,6 @@ async function openai(
   res: ServerResponse,
 ) {
   const model = String(body.model ?? 'fake-model');
-  const w = words(b.reply);
-  const usage = {
-    prompt_tokens: b.promptTokens,
-    completion_tokens: w.length,
-    total_tokens: b.promptTokens + w.length,
-    ...(b.cachedTokens ? { prompt_tokens_details: { cached_tokens: b.cachedTokens } } : {}),
-  };
   const created = Math.floor(Date.now() / 1000);
   if (path.endsWith('/models'))
     return json(res, 200, {
@@ -301,101 +294,9 @@ async function openai(
     });
   const responses = fakeResponses(b, body, path, rec.method, res, (events) => streamOut(res, b, events));
   if (responses) return responses;
-  if (path.endsWith('/chat/completions')) {
-    const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
-    if (body.stream === true) {
-      const wantUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
-      const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created, model };
-      const events: string[] = [
-        sseData({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
-      ];
-      if (tool) {
-        events.push(
-          sseData({
-            ...base,
-            choices: [
-              {
-                index: 0,
-                delta: {
-                  tool_calls: [
-                    { index: 0, id: 'call_fake', type: 'function', function: { name: tool.name, arguments: '' } },
-                  ],
-                },
-                finish_reason: null,
-              },
-            ],
-          }),
-        );
-        events.push(
-          sseData({
-            ...base,
-            choices: [
-              {
-                index: 0,
-                delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(tool.arguments) } }] },
-                finish_reason: null,
-              },
-            ],
-          }),
-        );
-      } else {
-        for (const word of w)
-          events.push(sseData({ ...base, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] }));
-      }
-      events.push(
-        sseData({ ...base, choices: [{ index: 0, delta: {}, finish_reason: tool ? 'tool_calls' : 'stop' }] }),
-      );
-      if (wantUsage && b.reportUsage) events.push(sseData({ ...base, choices: [], usage }));
-      events.push('data: [DONE]\n\n');
-      return streamOut(res, b, events);
-    }
-    const message: Record<string, unknown> = { role: 'assistant', content: tool ? null : b.reply };
-    if (tool)
-      message.tool_calls = [
-        { id: 'call_fake', type: 'function', function: { name: tool.name, arguments: JSON.stringify(tool.arguments) } },
-      ];
-    return json(res, 200, {
-      id: 'chatcmpl-fake',
-      object: 'chat.completion',
-      created,
-      model,
-      choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop' }],
-      ...(b.reportUsage ? { usage } : {}),
-    });
-  }
-  if (path.endsWith('/completions')) {
-    if (body.stream === true) {
-      const events = w.map((word) =>
-        sseData({
-          id: 'cmpl-fake',
-          object: 'text_completion',
-          created,
-          model,
-          choices: [{ index: 0, text: word, finish_reason: null }],
-        }),
-      );
-      events.push(
-        sseData({
-          id: 'cmpl-fake',
-          object: 'text_completion',
-          created,
-          model,
-          choices: [{ index: 0, text: '', finish_reason: 'stop' }],
-          ...(b.reportUsage ? { usage } : {}),
-        }),
-      );
-      events.push('data: [DONE]\n\n');
-      return streamOut(res, b, events);
-    }
-    return json(res, 200, {
-      id: 'cmpl-fake',
-      object: 'text_completion',
-      created,
-      model,
-      choices: [{ index: 0, text: b.reply, finish_reason: 'stop' }],
-      ...(b.reportUsage ? { usage } : {}),
-    });
-  }
+  const reply: OpenAiReply = { model, created, usage: openaiUsage(b) };
+  if (path.endsWith('/chat/completions')) return openaiChat(b, body, reply, res);
+  if (path.endsWith('/completions')) return openaiCompletions(b, body, reply, res);
   if (path.endsWith('/embeddings')) {
     const inputs = Array.isArray(body.input) ? body.input : [body.input];
     return json(res, 200, {
@@ -405,45 +306,8 @@ async function openai(
       usage: { prompt_tokens: b.promptTokens, total_tokens: b.promptTokens },
     });
   }
-  if (path.endsWith('/images/generations')) {
-    const n = Number(body.n ?? 1);
-    return json(res, 200, {
-      created,
-      data: Array.from({ length: n }, () => ({
-        url: 'https://example.invalid/image.png',
-        revised_prompt: String(body.prompt ?? ''),
-      })),
-      ...(b.imageUsage
-        ? {
-            usage: {
-              total_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens + b.imageUsage.outputTokens,
-              input_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens,
-              output_tokens: b.imageUsage.outputTokens,
-              input_tokens_details: { text_tokens: b.imageUsage.textTokens, image_tokens: b.imageUsage.imageTokens },
-            },
-          }
-        : {}),
-    });
-  }
-  if (path.endsWith('/images/edits') || path.endsWith('/images/variations')) {
-    // gpt-image-1's edit (image or image[] files, prompt, n) and DALL-E 2's variation (image, n):
-    // multipart in, base64 images out.
-    const n = Number(/name="n"\r\n\r\n(\d+)/.exec(rec.raw)?.[1] ?? 1);
-    return json(res, 200, {
-      created,
-      data: Array.from({ length: n }, () => ({ b64_json: Buffer.from('fake-png').toString('base64') })),
-      ...(b.imageUsage
-        ? {
-            usage: {
-              total_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens + b.imageUsage.outputTokens,
-              input_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens,
-              output_tokens: b.imageUsage.outputTokens,
-              input_tokens_details: { text_tokens: b.imageUsage.textTokens, image_tokens: b.imageUsage.imageTokens },
-            },
-          }
-        : {}),
-    });
-  }
+  if (path.endsWith('/images/generations') || path.endsWith('/images/edits') || path.endsWith('/images/variations'))
+    return openaiImages(b, body, path, rec, created, res);
   if (path.endsWith('/audio/speech')) {
     const audio = Buffer.from('ID3fake-mp3-bytes');
     res.writeHead(200, { 'content-type': 'audio/mpeg', 'content-length': audio.length });
@@ -463,6 +327,174 @@ async function openai(
   }
   if (path.endsWith('/rerank')) return rerank(b, body, res);
   json(res, 404, { error: { message: `no route ${path}`, type: 'invalid_request_error' } });
+}
+
+/** What every OpenAI completion answer carries: the model asked, the creation time, the usage. */
+interface OpenAiReply {
+  model: string;
+  created: number;
+  usage: Record<string, unknown>;
+}
+
+/** OpenAI's usage object for a reply of `b.reply` (one completion token per word). */
+function openaiUsage(b: FakeBehaviour): Record<string, unknown> {
+  const completion = words(b.reply).length;
+  return {
+    prompt_tokens: b.promptTokens,
+    completion_tokens: completion,
+    total_tokens: b.promptTokens + completion,
+    ...(b.cachedTokens ? { prompt_tokens_details: { cached_tokens: b.cachedTokens } } : {}),
+  };
+}
+
+/** POST /v1/chat/completions: the reply (or the scripted tool call), whole or as chunks. */
+function openaiChat(b: FakeBehaviour, body: Record<string, unknown>, reply: OpenAiReply, res: ServerResponse) {
+  const { model, created, usage } = reply;
+  const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
+  if (body.stream === true) return streamOut(res, b, openaiChatChunks(b, body, reply, tool));
+  const message: Record<string, unknown> = { role: 'assistant', content: tool ? null : b.reply };
+  if (tool)
+    message.tool_calls = [
+      { id: 'call_fake', type: 'function', function: { name: tool.name, arguments: JSON.stringify(tool.arguments) } },
+    ];
+  return json(res, 200, {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created,
+    model,
+    choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop' }],
+    ...(b.reportUsage ? { usage } : {}),
+  });
+}
+
+/** The SSE events of a streamed chat completion: role, the words or the tool call, finish, usage, [DONE]. */
+function openaiChatChunks(
+  b: FakeBehaviour,
+  body: Record<string, unknown>,
+  reply: OpenAiReply,
+  tool: FakeBehaviour['toolCall'],
+): string[] {
+  const { model, created, usage } = reply;
+  const wantUsage = (body.stream_options as { include_usage?: boolean } | undefined)?.include_usage === true;
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created, model };
+  const events: string[] = [
+    sseData({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }),
+  ];
+  if (tool) {
+    events.push(
+      sseData({
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [
+                { index: 0, id: 'call_fake', type: 'function', function: { name: tool.name, arguments: '' } },
+              ],
+            },
+            finish_reason: null,
+          },
+        ],
+      }),
+    );
+    events.push(
+      sseData({
+        ...base,
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: JSON.stringify(tool.arguments) } }] },
+            finish_reason: null,
+          },
+        ],
+      }),
+    );
+  } else {
+    for (const word of words(b.reply))
+      events.push(sseData({ ...base, choices: [{ index: 0, delta: { content: word }, finish_reason: null }] }));
+  }
+  events.push(sseData({ ...base, choices: [{ index: 0, delta: {}, finish_reason: tool ? 'tool_calls' : 'stop' }] }));
+  if (wantUsage && b.reportUsage) events.push(sseData({ ...base, choices: [], usage }));
+  events.push('data: [DONE]\n\n');
+  return events;
+}
+
+/** POST /v1/completions (legacy text completions), whole or streamed word by word. */
+function openaiCompletions(b: FakeBehaviour, body: Record<string, unknown>, reply: OpenAiReply, res: ServerResponse) {
+  const { model, created, usage } = reply;
+  if (body.stream === true) {
+    const events = words(b.reply).map((word) =>
+      sseData({
+        id: 'cmpl-fake',
+        object: 'text_completion',
+        created,
+        model,
+        choices: [{ index: 0, text: word, finish_reason: null }],
+      }),
+    );
+    events.push(
+      sseData({
+        id: 'cmpl-fake',
+        object: 'text_completion',
+        created,
+        model,
+        choices: [{ index: 0, text: '', finish_reason: 'stop' }],
+        ...(b.reportUsage ? { usage } : {}),
+      }),
+    );
+    events.push('data: [DONE]\n\n');
+    return streamOut(res, b, events);
+  }
+  return json(res, 200, {
+    id: 'cmpl-fake',
+    object: 'text_completion',
+    created,
+    model,
+    choices: [{ index: 0, text: b.reply, finish_reason: 'stop' }],
+    ...(b.reportUsage ? { usage } : {}),
+  });
+}
+
+/**
+ * The image endpoints: generations answer URLs; gpt-image-1's edit (image or image[] files, prompt,
+ * n) and DALL-E 2's variation (image, n) take multipart and answer base64 images. Both carry
+ * gpt-image-1's token usage when `b.imageUsage` is set.
+ */
+function openaiImages(
+  b: FakeBehaviour,
+  body: Record<string, unknown>,
+  path: string,
+  rec: RecordedRequest,
+  created: number,
+  res: ServerResponse,
+) {
+  const usage = b.imageUsage
+    ? {
+        usage: {
+          total_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens + b.imageUsage.outputTokens,
+          input_tokens: b.imageUsage.textTokens + b.imageUsage.imageTokens,
+          output_tokens: b.imageUsage.outputTokens,
+          input_tokens_details: { text_tokens: b.imageUsage.textTokens, image_tokens: b.imageUsage.imageTokens },
+        },
+      }
+    : {};
+  if (path.endsWith('/images/generations')) {
+    const n = Number(body.n ?? 1);
+    return json(res, 200, {
+      created,
+      data: Array.from({ length: n }, () => ({
+        url: 'https://example.invalid/image.png',
+        revised_prompt: String(body.prompt ?? ''),
+      })),
+      ...usage,
+    });
+  }
+  const n = Number(/name="n"\r\n\r\n(\d+)/.exec(rec.raw)?.[1] ?? 1);
+  return json(res, 200, {
+    created,
+    data: Array.from({ length: n }, () => ({ b64_json: Buffer.from('fake-png').toString('base64') })),
+    ...usage,
+  });
 }
 
 function rerank(b: FakeBehaviour, body: Record<string, unknown>, res: ServerResponse) {
@@ -486,87 +518,7 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
   const tool = b.toolCall && hasTools(body) ? b.toolCall : undefined;
   // With thinking on, a signed thinking block comes first and the other blocks follow it.
   const thinking = thinks(body);
-  const at = thinking ? 1 : 0;
-  if (body.stream === true) {
-    const events = [
-      sseEvent('message_start', {
-        type: 'message_start',
-        message: {
-          id: 'msg_fake',
-          type: 'message',
-          role: 'assistant',
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { ...claudeInput(b, body), output_tokens: 1 },
-        },
-      }),
-      sseEvent('ping', { type: 'ping' }),
-    ];
-    if (thinking) {
-      events.push(
-        sseEvent('content_block_start', {
-          type: 'content_block_start',
-          index: 0,
-          content_block: { type: 'thinking', thinking: '', signature: '' },
-        }),
-        sseEvent('content_block_delta', {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'thinking_delta', thinking: FAKE_THINKING },
-        }),
-        sseEvent('content_block_delta', {
-          type: 'content_block_delta',
-          index: 0,
-          delta: { type: 'signature_delta', signature: thinkingSignature(FAKE_THINKING) },
-        }),
-        sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
-      );
-    }
-    if (tool) {
-      events.push(
-        sseEvent('content_block_start', {
-          type: 'content_block_start',
-          index: at,
-          content_block: { type: 'tool_use', id: 'toolu_fake', name: tool.name, input: {} },
-        }),
-      );
-      events.push(
-        sseEvent('content_block_delta', {
-          type: 'content_block_delta',
-          index: at,
-          delta: { type: 'input_json_delta', partial_json: JSON.stringify(tool.arguments) },
-        }),
-      );
-    } else {
-      events.push(
-        sseEvent('content_block_start', {
-          type: 'content_block_start',
-          index: at,
-          content_block: { type: 'text', text: '' },
-        }),
-      );
-      for (const word of w)
-        events.push(
-          sseEvent('content_block_delta', {
-            type: 'content_block_delta',
-            index: at,
-            delta: { type: 'text_delta', text: word },
-          }),
-        );
-    }
-    events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: at }));
-    events.push(
-      sseEvent('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null },
-        usage: { output_tokens: w.length },
-      }),
-    );
-    events.push(sseEvent('message_stop', { type: 'message_stop' }));
-    return streamOut(res, b, events);
-  }
+  if (body.stream === true) return streamOut(res, b, anthropicEvents(b, body, model, tool, thinking));
   const content: Record<string, unknown>[] = tool
     ? [{ type: 'tool_use', id: 'toolu_fake', name: tool.name, input: tool.arguments }]
     : [{ type: 'text', text: b.reply }];
@@ -582,6 +534,99 @@ async function anthropic(b: FakeBehaviour, body: Record<string, unknown>, res: S
     stop_sequence: null,
     usage: { ...claudeInput(b, body), output_tokens: w.length },
   });
+}
+
+/**
+ * The SSE events of a streamed Messages answer: message_start, the signed thinking block when
+ * thinking is on, then the tool_use block or the text word by word, message_delta and message_stop.
+ */
+function anthropicEvents(
+  b: FakeBehaviour,
+  body: Record<string, unknown>,
+  model: string,
+  tool: FakeBehaviour['toolCall'],
+  thinking: boolean,
+): string[] {
+  const w = words(b.reply);
+  const at = thinking ? 1 : 0;
+  const events = [
+    sseEvent('message_start', {
+      type: 'message_start',
+      message: {
+        id: 'msg_fake',
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...claudeInput(b, body), output_tokens: 1 },
+      },
+    }),
+    sseEvent('ping', { type: 'ping' }),
+  ];
+  if (thinking) {
+    events.push(
+      sseEvent('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+      sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'thinking_delta', thinking: FAKE_THINKING },
+      }),
+      sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: 0,
+        delta: { type: 'signature_delta', signature: thinkingSignature(FAKE_THINKING) },
+      }),
+      sseEvent('content_block_stop', { type: 'content_block_stop', index: 0 }),
+    );
+  }
+  if (tool) {
+    events.push(
+      sseEvent('content_block_start', {
+        type: 'content_block_start',
+        index: at,
+        content_block: { type: 'tool_use', id: 'toolu_fake', name: tool.name, input: {} },
+      }),
+    );
+    events.push(
+      sseEvent('content_block_delta', {
+        type: 'content_block_delta',
+        index: at,
+        delta: { type: 'input_json_delta', partial_json: JSON.stringify(tool.arguments) },
+      }),
+    );
+  } else {
+    events.push(
+      sseEvent('content_block_start', {
+        type: 'content_block_start',
+        index: at,
+        content_block: { type: 'text', text: '' },
+      }),
+    );
+    for (const word of w)
+      events.push(
+        sseEvent('content_block_delta', {
+          type: 'content_block_delta',
+          index: at,
+          delta: { type: 'text_delta', text: word },
+        }),
+      );
+  }
+  events.push(sseEvent('content_block_stop', { type: 'content_block_stop', index: at }));
+  events.push(
+    sseEvent('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null },
+      usage: { output_tokens: w.length },
+    }),
+  );
+  events.push(sseEvent('message_stop', { type: 'message_stop' }));
+  return events;
 }
 
 /**

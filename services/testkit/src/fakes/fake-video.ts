@@ -48,37 +48,48 @@ async function createBody(req: IncomingMessage): Promise<Record<string, unknown>
   return t ? (JSON.parse(t) as Record<string, unknown>) : {};
 }
 
+/** A video the fake keeps: its create body, when it was made, and the video it remixes. */
+interface StoredVideo {
+  body: Record<string, unknown>;
+  at: number;
+  from?: string;
+}
+
+/** A video object as GET /v1/videos/{id} shows it now: queued, in_progress, then completed or failed. */
+function videoView(id: string, v: StoredVideo, clock: { stepMs: number; steps: number }) {
+  const step = Math.floor((Date.now() - v.at) / clock.stepMs);
+  const base = {
+    id,
+    object: 'video',
+    model: v.body.model,
+    status: 'queued',
+    progress: 0,
+    created_at: Math.floor(v.at / 1000),
+    completed_at: null as number | null,
+    expires_at: null as number | null,
+    seconds: String(v.body.seconds ?? '4'),
+    size: String(v.body.size ?? '720x1280'),
+    remixed_from_video_id: v.from ?? null,
+    error: null as unknown,
+  };
+  if (step < 1) return base;
+  if (String(v.body.prompt).includes('fail-me')) {
+    return { ...base, status: 'failed', error: { code: 'moderation_blocked', message: 'blocked by moderation' } };
+  }
+  if (step < clock.steps) return { ...base, status: 'in_progress', progress: Math.round((100 * step) / clock.steps) };
+  const done = Math.floor((v.at + clock.steps * clock.stepMs) / 1000);
+  return { ...base, status: 'completed', progress: 100, completed_at: done, expires_at: done + 3600 };
+}
+
 export async function startFakeVideo(opts: { key: string; stepMs?: number; steps?: number }): Promise<FakeVideo> {
   const stepMs = opts.stepMs ?? 250;
   const steps = opts.steps ?? 3;
-  const videos = new Map<string, { body: Record<string, unknown>; at: number; from?: string }>();
+  const videos = new Map<string, StoredVideo>();
   const state: FakeVideo = { url: '', creates: [], remixes: [], deletes: [], close: async () => undefined };
 
   const view = (id: string) => {
     const v = videos.get(id);
-    if (!v) return undefined;
-    const step = Math.floor((Date.now() - v.at) / stepMs);
-    const base = {
-      id,
-      object: 'video',
-      model: v.body.model,
-      status: 'queued',
-      progress: 0,
-      created_at: Math.floor(v.at / 1000),
-      completed_at: null as number | null,
-      expires_at: null as number | null,
-      seconds: String(v.body.seconds ?? '4'),
-      size: String(v.body.size ?? '720x1280'),
-      remixed_from_video_id: v.from ?? null,
-      error: null as unknown,
-    };
-    if (step < 1) return base;
-    if (String(v.body.prompt).includes('fail-me')) {
-      return { ...base, status: 'failed', error: { code: 'moderation_blocked', message: 'blocked by moderation' } };
-    }
-    if (step < steps) return { ...base, status: 'in_progress', progress: Math.round((100 * step) / steps) };
-    const done = Math.floor((v.at + steps * stepMs) / 1000);
-    return { ...base, status: 'completed', progress: 100, completed_at: done, expires_at: done + 3600 };
+    return v ? videoView(id, v, { stepMs, steps }) : undefined;
   };
 
   const server: Server = createServer((req, res) => {

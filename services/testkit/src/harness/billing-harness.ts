@@ -1,7 +1,8 @@
 /**
- * Shared pieces of the channel, token, redemption, wallet and pricing integration tests: a stack
- * on the real servers, a browser-like API client (cookies, New-Api-User), users made through the
- * users service and logged in through the gateway, and gRPC clients for the relay-facing calls.
+ * The money harness (the gateway's channel, token, redemption, wallet and pricing tests, the
+ * relay's and tasks' tests that need the console API, bench/faults-webhook.ts): a stack on the
+ * real servers, a browser-like API client (cookies, New-Api-User), users made through the users
+ * service and logged in through the gateway, and gRPC clients for the relay-facing calls.
  */
 import { randomInt } from 'node:crypto';
 import { createClient } from '@aigw/common';
@@ -109,6 +110,3 @@ export async function setOptions(stack: Stack, values: Record<string, string>): 
     options.close();
   }
 }
-
-/** Polls until `check` passes and returns that value; throws on timeout (one helper for every test). */
-export { eventually } from '@aigw/common/testing';

@@ -44,29 +44,11 @@ export function fakeResponses(
 ): Promise<void> | undefined {
   const m = /\/responses(?:\/([^/]+)(\/input_items)?)?$/.exec(path);
   if (!m) return undefined;
-  const port = res.socket?.localPort ?? 0;
-  let stored = stores.get(port);
-  if (!stored) {
-    stored = new Map();
-    stores.set(port, stored);
-  }
+  const stored = storeOf(res);
   const [, rid, items] = m;
   if (method === 'POST' && (rid === 'compact' || rid === 'input_tokens') && !items)
     return Promise.resolve(rid === 'compact' ? compact(b, body, res) : inputTokens(b, body, res));
-  if (rid) {
-    const kept = stored.get(rid);
-    if (!kept) return Promise.resolve(json(res, 404, notFound(rid)));
-    if (method === 'DELETE') {
-      stored.delete(rid);
-      return Promise.resolve(json(res, 200, { id: rid, object: 'response.deleted', deleted: true }));
-    }
-    if (items) {
-      const input = typeof kept.input === 'string' ? [{ role: 'user', content: kept.input }] : kept.input;
-      const data = ((input as Json[]) ?? []).map((it) => ({ id: id('msg'), type: 'message', ...it }));
-      return Promise.resolve(json(res, 200, { object: 'list', data, has_more: false }));
-    }
-    return Promise.resolve(json(res, 200, kept.response));
-  }
+  if (rid) return Promise.resolve(storedResponse(stored, rid, Boolean(items), method, res));
   if (method !== 'POST') return Promise.resolve(json(res, 405, notFound('')));
   const previous = body.previous_response_id;
   if (typeof previous === 'string' && !stored.has(previous))
@@ -80,7 +62,56 @@ export function fakeResponses(
         },
       }),
     );
+  const made = createResponse(b, body);
+  if (made.store) stored.set(made.ids.response, { response: made.done, input: body.input });
+  if (body.stream !== true) return Promise.resolve(json(res, 200, made.done));
+  return stream(responseEvents(b, made));
+}
 
+type StoredResponses = Map<string, { response: Json; input: unknown }>;
+
+/** The responses kept by the fake server that `res` answers for. */
+function storeOf(res: ServerResponse): StoredResponses {
+  const port = res.socket?.localPort ?? 0;
+  let stored = stores.get(port);
+  if (!stored) {
+    stored = new Map();
+    stores.set(port, stored);
+  }
+  return stored;
+}
+
+/** GET /v1/responses/{id}, GET /v1/responses/{id}/input_items and DELETE /v1/responses/{id}. */
+function storedResponse(stored: StoredResponses, rid: string, items: boolean, method: string, res: ServerResponse) {
+  const kept = stored.get(rid);
+  if (!kept) return json(res, 404, notFound(rid));
+  if (method === 'DELETE') {
+    stored.delete(rid);
+    return json(res, 200, { id: rid, object: 'response.deleted', deleted: true });
+  }
+  if (items) {
+    const input = typeof kept.input === 'string' ? [{ role: 'user', content: kept.input }] : kept.input;
+    const data = ((input as Json[]) ?? []).map((it) => ({ id: id('msg'), type: 'message', ...it }));
+    return json(res, 200, { object: 'list', data, has_more: false });
+  }
+  return json(res, 200, kept.response);
+}
+
+/** A response made by POST /v1/responses: its item ids, its output, and the response at each status. */
+interface MadeResponse {
+  ids: { response: string; reasoning: string; message: string; call: string };
+  words: string[];
+  tool: ResponsesBehaviour['toolCall'];
+  reasoning: boolean;
+  store: boolean;
+  thought: string;
+  output: Json[];
+  done: Json;
+  snapshot: (status: string, output: Json[], withUsage: boolean) => Json;
+}
+
+/** The response to a create: a reasoning item when reasoning is asked, then the tool call or the reply. */
+function createResponse(b: ResponsesBehaviour, body: Json): MadeResponse {
   const words = b.reply.split(' ').map((w, i, all) => (i < all.length - 1 ? `${w} ` : w));
   const tool = b.toolCall && Array.isArray(body.tools) && body.tools.length > 0 ? b.toolCall : undefined;
   const store = body.store !== false;
@@ -92,8 +123,9 @@ export function fakeResponses(
     output_tokens_details: { reasoning_tokens: reasoning ? 3 : 0 },
     total_tokens: b.promptTokens + words.length + (reasoning ? 3 : 0),
   };
-  const response = (status: string, output: Json[], withUsage: boolean): Json => ({
-    id: rid2,
+  const ids = { response: id('resp'), reasoning: id('rs'), message: id('msg'), call: id('fc') };
+  const snapshot = (status: string, output: Json[], withUsage: boolean): Json => ({
+    id: ids.response,
     object: 'response',
     created_at: Math.floor(Date.now() / 1000),
     status,
@@ -116,16 +148,13 @@ export function fakeResponses(
     usage: withUsage ? usage : null,
     metadata: {},
   });
-  const rid2 = id('resp');
-  const rsId = id('rs');
-  const msgId = id('msg');
-  const fcId = id('fc');
   const thought = 'Thinking it over.';
   const output: Json[] = [];
-  if (reasoning) output.push({ id: rsId, type: 'reasoning', summary: [{ type: 'summary_text', text: thought }] });
+  if (reasoning)
+    output.push({ id: ids.reasoning, type: 'reasoning', summary: [{ type: 'summary_text', text: thought }] });
   if (tool)
     output.push({
-      id: fcId,
+      id: ids.call,
       type: 'function_call',
       status: 'completed',
       arguments: JSON.stringify(tool.arguments),
@@ -134,16 +163,23 @@ export function fakeResponses(
     });
   else
     output.push({
-      id: msgId,
+      id: ids.message,
       type: 'message',
       status: 'completed',
       role: 'assistant',
       content: [{ type: 'output_text', text: b.reply, annotations: [], logprobs: [] }],
     });
-  const done = response('completed', output, true);
-  if (store) stored.set(rid2, { response: done, input: body.input });
-  if (body.stream !== true) return Promise.resolve(json(res, 200, done));
+  const done = snapshot('completed', output, true);
+  return { ids, words, tool, reasoning, store, thought, output, done, snapshot };
+}
 
+/** The typed SSE events of a streamed create, with sequence numbers, ending in response.completed. */
+function responseEvents(b: ResponsesBehaviour, made: MadeResponse): string[] {
+  const { words, tool, reasoning, thought, output, done } = made;
+  const response = made.snapshot;
+  const rsId = made.ids.reasoning;
+  const msgId = made.ids.message;
+  const fcId = made.ids.call;
   let seq = 0;
   const ev = (type: string, o: Json) =>
     `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...o })}\n\n`;
@@ -220,7 +256,7 @@ export function fakeResponses(
     events.push(ev('response.output_item.done', { output_index: index, item: output[index] }));
   }
   events.push(ev('response.completed', { response: done }));
-  return stream(events);
+  return events;
 }
 
 const COMPACT_FIELDS = new Set([

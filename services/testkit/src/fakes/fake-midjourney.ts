@@ -60,6 +60,66 @@ const ACTIONS: Record<string, string> = {
   'insight-face/swap': 'SWAP_FACE',
 };
 
+/** How the fake's clock moves tasks: the step length, the steps to success, the held tasks, its URL. */
+interface Progress {
+  stepMs: number;
+  steps: number;
+  held: Set<string>;
+  url: string;
+}
+
+/** A task as /mj/task/{id}/fetch shows it now: SUBMITTED, IN_PROGRESS, then SUCCESS (with buttons) or FAILURE. */
+function taskView(t: FakeTask, p: Progress) {
+  const elapsed = Date.now() - t.submitTime;
+  const step = Math.floor(elapsed / p.stepMs);
+  const hash = `h${t.id}`;
+  const base = {
+    id: t.id,
+    action: t.action,
+    customId: '',
+    botType: 'MID_JOURNEY',
+    prompt: t.prompt,
+    promptEn: t.prompt ? `${t.prompt} (en)` : '',
+    description: '提交成功',
+    state: String(t.body.state ?? ''),
+    submitTime: t.submitTime,
+    startTime: step >= 1 ? t.submitTime + p.stepMs : 0,
+    finishTime: 0,
+    imageUrl: '',
+    status: 'SUBMITTED',
+    progress: '0%',
+    failReason: '',
+    buttons: [] as unknown[],
+    properties: { finalPrompt: t.prompt, mode: t.mode },
+  };
+  if (step < 1) return base;
+  if (t.prompt.includes('fail-me')) {
+    return {
+      ...base,
+      status: 'FAILURE',
+      progress: '0%',
+      failReason: 'Banned prompt detected',
+      finishTime: Date.now(),
+    };
+  }
+  if (step < p.steps || t.prompt.includes('never-finish') || p.held.has(t.id)) {
+    const pct = Math.min(99, Math.round((100 * step) / p.steps));
+    return { ...base, status: 'IN_PROGRESS', progress: `${pct}%`, imageUrl: '' };
+  }
+  return {
+    ...base,
+    status: 'SUCCESS',
+    progress: '100%',
+    finishTime: t.submitTime + p.steps * p.stepMs,
+    imageUrl: `${p.url}/attachments/${t.id}.png`,
+    buttons: [
+      { customId: `MJ::JOB::upsample::1::${hash}`, emoji: '', label: 'U1', type: 2, style: 2 },
+      { customId: `MJ::JOB::variation::1::${hash}`, emoji: '', label: 'V1', type: 2, style: 2 },
+      { customId: `MJ::JOB::reroll::0::${hash}::SOLO`, emoji: '🔄', label: '', type: 2, style: 2 },
+    ],
+  };
+}
+
 export async function startFakeMidjourney(opts: {
   secret: string;
   stepMs?: number;
@@ -81,56 +141,7 @@ export async function startFakeMidjourney(opts: {
     close: async () => undefined,
   };
 
-  const view = (t: FakeTask) => {
-    const elapsed = Date.now() - t.submitTime;
-    const step = Math.floor(elapsed / stepMs);
-    const hash = `h${t.id}`;
-    const base = {
-      id: t.id,
-      action: t.action,
-      customId: '',
-      botType: 'MID_JOURNEY',
-      prompt: t.prompt,
-      promptEn: t.prompt ? `${t.prompt} (en)` : '',
-      description: '提交成功',
-      state: String(t.body.state ?? ''),
-      submitTime: t.submitTime,
-      startTime: step >= 1 ? t.submitTime + stepMs : 0,
-      finishTime: 0,
-      imageUrl: '',
-      status: 'SUBMITTED',
-      progress: '0%',
-      failReason: '',
-      buttons: [] as unknown[],
-      properties: { finalPrompt: t.prompt, mode: t.mode },
-    };
-    if (step < 1) return base;
-    if (t.prompt.includes('fail-me')) {
-      return {
-        ...base,
-        status: 'FAILURE',
-        progress: '0%',
-        failReason: 'Banned prompt detected',
-        finishTime: Date.now(),
-      };
-    }
-    if (step < steps || t.prompt.includes('never-finish') || held.has(t.id)) {
-      const pct = Math.min(99, Math.round((100 * step) / steps));
-      return { ...base, status: 'IN_PROGRESS', progress: `${pct}%`, imageUrl: '' };
-    }
-    return {
-      ...base,
-      status: 'SUCCESS',
-      progress: '100%',
-      finishTime: t.submitTime + steps * stepMs,
-      imageUrl: `${state.url}/attachments/${t.id}.png`,
-      buttons: [
-        { customId: `MJ::JOB::upsample::1::${hash}`, emoji: '', label: 'U1', type: 2, style: 2 },
-        { customId: `MJ::JOB::variation::1::${hash}`, emoji: '', label: 'V1', type: 2, style: 2 },
-        { customId: `MJ::JOB::reroll::0::${hash}::SOLO`, emoji: '🔄', label: '', type: 2, style: 2 },
-      ],
-    };
-  };
+  const view = (t: FakeTask) => taskView(t, { stepMs, steps, held, url: state.url });
 
   const server: Server = createServer((req, res) => {
     const send = (status: number, body: unknown) => {

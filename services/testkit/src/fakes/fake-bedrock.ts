@@ -189,6 +189,40 @@ const SIG_MESSAGES: Record<string, [number, string, string]> = {
   expired: [403, 'InvalidSignatureException', 'Signature expired: the request time is too far from the server time.'],
 };
 
+/** AWS's answer to a request whose signature check failed: [status, error type, message]. */
+function signatureRefusal(sigError: string): [number, string, string] {
+  return (
+    SIG_MESSAGES[sigError] ?? [
+      403,
+      'InvalidSignatureException',
+      'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
+    ]
+  );
+}
+
+/** A Bedrock error: `{"message"}` with the error type in x-amzn-ErrorType. */
+function error(res: ServerResponse, status: number, type: string, message: string): void {
+  const text = JSON.stringify({ message });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/** Bedrock's ValidationException message for an Anthropic body it refuses, or undefined when it takes it. */
+function malformedClaudeBody(body: Record<string, unknown>): string | undefined {
+  if (body.anthropic_version !== 'bedrock-2023-05-31')
+    return 'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.';
+  for (const k of ['model', 'stream'])
+    if (k in body)
+      return `Malformed input request: #: extraneous key [${k}] is not permitted, please reformat your input and try again.`;
+  if (!Array.isArray(body.messages) || typeof body.max_tokens !== 'number')
+    return 'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.';
+  return undefined;
+}
+
 export async function startFakeBedrock(opts: {
   region: string;
   credentials: Record<string, string>;
@@ -196,16 +230,6 @@ export async function startFakeBedrock(opts: {
 }): Promise<FakeBedrock> {
   let b: FakeBedrockBehaviour = { ...DEFAULTS, ...opts.behaviour };
   const requests: BedrockRequest[] = [];
-
-  const error = (res: ServerResponse, status: number, type: string, message: string) => {
-    const text = JSON.stringify({ message });
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      'x-amzn-errortype': `${type}:http://internal.amazon.com/coral/com.amazon.bedrock/`,
-      'content-length': Buffer.byteLength(text),
-    });
-    res.end(text);
-  };
 
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -217,12 +241,7 @@ export async function startFakeBedrock(opts: {
       const sigError = verifySigV4(req, raw, opts.region, opts.credentials, Date.now());
       if (sigError) {
         rec.signatureError = sigError;
-        const [status, type, message] = SIG_MESSAGES[sigError] ?? [
-          403,
-          'InvalidSignatureException',
-          'The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details.',
-        ];
-        return error(res, status, type, message);
+        return error(res, ...signatureRefusal(sigError));
       }
       try {
         rec.body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
@@ -245,28 +264,8 @@ export async function startFakeBedrock(opts: {
         return error(res, status, b.errorType, b.message);
       }
       const body = rec.body;
-      if (body.anthropic_version !== 'bedrock-2023-05-31')
-        return error(
-          res,
-          400,
-          'ValidationException',
-          'Malformed input request: #: required key [anthropic_version] not found, please reformat your input and try again.',
-        );
-      for (const k of ['model', 'stream'])
-        if (k in body)
-          return error(
-            res,
-            400,
-            'ValidationException',
-            `Malformed input request: #: extraneous key [${k}] is not permitted, please reformat your input and try again.`,
-          );
-      if (!Array.isArray(body.messages) || typeof body.max_tokens !== 'number')
-        return error(
-          res,
-          400,
-          'ValidationException',
-          'Malformed input request: #: required key [max_tokens] not found, please reformat your input and try again.',
-        );
+      const malformed = malformedClaudeBody(body);
+      if (malformed) return error(res, 400, 'ValidationException', malformed);
       const toolCall = b.toolCall && Array.isArray(body.tools) && body.tools.length > 0 ? b.toolCall : undefined;
       const o = { model: modelId, reply: b.reply, inputTokens: b.inputTokens, toolCall };
       if (m[2] === 'invoke') {
