@@ -36,7 +36,12 @@ describe('console channel providers (browser)', () => {
     await page.route('**/api/channel/types', async (route) => {
       const res = await route.fetch();
       const answer = (await res.json()) as { data: Record<string, unknown>[] };
-      const line = { ...answer.data[0], type: 999, name: 'E2E 新供应商', name_en: 'E2E provider' };
+      const line: Record<string, unknown> = {
+        ...answer.data[0],
+        type: 999,
+        name: 'E2E 新供应商',
+        name_en: 'E2E provider',
+      };
       line.key_parts = {
         sep: '|',
         parts: [

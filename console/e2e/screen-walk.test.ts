@@ -171,7 +171,7 @@ function diffShare(a: Buffer, b: Buffer): number {
   const x = PNG.sync.read(a);
   const y = PNG.sync.read(b);
   if (x.width !== y.width || x.height !== y.height) return 1;
-  const differing = pixelmatch(x.data, y.data, null, x.width, x.height, { threshold: 0.1 });
+  const differing = pixelmatch(x.data, y.data, undefined, x.width, x.height, { threshold: 0.1 });
   return differing / (x.width * x.height);
 }
 
