@@ -180,6 +180,162 @@ function modelLimitsOf(m: ModelRequestLimits, group: string | undefined): { tota
   return { total: m.total, success: m.success };
 }
 
+const member = () => `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
+
+/**
+ * The checks allowed without counting since Redis last answered one (Redis not ready or the
+ * check failed): `onOpen` hears of the first and every 1,000th.
+ */
+function failOpenCounter(onOpen: (err: unknown) => void) {
+  let opened = 0;
+  return {
+    /** Allows the request unchecked. */
+    fail(err: unknown): LimitVerdict {
+      opened++;
+      if (opened === 1 || opened % 1000 === 0) onOpen(err);
+      return { ok: true };
+    },
+    /** Redis answered a check. */
+    answered() {
+      opened = 0;
+    },
+    count: () => opened,
+  };
+}
+
+/** Where the limits are counted: Redis, the key prefix, and the fail-open count. */
+interface LimitStore {
+  redis: Redis;
+  prefix: string;
+  open: ReturnType<typeof failOpenCounter>;
+}
+
+/** Requests and tokens per minute of the token and the user (the fixed limits and the token's own). */
+async function checkPerMinute(
+  store: LimitStore,
+  limits: RateLimits,
+  tokenId: number,
+  userId: number,
+  token?: TokenLimits,
+): Promise<LimitVerdict> {
+  const { redis, prefix, open } = store;
+  const b = Math.floor(Date.now() / 60_000);
+  const keys = (kind: string, id: number) => [
+    `${prefix}rl:${kind}:${id}:r:${b}`,
+    `${prefix}rl:${kind}:${id}:r:${b - 1}`,
+    `${prefix}rl:${kind}:${id}:t:${b}`,
+    `${prefix}rl:${kind}:${id}:t:${b - 1}`,
+  ];
+  const frac = 1 - (Date.now() % 60_000) / 60_000;
+  const k: string[] = [];
+  const argv: (string | number)[] = [frac];
+  const subjects: ('token' | 'user')[] = [];
+  const tokenRpm = lowest(limits.tokenRpm, token?.rpm ?? 0);
+  const tokenTpm = lowest(limits.tokenTpm, token?.tpm ?? 0);
+  if (tokenId && (tokenRpm || tokenTpm)) {
+    k.push(...keys('tok', tokenId));
+    argv.push(tokenRpm, tokenTpm);
+    subjects.push('token');
+  }
+  if (limits.userRpm || limits.userTpm) {
+    k.push(...keys('usr', userId));
+    argv.push(limits.userRpm, limits.userTpm);
+    subjects.push('user');
+  }
+  if (k.length === 0) return { ok: true };
+  // Not connected: commands would queue for the reconnects (seconds per request).
+  if (redis.status !== 'ready') return open.fail(new Error(`redis ${redis.status}`));
+  let r: number;
+  try {
+    r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
+  } catch (err) {
+    return open.fail(err);
+  }
+  open.answered();
+  if (r === 0) return { ok: true };
+  return { ok: false, subject: subjects[Math.abs(r) - 1] ?? 'user', what: r > 0 ? 'rpm' : 'tpm' };
+}
+
+/** new-api's model request limits; run after the per-minute ones allowed the request. */
+async function checkModelLimits(
+  store: LimitStore,
+  m: ModelRequestLimits,
+  userId: number,
+  group: string | undefined,
+): Promise<LimitVerdict> {
+  const { redis, prefix, open } = store;
+  const { total, success } = modelLimitsOf(m, group);
+  if (total <= 0 && success <= 0) return { ok: true };
+  if (redis.status !== 'ready') return open.fail(new Error(`redis ${redis.status}`));
+  const minutes = Math.max(1, m.minutes);
+  let r: [number, number];
+  try {
+    r = (await redis.eval(
+      MODEL_SCRIPT,
+      2,
+      `${prefix}mrl:t:${userId}`,
+      `${prefix}mrl:s:${userId}`,
+      minutes * 60_000,
+      total,
+      success,
+      member(),
+    )) as [number, number];
+  } catch (err) {
+    return open.fail(err);
+  }
+  open.answered();
+  if (Number(r[0]) === 0) return { ok: true };
+  const what = Number(r[0]) === 1 ? 'model_total' : 'model_success';
+  return {
+    ok: false,
+    subject: 'user',
+    what,
+    limit: what === 'model_total' ? total : success,
+    minutes,
+    retryAfter: Math.max(1, Math.ceil(Number(r[1]) / 1000)),
+  };
+}
+
+/** Takes one of the token's `limit` concurrency slots: a lease renewed until released (fails open). */
+async function acquireSlot(store: LimitStore, tokenId: number, limit: number, leaseMs: number): Promise<Slot> {
+  const { redis, prefix, open } = store;
+  const free: Slot = { ok: true, release: () => undefined };
+  if (!tokenId || limit <= 0) return free;
+  if (redis.status !== 'ready') {
+    open.fail(new Error(`redis ${redis.status}`));
+    return free;
+  }
+  const key = `${prefix}cc:tok:${tokenId}`;
+  const id = member();
+  let r: number;
+  try {
+    r = Number(await redis.eval(ACQUIRE_SCRIPT, 1, key, limit, leaseMs, id));
+  } catch (err) {
+    open.fail(err);
+    return free;
+  }
+  open.answered();
+  if (r >= 0) return { ok: false, limit, retryAfter: 1 };
+  // Renewed while the request runs; a killed relay stops renewing and the lease ends.
+  const timer = setInterval(
+    () => {
+      redis.eval(RENEW_SCRIPT, 1, key, leaseMs, id).catch(() => undefined);
+    },
+    Math.max(50, Math.floor(leaseMs / 3)),
+  );
+  timer.unref();
+  let held = true;
+  return {
+    ok: true,
+    release() {
+      if (!held) return;
+      held = false;
+      clearInterval(timer);
+      redis.zrem(key, id).catch(() => undefined);
+    },
+  };
+}
+
 export function rateLimiter(
   redis: Redis,
   limits: RateLimits,
@@ -194,104 +350,20 @@ export function rateLimiter(
     const m = modelLimits();
     return m?.enabled ? m : undefined;
   };
-  const member = () => `${Date.now()}-${Math.random().toString(36).slice(2, 10)}`;
-  let opened = 0;
-  /** Allowed without a check (Redis not ready or the check failed). */
-  const failOpen = (err: unknown): LimitVerdict => {
-    opened++;
-    if (opened === 1 || opened % 1000 === 0) onOpen(err);
-    return { ok: true };
-  };
-  const bucket = () => Math.floor(Date.now() / 60_000);
-  const keys = (kind: string, id: number, b: number) => [
-    `${prefix}rl:${kind}:${id}:r:${b}`,
-    `${prefix}rl:${kind}:${id}:r:${b - 1}`,
-    `${prefix}rl:${kind}:${id}:t:${b}`,
-    `${prefix}rl:${kind}:${id}:t:${b - 1}`,
-  ];
-  /** new-api's model request limits; run after the per-minute ones allowed the request. */
-  async function checkModel(m: ModelRequestLimits, userId: number, group: string | undefined): Promise<LimitVerdict> {
-    const { total, success } = modelLimitsOf(m, group);
-    if (total <= 0 && success <= 0) return { ok: true };
-    if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
-    const minutes = Math.max(1, m.minutes);
-    let r: [number, number];
-    try {
-      r = (await redis.eval(
-        MODEL_SCRIPT,
-        2,
-        `${prefix}mrl:t:${userId}`,
-        `${prefix}mrl:s:${userId}`,
-        minutes * 60_000,
-        total,
-        success,
-        member(),
-      )) as [number, number];
-    } catch (err) {
-      return failOpen(err);
-    }
-    opened = 0;
-    if (Number(r[0]) === 0) return { ok: true };
-    const what = Number(r[0]) === 1 ? 'model_total' : 'model_success';
-    return {
-      ok: false,
-      subject: 'user',
-      what,
-      limit: what === 'model_total' ? total : success,
-      minutes,
-      retryAfter: Math.max(1, Math.ceil(Number(r[1]) / 1000)),
-    };
-  }
-
+  const store: LimitStore = { redis, prefix, open: failOpenCounter(onOpen) };
   return {
     get enabled() {
       return fixed || model() !== undefined;
     },
-    failedOpen: () => opened,
+    failedOpen: () => store.open.count(),
     async check(tokenId, userId, group, token) {
       const m = model();
       const own = !!tokenId && !!token && (token.rpm > 0 || token.tpm > 0);
-      if (!fixed && !own) return m ? checkModel(m, userId, group) : { ok: true };
-      const v = await checkFixed(tokenId, userId, token);
-      return v.ok && m ? checkModel(m, userId, group) : v;
+      if (!fixed && !own) return m ? checkModelLimits(store, m, userId, group) : { ok: true };
+      const v = await checkPerMinute(store, limits, tokenId, userId, token);
+      return v.ok && m ? checkModelLimits(store, m, userId, group) : v;
     },
-    async acquire(tokenId, limit) {
-      const free: Slot = { ok: true, release: () => undefined };
-      if (!tokenId || limit <= 0) return free;
-      if (redis.status !== 'ready') {
-        failOpen(new Error(`redis ${redis.status}`));
-        return free;
-      }
-      const key = `${prefix}cc:tok:${tokenId}`;
-      const id = member();
-      let r: number;
-      try {
-        r = Number(await redis.eval(ACQUIRE_SCRIPT, 1, key, limit, leaseMs, id));
-      } catch (err) {
-        failOpen(err);
-        return free;
-      }
-      opened = 0;
-      if (r >= 0) return { ok: false, limit, retryAfter: 1 };
-      // Renewed while the request runs; a killed relay stops renewing and the lease ends.
-      const timer = setInterval(
-        () => {
-          redis.eval(RENEW_SCRIPT, 1, key, leaseMs, id).catch(() => undefined);
-        },
-        Math.max(50, Math.floor(leaseMs / 3)),
-      );
-      timer.unref();
-      let held = true;
-      return {
-        ok: true,
-        release() {
-          if (!held) return;
-          held = false;
-          clearInterval(timer);
-          redis.zrem(key, id).catch(() => undefined);
-        },
-      };
-    },
+    acquire: (tokenId, limit) => acquireSlot(store, tokenId, limit, leaseMs),
     success(userId, group) {
       const m = model();
       if (!m || redis.status !== 'ready') return;
@@ -302,7 +374,7 @@ export function rateLimiter(
     },
     addTokens(tokenId, userId, tokens, tokenTpm = 0) {
       if ((!fixed && !(tokenId && tokenTpm > 0)) || tokens <= 0 || redis.status !== 'ready') return;
-      const b = bucket();
+      const b = Math.floor(Date.now() / 60_000);
       const m = redis.multi();
       if (tokenId && (limits.tokenTpm || tokenTpm > 0))
         m.incrby(`${prefix}rl:tok:${tokenId}:t:${b}`, tokens).expire(`${prefix}rl:tok:${tokenId}:t:${b}`, 120);
@@ -311,36 +383,4 @@ export function rateLimiter(
       m.exec().catch(() => undefined);
     },
   };
-
-  async function checkFixed(tokenId: number, userId: number, token?: TokenLimits): Promise<LimitVerdict> {
-    const b = bucket();
-    const frac = 1 - (Date.now() % 60_000) / 60_000;
-    const k: string[] = [];
-    const argv: (string | number)[] = [frac];
-    const subjects: ('token' | 'user')[] = [];
-    const tokenRpm = lowest(limits.tokenRpm, token?.rpm ?? 0);
-    const tokenTpm = lowest(limits.tokenTpm, token?.tpm ?? 0);
-    if (tokenId && (tokenRpm || tokenTpm)) {
-      k.push(...keys('tok', tokenId, b));
-      argv.push(tokenRpm, tokenTpm);
-      subjects.push('token');
-    }
-    if (limits.userRpm || limits.userTpm) {
-      k.push(...keys('usr', userId, b));
-      argv.push(limits.userRpm, limits.userTpm);
-      subjects.push('user');
-    }
-    if (k.length === 0) return { ok: true };
-    // Not connected: commands would queue for the reconnects (seconds per request).
-    if (redis.status !== 'ready') return failOpen(new Error(`redis ${redis.status}`));
-    let r: number;
-    try {
-      r = Number(await redis.eval(SCRIPT, k.length, ...k, ...argv));
-    } catch (err) {
-      return failOpen(err);
-    }
-    opened = 0;
-    if (r === 0) return { ok: true };
-    return { ok: false, subject: subjects[Math.abs(r) - 1] ?? 'user', what: r > 0 ? 'rpm' : 'tpm' };
-  }
 }

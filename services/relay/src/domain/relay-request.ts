@@ -8,12 +8,13 @@ import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
 import { quotaRefusalCode, type TokenInfo, type UserInfo } from './authorize.ts';
 import type { AffinityKey, AffinitySettings } from './channel-affinity.ts';
+import { type Attempts, attemptChannels } from './channel-attempts.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
-import { runAttempt } from './exchange/attempt.ts';
+import type { AttemptResult } from './exchange/attempt.ts';
 import { type ClientRequest, canonicalChat } from './exchange/build-request.ts';
-import { isRetryable, mapStatus, shouldDisable, UpstreamFailure } from './exchange/failure.ts';
+import { mapStatus, UpstreamFailure } from './exchange/failure.ts';
 import type { ClientSink, UpstreamClient } from './exchange/ports.ts';
-import { billingSourceDetails, moveToNextGroup } from './group-walk.ts';
+import { billingSourceDetails } from './group-walk.ts';
 import { mediaUpperTokens } from './media-estimate.ts';
 import {
   PROMPT_ESTIMATE_MARGIN,
@@ -25,7 +26,6 @@ import {
   settleQuota,
   tierDetails,
 } from './pricing.ts';
-import { applyModelSuffix } from './protocols/model-suffix.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
 import { RelayError } from './relay-error.ts';
@@ -238,20 +238,33 @@ export async function relayRequest(
   }
 }
 
-async function runPipeline(
-  deps: RelayDeps,
-  caller: RelayCaller,
-  req: ClientRequest,
-  sink: ClientSink,
-): Promise<RelayOutcome> {
+/** One request's run through the pipeline: its price, channels and estimates (built once). */
+export interface RequestRun {
+  deps: RelayDeps;
+  caller: RelayCaller;
+  req: ClientRequest;
+  sink: ClientSink;
+  ratios: Ratios;
+  price: Price;
+  /** What the caller's user group pays in the group used (changes with an `auto` token's walk). */
+  groupRatio: number;
+  index: ChannelIndex;
+  quotaPerUnit: number;
+  /** The channel an admin's key pins (`sk-KEY-CHANNELID`). */
+  pinned: RoutedChannel | undefined;
+  /** The request in the canonical chat form, made at most once. */
+  canon(): ChatRequest;
+  /** The prompt's token estimate, computed at most once, only when needed (pre-consume or no upstream usage). */
+  estimatePrompt(): Promise<number>;
+}
+
+/** The request's price and channels; refuses a pinned channel that is missing or disabled, or a model without channel. */
+function requestRun(deps: RelayDeps, caller: RelayCaller, req: ClientRequest, sink: ClientSink): RequestRun {
   const ratios = deps.ratios();
   const price = priceOf(ratios, req.model, deps.settings.unpricedModelRatio?.());
-  // What the caller's user group pays in the group used (GroupGroupRatio, else GroupRatio).
-  const ratioIn = (group: string) => groupRatioFor(caller.user.group, group, ratios.groupRatio, ratios.groupGroupRatio);
-  let groupRatio = ratioIn(caller.group);
+  const groupRatio = groupRatioFor(caller.user.group, caller.group, ratios.groupRatio, ratios.groupGroupRatio);
   const index = deps.channels();
   const quotaPerUnit = deps.settings.quotaPerUnit();
-
   let pinned: RoutedChannel | undefined;
   if (caller.pinnedChannelId) {
     pinned = index.byId(caller.pinnedChannelId);
@@ -260,8 +273,6 @@ async function runPipeline(
   } else if (!index.has(caller.group, req.model)) {
     throw new RelayError(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`, 'model_not_found');
   }
-
-  // Prompt estimate: computed at most once, only when needed (pre-consume or no upstream usage).
   let canonical: ChatRequest | undefined;
   const canon = () => {
     canonical ??= canonicalChat(req);
@@ -272,242 +283,160 @@ async function runPipeline(
     promptEstimate ??= estimate(deps.tokenizer, req, canon);
     return promptEstimate;
   };
+  return { deps, caller, req, sink, ratios, price, groupRatio, index, quotaPerUnit, pinned, canon, estimatePrompt };
+}
 
-  // Step 5: pre-consume, unless the balances are far above what this request can cost.
-  const tokenId = caller.token?.id ?? 0;
+/** What step 5 reserved: the amount pre-consumed (0 when skipped), who pays, the skip's ticket. */
+interface Reservation {
+  reserved: number;
+  /** The user subscription billing chose to pay the request ('' the wallet): on the log row. */
+  paidBy: string;
+  skip: SkipTicket | undefined;
+}
+
+/**
+ * Step 5, pre-consume: the reservation of the prompt's estimate (at the tier of the estimate, or
+ * a dearer one its margin reaches) and the answer's limit. A refusal passes billing's message on.
+ */
+async function preConsume(run: RequestRun, maxTokens: number, units: number): Promise<Reservation> {
+  const { deps, caller, req, price, groupRatio, quotaPerUnit } = run;
   const userId = caller.user.id;
-  // Without max_tokens an answer can be as long as the model allows: reserve for that.
-  const maxTokens = maxTokensOf(req) || (GENERATIVE.has(req.mode) ? deps.settings.outputLimit(req.model) : 0);
-  const units = unitsOf(req);
-  const preConsumedQuota = deps.settings.preConsumedQuota();
+  // Media and a stored conversation cost more upstream than the text estimate sees: reserved at
+  // their upper bounds (media-estimate.ts).
+  const estimated =
+    (await run.estimatePrompt()) + (req.mode === 'chat' ? mediaUpperTokens(req.body) : 0) + (caller.contextTokens ?? 0);
+  const preConsumed = deps.settings.preConsumedQuota();
+  const amount = preConsumeAmount(price, groupRatio, quotaPerUnit, estimated, preConsumed, maxTokens, units, [
+    estimated,
+    Math.ceil(estimated * PROMPT_ESTIMATE_MARGIN),
+  ]);
+  const sentAt = Date.now();
+  try {
+    const tokenId = caller.token?.id ?? 0;
+    const hold = { requestId: caller.requestId, userId, tokenId, amount, model: req.model, group: caller.group };
+    const res = await deps.wallet.preConsume(hold);
+    deps.balances.observe(userId, res.userQuota, sentAt, res.subscriptionActive);
+    return { reserved: amount, paidBy: res.subscriptionId ?? '', skip: undefined };
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'FAILED_PRECONDITION') {
+      // Billing's message already names what ran out (用户额度不足 or 令牌额度不足): pass it on as is.
+      const message = (err as Error).message || '用户额度不足';
+      const kind = quotaRefusalCode(message);
+      throw new RelayError(403, message, kind);
+    }
+    if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
+    // The hold may still be applied after we stopped waiting: refund it now, and durably
+    // through the error usage event (billing refunds from it; a hold arriving later is refused).
+    const message = '预扣费失败，请稍后重试';
+    void deps.wallet.refund(caller.requestId, userId);
+    deps.usage(preConsumeFailure(caller, req, price, groupRatio, message));
+    throw new RelayError(500, message, 'pre_consume_failed');
+  }
+}
+
+/** The upper bound of what a request can cost: the dearest tier a prompt up to its upper bound can fall in. */
+function reservationBound(run: RequestRun, maxTokens: number, units: number): number {
+  const { req, caller, price, groupRatio, quotaPerUnit } = run;
   const bodyBytes = req.raw?.length ?? 4096;
   const upper = promptUpperBound(bodyBytes) + (caller.contextTokens ?? 0);
-  // Long-context tiers: the bound takes the dearest tier a prompt up to its upper bound can fall in.
-  const bound = preConsumeAmount(price, groupRatio, quotaPerUnit, upper, preConsumedQuota, maxTokens, units, [
-    0,
+  return preConsumeAmount(
+    price,
+    groupRatio,
+    quotaPerUnit,
     upper,
-  ]);
-  let reserved = 0;
-  // The user subscription billing chose to pay the request ('' the wallet): on the log row.
-  let paidBy = '';
-  let skip: SkipTicket | undefined;
-  if (deps.balances.ample(userId, caller.token, bound)) {
-    skip = deps.balances.hold(userId, bound, caller.token);
-  } else {
-    // The tier of the estimate, or a dearer one its margin reaches (the upstream counts the prompt).
-    // Media and a stored conversation cost more upstream than the text estimate sees: reserved at
-    // their upper bounds (media-estimate.ts).
-    const estimated =
-      (await estimatePrompt()) + (req.mode === 'chat' ? mediaUpperTokens(req.body) : 0) + (caller.contextTokens ?? 0);
-    const amount = preConsumeAmount(price, groupRatio, quotaPerUnit, estimated, preConsumedQuota, maxTokens, units, [
-      estimated,
-      Math.ceil(estimated * PROMPT_ESTIMATE_MARGIN),
-    ]);
-    const sentAt = Date.now();
-    try {
-      const hold = { requestId: caller.requestId, userId, tokenId, amount, model: req.model, group: caller.group };
-      const res = await deps.wallet.preConsume(hold);
-      deps.balances.observe(userId, res.userQuota, sentAt, res.subscriptionActive);
-      reserved = amount;
-      paidBy = res.subscriptionId ?? '';
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'FAILED_PRECONDITION') {
-        // Billing's message already names what ran out (用户额度不足 or 令牌额度不足): pass it on as is.
-        const message = (err as Error).message || '用户额度不足';
-        const kind = quotaRefusalCode(message);
-        throw new RelayError(403, message, kind);
-      }
-      if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
-      // The hold may still be applied after we stopped waiting: refund it now, and durably
-      // through the error usage event (billing refunds from it; a hold arriving later is refused).
-      const message = '预扣费失败，请稍后重试';
-      void deps.wallet.refund(caller.requestId, userId);
-      deps.usage(preConsumeFailure(caller, req, price, groupRatio, message));
-      throw new RelayError(500, message, 'pre_consume_failed');
-    }
-  }
+    run.deps.settings.preConsumedQuota(),
+    maxTokens,
+    units,
+    [0, upper],
+  );
+}
 
-  // Channel affinity: the session's channel goes first while it serves the model (retries go
-  // elsewhere as usual); a stored response's channel (previous_response_id) comes before it.
-  const session = pinned ? undefined : caller.affinity;
-  const keptSession = session && deps.affinity ? await deps.affinity.find(session.key) : undefined;
-  const kept = keptSession?.channelId;
-  if (kept && !caller.preferredChannelId) caller.preferredChannelId = kept;
-
-  // Step 3 and 6: attempts on channels, retries on others.
-  const tried: number[] = [];
-  const retryTimes = pinned ? 0 : deps.settings.retryTimes();
-  let last: { failure: UpstreamFailure; channel: RoutedChannel } | undefined;
-  let result: Awaited<ReturnType<typeof runAttempt>> | undefined;
-  let served: RoutedChannel | undefined;
-  let servedKey: string | undefined;
-  let upstreamModel = req.model;
-  // Multi-key channels: keys that failed as unusable in this request, and the channel to try
-  // again with another of its keys (that retry costs no attempt).
-  const badKeys = new Set<string>();
-  let sameChannel: RoutedChannel | undefined;
-  // Cross-group retry (an `auto` token with cross_group_retry): the next auto group that has a
-  // channel for the model and not tried, its attempts counted afresh; false when there is none.
-  const nextGroup = (): boolean => {
-    if (pinned || !moveToNextGroup(caller, (g) => index.select(g, req.model, 0, tried) !== undefined)) return false;
-    groupRatio = ratioIn(caller.group);
-    return true;
-  };
-  for (let attempt = 0; ; attempt++) {
-    const again = sameChannel;
-    sameChannel = undefined;
-    const preferred =
-      !again &&
-      attempt === 0 &&
-      caller.preferredChannelId &&
-      !tried.includes(caller.preferredChannelId) &&
-      index.serves(caller.group, req.model, caller.preferredChannelId)
-        ? index.byId(caller.preferredChannelId)
-        : undefined;
-    const ch = again ?? pinned ?? preferred ?? index.select(caller.group, req.model, attempt, tried);
-    if (!ch && last && !sink.aborted && isRetryable(last.failure) && nextGroup()) {
-      attempt = -1;
-      continue;
-    }
-    if (!ch || (pinned && attempt > 0 && !again)) break;
-    // A session kept on a multi-key channel keeps its key too (upstream prompt caches are per key).
-    const key = ch.keys?.next(badKeys, undefined, ch.id === kept ? keptSession?.keyHash : undefined);
-    if (ch.keys && key === undefined) {
-      tried.push(ch.id);
-      last ??= { failure: new UpstreamFailure(401, `渠道 #${ch.id} 没有可用的密钥`), channel: ch };
-      if (pinned) break;
-      continue;
-    }
-    if (!ch.adaptor.modes.has(req.mode)) {
-      tried.push(ch.id);
-      last = { failure: new UpstreamFailure(400, `渠道类型 ${ch.type} 不支持该接口`), channel: ch };
-      if (pinned) break;
-      continue;
-    }
-    if (!again) tried.push(ch.id);
-    // new-api's suffixes (-thinking, -high...) leave the model name for the request's reasoning.
-    const attemptOf = applyModelSuffix(req, ch.adaptor, ch.target, ch.modelMapping?.[req.model] ?? req.model, canon);
-    upstreamModel = attemptOf.upstreamModel;
-    const t0 = performance.now();
-    try {
-      result = await runAttempt({
-        req: attemptOf.req,
-        adaptor: ch.adaptor,
-        channel: key === undefined ? ch.target : { ...ch.target, key },
-        upstreamModel,
-        canonical: attemptOf.canonical,
-        upstream: deps.upstream,
-        sink,
-        startedAt: caller.startedAt,
-        firstTokenTimeoutMs: deps.settings.firstTokenTimeoutMs(),
-        estimatePrompt,
-        countText: (text) => deps.tokenizer.count([text], req.model),
-      });
-      served = ch;
-      servedKey = key;
-      break;
-    } catch (err) {
-      if (!(err instanceof UpstreamFailure)) throw err;
-      last = { failure: err, channel: ch };
-      const disable = shouldDisable(err);
-      deps.health({
-        requestId: caller.requestId,
-        channelId: ch.id,
-        statusCode: err.status,
-        message: err.message,
-        shouldDisable: disable,
-        model: upstreamModel,
-        responseTimeMs: Math.round(performance.now() - t0),
-        keyHash: key === undefined ? '' : keyFingerprint(key),
-      });
-      if (key !== undefined && disable && !err.committed && !sink.aborted) {
-        // One bad key of a multi-key channel: its siblings serve this request.
-        badKeys.add(key);
-        ch.keys?.markBad(key);
-        if ((ch.keys?.available(badKeys) ?? 0) > 0) {
-          sameChannel = ch;
-          attempt--;
-          continue;
-        }
-      }
-      const budget = err.kind === 'first_token_timeout' ? Math.max(retryTimes, 1) : retryTimes;
-      if (pinned || sink.aborted || !isRetryable(err)) break;
-      if (attempt >= budget) {
-        // The group's retries are spent: the next auto group, when the token allows it.
-        if (!err.committed && nextGroup()) {
-          attempt = -1;
-          continue;
-        }
-        break;
-      }
-    }
-  }
-
-  const useTimeMs = Math.round(performance.now() - caller.startedAt);
-  // One flat literal per outcome (no object spreads: they were a visible share of the CPU).
-  const record = (
-    channelId: number,
-    usage: UsageRecord['usage'],
-    quota: number,
-    firstTokenMs: number,
-    type: LogType.CONSUME | LogType.ERROR,
-    statusCode: number,
-    errorMessage: string,
-    other: Json,
-    priced: Price = price,
-  ): UsageRecord => ({
-    requestId: caller.requestId,
-    caller,
-    model: req.model,
-    upstreamModel,
+/** A request's usage event, one flat literal per outcome (no object spreads: they were a visible share of the CPU). */
+function usageRecord(
+  run: RequestRun,
+  a: Attempts,
+  useTimeMs: number,
+  channelId: number,
+  usage: UsageRecord['usage'],
+  quota: number,
+  firstTokenMs: number,
+  type: LogType.CONSUME | LogType.ERROR,
+  statusCode: number,
+  errorMessage: string,
+  other: Json,
+  priced: Price = run.price,
+): UsageRecord {
+  return {
+    requestId: run.caller.requestId,
+    caller: run.caller,
+    model: run.req.model,
+    upstreamModel: a.upstreamModel,
     channelId,
-    channelsTried: tried,
+    channelsTried: a.tried,
     usage,
     quota,
     useTimeMs,
     firstTokenMs,
-    isStream: req.stream,
+    isStream: run.req.stream,
     type,
     statusCode,
     errorMessage,
     price: priced,
-    groupRatio,
+    groupRatio: run.groupRatio,
     other,
-  });
+  };
+}
 
-  if (!result || !served) {
-    // Step 6-7: a failed request refunds what it reserved; the status may be rewritten.
-    if (skip) deps.balances.release(skip, 0);
-    // Not awaited: the error usage event below makes billing refund it if this call fails.
-    if (reserved) void deps.wallet.refund(caller.requestId, userId);
-    const failure =
-      last?.failure ?? new UpstreamFailure(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`);
-    let status = failure.status || (failure.kind === 'first_token_timeout' ? 504 : 502);
-    status = mapStatus(status, last?.channel.statusCodeMapping);
-    const message = failure.message;
-    if (!sink.started && !sink.aborted) {
-      sink.head(status, { 'content-type': 'application/json' });
-      sink.end(JSON.stringify(errorBody(req.format, status, message, 'upstream_error')));
-    }
-    deps.usage(record(last?.channel.id ?? 0, { promptTokens: 0, completionTokens: 0 }, 0, 0, 5, status, message, {}));
-    return { ok: false, quota: 0, channelId: last?.channel.id ?? 0, status };
+/** Steps 6-7: a failed request refunds what it reserved and answers the last failure (its status may be rewritten). */
+function failRequest(run: RequestRun, a: Attempts, r: Reservation, useTimeMs: number): RelayOutcome {
+  const { deps, caller, req, sink } = run;
+  if (r.skip) deps.balances.release(r.skip, 0);
+  // Not awaited: the error usage event below makes billing refund it if this call fails.
+  if (r.reserved) void deps.wallet.refund(caller.requestId, caller.user.id);
+  const last = a.last;
+  const failure =
+    last?.failure ?? new UpstreamFailure(503, `当前分组 ${caller.group} 下对于模型 ${req.model} 无可用渠道`);
+  let status = failure.status || (failure.kind === 'first_token_timeout' ? 504 : 502);
+  status = mapStatus(status, last?.channel.statusCodeMapping);
+  const message = failure.message;
+  if (!sink.started && !sink.aborted) {
+    sink.head(status, { 'content-type': 'application/json' });
+    sink.end(JSON.stringify(errorBody(req.format, status, message, 'upstream_error')));
   }
+  const none = { promptTokens: 0, completionTokens: 0 };
+  deps.usage(usageRecord(run, a, useTimeMs, last?.channel.id ?? 0, none, 0, 0, 5, status, message, {}));
+  return { ok: false, quota: 0, channelId: last?.channel.id ?? 0, status };
+}
 
-  // Step 9: settle (the client already has its answer).
+type Served = Attempts & { result: AttemptResult; served: RoutedChannel };
+
+const wasServed = (a: Attempts): a is Served => a.result !== undefined && a.served !== undefined;
+
+/** Step 9: settles a served request (the client already has its answer), keeps its state and session. */
+function settleRequest(
+  run: RequestRun,
+  a: Served,
+  r: Reservation,
+  useTimeMs: number,
+  units: number,
+  session: { key: AffinityKey; kept: number | undefined } | undefined,
+): RelayOutcome {
+  const { deps, caller, req, price, index } = run;
+  const { result, served } = a;
   const quota = settleQuota(
     price,
-    groupRatio,
-    quotaPerUnit,
+    run.groupRatio,
+    run.quotaPerUnit,
     result.usage,
     imageMode(req.mode) ? result.units || units : 1,
   );
-  if (skip) deps.balances.release(skip, quota);
+  if (r.skip) deps.balances.release(r.skip, quota);
   deps.balances.spent(caller.token, quota);
   deps.countTokens?.(caller, result.usage.promptTokens + result.usage.completionTokens);
   const other: Json = {};
   // new-api's other.billing_source: billing settles this request against that subscription.
-  billingSourceDetails(other, paidBy);
+  billingSourceDetails(other, r.paidBy);
   if (result.aborted) other.client_aborted = true;
   if (result.estimated) other.usage_estimated = true;
   // The long-context tier of the upstream's prompt count: its ratios on the row, and which it was.
@@ -517,22 +446,56 @@ async function runPipeline(
   if (result.stateId)
     deps.state?.remember(result.stateId, {
       channelId: served.id,
-      userId,
+      userId: caller.user.id,
       contextTokens: result.usage.promptTokens + result.usage.completionTokens,
     });
-  if (session && deps.affinity)
+  if (session && deps.affinity) {
+    const kept = session.kept;
     keepSession(
       deps.affinity,
-      session,
+      session.key,
       kept,
       served.id,
       () => index.serves(caller.group, req.model, kept ?? 0),
-      servedKey === undefined ? undefined : keyFingerprint(servedKey),
+      a.servedKey === undefined ? undefined : keyFingerprint(a.servedKey),
     );
-  deps.usage(record(served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled));
+  }
+  deps.usage(
+    usageRecord(run, a, useTimeMs, served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled),
+  );
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
+}
+
+async function runPipeline(
+  deps: RelayDeps,
+  caller: RelayCaller,
+  req: ClientRequest,
+  sink: ClientSink,
+): Promise<RelayOutcome> {
+  const run = requestRun(deps, caller, req, sink);
+  // Step 5: pre-consume, unless the balances are far above what this request can cost.
+  // Without max_tokens an answer can be as long as the model allows: reserve for that.
+  const maxTokens = maxTokensOf(req) || (GENERATIVE.has(req.mode) ? deps.settings.outputLimit(req.model) : 0);
+  const units = unitsOf(req);
+  const bound = reservationBound(run, maxTokens, units);
+  const reservation: Reservation = deps.balances.ample(caller.user.id, caller.token, bound)
+    ? { reserved: 0, paidBy: '', skip: deps.balances.hold(caller.user.id, bound, caller.token) }
+    : await preConsume(run, maxTokens, units);
+
+  // Channel affinity: the session's channel goes first while it serves the model (retries go
+  // elsewhere as usual); a stored response's channel (previous_response_id) comes before it.
+  const session = run.pinned ? undefined : caller.affinity;
+  const keptSession = session && deps.affinity ? await deps.affinity.find(session.key) : undefined;
+  const kept = keptSession?.channelId;
+  if (kept && !caller.preferredChannelId) caller.preferredChannelId = kept;
+
+  // Step 3 and 6: attempts on channels, retries on others.
+  const a = await attemptChannels(run, keptSession);
+  const useTimeMs = Math.round(performance.now() - caller.startedAt);
+  if (!wasServed(a)) return failRequest(run, a, reservation, useTimeMs);
+  return settleRequest(run, a, reservation, useTimeMs, units, session && { key: session, kept });
 }
 
 /**

@@ -31,15 +31,17 @@ export interface WordMatcher {
 }
 
 /**
- * Builds the automaton of `words` (already lower-cased and trimmed; see parseWordList).
- * Edges live in one open-addressing hash table keyed by (node, code unit) in typed arrays (no
- * object per node); the root's edges are a dense array, as most characters of a text leave
- * from the root.
+ * The trie's edges: one open-addressing hash table keyed by (node, code unit) in typed arrays (no
+ * object per node), sized for `chars` edges; the root's edges are a dense array, as most
+ * characters of a text leave from the root. 0 is "no edge" (no edge leads back to the root).
  */
-export function buildMatcher(words: readonly string[]): WordMatcher {
-  const list = words.filter((w) => w.length > 0);
-  let chars = 0;
-  for (const w of list) chars += w.length;
+interface EdgeTable {
+  readonly root: Int32Array;
+  edge(s: number, c: number): number;
+  add(s: number, c: number, next: number): void;
+}
+
+function edgeTable(chars: number): EdgeTable {
   const root = new Int32Array(0x10000);
   let cap = 16;
   while (cap < chars * 2) cap *= 2;
@@ -48,14 +50,38 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
   const keyChar = new Uint16Array(cap);
   const value = new Int32Array(cap);
   const slot = (s: number, c: number) => (Math.imul(s, 0x9e3779b1) ^ Math.imul(c, 0x85ebca6b)) & mask;
-  const edge = (s: number, c: number): number => {
-    if (s === 0) return root[c] as number;
-    for (let i = slot(s, c); ; i = (i + 1) & mask) {
-      const k = keyNode[i] as number;
-      if (k === -1) return 0;
-      if (k === s && keyChar[i] === c) return value[i] as number;
-    }
+  return {
+    root,
+    edge(s, c) {
+      if (s === 0) return root[c] as number;
+      for (let i = slot(s, c); ; i = (i + 1) & mask) {
+        const k = keyNode[i] as number;
+        if (k === -1) return 0;
+        if (k === s && keyChar[i] === c) return value[i] as number;
+      }
+    },
+    add(s, c, next) {
+      if (s === 0) {
+        root[c] = next;
+        return;
+      }
+      let j = slot(s, c);
+      while (keyNode[j] !== -1) j = (j + 1) & mask;
+      keyNode[j] = s;
+      keyChar[j] = c;
+      value[j] = next;
+    },
   };
+}
+
+/** The trie of the words: each node's children, the word ending at each node (-1 none), the distinct words. */
+interface Trie {
+  children: number[][];
+  out: Int32Array;
+  kept: string[];
+}
+
+function buildTrie(list: readonly string[], table: EdgeTable): Trie {
   const children: number[][] = [[]];
   /** Index of the word ending exactly at a node, or -1. */
   const outList: number[] = [-1];
@@ -64,20 +90,13 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
     let s = 0;
     for (let i = 0; i < w.length; i++) {
       const c = w.charCodeAt(i);
-      let next = edge(s, c);
+      let next = table.edge(s, c);
       if (next === 0) {
         next = outList.length;
         outList.push(-1);
         children.push([]);
         (children[s] as number[]).push(next);
-        if (s === 0) root[c] = next;
-        else {
-          let j = slot(s, c);
-          while (keyNode[j] !== -1) j = (j + 1) & mask;
-          keyNode[j] = s;
-          keyChar[j] = c;
-          value[j] = next;
-        }
+        table.add(s, c, next);
       }
       s = next;
     }
@@ -86,15 +105,22 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
       kept.push(w);
     }
   }
-  const n = outList.length;
-  const out = Int32Array.from(outList);
+  return { children, out: Int32Array.from(outList), kept };
+}
+
+/**
+ * The failure link of each node, and its dictionary link: the nearest node on the failure chain
+ * (excluding itself) where a word ends, or 0.
+ */
+function failureLinks(trie: Trie, table: EdgeTable): { fail: Int32Array; dict: Int32Array } {
+  const { children, out, kept } = trie;
+  const n = out.length;
   const fail = new Int32Array(n);
-  /** The nearest node on the failure chain (excluding itself) where a word ends, or 0. */
   const dict = new Int32Array(n);
   const step = (s: number, c: number): number => {
     for (;;) {
-      if (s === 0) return root[c] as number;
-      const t = edge(s, c);
+      if (s === 0) return table.root[c] as number;
+      const t = table.edge(s, c);
       if (t !== 0) return t;
       s = fail[s] as number;
     }
@@ -106,7 +132,7 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
   for (const w of kept) {
     let s = 0;
     for (let i = 0; i < w.length; i++) {
-      s = edge(s, w.charCodeAt(i));
+      s = table.edge(s, w.charCodeAt(i));
       char[s] = w.charCodeAt(i);
     }
   }
@@ -123,8 +149,19 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
     fail[t] = f;
     dict[t] = (out[f] as number) >= 0 ? f : (dict[f] as number);
   }
+  return { fail, dict };
+}
 
-  function scan(text: string, limit: number): string[] {
+/** The automaton's one pass over a text: the distinct words found, at most `limit`. */
+function scanner(
+  table: EdgeTable,
+  trie: Trie,
+  links: { fail: Int32Array; dict: Int32Array },
+): (text: string, limit: number) => string[] {
+  const { root, edge } = table;
+  const { out, kept } = trie;
+  const { fail, dict } = links;
+  return (text, limit) => {
     const found: string[] = [];
     if (kept.length === 0) return found;
     const t = text.toLowerCase();
@@ -132,7 +169,7 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
     let seen: Set<number> | undefined;
     for (let i = 0; i < t.length; i++) {
       const c = t.charCodeAt(i);
-      // step(), inlined: the root's dense row first, then the edge table and failure links.
+      // The failure step, inlined: the root's dense row first, then the edge table and failure links.
       for (;;) {
         if (s === 0) {
           s = root[c] as number;
@@ -157,10 +194,19 @@ export function buildMatcher(words: readonly string[]): WordMatcher {
       }
     }
     return found;
-  }
+  };
+}
 
+/** Builds the automaton of `words` (already lower-cased and trimmed; see parseWordList). */
+export function buildMatcher(words: readonly string[]): WordMatcher {
+  const list = words.filter((w) => w.length > 0);
+  let chars = 0;
+  for (const w of list) chars += w.length;
+  const table = edgeTable(chars);
+  const trie = buildTrie(list, table);
+  const scan = scanner(table, trie, failureLinks(trie, table));
   return {
-    size: kept.length,
+    size: trie.kept.length,
     find: (text, limit = 5) => scan(text, limit),
     test: (text) => scan(text, 1).length > 0,
   };

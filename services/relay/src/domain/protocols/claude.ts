@@ -363,13 +363,105 @@ export function claudeToOpenAIResponse(res: Json, model: string): ChatResponse {
   return out;
 }
 
+/** What a Claude stream decoder keeps between events. */
+interface ClaudeDecoding {
+  model: string;
+  id: string;
+  /** The usage of message_start (the prompt and its cache reads and writes). */
+  input: Usage | undefined;
+  /** Claude's content block index -> the OpenAI tool call index. */
+  toolIndex: Map<number, number>;
+  tools: number;
+  /** The index of the next reasoning detail. */
+  details: number;
+}
+
+/** content_block_start: a tool call opens, a redacted thinking block passes as an encrypted detail. */
+function claudeBlockStart(st: ClaudeDecoding, d: Json): ChatChunk[] {
+  const b = (d.content_block ?? {}) as Block;
+  if (b.type === 'redacted_thinking')
+    return [
+      chunk(st.id, st.model, {
+        reasoning_details: [
+          {
+            type: 'reasoning.encrypted',
+            data: String(b.data ?? ''),
+            format: CLAUDE_REASONING_FORMAT,
+            index: st.details++,
+          },
+        ],
+      }),
+    ];
+  if (b.type !== 'tool_use') return [];
+  const i = st.tools++;
+  st.toolIndex.set(Number(d.index), i);
+  return [
+    chunk(st.id, st.model, {
+      tool_calls: [{ index: i, id: String(b.id), type: 'function', function: { name: String(b.name), arguments: '' } }],
+    }),
+  ];
+}
+
+/** content_block_delta: text, thinking, a thinking block's signature, or a tool call's arguments. */
+function claudeBlockDelta(st: ClaudeDecoding, d: Json): ChatChunk[] {
+  const delta = (d.delta ?? {}) as Json;
+  if (delta.type === 'text_delta') return [chunk(st.id, st.model, { content: String(delta.text ?? '') })];
+  if (delta.type === 'thinking_delta')
+    return [chunk(st.id, st.model, { reasoning_content: String(delta.thinking ?? '') })];
+  if (delta.type === 'signature_delta')
+    // The signature closes a thinking block: the chat client keeps it to send the turn back.
+    return [
+      chunk(st.id, st.model, {
+        reasoning_details: [
+          {
+            type: 'reasoning.text',
+            text: '',
+            signature: String(delta.signature ?? ''),
+            format: CLAUDE_REASONING_FORMAT,
+            index: st.details++,
+          },
+        ],
+      }),
+    ];
+  if (delta.type === 'input_json_delta') {
+    const i = st.toolIndex.get(Number(d.index)) ?? 0;
+    return [
+      chunk(st.id, st.model, {
+        tool_calls: [{ index: i, function: { arguments: String(delta.partial_json ?? '') } as ToolCall['function'] }],
+      }),
+    ];
+  }
+  return [];
+}
+
+/** message_delta: the finish reason and the usage (message_start's prompt, this event's answer). */
+function claudeMessageDelta(st: ClaudeDecoding, d: Json): ChatChunk {
+  const delta = (d.delta ?? {}) as Json;
+  const input = st.input;
+  const out = claudeUsage(d.usage);
+  const c = chunk(st.id, st.model, {}, STOP_TO_FINISH[String(delta.stop_reason)] ?? 'stop');
+  const usage: Usage = {
+    promptTokens: out?.promptTokens || input?.promptTokens || 0,
+    completionTokens: out?.completionTokens ?? 0,
+  };
+  const cached = input?.cachedTokens ?? out?.cachedTokens;
+  if (cached) usage.cachedTokens = cached;
+  c.usage = usageToOpenAI(usage);
+  // The relay bills cache writes apart; the usage chunk never reaches a client as is.
+  const written = input?.cacheCreationTokens ?? out?.cacheCreationTokens;
+  const hour = input?.cacheCreation1hTokens ?? out?.cacheCreation1hTokens;
+  if (written)
+    c.usage.prompt_tokens_details = {
+      ...c.usage.prompt_tokens_details,
+      cache_creation_tokens: written,
+      ...(hour ? { cache_creation_1h_tokens: hour } : {}),
+    };
+  return c;
+}
+
 /** Claude stream events -> OpenAI chunks (one decoder per stream). */
 export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): ChatChunk[] } {
-  let id = chatId();
-  let input: Usage | undefined;
-  const toolIndex = new Map<number, number>();
-  let tools = 0;
-  let details = 0;
+  const st: ClaudeDecoding = { model, id: chatId(), input: undefined, toolIndex: new Map(), tools: 0, details: 0 };
   return {
     onEvent(ev) {
       if (!ev.data || ev.data === '[DONE]') return [];
@@ -377,90 +469,16 @@ export function claudeStreamToOpenAI(model: string): { onEvent(ev: SseEvent): Ch
       switch (d.type) {
         case 'message_start': {
           const msg = (d.message ?? {}) as Json;
-          if (msg.id) id = String(msg.id);
-          input = claudeUsage(msg.usage);
-          return [chunk(id, model, { role: 'assistant', content: '' })];
+          if (msg.id) st.id = String(msg.id);
+          st.input = claudeUsage(msg.usage);
+          return [chunk(st.id, model, { role: 'assistant', content: '' })];
         }
-        case 'content_block_start': {
-          const b = (d.content_block ?? {}) as Block;
-          if (b.type === 'redacted_thinking')
-            return [
-              chunk(id, model, {
-                reasoning_details: [
-                  {
-                    type: 'reasoning.encrypted',
-                    data: String(b.data ?? ''),
-                    format: CLAUDE_REASONING_FORMAT,
-                    index: details++,
-                  },
-                ],
-              }),
-            ];
-          if (b.type !== 'tool_use') return [];
-          const i = tools++;
-          toolIndex.set(Number(d.index), i);
-          return [
-            chunk(id, model, {
-              tool_calls: [
-                { index: i, id: String(b.id), type: 'function', function: { name: String(b.name), arguments: '' } },
-              ],
-            }),
-          ];
-        }
-        case 'content_block_delta': {
-          const delta = (d.delta ?? {}) as Json;
-          if (delta.type === 'text_delta') return [chunk(id, model, { content: String(delta.text ?? '') })];
-          if (delta.type === 'thinking_delta')
-            return [chunk(id, model, { reasoning_content: String(delta.thinking ?? '') })];
-          if (delta.type === 'signature_delta')
-            // The signature closes a thinking block: the chat client keeps it to send the turn back.
-            return [
-              chunk(id, model, {
-                reasoning_details: [
-                  {
-                    type: 'reasoning.text',
-                    text: '',
-                    signature: String(delta.signature ?? ''),
-                    format: CLAUDE_REASONING_FORMAT,
-                    index: details++,
-                  },
-                ],
-              }),
-            ];
-          if (delta.type === 'input_json_delta') {
-            const i = toolIndex.get(Number(d.index)) ?? 0;
-            return [
-              chunk(id, model, {
-                tool_calls: [
-                  { index: i, function: { arguments: String(delta.partial_json ?? '') } as ToolCall['function'] },
-                ],
-              }),
-            ];
-          }
-          return [];
-        }
-        case 'message_delta': {
-          const delta = (d.delta ?? {}) as Json;
-          const out = claudeUsage(d.usage);
-          const c = chunk(id, model, {}, STOP_TO_FINISH[String(delta.stop_reason)] ?? 'stop');
-          const usage: Usage = {
-            promptTokens: out?.promptTokens || input?.promptTokens || 0,
-            completionTokens: out?.completionTokens ?? 0,
-          };
-          const cached = input?.cachedTokens ?? out?.cachedTokens;
-          if (cached) usage.cachedTokens = cached;
-          c.usage = usageToOpenAI(usage);
-          // The relay bills cache writes apart; the usage chunk never reaches a client as is.
-          const written = input?.cacheCreationTokens ?? out?.cacheCreationTokens;
-          const hour = input?.cacheCreation1hTokens ?? out?.cacheCreation1hTokens;
-          if (written)
-            c.usage.prompt_tokens_details = {
-              ...c.usage.prompt_tokens_details,
-              cache_creation_tokens: written,
-              ...(hour ? { cache_creation_1h_tokens: hour } : {}),
-            };
-          return [c];
-        }
+        case 'content_block_start':
+          return claudeBlockStart(st, d);
+        case 'content_block_delta':
+          return claudeBlockDelta(st, d);
+        case 'message_delta':
+          return [claudeMessageDelta(st, d)];
         case 'error': {
           const err = (d.error ?? {}) as Json;
           throw new UpstreamStreamError(String(err.message ?? 'upstream stream error'));
@@ -636,6 +654,116 @@ export function openaiToClaudeResponse(res: ChatResponse, model: string, usage: 
   };
 }
 
+/** The content block a Claude stream encoder has open. */
+interface OpenBlock {
+  index: number;
+  kind: 'text' | 'tool' | 'thinking';
+  toolIndex?: number;
+  signed?: boolean;
+}
+
+/** What a Claude stream encoder keeps between chunks. */
+interface ClaudeEncoding {
+  model: string;
+  promptTokens: number;
+  started: boolean;
+  open: OpenBlock | undefined;
+  blockIndex: number;
+  finish: string;
+}
+
+/** One Claude stream event (its type both in the body and as the SSE event name). */
+function claudeEvent(type: string, body: Json = {}): string {
+  return sse(JSON.stringify({ type, ...body }), type);
+}
+
+function messageStart(st: ClaudeEncoding, id: string): string {
+  st.started = true;
+  return claudeEvent('message_start', {
+    message: {
+      id: `msg_${id}`,
+      type: 'message',
+      role: 'assistant',
+      model: st.model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: st.promptTokens, output_tokens: 0 },
+    },
+  });
+}
+
+function blockDelta(st: ClaudeEncoding, delta: Json): string {
+  return claudeEvent('content_block_delta', { index: st.open?.index ?? 0, delta });
+}
+
+/** Closes the open block; a thinking block ends with its signature (empty when the upstream gave none). */
+function closeBlock(st: ClaudeEncoding): string {
+  const open = st.open;
+  if (!open) return '';
+  const pre =
+    open.kind === 'thinking' && !open.signed ? blockDelta(st, { type: 'signature_delta', signature: '' }) : '';
+  st.open = undefined;
+  return pre + claudeEvent('content_block_stop', { index: open.index });
+}
+
+/** Closes the open block and opens the next (`content`: its content_block, given its index). */
+function openBlock(st: ClaudeEncoding, block: Omit<OpenBlock, 'index'>, content: (index: number) => Json): string {
+  const out = closeBlock(st);
+  const open: OpenBlock = { index: st.blockIndex++, ...block };
+  st.open = open;
+  return out + claudeEvent('content_block_start', { index: open.index, content_block: content(open.index) });
+}
+
+/** Reasoning text: into the open thinking block, or a new one. */
+function thinkingEvents(st: ClaudeEncoding, think: string): string {
+  let out = '';
+  if (st.open?.kind !== 'thinking')
+    out += openBlock(st, { kind: 'thinking' }, () => ({ type: 'thinking', thinking: '', signature: '' }));
+  return out + blockDelta(st, { type: 'thinking_delta', thinking: think });
+}
+
+/** Reasoning details: a signature closes the thinking block, encrypted reasoning is a redacted block. */
+function detailEvents(st: ClaudeEncoding, details: ReasoningDetail[]): string {
+  let out = '';
+  for (const detail of details) {
+    if (detail?.type === 'reasoning.text' && detail.signature && st.open?.kind === 'thinking') {
+      out += blockDelta(st, { type: 'signature_delta', signature: detail.signature });
+      st.open.signed = true;
+      out += closeBlock(st);
+    } else if (detail?.type === 'reasoning.encrypted' && detail.data) {
+      out += closeBlock(st);
+      const index = st.blockIndex++;
+      out += claudeEvent('content_block_start', {
+        index,
+        content_block: { type: 'redacted_thinking', data: detail.data },
+      });
+      out += claudeEvent('content_block_stop', { index });
+    }
+  }
+  return out;
+}
+
+function textEvents(st: ClaudeEncoding, text: string): string {
+  let out = '';
+  if (st.open?.kind !== 'text') out += openBlock(st, { kind: 'text' }, () => ({ type: 'text', text: '' }));
+  return out + blockDelta(st, { type: 'text_delta', text });
+}
+
+/** A tool call's delta: a new tool_use block when it names a new call, then its arguments. */
+function toolEvents(st: ClaudeEncoding, tc: NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number]) {
+  let out = '';
+  if (tc.id || st.open?.kind !== 'tool' || (tc.index !== undefined && tc.index !== st.open.toolIndex))
+    out += openBlock(st, { kind: 'tool', ...(tc.index !== undefined ? { toolIndex: tc.index } : {}) }, (index) => ({
+      type: 'tool_use',
+      id: tc.id ?? `toolu_${index}`,
+      name: tc.function?.name ?? '',
+      input: {},
+    }));
+  if (tc.function?.arguments) out += blockDelta(st, { type: 'input_json_delta', partial_json: tc.function.arguments });
+  return out;
+}
+
 /** OpenAI chunks -> Claude stream events (SSE text), with the closing events at end(). */
 export function openaiStreamToClaude(
   model: string,
@@ -644,160 +772,36 @@ export function openaiStreamToClaude(
   onChunk(c: ChatChunk): string;
   end(usage: Usage | undefined): string;
 } {
-  let started = false;
-  let open: { index: number; kind: 'text' | 'tool' | 'thinking'; toolIndex?: number; signed?: boolean } | undefined;
-  let blockIndex = 0;
-  let finish = 'end_turn';
-  const start = (id: string): string => {
-    started = true;
-    return sse(
-      JSON.stringify({
-        type: 'message_start',
-        message: {
-          id: `msg_${id}`,
-          type: 'message',
-          role: 'assistant',
-          model,
-          content: [],
-          stop_reason: null,
-          stop_sequence: null,
-          usage: { input_tokens: promptTokens, output_tokens: 0 },
-        },
-      }),
-      'message_start',
-    );
-  };
-  const signature = (sig: string): string =>
-    sse(
-      JSON.stringify({
-        type: 'content_block_delta',
-        index: open?.index ?? 0,
-        delta: { type: 'signature_delta', signature: sig },
-      }),
-      'content_block_delta',
-    );
-  const close = (): string => {
-    if (!open) return '';
-    // A thinking block ends with its signature (empty when the upstream gave none).
-    const pre = open.kind === 'thinking' && !open.signed ? signature('') : '';
-    const s = pre + sse(JSON.stringify({ type: 'content_block_stop', index: open.index }), 'content_block_stop');
-    open = undefined;
-    return s;
+  const st: ClaudeEncoding = {
+    model,
+    promptTokens,
+    started: false,
+    open: undefined,
+    blockIndex: 0,
+    finish: 'end_turn',
   };
   return {
     onChunk(c) {
-      let out = started ? '' : start(c.id ?? chatId());
+      let out = st.started ? '' : messageStart(st, c.id ?? chatId());
       const choice = c.choices?.[0];
       if (!choice) return out;
       const d = choice.delta ?? {};
       const think = d.reasoning_content;
-      if (typeof think === 'string' && think) {
-        if (open?.kind !== 'thinking') {
-          out += close();
-          open = { index: blockIndex++, kind: 'thinking' };
-          out += sse(
-            JSON.stringify({
-              type: 'content_block_start',
-              index: open.index,
-              content_block: { type: 'thinking', thinking: '', signature: '' },
-            }),
-            'content_block_start',
-          );
-        }
-        out += sse(
-          JSON.stringify({
-            type: 'content_block_delta',
-            index: open.index,
-            delta: { type: 'thinking_delta', thinking: think },
-          }),
-          'content_block_delta',
-        );
-      }
-      for (const detail of (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[]) {
-        if (detail?.type === 'reasoning.text' && detail.signature && open?.kind === 'thinking') {
-          out += signature(detail.signature);
-          open.signed = true;
-          out += close();
-        } else if (detail?.type === 'reasoning.encrypted' && detail.data) {
-          out += close();
-          const index = blockIndex++;
-          out += sse(
-            JSON.stringify({
-              type: 'content_block_start',
-              index,
-              content_block: { type: 'redacted_thinking', data: detail.data },
-            }),
-            'content_block_start',
-          );
-          out += sse(JSON.stringify({ type: 'content_block_stop', index }), 'content_block_stop');
-        }
-      }
-      if (d.content) {
-        if (open?.kind !== 'text') {
-          out += close();
-          open = { index: blockIndex++, kind: 'text' };
-          out += sse(
-            JSON.stringify({
-              type: 'content_block_start',
-              index: open.index,
-              content_block: { type: 'text', text: '' },
-            }),
-            'content_block_start',
-          );
-        }
-        out += sse(
-          JSON.stringify({
-            type: 'content_block_delta',
-            index: open.index,
-            delta: { type: 'text_delta', text: d.content },
-          }),
-          'content_block_delta',
-        );
-      }
-      for (const tc of d.tool_calls ?? []) {
-        if (tc.id || open?.kind !== 'tool' || (tc.index !== undefined && tc.index !== open.toolIndex)) {
-          out += close();
-          open = { index: blockIndex++, kind: 'tool', ...(tc.index !== undefined ? { toolIndex: tc.index } : {}) };
-          out += sse(
-            JSON.stringify({
-              type: 'content_block_start',
-              index: open.index,
-              content_block: {
-                type: 'tool_use',
-                id: tc.id ?? `toolu_${open.index}`,
-                name: tc.function?.name ?? '',
-                input: {},
-              },
-            }),
-            'content_block_start',
-          );
-        }
-        if (tc.function?.arguments) {
-          out += sse(
-            JSON.stringify({
-              type: 'content_block_delta',
-              index: open.index,
-              delta: { type: 'input_json_delta', partial_json: tc.function.arguments },
-            }),
-            'content_block_delta',
-          );
-        }
-      }
-      if (choice.finish_reason) finish = FINISH_TO_STOP[choice.finish_reason] ?? 'end_turn';
+      if (typeof think === 'string' && think) out += thinkingEvents(st, think);
+      out += detailEvents(st, (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[]);
+      if (d.content) out += textEvents(st, d.content);
+      for (const tc of d.tool_calls ?? []) out += toolEvents(st, tc);
+      if (choice.finish_reason) st.finish = FINISH_TO_STOP[choice.finish_reason] ?? 'end_turn';
       return out;
     },
     end(usage) {
-      let out = started ? '' : start(chatId());
-      out += close();
-      out += sse(
-        JSON.stringify({
-          type: 'message_delta',
-          delta: { stop_reason: finish, stop_sequence: null },
-          usage: claudeUsageOf(usage),
-        }),
-        'message_delta',
-      );
-      out += sse(JSON.stringify({ type: 'message_stop' }), 'message_stop');
+      let out = st.started ? '' : messageStart(st, chatId());
+      out += closeBlock(st);
+      out += claudeEvent('message_delta', {
+        delta: { stop_reason: st.finish, stop_sequence: null },
+        usage: claudeUsageOf(usage),
+      });
+      out += claudeEvent('message_stop');
       return out;
     },
   };

@@ -377,185 +377,269 @@ export function responsesToChatResponse(res: Json, model: string): ChatResponse 
   return out;
 }
 
+type StreamCall = { id?: string; name: string; args: string };
+
+/** An output item a Responses stream encoder has open. */
+interface StreamItem {
+  index: number;
+  id: string;
+  kind: 'reasoning' | 'message' | 'call';
+  text: string;
+  call?: StreamCall | undefined;
+  encrypted?: string;
+}
+
+/** What a Responses stream encoder keeps between chunks. */
+interface ResponsesEncoding {
+  id: string;
+  model: string;
+  createdAt: number;
+  /** The next event's sequence_number. */
+  seq: number;
+  started: boolean;
+  finish: string | null;
+  /** Every item so far (an open one as a placeholder until it closes). */
+  output: Item[];
+  open: StreamItem[];
+  reasoning: StreamItem | undefined;
+  message: StreamItem | undefined;
+  /** The chat tool call index -> its function_call item. */
+  calls: Map<number, StreamItem>;
+}
+
+/** One stream event, numbered. */
+function streamEvent(st: ResponsesEncoding, type: string, payload: Json): string {
+  return sse(JSON.stringify({ type, sequence_number: st.seq++, ...payload }), type);
+}
+
+/** response.created and response.in_progress, once. */
+function streamStart(st: ResponsesEncoding): string {
+  if (st.started) return '';
+  st.started = true;
+  const r = responseObject(st.id, st.model, st.createdAt, 'in_progress', [], null, null);
+  return (
+    streamEvent(st, 'response.created', { response: r }) + streamEvent(st, 'response.in_progress', { response: r })
+  );
+}
+
+function streamItemOf(o: StreamItem, status: string): Item {
+  return o.kind === 'reasoning'
+    ? reasoningItem(o.id, o.text, o.encrypted)
+    : o.kind === 'message'
+      ? messageItem(o.id, o.text, status)
+      : callItem(o.id, o.call ?? { name: '', args: '' }, status);
+}
+
+/** Opens an item: output_item.added, and the first content (or summary) part of a message (or reasoning). */
+function openStreamItem(
+  st: ResponsesEncoding,
+  kind: StreamItem['kind'],
+  prefix: string,
+  call?: StreamCall,
+): [StreamItem, string] {
+  const o: StreamItem = { index: st.output.length, id: newId(prefix), kind, text: '', call };
+  st.output.push({});
+  st.open.push(o);
+  let out = streamEvent(st, 'response.output_item.added', {
+    output_index: o.index,
+    item: kind === 'reasoning' ? reasoningItem(o.id, '') : streamItemOf(o, 'in_progress'),
+  });
+  if (kind === 'message')
+    out += streamEvent(st, 'response.content_part.added', {
+      item_id: o.id,
+      output_index: o.index,
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+    });
+  else if (kind === 'reasoning')
+    out += streamEvent(st, 'response.reasoning_summary_part.added', {
+      item_id: o.id,
+      output_index: o.index,
+      summary_index: 0,
+      part: { type: 'summary_text', text: '' },
+    });
+  return [o, out];
+}
+
+/** Closes an item: its text's (or arguments') done events, then output_item.done with the whole item. */
+function closeStreamItem(st: ResponsesEncoding, o: StreamItem): string {
+  let out = '';
+  const at = { item_id: o.id, output_index: o.index };
+  if (o.kind === 'message') {
+    out += streamEvent(st, 'response.output_text.done', { ...at, content_index: 0, text: o.text, logprobs: [] });
+    out += streamEvent(st, 'response.content_part.done', {
+      ...at,
+      content_index: 0,
+      part: { type: 'output_text', text: o.text, annotations: [], logprobs: [] },
+    });
+  } else if (o.kind === 'reasoning') {
+    out += streamEvent(st, 'response.reasoning_summary_text.done', { ...at, summary_index: 0, text: o.text });
+    out += streamEvent(st, 'response.reasoning_summary_part.done', {
+      ...at,
+      summary_index: 0,
+      part: { type: 'summary_text', text: o.text },
+    });
+  } else {
+    out += streamEvent(st, 'response.function_call_arguments.done', {
+      ...at,
+      name: o.call?.name ?? '',
+      arguments: o.call?.args ?? '',
+    });
+  }
+  const done = streamItemOf(o, 'completed');
+  st.output[o.index] = done;
+  out += streamEvent(st, 'response.output_item.done', { output_index: o.index, item: done });
+  st.open.splice(st.open.indexOf(o), 1);
+  return out;
+}
+
+/** Closes the item when it is still open ('' otherwise). */
+function closeIfOpen(st: ResponsesEncoding, o: StreamItem | undefined): string {
+  return o && st.open.includes(o) ? closeStreamItem(st, o) : '';
+}
+
+/** Reasoning text: into the reasoning item, opened on its first delta. */
+function reasoningTextEvents(st: ResponsesEncoding, think: string): string {
+  let out = '';
+  if (!st.reasoning) {
+    const [o, text] = openStreamItem(st, 'reasoning', 'rs');
+    st.reasoning = o;
+    out += text;
+  }
+  const r = st.reasoning;
+  r.text += think;
+  return (
+    out +
+    streamEvent(st, 'response.reasoning_summary_text.delta', {
+      item_id: r.id,
+      output_index: r.index,
+      summary_index: 0,
+      delta: think,
+    })
+  );
+}
+
+/** Signed or encrypted reasoning: closes the reasoning streamed so far with it, or is an item of its own. */
+function reasoningDetailEvents(st: ResponsesEncoding, details: ReasoningDetail[]): string {
+  let out = '';
+  for (const detail of details) {
+    const enc = encryptedOf(detail);
+    if (!enc) continue;
+    if (st.reasoning && st.open.includes(st.reasoning) && !st.reasoning.encrypted) {
+      // The signature closes the thinking block streamed so far.
+      st.reasoning.encrypted = enc;
+      out += closeStreamItem(st, st.reasoning);
+    } else {
+      const [o, text] = openStreamItem(st, 'reasoning', 'rs');
+      o.encrypted = enc;
+      out += text + closeStreamItem(st, o);
+    }
+    // Interleaved thinking: the next thinking text opens a new item.
+    st.reasoning = undefined;
+  }
+  return out;
+}
+
+/** Answer text: closes the reasoning, into the message item (opened on its first delta). */
+function messageTextEvents(st: ResponsesEncoding, content: string): string {
+  let out = closeIfOpen(st, st.reasoning);
+  if (!st.message) {
+    const [o, text] = openStreamItem(st, 'message', 'msg');
+    st.message = o;
+    out += text;
+  }
+  const m = st.message;
+  m.text += content;
+  return (
+    out +
+    streamEvent(st, 'response.output_text.delta', {
+      item_id: m.id,
+      output_index: m.index,
+      content_index: 0,
+      delta: content,
+      logprobs: [],
+    })
+  );
+}
+
+/** A tool call's delta: its function_call item (opened first, closing the reasoning and message), its arguments. */
+function toolCallEvents(st: ResponsesEncoding, tc: ToolCallDelta): string {
+  let out = '';
+  const i = tc.index ?? 0;
+  let o = st.calls.get(i);
+  if (!o) {
+    out += closeIfOpen(st, st.reasoning);
+    out += closeIfOpen(st, st.message);
+    const [created, text] = openStreamItem(st, 'call', 'fc', { id: tc.id, name: tc.function?.name ?? '', args: '' });
+    o = created;
+    st.calls.set(i, o);
+    out += text;
+  }
+  const call = o.call as StreamCall;
+  if (tc.function?.name && !call.name) call.name = tc.function.name;
+  const piece = tc.function?.arguments;
+  if (piece) {
+    call.args += piece;
+    out += streamEvent(st, 'response.function_call_arguments.delta', {
+      item_id: o.id,
+      output_index: o.index,
+      delta: piece,
+    });
+  }
+  return out;
+}
+
+type ToolCallDelta = NonNullable<ChatChunk['choices'][number]['delta']['tool_calls']>[number];
+
 /**
  * Canonical chunks -> Responses stream events. Items open as their first delta arrives
  * (reasoning, then the message, then function calls) and close, in order, at the end.
  */
 export function chatStreamToResponses(model: string): ChunkEncoder {
-  const id = newId('resp');
-  const createdAt = nowSeconds();
-  let seq = 0;
-  let started = false;
-  let finish: string | null = null;
-  const output: Item[] = [];
-  type Open = {
-    index: number;
-    id: string;
-    kind: 'reasoning' | 'message' | 'call';
-    text: string;
-    call?: Call;
-    encrypted?: string;
+  const st: ResponsesEncoding = {
+    id: newId('resp'),
+    model,
+    createdAt: nowSeconds(),
+    seq: 0,
+    started: false,
+    finish: null,
+    output: [],
+    open: [],
+    reasoning: undefined,
+    message: undefined,
+    calls: new Map(),
   };
-  type Call = { id?: string; name: string; args: string };
-  const open: Open[] = [];
-  let reasoning: Open | undefined;
-  let message: Open | undefined;
-  const calls = new Map<number, Open>();
-
-  const ev = (type: string, payload: Json): string =>
-    sse(JSON.stringify({ type, sequence_number: seq++, ...payload }), type);
-  const start = (): string => {
-    if (started) return '';
-    started = true;
-    const r = responseObject(id, model, createdAt, 'in_progress', [], null, null);
-    return ev('response.created', { response: r }) + ev('response.in_progress', { response: r });
-  };
-  const item = (o: Open, status: string): Item =>
-    o.kind === 'reasoning'
-      ? reasoningItem(o.id, o.text, o.encrypted)
-      : o.kind === 'message'
-        ? messageItem(o.id, o.text, status)
-        : callItem(o.id, o.call ?? { name: '', args: '' }, status);
-  const openItem = (kind: Open['kind'], prefix: string, call?: Call): [Open, string] => {
-    const o: Open = { index: output.length, id: newId(prefix), kind, text: '', call };
-    output.push({});
-    open.push(o);
-    let out = ev('response.output_item.added', {
-      output_index: o.index,
-      item: kind === 'reasoning' ? reasoningItem(o.id, '') : item(o, 'in_progress'),
-    });
-    if (kind === 'message')
-      out += ev('response.content_part.added', {
-        item_id: o.id,
-        output_index: o.index,
-        content_index: 0,
-        part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
-      });
-    else if (kind === 'reasoning')
-      out += ev('response.reasoning_summary_part.added', {
-        item_id: o.id,
-        output_index: o.index,
-        summary_index: 0,
-        part: { type: 'summary_text', text: '' },
-      });
-    return [o, out];
-  };
-  const closeItem = (o: Open): string => {
-    let out = '';
-    const at = { item_id: o.id, output_index: o.index };
-    if (o.kind === 'message') {
-      out += ev('response.output_text.done', { ...at, content_index: 0, text: o.text, logprobs: [] });
-      out += ev('response.content_part.done', {
-        ...at,
-        content_index: 0,
-        part: { type: 'output_text', text: o.text, annotations: [], logprobs: [] },
-      });
-    } else if (o.kind === 'reasoning') {
-      out += ev('response.reasoning_summary_text.done', { ...at, summary_index: 0, text: o.text });
-      out += ev('response.reasoning_summary_part.done', {
-        ...at,
-        summary_index: 0,
-        part: { type: 'summary_text', text: o.text },
-      });
-    } else {
-      out += ev('response.function_call_arguments.done', {
-        ...at,
-        name: o.call?.name ?? '',
-        arguments: o.call?.args ?? '',
-      });
-    }
-    const done = item(o, 'completed');
-    output[o.index] = done;
-    out += ev('response.output_item.done', { output_index: o.index, item: done });
-    open.splice(open.indexOf(o), 1);
-    return out;
-  };
-
   return {
     onChunk(c: ChatChunk) {
-      let out = start();
+      let out = streamStart(st);
       const choice = c.choices?.[0];
       if (!choice) return out;
       const d = choice.delta ?? {};
       const think = d.reasoning_content;
-      if (typeof think === 'string' && think) {
-        if (!reasoning) {
-          const [o, text] = openItem('reasoning', 'rs');
-          reasoning = o;
-          out += text;
-        }
-        reasoning.text += think;
-        out += ev('response.reasoning_summary_text.delta', {
-          item_id: reasoning.id,
-          output_index: reasoning.index,
-          summary_index: 0,
-          delta: think,
-        });
-      }
-      for (const detail of (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[]) {
-        const enc = encryptedOf(detail);
-        if (!enc) continue;
-        if (reasoning && open.includes(reasoning) && !reasoning.encrypted) {
-          // The signature closes the thinking block streamed so far.
-          reasoning.encrypted = enc;
-          out += closeItem(reasoning);
-        } else {
-          const [o, text] = openItem('reasoning', 'rs');
-          o.encrypted = enc;
-          out += text + closeItem(o);
-        }
-        // Interleaved thinking: the next thinking text opens a new item.
-        reasoning = undefined;
-      }
-      if (d.content) {
-        if (reasoning && open.includes(reasoning)) out += closeItem(reasoning);
-        if (!message) {
-          const [o, text] = openItem('message', 'msg');
-          message = o;
-          out += text;
-        }
-        message.text += d.content;
-        out += ev('response.output_text.delta', {
-          item_id: message.id,
-          output_index: message.index,
-          content_index: 0,
-          delta: d.content,
-          logprobs: [],
-        });
-      }
-      for (const tc of d.tool_calls ?? []) {
-        const i = tc.index ?? 0;
-        let o = calls.get(i);
-        if (!o) {
-          if (reasoning && open.includes(reasoning)) out += closeItem(reasoning);
-          if (message && open.includes(message)) out += closeItem(message);
-          const [created, text] = openItem('call', 'fc', { id: tc.id, name: tc.function?.name ?? '', args: '' });
-          o = created;
-          calls.set(i, o);
-          out += text;
-        }
-        const call = o.call as Call;
-        if (tc.function?.name && !call.name) call.name = tc.function.name;
-        const piece = tc.function?.arguments;
-        if (piece) {
-          call.args += piece;
-          out += ev('response.function_call_arguments.delta', { item_id: o.id, output_index: o.index, delta: piece });
-        }
-      }
-      if (choice.finish_reason) finish = choice.finish_reason;
+      if (typeof think === 'string' && think) out += reasoningTextEvents(st, think);
+      out += reasoningDetailEvents(
+        st,
+        (Array.isArray(d.reasoning_details) ? d.reasoning_details : []) as ReasoningDetail[],
+      );
+      if (d.content) out += messageTextEvents(st, d.content);
+      for (const tc of d.tool_calls ?? []) out += toolCallEvents(st, tc);
+      if (choice.finish_reason) st.finish = choice.finish_reason;
       return out;
     },
     end(usage: Usage) {
-      let out = start();
-      while (open.length) out += closeItem(open[0] as Open);
-      if (output.length === 0) {
+      let out = streamStart(st);
+      while (st.open.length) out += closeStreamItem(st, st.open[0] as StreamItem);
+      if (st.output.length === 0) {
         // Nothing was produced: one empty message, as the API answers.
-        const [o, text] = openItem('message', 'msg');
-        out += text + closeItem(o);
+        const [o, text] = openStreamItem(st, 'message', 'msg');
+        out += text + closeStreamItem(st, o);
       }
+      const finish = st.finish;
       const status = finish && INCOMPLETE[finish] ? 'incomplete' : 'completed';
-      const r = responseObject(id, model, createdAt, status, output, finish, responsesUsage(usage));
-      return out + ev(status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: r });
+      const r = responseObject(st.id, model, st.createdAt, status, st.output, finish, responsesUsage(usage));
+      return (
+        out + streamEvent(st, status === 'incomplete' ? 'response.incomplete' : 'response.completed', { response: r })
+      );
     },
   };
 }

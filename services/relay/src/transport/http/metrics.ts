@@ -69,13 +69,8 @@ interface ModelSeries {
   cached: CounterSeries;
 }
 
-/**
- * Per-request counts are kept in plain maps and handed to prom-client when it is scraped
- * (collect(), FastHistogram): its inc() hashes and validates the label object on every call,
- * which showed up in the relay's per-request CPU. Label values are bounded by the callers: route
- * patterns, configured model names ("other" for the rest), channel ids and provider names.
- */
-function create() {
+/** relay_requests_total by mode and status, relay_quota_total by mode. */
+function requestCounts() {
   const counts = new Map<string, { mode: string; status: string; n: number; reported: number }>();
   const quotas = new Map<string, { n: number; reported: number }>();
   const requests: Counter<'mode' | 'status'> = new Counter({
@@ -102,12 +97,56 @@ function create() {
       }
     },
   });
+  return {
+    observe(mode: string, status: number, q: number) {
+      const key = `${mode} ${status}`;
+      const c = counts.get(key);
+      if (c) c.n++;
+      else counts.set(key, { mode, status: String(status), n: 1, reported: 0 });
+      if (q) {
+        const m = quotas.get(mode);
+        if (m) m.n += q;
+        else quotas.set(mode, { n: q, reported: 0 });
+      }
+    },
+  };
+}
+
+/** relay_request_duration_seconds by route, model, provider and status class. */
+function requestDurations() {
   const duration = new FastHistogram(
     'relay_request_duration_seconds',
     'Time from the request to the end of the answer (streams included), by route, model, provider and status class.',
     ['route', 'model', 'provider', 'status_class'],
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300],
   );
+  // Series handles found through nested maps of label values: no key string is built per request.
+  const byRoute = new Map<string, Map<string, Map<string, (HistogramSeries | undefined)[]>>>();
+  return {
+    /** One finished request: route pattern, model label (bounded), provider label, status. */
+    request(route: string, model: string, provider: string, status: number, seconds: number) {
+      const classes = child(
+        child(
+          child(byRoute, route, () => new Map()),
+          model,
+          () => new Map(),
+        ),
+        provider,
+        () => [] as (HistogramSeries | undefined)[],
+      );
+      const i = statusClass(status);
+      let series = classes[i];
+      if (!series) {
+        series = duration.handle([route, model, provider, CLASSES[i] as string]);
+        classes[i] = series;
+      }
+      series.observe(seconds);
+    },
+  };
+}
+
+/** Tokens and stream timings by model and provider. */
+function usageSeries() {
   const firstToken = new FastHistogram(
     'relay_time_to_first_token_seconds',
     'Time from the request to the first streamed token, by model and provider (streams only).',
@@ -125,6 +164,47 @@ function create() {
     'Tokens of relayed requests as billed, by model, provider and type (input, output, cached: part of input).',
     ['model', 'provider', 'type'],
   );
+  const byModel = new Map<string, Map<string, ModelSeries>>();
+  const modelSeries = (model: string, provider: string): ModelSeries =>
+    child(
+      child(byModel, model, () => new Map<string, ModelSeries>()),
+      provider,
+      () => ({
+        firstToken: firstToken.handle([model, provider]),
+        perToken: perToken.handle([model, provider]),
+        input: tokens.handle([model, provider, 'input']),
+        output: tokens.handle([model, provider, 'output']),
+        cached: tokens.handle([model, provider, 'cached']),
+      }),
+    );
+  return {
+    /**
+     * A finished request's usage: tokens by type, and for a stream its time to first token and
+     * per output token after it.
+     */
+    usage(
+      model: string,
+      provider: string,
+      input: number,
+      output: number,
+      cached: number,
+      stream?: { firstTokenMs: number; totalMs: number },
+    ) {
+      const m = modelSeries(model, provider);
+      if (input > 0) m.input.inc(input);
+      if (output > 0) m.output.inc(output);
+      if (cached > 0) m.cached.inc(cached);
+      if (stream && stream.firstTokenMs > 0) {
+        m.firstToken.observe(stream.firstTokenMs / 1000);
+        if (output > 1 && stream.totalMs > stream.firstTokenMs)
+          m.perToken.observe((stream.totalMs - stream.firstTokenMs) / 1000 / (output - 1));
+      }
+    },
+  };
+}
+
+/** Upstream errors, retries, billing's pre-consume time and the refusals of the limits. */
+function attemptSeries() {
   const upstreamErrors = new FastCounter(
     'relay_upstream_errors_total',
     'Failed upstream attempts, by channel id and upstream HTTP status (0: no HTTP answer: connection, timeout, broken stream).',
@@ -147,6 +227,32 @@ function create() {
     ['reason'],
   );
   const refusedBy = new Map<string, CounterSeries>();
+  const errorsByChannel = new Map<number, Map<number, CounterSeries>>();
+  const retried = retries.handle([]);
+  const preConsumed = preConsume.handle([]);
+  return {
+    upstreamError(channelId: number, status: number) {
+      child(
+        child(errorsByChannel, channelId, () => new Map<number, CounterSeries>()),
+        status,
+        () => upstreamErrors.handle([String(channelId), String(status)]),
+      ).inc();
+    },
+    /** A request refused by a rate or concurrency limit (REFUSAL_REASONS: bounded values). */
+    refused(reason: RefusalReason) {
+      child(refusedBy, reason, () => refused.handle([reason])).inc();
+    },
+    retries(n: number) {
+      if (n > 0) retried.inc(n);
+    },
+    preConsume(seconds: number) {
+      preConsumed.observe(seconds);
+    },
+  };
+}
+
+/** The lease fence's counters, and the in-flight requests and open streams (read when scraped). */
+function processSeries() {
   const fences = new Counter({
     name: 'relay_lease_fenced_total',
     help: 'Times this relay could not renew its lease for half the lapse and ended the requests holding a reservation (billing may give their holds back once the lease lapses).',
@@ -177,98 +283,11 @@ function create() {
       this.set(streams);
     },
   });
-  // Series handles found through nested maps of label values: no key string is built per request.
-  const byRoute = new Map<string, Map<string, Map<string, (HistogramSeries | undefined)[]>>>();
-  const byModel = new Map<string, Map<string, ModelSeries>>();
-  const errorsByChannel = new Map<number, Map<number, CounterSeries>>();
-  const retried = retries.handle([]);
-  const preConsumed = preConsume.handle([]);
-  const modelSeries = (model: string, provider: string): ModelSeries =>
-    child(
-      child(byModel, model, () => new Map<string, ModelSeries>()),
-      provider,
-      () => ({
-        firstToken: firstToken.handle([model, provider]),
-        perToken: perToken.handle([model, provider]),
-        input: tokens.handle([model, provider, 'input']),
-        output: tokens.handle([model, provider, 'output']),
-        cached: tokens.handle([model, provider, 'cached']),
-      }),
-    );
   return {
-    observe(mode: string, status: number, q: number) {
-      const key = `${mode} ${status}`;
-      const c = counts.get(key);
-      if (c) c.n++;
-      else counts.set(key, { mode, status: String(status), n: 1, reported: 0 });
-      if (q) {
-        const m = quotas.get(mode);
-        if (m) m.n += q;
-        else quotas.set(mode, { n: q, reported: 0 });
-      }
-    },
-    /** One finished request: route pattern, model label (bounded), provider label, status. */
-    request(route: string, model: string, provider: string, status: number, seconds: number) {
-      const classes = child(
-        child(
-          child(byRoute, route, () => new Map()),
-          model,
-          () => new Map(),
-        ),
-        provider,
-        () => [] as (HistogramSeries | undefined)[],
-      );
-      const i = statusClass(status);
-      let series = classes[i];
-      if (!series) {
-        series = duration.handle([route, model, provider, CLASSES[i] as string]);
-        classes[i] = series;
-      }
-      series.observe(seconds);
-    },
-    /**
-     * A finished request's usage: tokens by type, and for a stream its time to first token and
-     * per output token after it.
-     */
-    usage(
-      model: string,
-      provider: string,
-      input: number,
-      output: number,
-      cached: number,
-      stream?: { firstTokenMs: number; totalMs: number },
-    ) {
-      const m = modelSeries(model, provider);
-      if (input > 0) m.input.inc(input);
-      if (output > 0) m.output.inc(output);
-      if (cached > 0) m.cached.inc(cached);
-      if (stream && stream.firstTokenMs > 0) {
-        m.firstToken.observe(stream.firstTokenMs / 1000);
-        if (output > 1 && stream.totalMs > stream.firstTokenMs)
-          m.perToken.observe((stream.totalMs - stream.firstTokenMs) / 1000 / (output - 1));
-      }
-    },
-    upstreamError(channelId: number, status: number) {
-      child(
-        child(errorsByChannel, channelId, () => new Map<number, CounterSeries>()),
-        status,
-        () => upstreamErrors.handle([String(channelId), String(status)]),
-      ).inc();
-    },
     /** The lease could not be renewed: `cut` requests holding a reservation were ended. */
     leaseFenced(cut: number) {
       fences.inc();
       fencedCut.inc(cut);
-    },
-    /** A request refused by a rate or concurrency limit (REFUSAL_REASONS: bounded values). */
-    refused(reason: RefusalReason) {
-      child(refusedBy, reason, () => refused.handle([reason])).inc();
-    },
-    retries(n: number) {
-      if (n > 0) retried.inc(n);
-    },
-    preConsume(seconds: number) {
-      preConsumed.observe(seconds);
     },
     /** Adds a relay HTTP server's in-flight count (read when scraped); returns the removal. */
     inflightFrom(fn: () => number): () => void {
@@ -281,6 +300,23 @@ function create() {
     streamClosed() {
       streams--;
     },
+  };
+}
+
+/**
+ * Per-request counts are kept in plain maps and handed to prom-client when it is scraped
+ * (collect(), FastHistogram): its inc() hashes and validates the label object on every call,
+ * which showed up in the relay's per-request CPU. Label values are bounded by the callers: route
+ * patterns, configured model names ("other" for the rest), channel ids and provider names.
+ * Registered in this order (the order of /metrics).
+ */
+function create() {
+  return {
+    ...requestCounts(),
+    ...requestDurations(),
+    ...usageSeries(),
+    ...attemptSeries(),
+    ...processSeries(),
   };
 }
 

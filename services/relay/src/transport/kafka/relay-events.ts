@@ -19,6 +19,7 @@ import { type Logger, type Publisher, registry, reportProducerQueue, topicName }
 import { LogType } from '@aigw/proto/common/v1/common';
 import { ChannelHealthEvent_Kind, ChannelHealthEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
+import type { MessageInitShape } from '@bufbuild/protobuf';
 import { Gauge } from 'prom-client';
 import type { SpoolSegment, UsageSpool } from '../../data/usage-spool.ts';
 import type { HealthRecord, UsageRecord } from '../../domain/relay-request.ts';
@@ -125,6 +126,61 @@ function contentOf(rec: UsageRecord): string {
   return '';
 }
 
+/** A usage event waiting for Kafka (`seg`: its place in the spool, when there is one). */
+type Queued = { key: string; value: Buffer; headers?: Record<string, string>; seg?: SpoolSegment };
+
+/**
+ * Publishes a batch of usage events, retried with backoff (up to 5 s) until Kafka takes it or
+ * `giveUpAt()` has passed (set by stop()); acknowledged events leave the spool. False when it gave up.
+ */
+async function publishUsageBatch(
+  out: { publisher: Publisher; topic: string; logger: Logger; spool: UsageSpool | undefined },
+  batch: Queued[],
+  buffered: () => number,
+  giveUpAt: () => number,
+): Promise<boolean> {
+  const { publisher, topic, logger, spool } = out;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await publisher.publishRaw(topic, spool ? batch.map(({ seg: _s, ...m }) => m) : batch);
+      if (spool) spool.acked(batch.filter((m) => m.seg).map((m) => m.seg as SpoolSegment));
+      if (attempt > 1)
+        logger.warn({ events: batch.length, attempt, buffered: buffered() }, 'usage events published again');
+      return true;
+    } catch (err) {
+      if (Date.now() >= giveUpAt()) {
+        if (spool)
+          logger.error(
+            { err, events: buffered() },
+            'usage events could not be published before shutdown; left in the spool for the next start',
+          );
+        else logger.error({ err, events: buffered() }, 'usage events could not be published before shutdown; lost');
+        return false;
+      }
+      if (attempt === 1 || attempt % 10 === 0)
+        logger.warn({ err, attempt, buffered: buffered() }, 'usage events not published; retrying');
+      await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
+    }
+  }
+}
+
+/** The ChannelHealthEvent of a failed attempt (its id: request, channel and key, once per attempt). */
+export function healthEvent(rec: HealthRecord): MessageInitShape<typeof ChannelHealthEventSchema> {
+  return {
+    eventId: rec.keyHash ? `${rec.requestId}:${rec.channelId}:${rec.keyHash}` : `${rec.requestId}:${rec.channelId}`,
+    occurredAtMs: Date.now(),
+    channelId: rec.channelId,
+    kind: ChannelHealthEvent_Kind.FAILURE,
+    statusCode: rec.statusCode,
+    errorMessage: rec.message.slice(0, 500),
+    shouldDisable: rec.shouldDisable,
+    model: rec.model,
+    responseTimeMs: rec.responseTimeMs,
+    requestId: rec.requestId,
+    keyHash: rec.keyHash,
+  };
+}
+
 export function relayEvents(
   publisher: Publisher,
   logger: Logger,
@@ -136,7 +192,6 @@ export function relayEvents(
   const usageTopic = topicName(TOPICS.usage);
   const healthTopic = topicName(TOPICS.channelHealth);
   const spool = opts.spool;
-  type Queued = { key: string; value: Buffer; headers?: Record<string, string>; seg?: SpoolSegment };
   let queue: Queued[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Events of one batch are encoded back to back into one buffer (views per message).
@@ -155,30 +210,8 @@ export function relayEvents(
   // What an earlier process with this spool left unacknowledged goes out first.
   for (const { msg, seg } of spool?.recover() ?? []) queue.push({ ...msg, seg });
 
-  const sendWithRetry = async (batch: Queued[]): Promise<boolean> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await publisher.publishRaw(usageTopic, spool ? batch.map(({ seg: _s, ...m }) => m) : batch);
-        if (spool) spool.acked(batch.filter((m) => m.seg).map((m) => m.seg as SpoolSegment));
-        if (attempt > 1)
-          logger.warn({ events: batch.length, attempt, buffered: buffered() }, 'usage events published again');
-        return true;
-      } catch (err) {
-        if (Date.now() >= giveUpAt) {
-          if (spool)
-            logger.error(
-              { err, events: buffered() },
-              'usage events could not be published before shutdown; left in the spool for the next start',
-            );
-          else logger.error({ err, events: buffered() }, 'usage events could not be published before shutdown; lost');
-          return false;
-        }
-        if (attempt === 1 || attempt % 10 === 0)
-          logger.warn({ err, attempt, buffered: buffered() }, 'usage events not published; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(100 * 2 ** attempt, 5_000)));
-      }
-    }
-  };
+  const sendWithRetry = (batch: Queued[]) =>
+    publishUsageBatch({ publisher, topic: usageTopic, logger, spool }, batch, buffered, () => giveUpAt);
 
   // One sender at a time keeps per-user order (same key, same partition). Full batches (a
   // backlog after an outage) go back to back; what is left of a batch waits for its linger.
@@ -242,26 +275,7 @@ export function relayEvents(
     },
     health(rec) {
       publisher
-        .publish(
-          healthTopic,
-          ChannelHealthEventSchema,
-          {
-            eventId: rec.keyHash
-              ? `${rec.requestId}:${rec.channelId}:${rec.keyHash}`
-              : `${rec.requestId}:${rec.channelId}`,
-            occurredAtMs: Date.now(),
-            channelId: rec.channelId,
-            kind: ChannelHealthEvent_Kind.FAILURE,
-            statusCode: rec.statusCode,
-            errorMessage: rec.message.slice(0, 500),
-            shouldDisable: rec.shouldDisable,
-            model: rec.model,
-            responseTimeMs: rec.responseTimeMs,
-            requestId: rec.requestId,
-            keyHash: rec.keyHash,
-          },
-          String(rec.channelId),
-        )
+        .publish(healthTopic, ChannelHealthEventSchema, healthEvent(rec), String(rec.channelId))
         .catch((err) => logger.warn({ err, channelId: rec.channelId }, 'channel health event not published'));
     },
     flush: async () => {
