@@ -5,6 +5,7 @@
 // "works" tests must pass on FerretDB and on real MongoDB. "limitation" tests pin FerretDB's
 // observed behaviour (an error, or a silently wrong result) and are skipped on real MongoDB; if
 // one starts failing on FerretDB, the limitation is gone: update the ADR.
+import { isDuplicateKey } from '@aigw/common';
 import mongoose from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { provideInfra, uniqueName } from '../src/index.ts';
@@ -60,6 +61,26 @@ function ferretOnly(ctx: TestContext): void {
 describe('works', () => {
   it('unique index: insert duplicate rejected with E11000 (code 11000)', async () => {
     await expect(User.create({ email: 'a@x', name: 'other' })).rejects.toMatchObject({ code: 11000 });
+  });
+
+  it("a unique violation by an insert, an update and a bulk insert is a duplicate to common's isDuplicateKey", async () => {
+    const c = coll(uniqueName('dup'));
+    await c.createIndex({ k: 1 }, { unique: true });
+    await c.insertMany([
+      { _id: 'a' as never, k: 1 },
+      { _id: 'b' as never, k: 2 },
+    ]);
+    const errors = await Promise.all([
+      c.insertOne({ _id: 'c' as never, k: 1 }).catch((e: unknown) => e),
+      // FerretDB answers this one with code 1, not 11000 (docs/adr/0001).
+      c
+        .updateOne({ _id: 'b' as never }, { $set: { k: 1 } })
+        .catch((e: unknown) => e),
+      c.insertMany([{ _id: 'd' as never, k: 2 }], { ordered: false }).catch((e: unknown) => e),
+    ]);
+    expect(errors.map((e) => isDuplicateKey(e))).toEqual([true, true, true]);
+    expect(isDuplicateKey(await c.insertOne({ _id: 'a' as never, k: 9 }).catch((e: unknown) => e))).toBe(true);
+    expect(isDuplicateKey(new Error('duplicate'))).toBe(false);
   });
 
   it('compound index and compound unique index', async () => {

@@ -45,8 +45,11 @@ export async function nextSequence(conn: Connection, name: string, by = 1): Prom
  */
 export function isDuplicateKey(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; writeErrors?: { code?: unknown }[] };
+  const e = err as { code?: unknown; message?: unknown; writeErrors?: { code?: unknown }[] };
   if (e.code === DUPLICATE_KEY) return true;
+  // FerretDB (SQLite) reports a unique violation by an update as InternalError, code 1, with
+  // SQLite's words (docs/adr/0001): "UNIQUE constraint failed: index '...'".
+  if (e.code === 1 && /duplicate|UNIQUE constraint failed/i.test(String(e.message))) return true;
   return (
     Array.isArray(e.writeErrors) && e.writeErrors.length > 0 && e.writeErrors.every((w) => w.code === DUPLICATE_KEY)
   );

@@ -1,4 +1,4 @@
-import { escapeRegex, nextSequence } from '@aigw/common';
+import { escapeRegex, isDuplicateKey, nextSequence } from '@aigw/common';
 import { conflict } from '@aigw/common/errors';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
@@ -98,12 +98,6 @@ function toRecord(doc: UserDoc): UserRecord {
     })),
   };
 }
-
-const isDuplicate = (err: unknown) => {
-  const code = (err as { code?: number }).code;
-  // FerretDB reports a unique violation by an update as code 1 (see docs/adr/0001).
-  return code === 11000 || (code === 1 && /duplicate/i.test(String((err as Error).message)));
-};
 
 /**
  * The access-token index: one row per stored token digest (`_id`), so the gateway's lookup of an
@@ -223,7 +217,7 @@ function userWrites(conn: Connection): Pick<UserStore, 'create' | 'update' | 'se
         const doc = await model.create({ ...user, _id: id });
         return toRecord(doc.toObject());
       } catch (err) {
-        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
+        if (isDuplicateKey(err)) throw conflict('用户名已存在，或已注销');
         throw err;
       }
     },
@@ -240,7 +234,7 @@ function userWrites(conn: Connection): Pick<UserStore, 'create' | 'update' | 'se
         }
         return doc ? toRecord(doc) : undefined;
       } catch (err) {
-        if (isDuplicate(err)) throw conflict('用户名已存在，或已注销');
+        if (isDuplicateKey(err)) throw conflict('用户名已存在，或已注销');
         throw err;
       }
     },
