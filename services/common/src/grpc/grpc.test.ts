@@ -33,6 +33,7 @@ describe('gRPC adapter', () => {
               });
               return { success: true };
             }
+            if (req.channelId === 998) await sleep(100);
             const caller = ctx.metadata.get('x-caller')[0] ?? '';
             return { success: true, timeMs: 42, message: `${req.model} via ${req.channel?.name} for ${caller}` };
           },
@@ -60,6 +61,23 @@ describe('gRPC adapter', () => {
       expect(typeof res.timeMs).toBe('number');
       expect(res.message).toBe('gpt-4o-mini via primary for channels');
     } finally {
+      relay.close();
+    }
+  });
+
+  it('when many calls are in flight at once, then each listens to the stop signal without a leak warning', async () => {
+    const relay = createClient(RelayAdminService, address, { auth: false });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const answers = await Promise.all(Array.from({ length: 30 }, () => relay.testChannel({ channelId: 998 })));
+      expect(answers.every((a) => a.success)).toBe(true);
+      // Node emits process warnings on the next tick.
+      await new Promise((r) => setImmediate(r));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
       relay.close();
     }
   });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
 import { APP_ERROR_KEY, AppError, type ErrorCode, grpcStatusOf, toAppError } from '../errors.ts';
@@ -53,6 +54,9 @@ export function implement<S extends DescService>(
 ): void {
   const handlers: grpc.UntypedServiceImplementation = {};
   const table = impl as unknown as Record<string, unknown>;
+  // Every call in flight listens to the server's stop signal until it ends (callContext's done):
+  // under load that is many listeners at once, not a leak, and Node's warning past 10 was noise.
+  if (opts.signal) setMaxListeners(0, opts.signal);
   for (const method of desc.methods) {
     const fn = table[method.localName];
     if (typeof fn !== 'function') continue; // grpc-js answers UNIMPLEMENTED
