@@ -21,7 +21,7 @@
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 export interface FakeJimeng {
   url: string;
@@ -314,12 +314,6 @@ export async function startFakeJimeng(opts: {
       );
     })().catch((err) => send(500, answer(50500, null, `Internal Error: ${String(err)}`, Date.now())));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  Object.assign(state, await listenLocal(server));
   return state;
 }

@@ -11,7 +11,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 export interface FakeKling {
   url: string;
@@ -160,12 +160,6 @@ export async function startFakeKling(opts: {
       send(404, { code: 1201, message: 'not found', request_id: rid() });
     })().catch((err) => send(500, { code: 5000, message: String(err), request_id: rid() }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  Object.assign(state, await listenLocal(server));
   return state;
 }

@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 export interface FakeTask {
   id: string;
@@ -211,12 +211,6 @@ export async function startFakeMidjourney(opts: {
       send(404, { code: 404, description: 'not found' });
     })().catch((err) => send(500, { code: 500, description: String(err) }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  Object.assign(state, await listenLocal(server));
   return state;
 }

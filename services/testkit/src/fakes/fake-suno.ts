@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 interface SunoTask {
   id: string;
@@ -109,12 +109,6 @@ export async function startFakeSuno(opts: { key: string; stepMs?: number; steps?
       send(404, { code: 'not_found', message: 'not found', data: null });
     })().catch((err) => send(500, { code: 'error', message: String(err), data: null }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  Object.assign(state, await listenLocal(server));
   return state;
 }

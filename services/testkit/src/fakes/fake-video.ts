@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenLocal } from './listen.ts';
 
 export interface FakeVideo {
   url: string;
@@ -153,12 +153,6 @@ export async function startFakeVideo(opts: { key: string; stepMs?: number; steps
       send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
     })().catch((err) => send(500, { error: { message: String(err) } }));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  state.close = () =>
-    new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    });
+  Object.assign(state, await listenLocal(server));
   return state;
 }
