@@ -95,8 +95,13 @@ async function writePlans(
   const ok = writes.filter((_, i) => outcomes[i] === 'ok');
   const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
   for (const [i, w] of ok.entries()) heads.remember(w.userId, written[i] as Head);
+  // The entries are durable, so their callers are answered now, not after the markers: this
+  // replica starts its next round only once they are written, and any other replica (or this one
+  // after a crash) rewrites the markers of a head it reads before deciding on it, so a replay of
+  // an answered operation is still found. A pre-consume waits two round trips instead of three.
+  for (const w of ok) answer(w);
   if (ok.length > 0) {
-    // The entries are durable: a failure here only leaves markers for the next round to rewrite.
+    // A failure here only leaves markers for the next round to rewrite.
     await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
       () => {
         for (const h of written) h.marked = true;
@@ -104,7 +109,6 @@ async function writePlans(
       () => undefined,
     );
   }
-  for (const w of ok) answer(w);
   for (const [i, w] of writes.entries()) {
     const outcome = outcomes[i];
     if (outcome === 'ok' || outcome === undefined) continue;
