@@ -22,10 +22,18 @@
  *
  *   bash deploy/local/bin/infra.sh up                  # the servers
  *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20] [--wallets=large|small]
+ *                        [--infra=shared|sqlite|postgresql] [--json=<file>]
+ *
+ * `--infra=sqlite|postgresql` runs the platform on servers of its own (FerretDB on SQLite or on
+ * PostgreSQL, Kafka, Redis; bench/private-infra.ts) instead of the shared ones of MONGO_URL...:
+ * then the servers' CPU is the platform's alone and is reported beside the services' (a second
+ * table: every process, and the whole platform per request). `--json` writes each step's figures
+ * to a file (bench/money-path.ts compares runs).
  *
  * Exits 1 when the accounting identity breaks for any user (or cannot be checked).
  */
 
+import { writeFileSync } from 'node:fs';
 import { startFakeProvider } from '@aigw/testkit/fakes';
 import { clientsFor, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
 import type { ServiceName } from '../deploy/local/stack/in-process.ts';
@@ -34,7 +42,19 @@ import { connectMongo, createKafka, createLogger, createPublisher } from '../ser
 import { Pool } from '../services/relay/test/bench/load.ts';
 import { encodeUsage } from '../services/relay/test/bench/usage-events.ts';
 import { logRows } from './log-rows.ts';
-import { consumed, cpuMs, MODEL, type Platform, PRICE, priceModel, REPLY, sleep, startPlatform } from './platform.ts';
+import {
+  consumed,
+  cpuMs,
+  MODEL,
+  type Platform,
+  PRICE,
+  priceModel,
+  REPLY,
+  sessionCpuMs,
+  sleep,
+  startPlatform,
+} from './platform.ts';
+import { type PrivateInfra, startPrivateInfra } from './private-infra.ts';
 
 const arg = (name: string, dflt: string) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
@@ -53,10 +73,29 @@ const USERS = Number(arg('users', '20'));
 const STREAM_SHARE = Number(arg('stream', '0.2'));
 /** How long a step's backlog may take to drain before the next step starts. */
 const DRAIN_LIMIT_S = Number(arg('drain', '120'));
+/** shared: the servers of MONGO_URL, KAFKA_BROKERS, REDIS_URL; sqlite or postgresql: servers of its own. */
+const INFRA = arg('infra', 'shared');
+if (!['shared', 'sqlite', 'postgresql'].includes(INFRA))
+  throw new Error('--infra must be shared, sqlite or postgresql');
+const JSON_OUT = arg('json', '');
 
 const SERVICES = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as const;
 
 let platform: Platform | undefined;
+let infra: PrivateInfra | undefined;
+/** Each step's figures, for --json. */
+const steps: Record<string, unknown>[] = [];
+
+/** The servers' CPU so far (ms), when they are this run's own: the store (with PostgreSQL), Kafka, Redis. */
+function serverCpu(): Record<string, number> {
+  if (!infra) return {};
+  const own = infra;
+  return {
+    store: sessionCpuMs(own.pid('mongo')),
+    kafka: sessionCpuMs(own.pid('kafka')),
+    redis: sessionCpuMs(own.pid('redis')),
+  };
+}
 const f = (n: number, d = 2) => (Number.isFinite(n) ? n.toFixed(d) : '-');
 const pct = (sorted: number[], p: number) =>
   sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number) : Number.NaN;
@@ -122,10 +161,12 @@ async function main() {
     reply: REPLY,
     promptTokens: 10,
   });
+  if (INFRA !== 'shared') infra = await startPrivateInfra({ mongoBackend: INFRA as 'sqlite' | 'postgresql' });
   platform = await startPlatform({
     tag: 'e2e',
     run,
     services: [...SERVICES],
+    ...(infra ? { env: infra.env } : {}),
     ...(WALLETS === 'small' ? { serviceEnv: { relay: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1) } } } : {}),
   });
   const pf = platform;
@@ -176,7 +217,10 @@ async function main() {
     for (const rate of RATES) {
       const first = answers.length;
       const firstLatency = latencies.length;
-      const cpu0 = Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)]));
+      const cpu0: Record<string, number> = {
+        ...Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)])),
+        ...serverCpu(),
+      };
       const total = rate * STEP_SECONDS;
       const interval = 1000 / rate;
       const inflight: Promise<void>[] = [];
@@ -218,7 +262,10 @@ async function main() {
       await Promise.all(inflight);
       errors += stepErrors;
       const stepEnd = performance.now();
-      const cpu1 = Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)]));
+      const cpu1: Record<string, number> = {
+        ...Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)])),
+        ...serverCpu(),
+      };
       const served = answers.length - first;
       const atEnd = sam.last() as Sample;
       const backlogBilling = answers.length - atEnd.billing;
@@ -240,6 +287,19 @@ async function main() {
       log(
         `| ${rate} | ${served} | ${stepErrors} | ${f(pct(client, 50), 0)} / ${f(pct(client, 99), 0)} | ${f(pct(settle, 50), 0)} | ${f(pct(settle, 99), 0)} | ${f(pct(logged, 50), 0)} | ${f(pct(logged, 99), 0)} | ${backlogBilling} / ${backlogLogs} | ${drained ? `${f((performance.now() - stepEnd) / 1000, 1)} s` : `not in ${DRAIN_LIMIT_S} s`} | ${cpu('relay')}, ${cpu('billing')}, ${cpu('logs')}, ${cpu('channels')}, ${cpu('users')} |`,
       );
+      const perRequest = Object.fromEntries(
+        Object.keys(cpu1).map((n) => [n, ((cpu1[n] ?? 0) - (cpu0[n] ?? 0)) / Math.max(1, served)]),
+      );
+      steps.push({
+        rate,
+        served,
+        errors: stepErrors,
+        clientP50: pct(client, 50),
+        clientP99: pct(client, 99),
+        settleP99: pct(settle, 99),
+        logP99: pct(logged, 99),
+        cpuMsPerRequest: perRequest,
+      });
       if (drained && pct(settle, 99) < 2000 && pct(logged, 99) < 2000 && stepErrors === 0) keptUp = rate;
       if (!drained) break;
     }
@@ -248,6 +308,7 @@ async function main() {
     log(
       `Highest rate with settle and log lag p99 under 2 s, no errors, backlog drained: ${keptUp ? `${keptUp} req/s` : 'none'}. HTTP statuses: ${JSON.stringify(Object.fromEntries(statuses))}.`,
     );
+    if (infra) logPlatformCpu(log);
 
     if (BACKLOG > 0) {
       log('');
@@ -379,12 +440,35 @@ async function main() {
   }
 }
 
+/** Every process's CPU per request in each step, and the whole platform's (servers of its own only). */
+function logPlatformCpu(log: (line: string) => void) {
+  const names = [...SERVICES, 'store', 'kafka', 'redis'];
+  log('');
+  log(
+    `CPU ms per request, every process of the platform (servers of this run's own; store = FerretDB on ${INFRA === 'postgresql' ? 'PostgreSQL, with every PostgreSQL process' : 'SQLite'}):`,
+  );
+  log('');
+  log(`| rate req/s | ${names.join(' | ')} | whole platform |`);
+  log(`|---|${names.map(() => '---|').join('')}---|`);
+  for (const st of steps) {
+    const per = st.cpuMsPerRequest as Record<string, number>;
+    const total = names.reduce((sum, n) => sum + (per[n] ?? 0), 0);
+    log(`| ${st.rate} | ${names.map((n) => f(per[n] ?? Number.NaN, 3)).join(' | ')} | ${f(total, 3)} |`);
+  }
+}
+
 /** Set once every user's accounting identity was checked and held; the exit code says so. */
 let identityHeld = false;
 try {
   await main();
 } finally {
   platform?.killAll();
+  await infra?.destroy().catch(() => infra?.killAll());
 }
+if (JSON_OUT)
+  writeFileSync(
+    JSON_OUT,
+    `${JSON.stringify({ infra: INFRA, wallets: WALLETS, users: USERS, steps, identityHeld }, null, 2)}\n`,
+  );
 if (!identityHeld) console.error('The accounting identity did not hold (or was not checked): exit 1.');
 process.exit(identityHeld ? 0 : 1);

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createChannel, type RelayStack, setOption } from '@aigw/testkit/harness';
@@ -38,6 +38,33 @@ export function cpuMs(pid: number | undefined): number {
   } catch {
     return Number.NaN;
   }
+}
+
+/**
+ * CPU time (ms) of every process in the session of `pid` (a server infra.sh started with setsid:
+ * FerretDB, and PostgreSQL with all its backends), children that exited included.
+ */
+export function sessionCpuMs(pid: number | undefined): number {
+  if (!pid) return Number.NaN;
+  let sid: number;
+  try {
+    sid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[3]);
+  } catch {
+    return Number.NaN;
+  }
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // After the command: state(0) ppid(1) pgrp(2) session(3) ... utime(11) stime(12) cutime(13) cstime(14).
+      if (Number(fields[3]) !== sid) continue;
+      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
 }
 
 /** Waits (bounded) until a service's /readyz answers 200. */

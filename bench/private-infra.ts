@@ -59,7 +59,11 @@ function run(args: string[], env: NodeJS.ProcessEnv, limitMs: number): Promise<s
  * command stopping the suite when an earlier check failed) can still kill what was started.
  */
 export async function startPrivateInfra(
-  opts: { onCreate?: (infra: PrivateInfra) => void } = {},
+  opts: {
+    onCreate?: (infra: PrivateInfra) => void;
+    /** The MongoDB-compatible server's backend (infra.sh AIGW_MONGO_BACKEND): SQLite unless told. */
+    mongoBackend?: 'sqlite' | 'postgresql';
+  } = {},
 ): Promise<PrivateInfra> {
   const dir = mkdtempSync(join(tmpdir(), 'aigw-faults-infra-'));
   const ports = { mongo: await freePort(), kafka: await freePort(), redis: await freePort() };
@@ -71,6 +75,7 @@ export async function startPrivateInfra(
     AIGW_KAFKA_PORT: String(ports.kafka),
     AIGW_KAFKA_CONTROLLER_PORT: String(controller),
     AIGW_REDIS_PORT: String(ports.redis),
+    AIGW_MONGO_BACKEND: opts.mongoBackend ?? 'sqlite',
   };
   const pid = (svc: InfraService) => {
     try {

@@ -20,6 +20,8 @@
 # A private set of servers (the fault suite, bench/faults.ts, stops and kills its own): set
 # AIGW_INFRA_DIR to a folder that takes .local/'s run/, logs/ and data/ (Kafka's data too), and
 # AIGW_MONGO_PORT, AIGW_KAFKA_PORT, AIGW_KAFKA_CONTROLLER_PORT, AIGW_REDIS_PORT to other ports.
+# AIGW_MONGO_BACKEND=postgresql runs FerretDB on a PostgreSQL cluster of its own instead of SQLite
+# (Debian's postgresql package; data in data/ferretdb-pg): the benchmarks' store comparison.
 # up/down/status then only ever see the servers of that folder. Unset: the defaults above.
 set -euo pipefail
 
@@ -117,6 +119,14 @@ ensure_installed() {
 }
 
 start_mongo() {
+  if [ "${AIGW_MONGO_BACKEND:-sqlite}" = postgresql ]; then
+    # The benchmarks' comparison (ADR 0001): FerretDB on a private PostgreSQL cluster. SIGTERM
+    # stops both; SIGKILL to the recorded pid would leave them running, so the fault suite does
+    # not use it.
+    mkdir -p "$DATA/ferretdb-pg"
+    launch mongo bash "$INFRA/ferretdb/on-postgresql.sh" "$LOCAL/bin/ferretdb" "$DATA/ferretdb-pg" "$HOST:$MONGO_PORT"
+    return
+  fi
   mkdir -p "$DATA/ferretdb"
   # Log level error: warn would dump every error reply (duplicate keys, ...) into the log.
   launch mongo "$LOCAL/bin/ferretdb" \
