@@ -22,7 +22,7 @@
  *
  *   bash deploy/local/bin/infra.sh up                  # the servers
  *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20] [--wallets=large|small]
- *                        [--infra=shared|sqlite|postgresql] [--json=<file>]
+ *                        [--infra=shared|sqlite|postgresql] [--json=<file>] [--profile=<folder>]
  *
  * `--infra=sqlite|postgresql` runs the platform on servers of its own (FerretDB on SQLite or on
  * PostgreSQL, Kafka, Redis; bench/private-infra.ts) instead of the shared ones of MONGO_URL...:
@@ -78,6 +78,8 @@ const INFRA = arg('infra', 'shared');
 if (!['shared', 'sqlite', 'postgresql'].includes(INFRA))
   throw new Error('--infra must be shared, sqlite or postgresql');
 const JSON_OUT = arg('json', '');
+/** A folder for V8 CPU profiles of the services (written when they stop: the run then stops them with SIGTERM). */
+const PROFILE_DIR = arg('profile', '');
 
 const SERVICES = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as const;
 
@@ -167,6 +169,11 @@ async function main() {
     run,
     services: [...SERVICES],
     ...(infra ? { env: infra.env } : {}),
+    ...(PROFILE_DIR
+      ? {
+          nodeFlags: Object.fromEntries(SERVICES.map((n) => [n, ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}/${n}`]])),
+        }
+      : {}),
     ...(WALLETS === 'small' ? { serviceEnv: { relay: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1) } } } : {}),
   });
   const pf = platform;
@@ -462,6 +469,8 @@ let identityHeld = false;
 try {
   await main();
 } finally {
+  // A profiled service writes its profile as it exits after SIGTERM.
+  if (PROFILE_DIR) await platform?.stop().catch(() => undefined);
   platform?.killAll();
   await infra?.destroy().catch(() => infra?.killAll());
 }

@@ -116,6 +116,8 @@ export interface PlatformOptions {
   /** Each service's stdout and stderr go to `<logDir>/<service>.log` (appended on restarts); else stderr is inherited. */
   logDir?: string;
   env?: Record<string, string>;
+  /** Extra Node flags of single services (e.g. --cpu-prof, which NODE_OPTIONS refuses). */
+  nodeFlags?: Partial<Record<ServiceName, string[]>>;
   /** Extra environment of single services (e.g. LOG_LEVEL). */
   serviceEnv?: Partial<Record<ServiceName, Record<string, string>>>;
   /** Extra environment computed from the ports chosen (e.g. a proxy in front of a peer). */
@@ -179,7 +181,8 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const procs = new Map<ServiceName, Proc>();
   const spawnOne = (name: ServiceName): Proc => {
     const out = opts.logDir ? openSync(join(opts.logDir, `${name}.log`), 'a') : undefined;
-    const child = spawn(process.execPath, [...nodeFlagsOf(name), '--import', 'tsx', `services/${name}/src/main.ts`], {
+    const flags = [...nodeFlagsOf(name), ...(opts.nodeFlags?.[name] ?? [])];
+    const child = spawn(process.execPath, [...flags, '--import', 'tsx', `services/${name}/src/main.ts`], {
       cwd: ROOT,
       env: {
         ...process.env,
