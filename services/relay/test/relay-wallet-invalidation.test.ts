@@ -101,6 +101,45 @@ describe('wallet changes reach the relay', () => {
   });
 });
 
+describe('limits across relay replicas', () => {
+  it("when a token's RPM and new-api's model request limit are hit through two relays in turn, then both count in one window: the requests beyond the limit are refused by either relay", async () => {
+    const model = modelName('gpt-4o-mini');
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-wal', models: model });
+    const relays = [s.stack.relayUrl, secondUrl];
+
+    // A token's own RPM of 3: A, B, A pass; then B and A refuse (one relay alone would let B pass twice more).
+    const t = await userWithToken(s, { token: { rpmLimit: 3 } });
+    for (const url of [relays[0], relays[1], relays[0]]) expect((await chat(t.key, model, url)).status).toBe(200);
+    for (const url of [relays[1], relays[0]])
+      expect(await chat(t.key, model, url)).toEqual({ status: 429, message: '令牌请求频率超过限制，请稍后再试' });
+
+    // new-api's model request limit (2 successes a minute per user), once both relays hold the options.
+    await setOption(s, 'ModelRequestRateLimitSuccessCount', '2');
+    await setOption(s, 'ModelRequestRateLimitEnabled', 'true');
+    try {
+      for (const url of relays) {
+        const probe = await userWithToken(s);
+        await eventually(
+          () => chat(probe.key, model, url),
+          (r) => r.status === 429,
+          { what: `the model request limit on ${url}` },
+        );
+      }
+      const u = await userWithToken(s);
+      expect((await chat(u.key, model, relays[0])).status).toBe(200);
+      expect((await chat(u.key, model, relays[1])).status).toBe(200);
+      for (const url of relays)
+        expect(await chat(u.key, model, url)).toEqual({
+          status: 429,
+          message: '您已达到请求数限制：1分钟内最多请求2次',
+        });
+    } finally {
+      await setOption(s, 'ModelRequestRateLimitEnabled', 'false');
+      await setOption(s, 'ModelRequestRateLimitSuccessCount', '1000');
+    }
+  });
+});
+
 interface Window {
   period: string;
   limit: number;
