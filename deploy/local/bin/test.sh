@@ -43,7 +43,10 @@ trap cleanup EXIT
 "${pnpm[@]}" run proto:check
 "${pnpm[@]}" run lint
 "${pnpm[@]}" run typecheck
-"${pnpm[@]}" run build
+# The console's build type-checks it first; the typecheck step above just did (console and e2e):
+# bundle it without a second tsc run (about 11 s of CPU).
+"${pnpm[@]}" -r --filter '!@aigw/console' --if-present run build
+"${pnpm[@]}" --filter @aigw/console run bundle
 # Browser tests serve the console just built instead of building their own copy.
 export E2E_CONSOLE_DIR="$PWD/console/dist"
 vitest_start=$(date +%s)
