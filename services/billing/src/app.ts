@@ -54,16 +54,16 @@ import { tokensService } from './domain/tokens-service.ts';
 import { topupService } from './domain/topup-service.ts';
 import { walletLedger } from './domain/wallet-ledger.ts';
 import { walletService } from './domain/wallet-service.ts';
+import { startLedgerFold } from './jobs/ledger-fold-job.ts';
 import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
 import { subscriptionHandlers } from './transport/grpc/subscription-handlers.ts';
 import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
-import { startLedgerFold } from './jobs/ledger-fold-job.ts';
 import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
 import { billingEvents } from './transport/kafka/billing-events.ts';
 import { watchSettleLag } from './transport/kafka/settle-lag.ts';
-import { runUsageSettleConsumer, settleGroupId } from './transport/kafka/usage-settle-consumer.ts';
 import { topicRetentionMs } from './transport/kafka/usage-retention.ts';
+import { runUsageSettleConsumer, settleGroupId } from './transport/kafka/usage-settle-consumer.ts';
 
 const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
 
@@ -152,7 +152,9 @@ async function foldLedger(conn: Mongo, peers: Peers, config: Config, logger: Log
       return null;
     });
     if (retention === null) {
-      logger.warn('wallet ledger fold off: the usage topic retention is unknown or unlimited (set LEDGER_FOLD_HORIZON_HOURS)');
+      logger.warn(
+        'wallet ledger fold off: the usage topic retention is unknown or unlimited (set LEDGER_FOLD_HORIZON_HOURS)',
+      );
       return;
     }
     horizonMs = retention + 24 * HOUR_MS;

@@ -23,8 +23,10 @@ import { ledgerFoldStore } from '../src/data/ledger-fold-store.ts';
 import { type LedgerEntry, type LedgerRepository, ledgerRepository } from '../src/data/ledger-repository.ts';
 import {
   addTotals,
+  emptyStats,
   type FoldStore,
   foldPass,
+  foldUser,
   type KindTotals,
   type LedgerCheckpoint,
   seqRange,
@@ -167,7 +169,10 @@ async function grownLedger(user: number) {
     () => conn.collection('wallets').findOne({ _id: user as never }),
     (h) => (h?.seq ?? 0) >= 9,
   );
-  return { a, b, repo, clock, later: () => (now += HORIZON + 24 * HOUR) };
+  const later = () => {
+    now += HORIZON + 24 * HOUR;
+  };
+  return { a, b, repo, clock, later };
 }
 
 const entriesOf = (user: number) =>
@@ -220,41 +225,68 @@ describe('the ledger fold', () => {
     expect((await a.apply(user, `close:${user}-r5`, credit(5))).replayed).toBe(true);
     expect((await a.state(user)).quota).toBe(before.quota + 7);
     // The folded entries' request markers are gone; the kept kinds' stay, with their answers.
-    const markers = await repo().recorded([`hold:${user}-r1`, `close:${user}-r3`, `adjust:b-${user}`, `hold:${user}-r5`]);
+    const markers = await repo().recorded([
+      `hold:${user}-r1`,
+      `close:${user}-r3`,
+      `adjust:b-${user}`,
+      `hold:${user}-r5`,
+    ]);
     expect([...markers.keys()].sort()).toEqual([`adjust:b-${user}`, `hold:${user}-r5`]);
   });
 
+  it('when two replicas fold the same user at once, then the checkpoint the head names survives and totals stay exact', async () => {
+    const user = 310;
+    const { a, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    later();
+    const real = ledgerFoldStore(conn);
+    // Replica y read the head (its pointer lagging at seq 5) and the entries before replica x's
+    // pass, and folds 1..4 after x folded 1..8.
+    const staleHead = { seq: 5, folded: 0 };
+    const staleEntries = await real.entries(user, seqRange(1, 12));
+    await foldPass(real, { horizonMs: HORIZON, now: clock() });
+    const y: FoldStore = {
+      ...real,
+      head: async () => ({ ...staleHead }),
+      checkpoint: async () => null,
+      entries: async (_u, seqs) => staleEntries.filter((e) => seqs.includes(e.seq)),
+    };
+    await foldUser(y, user, { cutoff: clock() - HORIZON, batch: 4, now: clock() }, emptyStats());
+    expect(await conn.collection('wallets').findOne({ _id: user as never })).toMatchObject({ folded: 8 });
+    expect(await historyTotals(user)).toEqual(before.totals);
+    expect((await walletLedger(ledgerRepository(conn, { clock }), clock).state(user)).quota).toBe(before.quota);
+  });
+
   const steps = ['writeCheckpoint', 'moveHead', 'keepMarkers', 'dropEntries', 'finishCheckpoint'] as const;
-  it.each(steps.map((s, i) => [s, 400 + i] as const))(
-    'when a pass dies at %s, then the ledger stays correct and the next pass finishes the fold',
-    async (step, user) => {
-      const { a, b, repo, clock, later } = await grownLedger(user);
-      const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
-      later();
-      const real = ledgerFoldStore(conn);
-      const crashing: FoldStore = {
-        ...real,
-        // After the step (half of it for the deletes; before it for the last one), the process dies.
-        [step]: async (...args: never[]) => {
-          if (step === 'dropEntries') await real.dropEntries((args[0] as unknown as LedgerEntry[]).slice(0, 4));
-          else if (step !== 'finishCheckpoint') await (real[step] as (...a: never[]) => Promise<unknown>)(...args);
-          throw new Error(`killed at ${step}`);
-        },
-      };
-      await expect(foldPass(crashing, { horizonMs: HORIZON, now: clock() })).rejects.toThrow(`killed at ${step}`);
+  it.each(
+    steps.map((s, i) => [s, 400 + i] as const),
+  )('when a pass dies at %s, then the ledger stays correct and the next pass finishes the fold', async (step, user) => {
+    const { a, b, repo, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    later();
+    const real = ledgerFoldStore(conn);
+    const crashing: FoldStore = {
+      ...real,
+      // After the step (half of it for the deletes; before it for the last one), the process dies.
+      [step]: async (...args: never[]) => {
+        if (step === 'dropEntries') await real.dropEntries((args[0] as unknown as LedgerEntry[]).slice(0, 4));
+        else if (step !== 'finishCheckpoint') await (real[step] as (...a: never[]) => Promise<unknown>)(...args);
+        throw new Error(`killed at ${step}`);
+      },
+    };
+    await expect(foldPass(crashing, { horizonMs: HORIZON, now: clock() })).rejects.toThrow(`killed at ${step}`);
 
-      // Meanwhile: the balance, the totals and the replays are what they were.
-      expect((await walletLedger(repo(), clock).state(user)).quota).toBe(before.quota);
-      expect(await historyTotals(user)).toEqual(before.totals);
-      expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
+    // Meanwhile: the balance, the totals and the replays are what they were.
+    expect((await walletLedger(repo(), clock).state(user)).quota).toBe(before.quota);
+    expect(await historyTotals(user)).toEqual(before.totals);
+    expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
 
-      await foldPass(real, { horizonMs: HORIZON, now: clock() });
-      expect((await real.entries(user, seqRange(1, 8))).length).toBe(0);
-      expect((await checkpointsOf(user)).map((c) => [c._id, c.done])).toEqual([[`${user}:ck8`, true]]);
-      expect(await historyTotals(user)).toEqual(before.totals);
-      const late = await b.apply(user, `adjust:late-${user}`, credit(7));
-      expect(late.state.quota).toBe(before.quota + 7);
-      expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
-    },
-  );
+    await foldPass(real, { horizonMs: HORIZON, now: clock() });
+    expect((await real.entries(user, seqRange(1, 8))).length).toBe(0);
+    expect((await checkpointsOf(user)).map((c) => [c._id, c.done])).toEqual([[`${user}:ck8`, true]]);
+    expect(await historyTotals(user)).toEqual(before.totals);
+    const late = await b.apply(user, `adjust:late-${user}`, credit(7));
+    expect(late.state.quota).toBe(before.quota + 7);
+    expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
+  });
 });

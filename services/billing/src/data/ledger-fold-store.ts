@@ -64,16 +64,24 @@ export function ledgerFoldStore(conn: Connection): FoldStore {
     },
     async dropEntries(list) {
       if (list.length === 0) return { markers: 0, bytes: 0 };
-      const requestIds = list.flatMap((e) => opsOf(e).filter((o) => isRequestOp(o.id)).map((o) => o.id));
+      const requestIds = list.flatMap((e) =>
+        opsOf(e)
+          .filter((o) => isRequestOp(o.id))
+          .map((o) => o.id),
+      );
       const gone = requestIds.length > 0 ? await markers.deleteMany({ _id: { $in: requestIds } }) : null;
       await entries.deleteMany({ _id: { $in: list.map((e) => e._id) } });
       return { markers: gone?.deletedCount ?? 0, bytes: list.reduce((s, e) => s + size(e), 0) };
     },
     async finishCheckpoint(ck) {
       await checkpoints.updateOne({ _id: ck._id }, { $set: { done: true } });
-      // The user's other checkpoints (`<user>:ck...`: an _id range), the earlier one and any a
-      // crashed pass wrote before it could move the head.
-      await checkpoints.deleteMany({ _id: { $gte: `${ck.user_id}:ck`, $lt: `${ck.user_id}:cl`, $ne: ck._id } });
+      // The user's checkpoints below this one (`<user>:ck...`: an _id range): the earlier one, and
+      // any a crashed pass wrote before it could move the head. Never one above: another replica's
+      // pass may have gone further, and the head names that one.
+      await checkpoints.deleteMany({
+        _id: { $gte: `${ck.user_id}:ck`, $lt: `${ck.user_id}:cl` },
+        seq: { $lt: ck.seq },
+      });
     },
   };
 }

@@ -244,8 +244,7 @@ export function ledgerRepository(conn: Connection, opts: { clock?: () => number 
       await entries.createIndex({ op_id: 1 }, { unique: true });
       await history.createIndex({ user_id: 1 });
     },
-    latest: (userId, from) =>
-      probeLatest(byId, (u) => heads.findOne({ _id: u }), clock, userId, from ?? null),
+    latest: (userId, from) => probeLatest(byId, (u) => heads.findOne({ _id: u }), clock, userId, from ?? null),
     async appendMany(list) {
       const archived = archiveWrites(list);
       if (archived.length > 0) await history.bulkWrite(archived as never, { ordered: false });

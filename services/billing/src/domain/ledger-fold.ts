@@ -40,7 +40,7 @@ export interface FoldStore {
   keepMarkers(entries: LedgerEntry[]): Promise<void>;
   /** Step 4: deletes the request operations' markers, then the entries; the BSON bytes freed. */
   dropEntries(entries: LedgerEntry[]): Promise<{ markers: number; bytes: number }>;
-  /** Step 5: marks the checkpoint done and deletes the user's other checkpoints. */
+  /** Step 5: marks the checkpoint done and deletes the user's checkpoints below it. */
   finishCheckpoint(ck: LedgerCheckpoint): Promise<void>;
 }
 
@@ -146,8 +146,12 @@ export async function foldUser(
   if (ck && !ck.done) await finish(store, ck, null, stats);
   for (;;) {
     const from = head.folded + 1;
+    const to = Math.min(from + opts.batch, head.seq);
+    // A user written within the horizon (most, each pass) costs one read of one entry.
+    const [first] = from < to ? await store.entries(userId, [from]) : [];
+    if (!first || first.at >= opts.cutoff) return;
     // Read no further than the head's pointer (that entry exists): no read of a missing _id.
-    const read = await store.entries(userId, seqRange(from, Math.min(from + opts.batch, head.seq)));
+    const read = await store.entries(userId, seqRange(from, to));
     const run = foldable(read, from, opts.cutoff);
     if (run.length === 0) return;
     const next = nextCheckpoint(userId, ck, run, opts.now);

@@ -1,5 +1,10 @@
 import { AppError } from '@aigw/common/errors';
-import { HEAD_CHECK_AGE_MS, type LedgerEntry, type LedgerRepository, type OpRecord } from '../data/ledger-repository.ts';
+import {
+  HEAD_CHECK_AGE_MS,
+  type LedgerEntry,
+  type LedgerRepository,
+  type OpRecord,
+} from '../data/ledger-repository.ts';
 import { answer, groupByUser, type Head, lookupIds, type Pending, type Plan, planRound } from './ledger-round.ts';
 import { emptyState, type Hold, type LedgerState } from './ledger-state.ts';
 import type { Sub } from './subscription-state.ts';
