@@ -121,6 +121,10 @@ if (process.env.FOLD === '1') {
       `markers ${docs(grown, 'ledger_ops')} -> ${docs(left, 'ledger_ops')} (${freed('ledger_ops')} B freed), ` +
       `${checkpoints.length} checkpoints (${checkpoints.reduce((n, d) => n + size(d), 0)} B)`,
   );
+  // The steady state: a pass that finds nothing more to fold (every user written since, or folded).
+  const t1 = performance.now();
+  const idle = await foldPass(ledgerFoldStore(conn), { horizonMs, now: Date.now() + horizonMs + 86_400_000 });
+  console.log(`a pass with nothing to fold: ${idle.users} users in ${((performance.now() - t1) / 1000).toFixed(2)} s`);
 }
 await conn.dropDatabase();
 await conn.close();
