@@ -6,10 +6,16 @@
  * counts the documents and BSON bytes added to `ledger_entries`, `ledger_ops` and `wallets`.
  *
  *   npx tsx bench/ledger-growth.ts
+ *
+ * SCALE=n multiplies the requests of the one-user scenarios and the users of the last one.
+ * With FOLD=1 it then folds what it grew (the fold of docs/adr/0003-wallet-ledger.md, as the billing
+ * job runs it, at a clock past the horizon) and prints the fold rate and the bytes freed.
  */
 import { loadavg } from 'node:os';
 import type { Mongoose } from 'mongoose';
+import { ledgerFoldStore } from '../services/billing/src/data/ledger-fold-store.ts';
 import { ledgerRepository } from '../services/billing/src/data/ledger-repository.ts';
+import { foldPass } from '../services/billing/src/domain/ledger-fold.ts';
 import { walletLedger } from '../services/billing/src/domain/wallet-ledger.ts';
 import { walletService } from '../services/billing/src/domain/wallet-service.ts';
 import { connectMongo } from '../services/common/src/index.ts';
@@ -45,10 +51,16 @@ interface Scenario {
   concurrent: number;
 }
 
+const scale = Number(process.env.SCALE ?? 1);
 const scenarios: Scenario[] = [
-  { name: 'one user, one request at a time', users: 1, perUser: 200, concurrent: 1 },
-  { name: 'one user, 20 in flight, closed 20 per batch', users: 1, perUser: 200, concurrent: 20 },
-  { name: '100 users, 2 in flight each, closed per batch of 200', users: 100, perUser: 10, concurrent: 2 },
+  { name: 'one user, one request at a time', users: 1, perUser: 200 * scale, concurrent: 1 },
+  { name: 'one user, 20 in flight, closed 20 per batch', users: 1, perUser: 200 * scale, concurrent: 20 },
+  {
+    name: `${100 * scale} users, 2 in flight each, closed per batch of ${200 * scale}`,
+    users: 100 * scale,
+    perUser: 10,
+    concurrent: 2,
+  },
 ];
 
 let rid = 0;
@@ -91,5 +103,28 @@ for (const [i, sc] of scenarios.entries()) {
 }
 const sample = await conn.collection('ledger_entries').findOne({}, { sort: { _id: -1 } });
 console.log('a newest entry:', JSON.stringify(sample).slice(0, 600));
+
+if (process.env.FOLD === '1') {
+  const horizonMs = 48 * 3_600_000;
+  const grown = await totals();
+  const t0 = performance.now();
+  const stats = await foldPass(ledgerFoldStore(conn), { horizonMs, now: Date.now() + horizonMs + 86_400_000 });
+  const s = (performance.now() - t0) / 1000;
+  const left = await totals();
+  const bytes = (t: typeof grown, name: string) => (t[name] as { bytes: number }).bytes;
+  const docs = (t: typeof grown, name: string) => (t[name] as { docs: number }).docs;
+  const freed = (name: string) => bytes(grown, name) - bytes(left, name);
+  const checkpoints = await conn.collection('ledger_checkpoints').find({}).toArray();
+  console.log(
+    `fold: ${stats.users} users, ${stats.entries} entries and ${stats.markers} markers in ${s.toFixed(1)} s (${(stats.entries / s).toFixed(0)} entries/s; load ${loadavg()[0]?.toFixed(1)}); ` +
+      `entries ${docs(grown, 'ledger_entries')} -> ${docs(left, 'ledger_entries')} (${freed('ledger_entries')} B freed), ` +
+      `markers ${docs(grown, 'ledger_ops')} -> ${docs(left, 'ledger_ops')} (${freed('ledger_ops')} B freed), ` +
+      `${checkpoints.length} checkpoints (${checkpoints.reduce((n, d) => n + size(d), 0)} B)`,
+  );
+  // The steady state: a pass that finds nothing more to fold (every user written since, or folded).
+  const t1 = performance.now();
+  const idle = await foldPass(ledgerFoldStore(conn), { horizonMs, now: Date.now() + horizonMs + 86_400_000 });
+  console.log(`a pass with nothing to fold: ${idle.users} users in ${((performance.now() - t1) / 1000).toFixed(2)} s`);
+}
 await conn.dropDatabase();
 await conn.close();

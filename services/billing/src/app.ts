@@ -36,6 +36,7 @@ import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService, UsersService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
+import { ledgerFoldStore } from './data/ledger-fold-store.ts';
 import { ledgerRepository } from './data/ledger-repository.ts';
 import { orderRepository } from './data/order-repository.ts';
 import { planRepository } from './data/plan-repository.ts';
@@ -53,6 +54,7 @@ import { tokensService } from './domain/tokens-service.ts';
 import { topupService } from './domain/topup-service.ts';
 import { walletLedger } from './domain/wallet-ledger.ts';
 import { walletService } from './domain/wallet-service.ts';
+import { startLedgerFold } from './jobs/ledger-fold-job.ts';
 import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
 import { subscriptionHandlers } from './transport/grpc/subscription-handlers.ts';
 import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
@@ -60,6 +62,7 @@ import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-h
 import { walletHandlers } from './transport/grpc/wallet-handlers.ts';
 import { billingEvents } from './transport/kafka/billing-events.ts';
 import { watchSettleLag } from './transport/kafka/settle-lag.ts';
+import { topicRetentionMs } from './transport/kafka/usage-retention.ts';
 import { runUsageSettleConsumer, settleGroupId } from './transport/kafka/usage-settle-consumer.ts';
 
 const SYSTEM_ACTOR = { userId: 0, role: 100, username: 'billing' };
@@ -132,6 +135,40 @@ async function connectPeers(config: Config, logger: Logger, stack: Stack) {
 }
 
 type Peers = Awaited<ReturnType<typeof connectPeers>>;
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The wallet ledger fold, when LEDGER_FOLD is on: entries older than the horizon (LEDGER_FOLD_HORIZON_HOURS,
+ * or the usage topic's retention + 24 h) fold into checkpoints, a pass a minute after start and then
+ * every LEDGER_FOLD_INTERVAL_MS. Not at all when the usage topic keeps its events for ever.
+ */
+async function foldLedger(conn: Mongo, peers: Peers, config: Config, logger: Logger, stack: Stack): Promise<void> {
+  if (config.LEDGER_FOLD !== 'true') return;
+  let horizonMs = (config.LEDGER_FOLD_HORIZON_HOURS ?? 0) * HOUR_MS;
+  if (!horizonMs) {
+    const retention = await topicRetentionMs(peers.kafka, topicName(TOPICS.usage)).catch((err: unknown) => {
+      logger.warn({ err }, 'could not read the usage topic retention');
+      return null;
+    });
+    if (retention === null) {
+      logger.warn(
+        'wallet ledger fold off: the usage topic retention is unknown or unlimited (set LEDGER_FOLD_HORIZON_HOURS)',
+      );
+      return;
+    }
+    horizonMs = retention + 24 * HOUR_MS;
+  }
+  const job = startLedgerFold({
+    store: ledgerFoldStore(conn),
+    horizonMs,
+    intervalMs: config.LEDGER_FOLD_INTERVAL_MS,
+    firstMs: 60_000,
+    logger,
+  });
+  stack.add(() => job.stop());
+  logger.info({ horizonHours: horizonMs / HOUR_MS }, 'wallet ledger fold on');
+}
 
 /** The per-user ledger, watched for relay leases that lapse and for quota warnings. */
 function buildLedger(repos: Repositories, peers: Peers, config: Config, logger: Logger, stack: Stack) {
@@ -279,6 +316,8 @@ export async function createApp(
       }, 60_000);
       repair.unref();
       stack.add(() => clearInterval(repair));
+
+      await foldLedger(conn, peers, config, logger, stack);
 
       const ops = await serveOps(conn, peers, settler, config, logger, stack);
       logger.info({ grpcPort, httpPort: ops.port }, 'billing service started');

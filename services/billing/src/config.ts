@@ -22,6 +22,19 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   STRIPE_API_BASE: z.string().default(''),
   /** Creem's API; empty: https://api.creem.io, or https://test-api.creem.io with CreemTestMode. */
   CREEM_API_BASE: z.string().default(''),
+  /**
+   * Folds wallet ledger entries older than the horizon into checkpoints (docs/adr/0003-wallet-ledger.md,
+   * "Compaction"). Turn on only once every billing replica runs a version whose reads check the
+   * head's folded seq (this one or later).
+   */
+  LEDGER_FOLD: z.enum(['true', 'false']).default('false'),
+  /**
+   * The fold's horizon in hours: no operation older than this may arrive again. Unset: the usage
+   * topic's retention (read from Kafka) + 24 h. At least 2 (reads trust entries younger than 1 h).
+   */
+  LEDGER_FOLD_HORIZON_HOURS: z.coerce.number().min(2).optional(),
+  /** Time between fold passes (the first runs a minute after start). */
+  LEDGER_FOLD_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -1,4 +1,6 @@
 /**
+ * The ledger against the real MongoDB-compatible server, where it can lose money or apply twice.
+ *
  * A ledger round whose reply is lost: the database restarts while billing's insert of a round's
  * entries is on the wire, the entries are written but billing sees an error and answers every
  * operation of the round with it. The callers retry (the settle consumer redelivers its batch, in
@@ -6,13 +8,29 @@
  * out what was written must not scan the ledger by `op_id` (the local server has no secondary
  * index: one scan per user took seconds on a grown ledger and stalled every write behind it for
  * minutes in a CI run of the fault suite's `mongo` scenario).
+ *
+ * The fold (compaction, docs/adr/0003-wallet-ledger.md): entries older than the horizon go into a
+ * checkpoint while two replicas write, one holding a head cached from before; and a pass that dies
+ * after each of its steps, finished by the next.
  */
 import { connectMongo } from '@aigw/common';
 import { precondition } from '@aigw/common/errors';
 import { uniqueName } from '@aigw/local-stack';
+import { eventually } from '@aigw/testkit';
 import type { Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LedgerRepository, ledgerRepository } from '../src/data/ledger-repository.ts';
+import { ledgerFoldStore } from '../src/data/ledger-fold-store.ts';
+import { type LedgerEntry, type LedgerRepository, ledgerRepository } from '../src/data/ledger-repository.ts';
+import {
+  addTotals,
+  emptyStats,
+  type FoldStore,
+  foldPass,
+  foldUser,
+  type KindTotals,
+  type LedgerCheckpoint,
+  seqRange,
+} from '../src/domain/ledger-fold.ts';
 import type { LedgerState } from '../src/domain/ledger-state.ts';
 import { walletLedger } from '../src/domain/wallet-ledger.ts';
 
@@ -112,5 +130,163 @@ describe('a ledger round whose reply is lost', () => {
     await expect(ledger.apply(201, 'hold-b-201', refuse)).rejects.toThrow('用户额度不足');
     expect((await ledger.state(201)).quota).toBe(10);
     expect(seen.scans).toBe(0);
+  });
+});
+
+const HOUR = 3_600_000;
+const HORIZON = 48 * HOUR;
+
+/** A ledger grown as two replicas write it, at a clock the test moves. */
+async function grownLedger(user: number) {
+  let now = Date.now();
+  const clock = () => now;
+  const repo = () => ledgerRepository(conn, { clock });
+  // A pre-group-commit entry (one operation, a marker without its answer), as older deployments wrote.
+  const legacy = { quota: 1_000, used_quota: 0, request_count: 0, tokens: {}, holds: {} };
+  await conn.collection('ledger_entries').insertOne({
+    _id: `${user}:1`,
+    user_id: user,
+    seq: 1,
+    op_id: `credit:legacy-${user}`,
+    kind: 'credit',
+    amount: 1_000,
+    result: { quota: 1_000 },
+    state: legacy,
+    at: now,
+  } as never);
+  await conn.collection('ledger_ops').insertOne({ _id: `credit:legacy-${user}`, user_id: user, seq: 1 } as never);
+  await conn.collection('wallets').insertOne({ _id: user, seq: 1 } as never);
+  const a = walletLedger(repo(), clock);
+  const b = walletLedger(repo(), clock);
+  // Replica b caches its head at seq 2; replica a writes seq 3..12 (five requests, each a hold and a close).
+  await b.apply(user, `adjust:b-${user}`, credit(10));
+  for (let r = 1; r <= 5; r++) {
+    await a.apply(user, `hold:${user}-r${r}`, charge(20));
+    await a.apply(user, `close:${user}-r${r}`, credit(5));
+  }
+  // The head pointer is rewritten at seq 9 (not awaited by the append).
+  await eventually(
+    () => conn.collection('wallets').findOne({ _id: user as never }),
+    (h) => (h?.seq ?? 0) >= 9,
+  );
+  const later = () => {
+    now += HORIZON + 24 * HOUR;
+  };
+  return { a, b, repo, clock, later };
+}
+
+const entriesOf = (user: number) =>
+  conn.collection<LedgerEntry>('ledger_entries').find({ user_id: user }).sort({ seq: 1 }).toArray();
+const checkpointsOf = (user: number) =>
+  conn
+    .collection<LedgerCheckpoint>('ledger_checkpoints')
+    .find({ _id: { $gte: `${user}:ck`, $lt: `${user}:cl` } })
+    .toArray();
+
+/**
+ * Per kind, the count and sum of every operation ever recorded: the checkpoint the head names
+ * (its folded seq) plus the entries above it.
+ */
+async function historyTotals(user: number): Promise<KindTotals> {
+  const folded = (await conn.collection('wallets').findOne({ _id: user as never }))?.folded ?? 0;
+  const ck = await conn.collection<LedgerCheckpoint>('ledger_checkpoints').findOne({ _id: `${user}:ck${folded}` });
+  const above = (await entriesOf(user)).filter((e) => e.seq > folded);
+  const sorted = (t: KindTotals) => Object.fromEntries(Object.entries(t).sort(([x], [y]) => x.localeCompare(y)));
+  return sorted(addTotals(ck?.kinds ?? {}, above));
+}
+
+describe('the ledger fold', () => {
+  it('when entries older than the horizon fold, then a replica with an old cached head does not fork, replays answer, and balances and totals are unchanged', async () => {
+    const user = 301;
+    const { a, b, repo, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    expect(before.quota).toBe(1_000 + 10 - 5 * 20 + 5 * 5);
+    later();
+
+    const stats = await foldPass(ledgerFoldStore(conn), { horizonMs: HORIZON, now: clock() });
+    expect(stats.entries).toBe(8);
+    expect((await entriesOf(user)).map((e) => e.seq)).toEqual([9, 10, 11, 12]);
+    expect(await historyTotals(user)).toEqual(before.totals);
+    const [ck] = await checkpointsOf(user);
+    expect(ck).toMatchObject({ _id: `${user}:ck8`, seq: 8, entries: 8, done: true });
+    expect(await conn.collection('wallets').findOne({ _id: user as never })).toMatchObject({ folded: 8 });
+
+    // Replica b still caches seq 2 (seq 3 is gone): it must append on seq 12, not reuse seq 3.
+    const late = await b.apply(user, `adjust:late-${user}`, credit(7));
+    expect(late.state.quota).toBe(before.quota + 7);
+    expect((await entriesOf(user)).map((e) => e.seq)).toEqual([9, 10, 11, 12, 13]);
+    // A replica starting cold reads the same.
+    expect((await walletLedger(repo(), clock).state(user)).quota).toBe(before.quota + 7);
+
+    // The legacy credit (its marker carried no answer, its entry is folded) answers as a replay.
+    const again = await a.apply(user, `credit:legacy-${user}`, credit(1_000));
+    expect(again.replayed).toBe(true);
+    // A close recorded within the horizon (seq 12 is kept) answers as a replay.
+    expect((await a.apply(user, `close:${user}-r5`, credit(5))).replayed).toBe(true);
+    expect((await a.state(user)).quota).toBe(before.quota + 7);
+    // The folded entries' request markers are gone; the kept kinds' stay, with their answers.
+    const markers = await repo().recorded([
+      `hold:${user}-r1`,
+      `close:${user}-r3`,
+      `adjust:b-${user}`,
+      `hold:${user}-r5`,
+    ]);
+    expect([...markers.keys()].sort()).toEqual([`adjust:b-${user}`, `hold:${user}-r5`]);
+  });
+
+  it('when two replicas fold the same user at once, then the checkpoint the head names survives and totals stay exact', async () => {
+    const user = 310;
+    const { a, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    later();
+    const real = ledgerFoldStore(conn);
+    // Replica y read the head (its pointer lagging at seq 5) and the entries before replica x's
+    // pass, and folds 1..4 after x folded 1..8.
+    const staleHead = { seq: 5, folded: 0 };
+    const staleEntries = await real.entries(user, seqRange(1, 12));
+    await foldPass(real, { horizonMs: HORIZON, now: clock() });
+    const y: FoldStore = {
+      ...real,
+      head: async () => ({ ...staleHead }),
+      checkpoint: async () => null,
+      entries: async (_u, seqs) => staleEntries.filter((e) => seqs.includes(e.seq)),
+    };
+    await foldUser(y, user, { cutoff: clock() - HORIZON, batch: 4, now: clock() }, emptyStats());
+    expect(await conn.collection('wallets').findOne({ _id: user as never })).toMatchObject({ folded: 8 });
+    expect(await historyTotals(user)).toEqual(before.totals);
+    expect((await walletLedger(ledgerRepository(conn, { clock }), clock).state(user)).quota).toBe(before.quota);
+  });
+
+  const steps = ['writeCheckpoint', 'moveHead', 'keepMarkers', 'dropEntries', 'finishCheckpoint'] as const;
+  it.each(
+    steps.map((s, i) => [s, 400 + i] as const),
+  )('when a pass dies at %s, then the ledger stays correct and the next pass finishes the fold', async (step, user) => {
+    const { a, b, repo, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    later();
+    const real = ledgerFoldStore(conn);
+    const crashing: FoldStore = {
+      ...real,
+      // After the step (half of it for the deletes; before it for the last one), the process dies.
+      [step]: async (...args: never[]) => {
+        if (step === 'dropEntries') await real.dropEntries((args[0] as unknown as LedgerEntry[]).slice(0, 4));
+        else if (step !== 'finishCheckpoint') await (real[step] as (...a: never[]) => Promise<unknown>)(...args);
+        throw new Error(`killed at ${step}`);
+      },
+    };
+    await expect(foldPass(crashing, { horizonMs: HORIZON, now: clock() })).rejects.toThrow(`killed at ${step}`);
+
+    // Meanwhile: the balance, the totals and the replays are what they were.
+    expect((await walletLedger(repo(), clock).state(user)).quota).toBe(before.quota);
+    expect(await historyTotals(user)).toEqual(before.totals);
+    expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
+
+    await foldPass(real, { horizonMs: HORIZON, now: clock() });
+    expect((await real.entries(user, seqRange(1, 8))).length).toBe(0);
+    expect((await checkpointsOf(user)).map((c) => [c._id, c.done])).toEqual([[`${user}:ck8`, true]]);
+    expect(await historyTotals(user)).toEqual(before.totals);
+    const late = await b.apply(user, `adjust:late-${user}`, credit(7));
+    expect(late.state.quota).toBe(before.quota + 7);
+    expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
   });
 });

@@ -44,13 +44,18 @@ interface EndedSubscription {
   at: number;
 }
 
-/** A cached pointer to the newest entry (best effort: may lag, never leads). */
-interface WalletHead {
+/**
+ * A cached pointer to the newest entry (best effort: may lag, never leads), and the last seq the
+ * fold deleted or is deleting (ledger-fold.ts): written before any entry goes, so a reader that
+ * stops at an old entry learns that the entries after it were folded, not never written.
+ */
+export interface WalletHead {
   _id: number;
-  seq: number;
-  quota: number;
-  used_quota: number;
-  request_count: number;
+  seq?: number;
+  quota?: number;
+  used_quota?: number;
+  request_count?: number;
+  folded?: number;
 }
 
 /**
@@ -74,7 +79,14 @@ export interface RecordedOp extends OpRecord {
 }
 
 /** The head pointer is rewritten every HEAD_EVERY entries. */
-const HEAD_EVERY = 8;
+export const HEAD_EVERY = 8;
+
+/**
+ * An entry younger than this cannot be followed by a folded one (the fold's horizon is longer), so
+ * a probe that stops at it has found the newest; one that stops at an older entry reads the head's
+ * `folded` seq first. Also how long a replica may append on a cached head without probing.
+ */
+export const HEAD_CHECK_AGE_MS = 60 * 60 * 1000;
 
 /**
  * An append that did not happen: the seq was taken (`occupant`: the entry there, written by another
@@ -171,8 +183,55 @@ const answeredOp = (m: OpMarker): RecordedOp | undefined =>
     ? undefined
     : { id: m._id, userId: m.user_id, seq: m.seq, kind: m.kind, amount: m.amount ?? 0, result: m.result ?? {} };
 
+/** Where a probe starts from a head: its pointer, or the first entry the fold kept when the pointer lags below it. */
+export const probeStart = (head: WalletHead | null): number => Math.max(head?.seq ?? 0, (head?.folded ?? 0) + 1);
+
+/**
+ * The newest entry of a user, probing forward from `found` (or from the head when none), and
+ * reading the head again whenever the probe stops at an entry older than HEAD_CHECK_AGE_MS: if the
+ * fold has gone past it, the entries after it were deleted, and the probe starts again from the
+ * first entry the fold kept (never folded: the newest is always kept).
+ */
+async function probeLatest(
+  byId: (userId: number, seq: number) => Promise<LedgerEntry | null>,
+  headOf: (userId: number) => Promise<WalletHead | null>,
+  now: () => number,
+  userId: number,
+  from: LedgerEntry | null,
+): Promise<LedgerEntry | null> {
+  let found = from;
+  let start = 0;
+  if (!found) {
+    const head = await headOf(userId);
+    start = probeStart(head);
+    found = head ? await byId(userId, start) : null;
+  }
+  // Each restart follows a fold pass that moved meanwhile: a few at most.
+  for (let restarts = 0; restarts < 10; restarts++) {
+    let seq = found?.seq ?? 0;
+    // Probe forward: the head may lag behind concurrent appends.
+    for (;;) {
+      const next = await byId(userId, seq + 1);
+      if (!next) break;
+      found = next;
+      seq += 1;
+    }
+    if (found && now() - found.at < HEAD_CHECK_AGE_MS) return found;
+    if (!found && start <= 1) return null;
+    const head = await headOf(userId);
+    const folded = head?.folded ?? 0;
+    if (found && folded < found.seq) return found;
+    if (!found && folded === 0) return null;
+    // The fold went past what we found: the newest entry is above its folded seq.
+    start = probeStart(head);
+    found = await byId(userId, start);
+  }
+  throw new Error(`ledger of user ${userId}: the fold kept moving past the probe`);
+}
+
 /** The ledger over `ledger_entries`, `ledger_ops`, `wallets` (heads) and `subscription_history`. */
-export function ledgerRepository(conn: Connection): LedgerRepository {
+export function ledgerRepository(conn: Connection, opts: { clock?: () => number } = {}): LedgerRepository {
+  const clock = opts.clock ?? Date.now;
   const entries = conn.collection<LedgerEntry>('ledger_entries') as unknown as Collection<LedgerEntry>;
   const heads = conn.collection<WalletHead>('wallets') as unknown as Collection<WalletHead>;
   const markers = conn.collection<OpMarker>('ledger_ops') as unknown as Collection<OpMarker>;
@@ -185,21 +244,7 @@ export function ledgerRepository(conn: Connection): LedgerRepository {
       await entries.createIndex({ op_id: 1 }, { unique: true });
       await history.createIndex({ user_id: 1 });
     },
-    async latest(userId, from) {
-      let found: LedgerEntry | null = from ?? null;
-      if (!found) {
-        const headSeq = (await heads.findOne({ _id: userId }))?.seq ?? 0;
-        found = headSeq > 0 ? await byId(userId, headSeq) : null;
-      }
-      let seq = found?.seq ?? 0;
-      // Probe forward: the head may lag behind concurrent appends.
-      for (;;) {
-        const next = await byId(userId, seq + 1);
-        if (!next) return found;
-        found = next;
-        seq += 1;
-      }
-    },
+    latest: (userId, from) => probeLatest(byId, (u) => heads.findOne({ _id: u }), clock, userId, from ?? null),
     async appendMany(list) {
       const archived = archiveWrites(list);
       if (archived.length > 0) await history.bulkWrite(archived as never, { ordered: false });

@@ -1,5 +1,10 @@
 import { AppError } from '@aigw/common/errors';
-import type { LedgerEntry, LedgerRepository, OpRecord } from '../data/ledger-repository.ts';
+import {
+  HEAD_CHECK_AGE_MS,
+  type LedgerEntry,
+  type LedgerRepository,
+  type OpRecord,
+} from '../data/ledger-repository.ts';
 import { answer, groupByUser, type Head, lookupIds, type Pending, type Plan, planRound } from './ledger-round.ts';
 import { emptyState, type Hold, type LedgerState } from './ledger-state.ts';
 import type { Sub } from './subscription-state.ts';
@@ -42,6 +47,13 @@ const MAX_ATTEMPTS = 30;
 /** Reads answer from the cached head for this long after it was known to be the newest. */
 const READ_STALENESS_MS = 1_000;
 
+/**
+ * Whether a cached head was last known to be the newest so long ago that the fold (ledger-fold.ts)
+ * may have deleted entries appended after it: appending on it could then reuse a deleted seq, so
+ * it is probed first (the probe reads the head's folded seq).
+ */
+const outlived = (head: Head, now: number): boolean => now - head.checkedAt >= HEAD_CHECK_AGE_MS;
+
 /** The newest entry of each recently seen user (at most CACHE_LIMIT, the least recent dropped first). */
 function headCache(repo: LedgerRepository, clock: () => number) {
   const cache = new Map<number, Head>();
@@ -55,7 +67,7 @@ function headCache(repo: LedgerRepository, clock: () => number) {
   /** The user's head: the cached one, or (fresh, or none cached) probed forward from it in the database. */
   async function headOf(userId: number, fresh: boolean): Promise<Head> {
     const cached = cache.get(userId);
-    if (cached && !fresh) return cached;
+    if (cached && !fresh && !outlived(cached, clock())) return cached;
     const checkedAt = clock();
     const latest = await repo.latest(userId, cached?.entry ?? null);
     const head = latest && latest === cached?.entry ? cached : { entry: latest, marked: !latest, checkedAt };
