@@ -92,6 +92,9 @@ for (const [i, svc] of SERVICES.entries()) {
     ...(svc.name === 'relay' && !process.env.RELAY_USAGE_SPOOL_DIR
       ? { RELAY_USAGE_SPOOL_DIR: `${root}.local/relay-spool` }
       : {}),
+    // The wallet ledger fold (ADR 0003): every billing replica here runs this version, so the
+    // rolling-deploy caveat that keeps it off by default does not apply.
+    ...(svc.name === 'billing' && !process.env.LEDGER_FOLD ? { LEDGER_FOLD: 'true' } : {}),
     LOCAL_STACK: 'true',
     GRPC_AUTH_DIR: grpcAuthDir,
   };
