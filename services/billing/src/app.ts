@@ -23,10 +23,12 @@ import {
   stopStack,
   topicName,
   watchRelayLeases,
+  writeRelayLease,
 } from '@aigw/common';
 import {
   PricingService,
   RedemptionsService,
+  RelayLeaseService,
   SubscriptionService,
   TokensService,
   TopupService,
@@ -54,6 +56,7 @@ import { topupService } from './domain/topup-service.ts';
 import { walletLedger } from './domain/wallet-ledger.ts';
 import { walletService } from './domain/wallet-service.ts';
 import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
+import { relayLeaseHandlers } from './transport/grpc/relay-lease-handlers.ts';
 import { subscriptionHandlers } from './transport/grpc/subscription-handlers.ts';
 import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
@@ -190,7 +193,7 @@ async function buildDomain(repos: Repositories, peers: Peers, config: Config, lo
   return { tokens, wallet, codes, subscriptions, subscriptionPay, topup, pricing };
 }
 
-/** Serves the six billing gRPC services. */
+/** Serves the seven billing gRPC services. */
 function serveGrpc(domain: Domain, peers: Peers, config: Config, logger: Logger) {
   return startGrpcServer({
     port: config.GRPC_PORT ?? 0,
@@ -201,6 +204,11 @@ function serveGrpc(domain: Domain, peers: Peers, config: Config, logger: Logger)
       service(TopupService, topupHandlers(domain.topup)),
       service(SubscriptionService, subscriptionHandlers(domain.subscriptions, domain.subscriptionPay)),
       service(PricingService, pricingHandlers(domain.pricing, peers.options)),
+      // Relays cut off from Redis renew their lease through billing (docs/security.md).
+      service(
+        RelayLeaseService,
+        relayLeaseHandlers((renewal, ms) => writeRelayLease(peers.redis, renewal, ms)),
+      ),
     ],
     onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
   });
