@@ -17,13 +17,13 @@ import {
   listen,
   pingMongo,
   previousSecrets,
+  renewRelayLeaseFor,
   service,
   stallNotification,
   startGrpcServer,
   stopStack,
   topicName,
   watchRelayLeases,
-  writeRelayLease,
 } from '@aigw/common';
 import {
   PricingService,
@@ -207,7 +207,7 @@ function serveGrpc(domain: Domain, peers: Peers, config: Config, logger: Logger)
       // Relays cut off from Redis renew their lease through billing (docs/security.md).
       service(
         RelayLeaseService,
-        relayLeaseHandlers((renewal, ms) => writeRelayLease(peers.redis, renewal, ms)),
+        relayLeaseHandlers((renewal, ms) => renewRelayLeaseFor(peers.redis, renewal, ms)),
       ),
     ],
     onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),

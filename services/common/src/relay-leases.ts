@@ -59,15 +59,63 @@ export function writeRelayLease(client: Redis, renewal: RelayLeaseRenewal, timeo
   });
 }
 
-/**
- * Renews through a peer (billing) that writes the renewal to Redis for this process: resolves
- * true when it did, false when the peer could not reach Redis either; rejects when the peer
- * itself could not be reached within `deadlineMs`.
- */
-export type RenewThroughPeer = (renewal: RelayLeaseRenewal, deadlineMs: number) => Promise<boolean>;
+/** Whether Redis answers a read of one lease within `timeoutMs` (never rejects). */
+function leasesReadable(client: Redis, instance: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    client.zscore(RELAY_LEASES_KEY, instance).then(
+      () => {
+        clearTimeout(timer);
+        resolve(true);
+      },
+      () => {
+        clearTimeout(timer);
+        resolve(false);
+      },
+    );
+  });
+}
 
-/** Which path last confirmed the lease; `peer-without-redis`: the peer answered it cannot reach Redis either. */
-export type LeasePath = 'redis' | 'peer' | 'peer-without-redis';
+/**
+ * What a peer (billing) did with a renewal sent through it: `renewed`, written to Redis;
+ * `unreachable`, it could neither write nor read the lease set (so it cannot lapse anything);
+ * `readable`, it could not write but could still read (Redis refusing writes while serving reads:
+ * a read-only replica, out of memory), so leases can lapse.
+ */
+export type PeerRenewal = 'renewed' | 'unreachable' | 'readable';
+
+/**
+ * The peer's side of a renewal through it (billing's RenewRelayLease): writes it as the relay
+ * would; when that fails, reads the lease set once to tell an outage from a Redis that still
+ * serves reads. Half of `timeoutMs` for each. Never rejects.
+ */
+export async function renewRelayLeaseFor(
+  client: Redis,
+  renewal: RelayLeaseRenewal,
+  timeoutMs: number,
+): Promise<PeerRenewal> {
+  if (await writeRelayLease(client, renewal, timeoutMs / 2)) return 'renewed';
+  return (await leasesReadable(client, renewal.instance, timeoutMs / 2)) ? 'readable' : 'unreachable';
+}
+
+/**
+ * Renews through a peer (billing) that writes the renewal to Redis for this process; rejects when
+ * the peer itself could not be reached within `deadlineMs`.
+ */
+export type RenewThroughPeer = (renewal: RelayLeaseRenewal, deadlineMs: number) => Promise<PeerRenewal>;
+
+/**
+ * How the lease is renewed: `redis`, by this process; `peer`, through the peer; `peer-without-redis`,
+ * the peer cannot reach Redis either (the fence waits); `peer-redis-read-only`, the peer can read
+ * the leases but not write them (the fence goes on).
+ */
+export type LeasePath = 'redis' | 'peer' | 'peer-without-redis' | 'peer-redis-read-only';
+
+const PATH_OF: Record<PeerRenewal, LeasePath> = {
+  renewed: 'peer',
+  unreachable: 'peer-without-redis',
+  readable: 'peer-redis-read-only',
+};
 
 /**
  * The relay's lease clock: `okAt`, the send time of the last renewal Redis confirmed (its own or
@@ -121,8 +169,8 @@ export interface RenewRelayLeaseOptions {
  * this process's holds from RELAY_LEASE_LAPSE_MS on, so the relay ends the requests that hold a
  * reservation before then; `onFence(false)` once a renewal is confirmed again.
  *
- * A peer that answers it cannot reach Redis either holds the fence off (not the age): then no
- * billing replica sharing that Redis can read the leases, and nothing lapses (watchRelayLeases);
+ * A peer that answers it can neither write nor read the leases holds the fence off (not the age):
+ * then no billing replica sharing that Redis can read them, and nothing lapses (watchRelayLeases);
  * holds sent meanwhile carry the growing age and are never given back by a lapse. The residual
  * case (another billing replica that still reads Redis) is in docs/security.md.
  */
@@ -151,11 +199,12 @@ export function renewRelayLease(
     opts
       .viaPeer(renewal, peerDeadlineMs)
       .then(
-        (renewed) => {
-          if (renewed) lease.confirm(sentAt);
-          else lease.excuse(sentAt);
+        (outcome) => {
+          if (outcome === 'renewed') lease.confirm(sentAt);
+          // Only "no Redis at all" holds the fence off: a peer that still reads the leases can lapse them.
+          if (outcome === 'unreachable') lease.excuse(sentAt);
           // Reported only while the own write fails (both paths run side by side then).
-          if (!ownOk) path(renewed ? 'peer' : 'peer-without-redis');
+          if (!ownOk) path(PATH_OF[outcome]);
         },
         () => undefined,
       )

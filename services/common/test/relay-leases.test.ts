@@ -1,5 +1,6 @@
 /** Relay process leases in the real Redis: renewed by the relay, watched by billing (docs/reliability.md). */
 import { randomBytes } from 'node:crypto';
+import { privateRedis } from '@aigw/local-stack/stack';
 import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,8 +10,8 @@ import {
   type Redis,
   type RenewThroughPeer,
   renewRelayLease,
+  renewRelayLeaseFor,
   watchRelayLeases,
-  writeRelayLease,
 } from '../src/index.ts';
 
 let redis: Redis;
@@ -155,12 +156,12 @@ describe('relay lease renewal through billing', () => {
     (billing: Redis, reachable = () => true): RenewThroughPeer =>
     async (renewal, deadlineMs) => {
       if (!reachable()) throw new Error('billing unreachable');
-      return writeRelayLease(billing, renewal, deadlineMs / 2);
+      return renewRelayLeaseFor(billing, renewal, (deadlineMs * 3) / 4);
     };
   /** A relay renewing every 50 ms over its own connection, watched by billing over another. */
-  async function setup(instance: string, reachable?: () => boolean) {
-    const own = redis.duplicate();
-    const billing = redis.duplicate();
+  async function setup(instance: string, reachable?: () => boolean, on: Redis = redis) {
+    const own = on.duplicate();
+    const billing = on.duplicate();
     const fences: boolean[] = [];
     const r = renewRelayLease(own, instance, 50, {
       fenceMs: FENCE,
@@ -169,7 +170,7 @@ describe('relay lease renewal through billing', () => {
     });
     const watch = watchRelayLeases(billing, { everyMs: 50, lapseMs: LAPSE });
     await eventually(
-      async () => (await redis.zscore(RELAY_LEASES_KEY, instance)) !== null,
+      async () => (await on.zscore(RELAY_LEASES_KEY, instance)) !== null,
       (v) => v,
       { what: 'the first renewal' },
     );
@@ -234,5 +235,33 @@ describe('relay lease renewal through billing', () => {
       { what: 'the lapse', timeoutMs: 3_000 },
     );
     t.stop();
+  });
+
+  it('when Redis refuses writes but still serves reads, then billing says so and the relay is fenced: its lease can lapse', async () => {
+    // A private Redis (the shared one is left alone) that refuses writes without a replica.
+    const server = await privateRedis();
+    const admin = await connectRedis(server.url, `lease-test-${randomBytes(4).toString('hex')}:`);
+    try {
+      const t = await setup('afaf0011', undefined, admin);
+      await admin.config('SET', 'min-replicas-to-write', '1');
+      expect(await renewRelayLeaseFor(t.billing, { instance: 'afaf0011', score: 1 }, 500)).toBe('readable');
+      await eventually(
+        () => t.r.fenced(),
+        (v) => v,
+        { what: 'the fence', timeoutMs: 3_000 },
+      );
+      await eventually(
+        async () => {
+          await t.watch.check();
+          return t.watch.lapsed('afaf0011', Date.now(), 0);
+        },
+        (v) => v,
+        { what: 'the lapse', timeoutMs: 3_000 },
+      );
+      t.stop();
+    } finally {
+      admin.disconnect();
+      await server.kill();
+    }
   });
 });

@@ -79,6 +79,8 @@ const LEASE_PATH_LOG: Record<LeasePath, string> = {
   peer: 'relay lease renewed through billing: this process cannot reach Redis',
   'peer-without-redis':
     'relay lease not renewed: neither this process nor billing reaches Redis (nothing lapses meanwhile; the fence waits)',
+  'peer-redis-read-only':
+    'relay lease not renewed: Redis refuses the writes of this process and of billing but serves reads (the lease can lapse; the fence goes on)',
 };
 
 /**
@@ -91,7 +93,10 @@ function relayLease(redis: Redis, config: Config, logger: Logger, fence: LeaseFe
   const billing = createClient(RelayLeaseService, config.BILLING_ADDR, LEAN_CHANNEL);
   const lease = renewRelayLease(redis, newRequestId().split('-')[0] as string, undefined, {
     fenceMs: config.RELAY_LEASE_FENCE_MS,
-    viaPeer: async (renewal, deadlineMs) => (await billing.renewRelayLease(renewal, { deadlineMs })).renewed,
+    viaPeer: async (renewal, deadlineMs) => {
+      const res = await billing.renewRelayLease(renewal, { deadlineMs });
+      return res.renewed ? 'renewed' : res.leasesReadable ? 'readable' : 'unreachable';
+    },
     onPath: (path) => logger[path === 'redis' ? 'info' : 'warn']({ path }, LEASE_PATH_LOG[path]),
     onFence: (fenced) => {
       if (!fenced) return logger.info('relay lease renewed again');
