@@ -40,40 +40,37 @@ export function validRelayLeaseRenewal(r: RelayLeaseRenewal): boolean {
   return /^[A-Za-z0-9]{1,32}$/.test(r.instance) && Number.isSafeInteger(r.score) && r.score > 0;
 }
 
+/** Whether the client's connection is known to be down (lost and not back, or closed). */
+const connectionDown = (client: Redis) =>
+  client.status === 'reconnecting' || client.status === 'close' || client.status === 'end';
+
 /**
- * Writes one renewal (ZADD; the same renewal twice is one). Resolves true once Redis confirmed it,
- * false when Redis failed or did not answer within `timeoutMs` (a write that lands later does no
- * harm: the process was alive when it sent it). Never rejects.
+ * Runs one Redis command for the leases: true once Redis answered, false when it failed, did not
+ * answer within `timeoutMs`, or the connection is known to be down (no wait in ioredis's offline
+ * queue while it reconnects: an outage is known at once). Never rejects.
  */
-export function writeRelayLease(client: Redis, renewal: RelayLeaseRenewal, timeoutMs: number): Promise<boolean> {
+function answered(client: Redis, command: () => Promise<unknown>, timeoutMs: number): Promise<boolean> {
+  if (connectionDown(client)) return Promise.resolve(false);
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), timeoutMs);
     const done = (ok: boolean) => {
       clearTimeout(timer);
       resolve(ok);
     };
-    client.zadd(RELAY_LEASES_KEY, renewal.score, renewal.instance).then(
+    command().then(
       () => done(true),
       () => done(false),
     );
   });
 }
 
-/** Whether Redis answers a read of one lease within `timeoutMs` (never rejects). */
-function leasesReadable(client: Redis, instance: string, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), timeoutMs);
-    client.zscore(RELAY_LEASES_KEY, instance).then(
-      () => {
-        clearTimeout(timer);
-        resolve(true);
-      },
-      () => {
-        clearTimeout(timer);
-        resolve(false);
-      },
-    );
-  });
+/**
+ * Writes one renewal (ZADD; the same renewal twice is one). Resolves true once Redis confirmed it,
+ * false when Redis failed, was not connected or did not answer within `timeoutMs` (a write that
+ * lands later does no harm: the process was alive when it sent it). Never rejects.
+ */
+export function writeRelayLease(client: Redis, renewal: RelayLeaseRenewal, timeoutMs: number): Promise<boolean> {
+  return answered(client, () => client.zadd(RELAY_LEASES_KEY, renewal.score, renewal.instance), timeoutMs);
 }
 
 /**
@@ -95,7 +92,8 @@ export async function renewRelayLeaseFor(
   timeoutMs: number,
 ): Promise<PeerRenewal> {
   if (await writeRelayLease(client, renewal, timeoutMs / 2)) return 'renewed';
-  return (await leasesReadable(client, renewal.instance, timeoutMs / 2)) ? 'readable' : 'unreachable';
+  const read = await answered(client, () => client.zscore(RELAY_LEASES_KEY, renewal.instance), timeoutMs / 2);
+  return read ? 'readable' : 'unreachable';
 }
 
 /**
@@ -186,37 +184,32 @@ export function renewRelayLease(
   // Renewed often enough that a fence shorter than the usual period (tests) is not reached between two.
   const periodMs = fenceMs > 0 ? Math.max(10, Math.min(everyMs, fenceMs / 3)) : everyMs;
   const ownTimeoutMs = Math.max(5, Math.min(periodMs / 2, 1_000));
-  const peerDeadlineMs = Math.max(50, Math.min(periodMs, 1_000));
+  // A busy billing may answer late: an answer counts from its send time, so it may take up to half
+  // the fence (at most one new call per period: two in flight at most).
+  const peerDeadlineMs = Math.max(50, Math.min(fenceMs > 0 ? fenceMs / 2 : everyMs, 2_000));
   const path = pathReporter(opts.onPath);
   let beat = 0;
   let ownOk = true;
-  let peerBusy = false;
 
   const viaPeer = (renewal: RelayLeaseRenewal) => {
-    if (!opts.viaPeer || peerBusy) return;
-    peerBusy = true;
+    if (!opts.viaPeer) return;
     const sentAt = clock();
-    opts
-      .viaPeer(renewal, peerDeadlineMs)
-      .then(
-        (outcome) => {
-          if (outcome === 'renewed') lease.confirm(sentAt);
-          // Only "no Redis at all" holds the fence off: a peer that still reads the leases can lapse them.
-          if (outcome === 'unreachable') lease.excuse(sentAt);
-          // Reported only while the own write fails (both paths run side by side then).
-          if (!ownOk) path(PATH_OF[outcome]);
-        },
-        () => undefined,
-      )
-      .finally(() => {
-        peerBusy = false;
-      });
+    opts.viaPeer(renewal, peerDeadlineMs).then(
+      (outcome) => {
+        if (outcome === 'renewed') lease.confirm(sentAt);
+        // Only "no Redis at all" holds the fence off: a peer that still reads the leases can lapse them.
+        if (outcome === 'unreachable') lease.excuse(sentAt);
+        // Reported only while the own write fails (both paths run side by side then).
+        if (!ownOk) path(PATH_OF[outcome]);
+      },
+      () => undefined,
+    );
   };
   const renew = () => {
     lease.check();
     const sentAt = clock();
     const renewal = { instance, score: relayLeaseScore(beat++) };
-    const failing = !ownOk;
+    const failing = !ownOk || connectionDown(client);
     // Known to fail: the peer at once, not after the own write's timeout.
     if (failing) viaPeer(renewal);
     void writeRelayLease(client, renewal, ownTimeoutMs).then((ok) => {
