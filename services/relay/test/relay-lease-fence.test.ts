@@ -149,9 +149,15 @@ async function charged(userId: number) {
 }
 
 describe('lease fence', () => {
-  it('when billing is asked to renew a lease, then it writes it for a well-formed one and refuses a malformed one with INVALID_ARGUMENT', async () => {
+  it('when billing is asked to renew a lease, then it writes it for a relay, refuses a malformed one with INVALID_ARGUMENT and any other caller with PERMISSION_DENIED', async () => {
     const leases = createClient(RelayLeaseService, s.stack.env.BILLING_ADDR as string);
+    const asGateway = createClient(RelayLeaseService, s.stack.env.BILLING_ADDR as string, {
+      auth: createInternalAuth(keysOf(stackKeys(), 'gateway')),
+    });
     try {
+      await expect(asGateway.renewRelayLease({ instance: 'beef0001', score: 1_000_000 })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+      });
       expect(await leases.renewRelayLease({ instance: 'beef0001', score: 1_000_001 })).toEqual(
         expect.objectContaining({ renewed: true }),
       );
@@ -165,6 +171,7 @@ describe('lease fence', () => {
       }
     } finally {
       leases.close();
+      asGateway.close();
     }
   });
 
