@@ -17,6 +17,7 @@ import {
   listen,
   pingMongo,
   previousSecrets,
+  renewRelayLeaseFor,
   service,
   stallNotification,
   startGrpcServer,
@@ -27,6 +28,7 @@ import {
 import {
   PricingService,
   RedemptionsService,
+  RelayLeaseService,
   SubscriptionService,
   TokensService,
   TopupService,
@@ -56,6 +58,7 @@ import { walletLedger } from './domain/wallet-ledger.ts';
 import { walletService } from './domain/wallet-service.ts';
 import { startLedgerFold } from './jobs/ledger-fold-job.ts';
 import { redemptionsHandlers } from './transport/grpc/redemptions-handlers.ts';
+import { relayLeaseHandlers } from './transport/grpc/relay-lease-handlers.ts';
 import { subscriptionHandlers } from './transport/grpc/subscription-handlers.ts';
 import { tokensHandlers } from './transport/grpc/tokens-handlers.ts';
 import { pricingHandlers, topupHandlers } from './transport/grpc/topup-pricing-handlers.ts';
@@ -227,7 +230,7 @@ async function buildDomain(repos: Repositories, peers: Peers, config: Config, lo
   return { tokens, wallet, codes, subscriptions, subscriptionPay, topup, pricing };
 }
 
-/** Serves the six billing gRPC services. */
+/** Serves the seven billing gRPC services. */
 function serveGrpc(domain: Domain, peers: Peers, config: Config, logger: Logger) {
   return startGrpcServer({
     port: config.GRPC_PORT ?? 0,
@@ -238,6 +241,11 @@ function serveGrpc(domain: Domain, peers: Peers, config: Config, logger: Logger)
       service(TopupService, topupHandlers(domain.topup)),
       service(SubscriptionService, subscriptionHandlers(domain.subscriptions, domain.subscriptionPay)),
       service(PricingService, pricingHandlers(domain.pricing, peers.options)),
+      // Relays cut off from Redis renew their lease through billing (docs/security.md).
+      service(
+        RelayLeaseService,
+        relayLeaseHandlers((renewal, ms) => renewRelayLeaseFor(peers.redis, renewal, ms)),
+      ),
     ],
     onError: (err, { method }) => logger.error({ err, method }, 'grpc handler failed'),
   });

@@ -19,4 +19,5 @@ export * from './option-catalogue.ts';
 export * from './options-cache.ts';
 export * from './public-address.ts';
 export * from './redis.ts';
+export * from './relay-leases.ts';
 export * from './shutdown.ts';

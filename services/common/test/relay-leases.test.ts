@@ -1,5 +1,6 @@
 /** Relay process leases in the real Redis: renewed by the relay, watched by billing (docs/reliability.md). */
 import { randomBytes } from 'node:crypto';
+import { privateRedis } from '@aigw/local-stack/stack';
 import { eventually } from '@aigw/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,9 @@ import {
   RELAY_LEASE_FENCE_MS,
   RELAY_LEASES_KEY,
   type Redis,
+  type RenewThroughPeer,
   renewRelayLease,
+  renewRelayLeaseFor,
   watchRelayLeases,
 } from '../src/index.ts';
 
@@ -137,5 +140,128 @@ describe('relay lease fence', () => {
     expect(watch.lapsed('abab0007', 0, RELAY_LEASE_FENCE_MS + 1)).toBe(false);
     r.stop();
     watch.stop();
+  });
+});
+
+/**
+ * Renewal through billing: a relay whose own write to Redis fails renews through billing, which
+ * writes it with its own connection. Each side here has its own Redis connection, cut by
+ * disconnecting it; `billing` stands for billing's (its lease watch reads through it too).
+ */
+describe('relay lease renewal through billing', () => {
+  const FENCE = 300;
+  const LAPSE = 600;
+  /** Billing's RenewRelayLease over its own connection (what the gRPC handler does), or unreachable. */
+  const through =
+    (billing: Redis, reachable = () => true): RenewThroughPeer =>
+    async (renewal, deadlineMs) => {
+      if (!reachable()) throw new Error('billing unreachable');
+      return renewRelayLeaseFor(billing, renewal, (deadlineMs * 3) / 4);
+    };
+  /** A relay renewing every 50 ms over its own connection, watched by billing over another. */
+  async function setup(instance: string, reachable?: () => boolean, on: Redis = redis) {
+    const own = on.duplicate();
+    const billing = on.duplicate();
+    const fences: boolean[] = [];
+    const r = renewRelayLease(own, instance, 50, {
+      fenceMs: FENCE,
+      onFence: (f) => fences.push(f),
+      viaPeer: through(billing, reachable),
+    });
+    const watch = watchRelayLeases(billing, { everyMs: 50, lapseMs: LAPSE });
+    await eventually(
+      async () => (await on.zscore(RELAY_LEASES_KEY, instance)) !== null,
+      (v) => v,
+      { what: 'the first renewal' },
+    );
+    await watch.check();
+    const stop = () => {
+      r.stop();
+      watch.stop();
+      own.disconnect();
+      billing.disconnect();
+    };
+    return { own, billing, fences, r, watch, stop };
+  }
+
+  it('when the relay is cut off from Redis but billing is not, then its lease keeps moving: not fenced, holds not lapsed', async () => {
+    const t = await setup('acac0008');
+    t.own.disconnect();
+    const before = await redis.zscore(RELAY_LEASES_KEY, 'acac0008');
+    // Past the fence and the lapse (wall-clock time passing is the scenario).
+    await sleep(LAPSE + 300);
+    await t.watch.check();
+    expect(await redis.zscore(RELAY_LEASES_KEY, 'acac0008')).not.toBe(before);
+    expect(t.fences).toEqual([]);
+    expect(t.r.age()).toBeLessThan(FENCE);
+    // A hold sent just now, and one sent right after the cut: neither is given back.
+    expect(t.watch.lapsed('acac0008', Date.now(), t.r.age())).toBe(false);
+    expect(t.watch.lapsed('acac0008', Date.now(), 0)).toBe(false);
+    t.stop();
+  });
+
+  it('when neither the relay nor billing reaches Redis, then the relay is not fenced, its lease age grows, and nothing lapses', async () => {
+    const t = await setup('adad0009');
+    t.own.disconnect();
+    t.billing.disconnect();
+    await sleep(LAPSE + 300);
+    await t.watch.check();
+    // Billing answered that it cannot reach Redis either: no billing replica on that Redis can read
+    // the leases, so the fence waits; the age is not refreshed (holds sent now stay past a lapse).
+    expect(t.fences).toEqual([]);
+    expect(t.r.fenced()).toBe(false);
+    expect(t.r.age()).toBeGreaterThan(FENCE);
+    expect(t.watch.lapsed('adad0009', Date.now(), 0)).toBe(false);
+    t.stop();
+  });
+
+  it('when the relay reaches neither Redis nor billing, then it is fenced and its lease lapses', async () => {
+    let billingUp = true;
+    const t = await setup('aeae0010', () => billingUp);
+    t.own.disconnect();
+    billingUp = false;
+    await eventually(
+      () => t.r.fenced(),
+      (v) => v,
+      { what: 'the fence', timeoutMs: 3_000 },
+    );
+    expect(t.fences).toEqual([true]);
+    await eventually(
+      async () => {
+        await t.watch.check();
+        return t.watch.lapsed('aeae0010', Date.now(), 0);
+      },
+      (v) => v,
+      { what: 'the lapse', timeoutMs: 3_000 },
+    );
+    t.stop();
+  });
+
+  it('when Redis refuses writes but still serves reads, then billing says so and the relay is fenced: its lease can lapse', async () => {
+    // A private Redis (the shared one is left alone) that refuses writes without a replica.
+    const server = await privateRedis();
+    const admin = await connectRedis(server.url, `lease-test-${randomBytes(4).toString('hex')}:`);
+    try {
+      const t = await setup('afaf0011', undefined, admin);
+      await admin.config('SET', 'min-replicas-to-write', '1');
+      expect(await renewRelayLeaseFor(t.billing, { instance: 'afaf0011', score: 1 }, 500)).toBe('readable');
+      await eventually(
+        () => t.r.fenced(),
+        (v) => v,
+        { what: 'the fence', timeoutMs: 3_000 },
+      );
+      await eventually(
+        async () => {
+          await t.watch.check();
+          return t.watch.lapsed('afaf0011', Date.now(), 0);
+        },
+        (v) => v,
+        { what: 'the lapse', timeoutMs: 3_000 },
+      );
+      t.stop();
+    } finally {
+      admin.disconnect();
+      await server.kill();
+    }
   });
 });

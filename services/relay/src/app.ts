@@ -10,6 +10,7 @@ import {
   createOptionsCache,
   createPublisher,
   ensureTopics,
+  type LeasePath,
   type Logger,
   listen,
   type OptionsCache,
@@ -22,7 +23,7 @@ import {
   topicName,
   trustedProxies,
 } from '@aigw/common';
-import { PricingService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
+import { PricingService, RelayLeaseService, TokensService, WalletService } from '@aigw/proto/billing/v1/billing';
 import { ChannelsService } from '@aigw/proto/channels/v1/channels';
 import { RelayAdminService } from '@aigw/proto/relay/v1/relay';
 import { TOPICS } from '@aigw/proto/topics';
@@ -67,13 +68,36 @@ const RATIO_KEYS = new Set([
 ]);
 
 /**
+ * Channelz bookkeeping and grpc-js's retry layer cost CPU on every call; the relay's own retries
+ * (wallet.ts) and metrics cover what they would add. One set of options: one channel per peer.
+ */
+const LEAN_CHANNEL = { channelOptions: { 'grpc.enable_channelz': 0, 'grpc.enable_retries': 0 } };
+
+/** How the relay's lease renewal goes, for the logs (the path changes only with an outage). */
+const LEASE_PATH_LOG: Record<LeasePath, string> = {
+  redis: 'relay lease renewed in Redis again',
+  peer: 'relay lease renewed through billing: this process cannot reach Redis',
+  'peer-without-redis':
+    'relay lease not renewed: neither this process nor billing reaches Redis (nothing lapses meanwhile; the fence waits)',
+  'peer-redis-read-only':
+    'relay lease not renewed: Redis refuses the writes of this process and of billing but serves reads (the lease can lapse; the fence goes on)',
+};
+
+/**
  * This process's lease (its id prefixes its request ids): renewed until everything else has
- * stopped; once it lapses billing gives back the holds it left (docs/reliability.md). Not
- * renewed for half the lapse, the requests holding a reservation are ended first.
+ * stopped, in Redis or, when that fails, through billing; once it lapses billing gives back the
+ * holds it left (docs/reliability.md). Not renewed for half the lapse, the requests holding a
+ * reservation are ended first.
  */
 function relayLease(redis: Redis, config: Config, logger: Logger, fence: LeaseFence) {
-  return renewRelayLease(redis, newRequestId().split('-')[0] as string, undefined, {
+  const billing = createClient(RelayLeaseService, config.BILLING_ADDR, LEAN_CHANNEL);
+  const lease = renewRelayLease(redis, newRequestId().split('-')[0] as string, undefined, {
     fenceMs: config.RELAY_LEASE_FENCE_MS,
+    viaPeer: async (renewal, deadlineMs) => {
+      const res = await billing.renewRelayLease(renewal, { deadlineMs });
+      return res.renewed ? 'renewed' : res.leasesReadable ? 'readable' : 'unreachable';
+    },
+    onPath: (path) => logger[path === 'redis' ? 'info' : 'warn']({ path }, LEASE_PATH_LOG[path]),
     onFence: (fenced) => {
       if (!fenced) return logger.info('relay lease renewed again');
       const cut = fence.cutHeld();
@@ -84,6 +108,13 @@ function relayLease(redis: Redis, config: Config, logger: Logger, fence: LeaseFe
       relayMetrics().leaseFenced(cut);
     },
   });
+  return {
+    ...lease,
+    stop() {
+      lease.stop();
+      billing.close();
+    },
+  };
 }
 
 /** Kafka with the relay's topics, and its publisher. */
@@ -100,9 +131,7 @@ async function relayKafka(config: Config, logger: Logger) {
 
 /** The gRPC clients of the users, channels and billing services. */
 function peerClients(config: Config) {
-  // Channelz bookkeeping and grpc-js's retry layer cost CPU on every call; the relay's own
-  // retries (wallet.ts) and metrics cover what they would add.
-  const lean = { channelOptions: { 'grpc.enable_channelz': 0, 'grpc.enable_retries': 0 } };
+  const lean = LEAN_CHANNEL;
   const clients = {
     users: createClient(UsersService, config.USERS_ADDR, lean),
     options: createClient(OptionsService, config.USERS_ADDR, lean),

@@ -72,12 +72,13 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
    */
   RELAY_USAGE_LINGER_MS: z.coerce.number().int().min(1).default(100),
   /**
-   * The lease fence (docs/security.md), off (0) by default: without a successful lease renewal for
-   * this long the relay ends its requests that hold a reservation, before billing could give their
-   * holds back (the lapse, 10 s); at most half the lapse. The price: while Redis is down for
-   * everyone (nothing lapses then) it also ends every pre-consumed stream after this long.
+   * The lease fence (docs/security.md), 5 s by default (at most half the lapse; 0 turns it off):
+   * without a lease renewal confirmed for this long, by Redis itself or by billing writing it for
+   * the relay, the relay ends its requests that hold a reservation, before billing could give their
+   * holds back (the lapse, 10 s). While billing answers that it cannot reach Redis either, nothing
+   * can lapse and the fence waits.
    */
-  RELAY_LEASE_FENCE_MS: z.coerce.number().int().min(0).max(RELAY_LEASE_FENCE_MS).default(0),
+  RELAY_LEASE_FENCE_MS: z.coerce.number().int().min(0).max(RELAY_LEASE_FENCE_MS).default(RELAY_LEASE_FENCE_MS),
   /**
    * Usage events kept in memory while Kafka does not take them (about 0.3 KB each): beyond it the
    * relay refuses new requests (503) until the backlog is sent, instead of dropping events.

@@ -1,12 +1,18 @@
 /**
- * Lease lapse (docs/security.md): a relay that cannot renew its lease in Redis (while billing still
- * reads the leases) may see billing give back its holds once the lease lapses (10 s). So from half
- * that (RELAY_LEASE_FENCE_MS) it ends the requests that hold a reservation: no request is still
- * running when its hold is given back, and what it streamed is charged against the hold it still
- * has. A request served without a hold (ample wallet) runs on. The relay reaches Redis through a
- * TCP proxy the test cuts; billing reaches it directly.
+ * Lease lapse (docs/security.md): billing gives back the holds of a relay process whose lease
+ * lapsed (10 s without a renewal). A relay whose own renewal in Redis fails renews through billing
+ * (RelayLeaseService), so a relay cut off from Redis alone keeps its lease and its streams. A relay
+ * that reaches neither is fenced from RELAY_LEASE_FENCE_MS: it ends the requests that hold a
+ * reservation, so no request is still running when its hold is given back, and what it streamed is
+ * charged against the hold it still has. A request served without a hold (ample wallet) runs on.
+ * Relay A (the stack's) reaches Redis through a TCP proxy the test cuts; relay B (a second replica
+ * in this process) reaches Redis and billing through proxies the test cuts; billing reaches Redis
+ * directly.
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
+import { createClient, createInternalAuth, createLogger, keysOf, runWithInternalAuth } from '@aigw/common';
+import { stackKeys } from '@aigw/local-stack/stack';
+import { RelayLeaseService } from '@aigw/proto/billing/v1/billing';
 import { eventually } from '@aigw/testkit';
 import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
@@ -18,18 +24,23 @@ import {
   userWithToken,
 } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app.ts';
+import { readConfig } from '../src/config.ts';
 
-const FENCE_MS = 600;
+const FENCE_MS = 1_000;
 /** Ten words, one every 400 ms: the stream outlasts the fence by seconds. */
 const WORD_MS = 400;
 
-/** A TCP proxy to Redis whose cut() drops every connection and refuses new ones. */
-async function redisProxy(target: URL): Promise<{ url: string; cut(): void; close(): Promise<void> }> {
+type Proxy = { host: string; cut(): void; close(): Promise<void> };
+
+/** A TCP proxy to `target` (host:port) whose cut() drops every connection and refuses new ones. */
+async function tcpProxy(target: string): Promise<Proxy> {
+  const [host, port] = target.split(':') as [string, string];
   const sockets = new Set<Socket>();
   let open = true;
   const server: Server = createServer((client) => {
     if (!open) return client.destroy();
-    const upstream = tcpConnect(Number(target.port), target.hostname);
+    const upstream = tcpConnect(Number(port), host);
     for (const s of [client, upstream]) {
       sockets.add(s);
       s.on('close', () => sockets.delete(s));
@@ -38,9 +49,8 @@ async function redisProxy(target: URL): Promise<{ url: string; cut(): void; clos
     client.pipe(upstream).pipe(client);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const port = (server.address() as { port: number }).port;
   return {
-    url: `redis://127.0.0.1:${port}`,
+    host: `127.0.0.1:${(server.address() as { port: number }).port}`,
     cut() {
       open = false;
       for (const s of sockets) s.destroy();
@@ -51,11 +61,36 @@ async function redisProxy(target: URL): Promise<{ url: string; cut(): void; clos
 
 let s: RelayStack;
 let slow: FakeProvider;
-let proxy: Awaited<ReturnType<typeof redisProxy>>;
+/** Relay A's Redis; relay B's Redis and billing. */
+let redisA: Proxy;
+let redisB: Proxy;
+let billingB: Proxy;
+let relayB: Awaited<ReturnType<typeof createApp>>;
+let relayBUrl: string;
 
 beforeAll(async () => {
-  proxy = await redisProxy(new URL(process.env.REDIS_URL as string));
-  s = await startRelayStack({}, { REDIS_URL: proxy.url, RELAY_LEASE_FENCE_MS: String(FENCE_MS) });
+  const redisHost = new URL(process.env.REDIS_URL as string).host;
+  redisA = await tcpProxy(redisHost);
+  s = await startRelayStack({}, { REDIS_URL: `redis://${redisA.host}`, RELAY_LEASE_FENCE_MS: String(FENCE_MS) });
+  redisB = await tcpProxy(redisHost);
+  billingB = await tcpProxy(s.stack.env.BILLING_ADDR as string);
+  const config = readConfig({
+    ...s.stack.env,
+    SERVICE_NAME: 'relay',
+    HTTP_PORT: '0',
+    GRPC_PORT: '0',
+    METRICS_PORT: '0',
+    MONGO_DB: `aigw_relay_${s.stack.id}`,
+    REDIS_URL: `redis://${redisB.host}`,
+    BILLING_ADDR: billingB.host,
+    RELAY_LEASE_FENCE_MS: String(FENCE_MS),
+  });
+  relayB = await runWithInternalAuth(createInternalAuth(keysOf(stackKeys(), 'relay')), async () => {
+    const app = await createApp(config, createLogger('relay-b', 'warn'));
+    await app.start();
+    return app;
+  });
+  relayBUrl = `http://127.0.0.1:${relayB.httpPort()}`;
   slow = await startFakeProvider({
     kind: 'openai',
     key: 'k',
@@ -64,14 +99,15 @@ beforeAll(async () => {
   });
 }, 60_000);
 afterAll(async () => {
+  await relayB?.stop();
   await s?.stop();
   await slow?.close();
-  await proxy?.close();
+  for (const p of [redisA, redisB, billingB]) await p?.close();
 });
 
 /** Starts a stream; resolves with its text and whether it ended with [DONE], and when the first chunk came. */
-async function stream(key: string, model: string) {
-  const res = await fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+async function stream(relayUrl: string, key: string, model: string) {
+  const res = await fetch(`${relayUrl}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, max_tokens: 50 }),
@@ -96,53 +132,94 @@ async function stream(key: string, model: string) {
   return { rid: res.headers.get('x-aigw-request-id') ?? '', done };
 }
 
+/** The user's wallet once its one request settled, and that request's log row. */
+async function charged(userId: number) {
+  const w = await eventually(
+    async () => (await s.wallet.getWallet({ userId })).wallet,
+    (v) => (v?.requestCount ?? 0) >= 1,
+    { what: 'the request settled' },
+  );
+  const log = await eventually(
+    () => s.logs.queryLogs({ filter: { userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
+    (r) => r.items.length >= 1,
+    { what: 'the request logged' },
+  );
+  expect(log.items).toHaveLength(1);
+  return { wallet: w, quota: log.items[0]?.quota ?? 0 };
+}
+
 describe('lease fence', () => {
-  it('when the relay cannot renew its lease, then its streams holding a reservation end within the fence and are charged exactly what the log says, while a stream without a hold runs to [DONE]', async () => {
+  it('when billing is asked to renew a lease, then it writes it for a relay, refuses a malformed one with INVALID_ARGUMENT and any other caller with PERMISSION_DENIED', async () => {
+    const leases = createClient(RelayLeaseService, s.stack.env.BILLING_ADDR as string);
+    const asGateway = createClient(RelayLeaseService, s.stack.env.BILLING_ADDR as string, {
+      auth: createInternalAuth(keysOf(stackKeys(), 'gateway')),
+    });
+    try {
+      await expect(asGateway.renewRelayLease({ instance: 'beef0001', score: 1_000_000 })).rejects.toMatchObject({
+        code: 'PERMISSION_DENIED',
+      });
+      expect(await leases.renewRelayLease({ instance: 'beef0001', score: 1_000_001 })).toEqual(
+        expect.objectContaining({ renewed: true }),
+      );
+      for (const bad of [
+        { instance: 'beef-0001', score: 1 },
+        { instance: '', score: 1 },
+        { instance: 'beef0001', score: 1.5 },
+        { instance: 'beef0001', score: -1 },
+      ]) {
+        await expect(leases.renewRelayLease(bad)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+      }
+    } finally {
+      leases.close();
+      asGateway.close();
+    }
+  });
+
+  it('when a relay is cut off from Redis alone, then it renews through billing and its stream runs to [DONE]; when one reaches neither, then its streams holding a reservation end within the fence, charged exactly what the log says, while a stream without a hold runs to [DONE]', async () => {
     const model = modelName('gpt-4o-mini');
     // Small: below 100 times a request's reservation, so every request pre-consumes.
-    const small = await userWithToken(s, { quota: 5_000 });
+    const smallA = await userWithToken(s, { quota: 5_000 });
+    const smallB = await userWithToken(s, { quota: 5_000 });
     const ample = await userWithToken(s, { quota: 100_000_000 });
     await createChannel(s, { type: 1, baseUrl: slow.url, key: 'k', models: model });
     await routable(s.stack.relayUrl, ample.key, model);
-    // The relay reads the ample wallet's balance (a first request pre-consumes): later ones skip.
-    const first = await fetch(`${s.stack.relayUrl}/v1/chat/completions`, {
+    await routable(relayBUrl, ample.key, model);
+    // Relay B reads the ample wallet's balance (a first request pre-consumes): later ones skip.
+    const first = await fetch(`${relayBUrl}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ample.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 50 }),
     });
     expect(first.status).toBe(200);
 
-    const held = await stream(small.key, model);
-    const free = await stream(ample.key, model);
+    const heldA = await stream(s.stack.relayUrl, smallA.key, model);
+    const heldB = await stream(relayBUrl, smallB.key, model);
+    const free = await stream(relayBUrl, ample.key, model);
     const cutAt = performance.now();
-    proxy.cut();
+    redisA.cut();
+    redisB.cut();
+    billingB.cut();
 
-    const h = await held.done;
-    expect(h.finished).toBe(false);
-    // Ended by the fence (600 ms after the last renewal, checked every 150 ms), long before the
-    // stream's own end (about four more seconds) and the lapse (10 s).
-    expect(h.endedAt - cutAt).toBeLessThan(3_000);
-    const f = await free.done;
-    expect(f.finished).toBe(true);
+    // Relay B: ended by the fence (1 s after the last renewal, checked every 250 ms), long before
+    // the stream's own end (about four more seconds) and the lapse (10 s).
+    const b = await heldB.done;
+    expect(b.finished).toBe(false);
+    expect(b.endedAt - cutAt).toBeLessThan(3_000);
+    expect((await free.done).finished).toBe(true);
+    // Relay A: its lease renewed through billing the whole time, never fenced.
+    expect((await heldA.done).finished).toBe(true);
 
-    // The cut request settles against its hold: one request charged, the wallet down by exactly
+    // Each held request settles against its hold: one request charged, the wallet down by exactly
     // its logged quota (no hold left open, nothing charged twice).
-    const w = await eventually(
-      async () => (await s.wallet.getWallet({ userId: small.userId })).wallet,
-      (v) => (v?.requestCount ?? 0) >= 1,
-      { what: 'the cut request settled' },
-    );
-    const log = await eventually(
-      () => s.logs.queryLogs({ filter: { userId: small.userId, type: 2 }, page: { page: 1, pageSize: 5 } }),
-      (r) => r.items.length >= 1,
-      { what: 'the cut request logged' },
-    );
-    expect(log.items).toHaveLength(1);
-    expect(log.items[0]?.quota).toBeGreaterThan(0);
-    expect(w?.requestCount).toBe(1);
-    expect(5_000 - (w?.quota ?? 0)).toBe(log.items[0]?.quota);
-    expect(w?.usedQuota).toBe(log.items[0]?.quota);
+    for (const u of [smallA, smallB]) {
+      const { wallet, quota } = await charged(u.userId);
+      expect(quota).toBeGreaterThan(0);
+      expect(wallet?.requestCount).toBe(1);
+      expect(5_000 - (wallet?.quota ?? 0)).toBe(quota);
+      expect(wallet?.usedQuota).toBe(quota);
+    }
 
+    // Both relays share this process's metrics: only relay B's held request was ended.
     const metrics = await (await fetch(`http://127.0.0.1:${s.stack.ports.relay.metrics}/metrics`)).text();
     expect(metrics).toMatch(/^relay_lease_fenced_requests_total 1$/m);
   });

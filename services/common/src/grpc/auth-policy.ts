@@ -56,6 +56,8 @@ export const CALLERS: Record<string, { default: readonly string[]; methods?: Rec
     default: ['gateway'],
     methods: { GetRatios: ['gateway', 'relay', 'tasks'] },
   },
+  // Only relay processes hold leases.
+  'aigw.billing.v1.RelayLeaseService': { default: ['relay'] },
   'aigw.logs.v1.LogsService': { default: ['gateway'] },
   'aigw.relay.v1.RelayAdminService': { default: ['channels', 'gateway'] },
   'aigw.tasks.v1.TasksService': { default: ['gateway'] },
