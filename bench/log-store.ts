@@ -20,6 +20,7 @@
  * the consumer's largest batch.
  */
 
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { mongo } from 'mongoose';
 import { deadLetter, TOPICS } from '../proto/src/topics.ts';
@@ -168,7 +169,13 @@ async function insertAll(coll: mongo.Collection, docs: object[]) {
 }
 
 const dbName = `bench_log_store_${ROWS}`;
-const conn = await connectMongo(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/', dbName);
+// Commands monitored: the ingest's store commands are counted per kind (see commandCounts).
+const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/';
+const plain = await connectMongo(mongoUrl, dbName);
+const conn = await plain.base
+  .createConnection(mongoUrl, { dbName, maxPoolSize: 20, monitorCommands: true })
+  .asPromise();
+await plain.close();
 const db = conn.db as mongo.Db;
 const reuse =
   process.env.SEEDED === '1' && (await db.collection('log_index').findOne({ _id: 'meta' } as never)) !== null;
@@ -236,9 +243,49 @@ if (!reuse) {
   // Every hour's buckets are this version's: the dashboard reads them by _id.
   await db.collection('quota_data').insertOne({ _id: 'meta|dashboard', created_at: 0 } as never);
 }
+// A reused database's day documents record the offsets of an earlier run's topic (each run has
+// its own): without this, the sums of this run's events, at lower offsets, would be skipped.
+if (reuse) await db.collection('quota_data').updateMany({ applied: { $exists: true } }, { $unset: { applied: '' } });
 const repo = logRepository(conn);
 await repo.ensureIndexes();
 await repo.buildLists();
+
+/**
+ * The store commands while counting, per kind: command and collection class (`log_index_<day>`
+ * as `log_index_*`), with the statements they carry (an update's or an insert's list) and the
+ * milliseconds they took (summed: commands run concurrently).
+ */
+const commandCounts = new Map<string, { commands: number; statements: number; ms: number }>();
+let counting = false;
+const started = new Map<number, string>();
+const client = conn.getClient();
+client.on('commandStarted', (e) => {
+  if (!counting) return;
+  const c = e.command as Record<string, unknown>;
+  const name = e.commandName === 'getMore' ? c.collection : c[e.commandName];
+  const coll = String(name ?? '').replace(/_\d{8}$/, '_*');
+  const key = `${e.commandName} ${coll}`;
+  const statements = Array.isArray(c.updates) ? c.updates.length : Array.isArray(c.documents) ? c.documents.length : 1;
+  const k = commandCounts.get(key) ?? { commands: 0, statements: 0, ms: 0 };
+  k.commands++;
+  k.statements += statements;
+  commandCounts.set(key, k);
+  started.set(e.requestId, key);
+});
+client.on('commandSucceeded', (e) => {
+  const key = started.get(e.requestId);
+  if (key === undefined) return;
+  started.delete(e.requestId);
+  const k = commandCounts.get(key);
+  if (k) k.ms += e.duration;
+});
+/** The shared FerretDB's CPU seconds (`FERRETDB_PID`: its pid; utime + stime from /proc). */
+function ferretCpuS(): number | undefined {
+  const pid = process.env.FERRETDB_PID;
+  if (!pid) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 // 2. Ingest: usage events through Kafka, with the seeded rows stored.
 const kafka = createKafka(
@@ -269,6 +316,8 @@ const events: TestUsage[] = Array.from({ length: EVENTS }, (_, i) => ({
 }));
 await publishUsage(publisher, events);
 const ti = performance.now();
+const cpu0 = ferretCpuS();
+counting = true;
 const consumers = await runEventConsumers({
   kafka,
   publisher,
@@ -279,6 +328,21 @@ const consumers = await runEventConsumers({
 });
 await drained(kafka, topicName('logs.events'), usageTopic, 600_000);
 const ingestS = (performance.now() - ti) / 1000;
+counting = false;
+const cpu1 = ferretCpuS();
+const ferretS = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+console.log(
+  ferretS === undefined
+    ? 'FerretDB CPU: not measured (set FERRETDB_PID)'
+    : `FerretDB CPU: ${ferretS.toFixed(1)} s = ${Math.round(EVENTS / ferretS)} events per FerretDB CPU second`,
+);
+console.log('| store command during ingest | commands | statements | statements per 1,000 events | ms (summed) |');
+console.log('|---|---|---|---|---|');
+for (const [key, k] of [...commandCounts].sort((a, b) => b[1].statements - a[1].statements)) {
+  console.log(
+    `| ${key} | ${k.commands} | ${k.statements} | ${((k.statements * 1_000) / EVENTS).toFixed(1)} | ${Math.round(k.ms)} |`,
+  );
+}
 console.log(
   `ingest: ${EVENTS} events in ${ingestS.toFixed(1)} s = ${Math.round(EVENTS / ingestS)} events/s (load average ${loadavg()
     .map((l) => l.toFixed(1))
