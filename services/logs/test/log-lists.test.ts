@@ -471,3 +471,51 @@ describe('log lists', () => {
     expect(await lists.stat({ user_id: 2 }, now)).toEqual(scanStat(snap, { user_id: 2 }, now));
   }, 240_000);
 });
+
+describe('block parts', () => {
+  it('when a batch is listed, then its blocks are one insert per day and no update, and hours holding whole blocks of older versions read both', async () => {
+    const own = mongoose.createConnection(process.env.MONGO_URL!, {
+      dbName: uniqueName('logs_parts'),
+      monitorCommands: true,
+    });
+    await own.asPromise();
+    const statements = { insert: 0, update: 0 };
+    own.getClient().on('commandStarted', (e) => {
+      const c = e.command as { insert?: string; update?: string; updates?: unknown[] };
+      if (e.commandName === 'insert' && c.insert?.startsWith('log_index_')) statements.insert += 1;
+      if (e.commandName === 'update' && c.update?.startsWith('log_index_')) statements.update += c.updates?.length ?? 0;
+    });
+    try {
+      const parts = logRepository(own, { clock: PAST });
+      const scan = logRepository(own, { lists: false, clock: PAST });
+      await parts.buildLists();
+      const at = (i: number) => T0 + 5 * 86_400 + i * 3;
+      const events = Array.from({ length: 300 }, (_, i) => usage(i, at(i)));
+      await ingestUsage(parts, read(events.slice(0, 150), 0), flags);
+      // Every scope's blocks of the batch: one insert command, not an update per scope and hour.
+      expect(statements).toEqual({ insert: 1, update: 0 });
+      // An older version's whole blocks: the hour's parts merged into one document per block.
+      const day = Math.floor(at(0) / 86_400);
+      const coll = own.collection(indexCollection(day));
+      const stored = await coll.find({ _id: { $regex: /^a\|\d+\|\d+\|\d+$/ } } as never).toArray();
+      const whole = new Map<string, Record<string, unknown>>();
+      for (const d of stored) {
+        const id = String(d._id).split('|').slice(0, 3).join('|');
+        whole.set(id, { ...(whole.get(id) ?? {}), ...d, _id: id });
+      }
+      await coll.deleteMany({ _id: { $in: stored.map((d) => d._id) } } as never);
+      await coll.insertMany([...whole.values()] as never[]);
+      await ingestUsage(parts, read(events.slice(150), 150), flags);
+      for (const [page, size] of [
+        [1, 10],
+        [14, 20],
+      ] as const) {
+        expect(await parts.find({}, page, size)).toEqual(await scan.find({}, page, size));
+        expect(await parts.find({ user_id: 2 }, page, size)).toEqual(await scan.find({ user_id: 2 }, page, size));
+      }
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
+});

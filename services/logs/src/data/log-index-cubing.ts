@@ -6,7 +6,7 @@
  */
 
 import { addToCube, type CubeDoc, type CubeRow, cubeDoc, dayCubeId, isUserScope } from '../domain/log-cubes.ts';
-import { blockId, E, type Entry, scopeAll, scopesOf } from '../domain/log-index.ts';
+import { blockDocIds, E, type Entry, scopeAll, scopesOf } from '../domain/log-index.ts';
 import { blocksOf, dedupe, entriesOf, type Found, type LogIndexStore } from './log-index-store.ts';
 
 const DAY = 86_400;
@@ -54,7 +54,8 @@ export async function cubeDay(store: LogIndexStore, day: number): Promise<number
     const ks = blocksOf(h.slot.n);
     const found: Found[] = [];
     for (let i = 0; i < ks.length; i += BLOCKS_PER_READ) {
-      const docs = await store.byIds(ks.slice(i, i + BLOCKS_PER_READ).map((k) => blockId(scopeAll, h.hour, k)));
+      const ids = ks.slice(i, i + BLOCKS_PER_READ).flatMap((k) => blockDocIds(scopeAll, h.hour, k, h.slot.n));
+      const docs = await store.byIds(ids);
       found.push(...docs.flatMap(entriesOf));
     }
     if (new Set(found.map((x) => x.pos)).size !== h.slot.n) return null;

@@ -9,7 +9,7 @@ import type { Collection, Connection } from 'mongoose';
 import { type CubeDoc, dayCubeId, hourCubeId } from '../domain/log-cubes.ts';
 import {
   BLOCK,
-  blockId,
+  blockDocIds,
   dayOf,
   dayOfDoc,
   daysOf,
@@ -141,9 +141,9 @@ export function logIndexStore(conn: Connection) {
     return (await Promise.all(reads)).flat();
   }
 
-  /** The entries of some blocks of one scope's hour, newest first. */
-  async function blockEntries(scope: string, hour: number, ks: number[]): Promise<Found[]> {
-    const docs = await byIds(ks.map((k) => blockId(scope, hour, k)));
+  /** The entries of some blocks of one scope's hour of `n` logs, newest first. */
+  async function blockEntries(scope: string, hour: number, ks: number[], n: number): Promise<Found[]> {
+    const docs = await byIds(ks.flatMap((k) => blockDocIds(scope, hour, k, n)));
     return docs.flatMap(entriesOf).sort(byNewest);
   }
 
