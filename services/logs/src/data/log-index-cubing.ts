@@ -1,20 +1,37 @@
 /**
- * The day cubes of every scope of a closed UTC day, computed in the background (a pass of
- * log-cleanup.ts) from everyone's list of the day, so that the first query of combined filters
- * over a range counts its whole days instead of walking them (domain/log-cubes.ts). A cube is
- * used only while its hours' counts equal its scope's directory, as one a query computed.
+ * The cubes of every scope, computed in the background from everyone's list (a job of the
+ * service, log-cubing-job.ts), so that no query of combined filters walks a closed hour or day
+ * (domain/log-cubes.ts):
+ *
+ * - each hour once it has closed: the hour cube of every scope it lists, everyone's (`a`) last,
+ *   which marks the hour done (a restart, or a late log that changed its count, cubes it again);
+ * - each closed UTC day: the day cube of every scope, and the hour cubes of its hours not done.
+ *
+ * A cube is used only while its hours' counts equal its scope's directory, as one a query
+ * computed. Everything is inserted (FerretDB commits each update statement alone, a command's
+ * inserts together); a cube a query stored before is replaced.
  */
 
-import { addToCube, type CubeDoc, type CubeRow, cubeDoc, dayCubeId, isUserScope } from '../domain/log-cubes.ts';
+import {
+  addToCube,
+  type CubeDoc,
+  type CubeRow,
+  cubeDoc,
+  dayCubeId,
+  hourCubeId,
+  isUserScope,
+  mergeCubes,
+  validRows,
+} from '../domain/log-cubes.ts';
 import { blockDocIds, E, type Entry, scopeAll, scopesOf } from '../domain/log-index.ts';
-import { blocksOf, dedupe, entriesOf, type Found, type LogIndexStore } from './log-index-store.ts';
+import { blocksOf, dedupe, entriesOf, type Found, type Hour, type LogIndexStore } from './log-index-store.ts';
 
 const DAY = 86_400;
 /** Blocks of everyone's list read at once (200 entries each). */
 const BLOCKS_PER_READ = 20;
 
-/** Per scope: its logs per hour (positions, as its directory counts them) and its cube's rows. */
-type Tally = Map<string, { counts: Map<number, number>; rows: Map<string, CubeRow> }>;
+/** One hour of everyone's list per scope: its logs (positions, as its directory counts them) and its cube's rows. */
+type HourTally = Map<string, { n: number; rows: Map<string, CubeRow> }>;
 
 /** The scopes an entry is listed in (as domain/log-index.ts lists a log). */
 const scopesOfEntry = (e: Entry) =>
@@ -27,47 +44,82 @@ const scopesOfEntry = (e: Entry) =>
     token_name: e[E.tokenName],
   });
 
-/** Adds one hour of everyone's entries (every position) to the other scopes' tallies. */
-function tallyHour(tally: Tally, hour: number, found: Found[]): void {
+/** Everyone's entries of an hour, or null when a position is missing (a batch still writing). */
+async function hourEntries(store: LogIndexStore, h: Hour): Promise<Found[] | null> {
+  const ks = blocksOf(h.slot.n);
+  const found: Found[] = [];
+  for (let i = 0; i < ks.length; i += BLOCKS_PER_READ) {
+    const ids = ks.slice(i, i + BLOCKS_PER_READ).flatMap((k) => blockDocIds(scopeAll, h.hour, k, h.slot.n));
+    found.push(...(await store.byIds(ids)).flatMap(entriesOf));
+  }
+  return new Set(found.map((x) => x.pos)).size === h.slot.n ? found : null;
+}
+
+/** Every scope's logs and cube rows of one hour of everyone's entries (everyone's own included). */
+function tallyHour(found: Found[]): HourTally {
+  const tally: HourTally = new Map();
   const kept = new Set(dedupe(found));
   for (const x of found) {
     for (const scope of scopesOfEntry(x.e)) {
-      if (scope === scopeAll) continue;
       let t = tally.get(scope);
       if (!t) {
-        t = { counts: new Map(), rows: new Map() };
+        t = { n: 0, rows: new Map() };
         tally.set(scope, t);
       }
-      t.counts.set(hour, (t.counts.get(hour) ?? 0) + 1);
+      t.n++;
       if (kept.has(x)) addToCube(t.rows, x.e, isUserScope(scope));
     }
   }
+  return tally;
+}
+
+/** The hour cubes of a tally, everyone's last (it marks the hour done). */
+const hourCubes = (hour: number, tally: HourTally): CubeDoc[] =>
+  [...tally]
+    .sort(([a], [b]) => Number(a === scopeAll) - Number(b === scopeAll))
+    .map(([scope, t]) => cubeDoc(hourCubeId(scope, hour), [[hour, t.n]], [...t.rows.values()]));
+
+/** Whether an hour's cubes were computed at its present count (everyone's cube, written last, says so). */
+export const hourDone = (h: Hour, doc: CubeDoc | undefined) => validRows(doc, [[h.hour, h.slot.n]]) !== undefined;
+
+/**
+ * Computes and stores the hour cubes of every scope of some closed hours of everyone's list, an
+ * hour at a time. Returns the hours done (an hour with a position missing is left for later).
+ */
+export async function cubeHours(store: LogIndexStore, hours: Hour[]): Promise<number> {
+  let done = 0;
+  for (const h of hours) {
+    const found = await hourEntries(store, h);
+    if (!found) continue;
+    await store.insertCubes(hourCubes(h.hour, tallyHour(found)));
+    done++;
+  }
+  return done;
 }
 
 /**
- * Computes and stores the day cubes of every scope of a day. Returns the scopes stored, or null
- * when everyone's list of the day is not whole (a position missing: nothing stored).
+ * Computes and stores the day cubes of every scope of a closed day, and the hour cubes of its hours
+ * not done yet. Returns the scopes of the day, or null when everyone's list of the day is not
+ * whole (a position missing: no day cube stored).
  */
 export async function cubeDay(store: LogIndexStore, day: number): Promise<number | null> {
-  const tally: Tally = new Map();
-  for (const h of await store.hoursIn(scopeAll, day * DAY, day * DAY + DAY - 1)) {
-    const ks = blocksOf(h.slot.n);
-    const found: Found[] = [];
-    for (let i = 0; i < ks.length; i += BLOCKS_PER_READ) {
-      const ids = ks.slice(i, i + BLOCKS_PER_READ).flatMap((k) => blockDocIds(scopeAll, h.hour, k, h.slot.n));
-      const docs = await store.byIds(ids);
-      found.push(...docs.flatMap(entriesOf));
+  const hours = await store.hoursIn(scopeAll, day * DAY, day * DAY + DAY - 1);
+  const marks = await store.cubes(hours.map((h) => hourCubeId(scopeAll, h.hour)));
+  const perScope = new Map<string, { counts: [number, number][]; rows: CubeRow[][] }>();
+  for (const h of [...hours].reverse()) {
+    const found = await hourEntries(store, h);
+    if (!found) return null;
+    const tally = tallyHour(found);
+    if (!hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))) await store.insertCubes(hourCubes(h.hour, tally));
+    for (const [scope, t] of tally) {
+      if (scope === scopeAll) continue;
+      const s = perScope.get(scope) ?? { counts: [], rows: [] };
+      s.counts.push([h.hour, t.n]);
+      s.rows.push([...t.rows.values()]);
+      perScope.set(scope, s);
     }
-    if (new Set(found.map((x) => x.pos)).size !== h.slot.n) return null;
-    tallyHour(tally, h.hour, found);
   }
-  const docs: CubeDoc[] = [...tally].map(([scope, t]) =>
-    cubeDoc(
-      dayCubeId(scope, day),
-      [...t.counts].sort((a, b) => a[0] - b[0]),
-      [...t.rows.values()],
-    ),
-  );
-  for (let i = 0; i < docs.length; i += 1_000) await store.saveCubes(docs.slice(i, i + 1_000));
+  const docs = [...perScope].map(([scope, s]) => cubeDoc(dayCubeId(scope, day), s.counts, mergeCubes(s.rows)));
+  await store.insertCubes(docs);
   return docs.length;
 }

@@ -5,6 +5,7 @@
  * partitions' watermarks and the names in `log_index`.
  */
 
+import { duplicateIndexes } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 import { type CubeDoc, dayCubeId, hourCubeId } from '../domain/log-cubes.ts';
 import {
@@ -47,8 +48,10 @@ export interface IndexDoc {
   migratedUpTo?: number;
   /** Meta: days whose read model is being rebuilt (a class of their logs dropped). */
   rebuild?: Record<string, boolean>;
-  /** Meta: days whose day cubes were computed for every scope (log-index-cubing.ts). */
+  /** Meta: days whose day cubes were computed for every scope (older versions: no hour cubes). */
   cubed?: Record<string, boolean>;
+  /** Meta: days whose day and hour cubes were computed for every scope (log-index-cubing.ts). */
+  hcubed?: Record<string, boolean>;
   /** Watermarks: the last offset indexed. */
   o?: number;
   /** Names (`n|<username>`): the user ids logged under it; users (`i|<id>`): their usernames. */
@@ -209,9 +212,34 @@ export function logIndexStore(conn: Connection) {
     );
   }
 
+  /**
+   * Stores cubes computed in the background: inserted (one command per day and 500 cubes, under
+   * 0.1 ms each), and those stored before (by a query's walk) replaced.
+   */
+  async function insertCubes(docs: CubeDoc[]): Promise<void> {
+    for (let i = 0; i < docs.length; i += 500) {
+      const chunk = docs.slice(i, i + 500);
+      const perDay = new Map<number, CubeDoc[]>();
+      for (const d of chunk) {
+        const l = perDay.get(dayOfDoc(d._id));
+        if (l) l.push(d);
+        else perDay.set(dayOfDoc(d._id), [d]);
+      }
+      for (const [day, list] of perDay) {
+        try {
+          await dayColl(day).insertMany(list as unknown as IndexDoc[], { ordered: false });
+        } catch (err) {
+          const refused = duplicateIndexes(err);
+          if (!refused) throw err;
+          await saveCubes(refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined));
+        }
+      }
+    }
+  }
+
   const meta = async () => (await main.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
 
-  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, cubes, saveCubes, meta };
+  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, cubes, saveCubes, insertCubes, meta };
 }
 
 export type LogIndexStore = ReturnType<typeof logIndexStore>;
