@@ -73,11 +73,14 @@ function tallyHour(found: Found[]): HourTally {
   return tally;
 }
 
-/** The hour cubes of a tally, everyone's last (it marks the hour done). */
-const hourCubes = (hour: number, tally: HourTally): CubeDoc[] =>
-  [...tally]
-    .sort(([a], [b]) => Number(a === scopeAll) - Number(b === scopeAll))
-    .map(([scope, t]) => cubeDoc(hourCubeId(scope, hour), [[hour, t.n]], [...t.rows.values()]));
+/** Stores the hour cubes of a tally, everyone's after the others' (it marks the hour done). */
+async function storeHour(store: LogIndexStore, hour: number, tally: HourTally): Promise<void> {
+  const doc = (scope: string, t: { n: number; rows: Map<string, CubeRow> }) =>
+    cubeDoc(hourCubeId(scope, hour), [[hour, t.n]], [...t.rows.values()]);
+  await store.insertCubes([...tally].filter(([scope]) => scope !== scopeAll).map(([scope, t]) => doc(scope, t)));
+  const all = tally.get(scopeAll);
+  if (all) await store.insertCubes([doc(scopeAll, all)]);
+}
 
 /** Whether an hour's cubes were computed at its present count (everyone's cube, written last, says so). */
 export const hourDone = (h: Hour, doc: CubeDoc | undefined) => validRows(doc, [[h.hour, h.slot.n]]) !== undefined;
@@ -91,7 +94,7 @@ export async function cubeHours(store: LogIndexStore, hours: Hour[]): Promise<nu
   for (const h of hours) {
     const found = await hourEntries(store, h);
     if (!found) continue;
-    await store.insertCubes(hourCubes(h.hour, tallyHour(found)));
+    await storeHour(store, h.hour, tallyHour(found));
     done++;
   }
   return done;
@@ -110,7 +113,7 @@ export async function cubeDay(store: LogIndexStore, day: number): Promise<number
     const found = await hourEntries(store, h);
     if (!found) return null;
     const tally = tallyHour(found);
-    if (!hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))) await store.insertCubes(hourCubes(h.hour, tally));
+    if (!hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))) await storeHour(store, h.hour, tally);
     for (const [scope, t] of tally) {
       if (scope === scopeAll) continue;
       const s = perScope.get(scope) ?? { counts: [], rows: [] };

@@ -108,6 +108,63 @@ export function entriesOf(d: IndexDoc): Found[] {
   return out;
 }
 
+/** Cubes by `_id` from their days' collections: read, replaced (a query's) and inserted (the job's). */
+function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: string[]) => Promise<IndexDoc[]>) {
+  /** Cubes by `_id` (domain/log-cubes.ts), from their days' collections. */
+  async function cubes(ids: string[]): Promise<Map<string, CubeDoc>> {
+    if (ids.length === 0) return new Map();
+    return new Map((await byIds(ids)).map((d) => [d._id, d as unknown as CubeDoc]));
+  }
+
+  /** Stores cubes (whole documents: each replaces what an earlier walk stored). */
+  async function saveCubes(docs: CubeDoc[]): Promise<void> {
+    const perDay = new Map<number, CubeDoc[]>();
+    for (const d of docs) {
+      const day = dayOfDoc(d._id);
+      const l = perDay.get(day);
+      if (l) l.push(d);
+      else perDay.set(day, [d]);
+    }
+    await Promise.all(
+      [...perDay].map(([day, list]) =>
+        dayColl(day).bulkWrite(
+          list.map((d) => ({
+            replaceOne: { filter: { _id: d._id }, replacement: d as unknown as IndexDoc, upsert: true },
+          })),
+          { ordered: false },
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Stores cubes computed in the background: inserted (one command per day and 500 cubes, under
+   * 0.1 ms each), and those stored before (by a query's walk) replaced.
+   */
+  async function insertCubes(docs: CubeDoc[]): Promise<void> {
+    for (let i = 0; i < docs.length; i += 500) {
+      const chunk = docs.slice(i, i + 500);
+      const perDay = new Map<number, CubeDoc[]>();
+      for (const d of chunk) {
+        const l = perDay.get(dayOfDoc(d._id));
+        if (l) l.push(d);
+        else perDay.set(dayOfDoc(d._id), [d]);
+      }
+      for (const [day, list] of perDay) {
+        try {
+          await dayColl(day).insertMany(list as unknown as IndexDoc[], { ordered: false });
+        } catch (err) {
+          const refused = duplicateIndexes(err);
+          if (!refused) throw err;
+          await saveCubes(refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined));
+        }
+      }
+    }
+  }
+
+  return { cubes, saveCubes, insertCubes };
+}
+
 /** The read model's collections and its reads by `_id`. */
 export function logIndexStore(conn: Connection) {
   const main: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
@@ -185,61 +242,9 @@ export function logIndexStore(conn: Connection) {
     return (await scopeRange(scope, lo, hi, false)).hours;
   }
 
-  /** Cubes by `_id` (domain/log-cubes.ts), from their days' collections. */
-  async function cubes(ids: string[]): Promise<Map<string, CubeDoc>> {
-    if (ids.length === 0) return new Map();
-    return new Map((await byIds(ids)).map((d) => [d._id, d as unknown as CubeDoc]));
-  }
-
-  /** Stores cubes (whole documents: each replaces what an earlier walk stored). */
-  async function saveCubes(docs: CubeDoc[]): Promise<void> {
-    const perDay = new Map<number, CubeDoc[]>();
-    for (const d of docs) {
-      const day = dayOfDoc(d._id);
-      const l = perDay.get(day);
-      if (l) l.push(d);
-      else perDay.set(day, [d]);
-    }
-    await Promise.all(
-      [...perDay].map(([day, list]) =>
-        dayColl(day).bulkWrite(
-          list.map((d) => ({
-            replaceOne: { filter: { _id: d._id }, replacement: d as unknown as IndexDoc, upsert: true },
-          })),
-          { ordered: false },
-        ),
-      ),
-    );
-  }
-
-  /**
-   * Stores cubes computed in the background: inserted (one command per day and 500 cubes, under
-   * 0.1 ms each), and those stored before (by a query's walk) replaced.
-   */
-  async function insertCubes(docs: CubeDoc[]): Promise<void> {
-    for (let i = 0; i < docs.length; i += 500) {
-      const chunk = docs.slice(i, i + 500);
-      const perDay = new Map<number, CubeDoc[]>();
-      for (const d of chunk) {
-        const l = perDay.get(dayOfDoc(d._id));
-        if (l) l.push(d);
-        else perDay.set(dayOfDoc(d._id), [d]);
-      }
-      for (const [day, list] of perDay) {
-        try {
-          await dayColl(day).insertMany(list as unknown as IndexDoc[], { ordered: false });
-        } catch (err) {
-          const refused = duplicateIndexes(err);
-          if (!refused) throw err;
-          await saveCubes(refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined));
-        }
-      }
-    }
-  }
-
   const meta = async () => (await main.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
 
-  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, cubes, saveCubes, insertCubes, meta };
+  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, ...cubeStore(dayColl, byIds), meta };
 }
 
 export type LogIndexStore = ReturnType<typeof logIndexStore>;
