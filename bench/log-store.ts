@@ -35,7 +35,7 @@ import {
 import { logCleanup } from '../services/logs/src/data/log-cleanup.ts';
 import { logCubingJob } from '../services/logs/src/data/log-cubing-job.ts';
 import { logRepository } from '../services/logs/src/data/log-repository.ts';
-import { dayBucketOf, dayIncrement } from '../services/logs/src/domain/day-buckets.ts';
+import { bucketDocOf, dayIncrement } from '../services/logs/src/domain/day-buckets.ts';
 import {
   BLOCK,
   blockId,
@@ -211,7 +211,7 @@ for (let d = 0; d < DAYS && seeded < ROWS && !reuse; d++) {
   const everyone = consumed.map((r) => ({ ...r, user_id: 0, username: '' }));
   const perDoc = new Map<string, LogDoc[]>();
   for (const r of [...consumed, ...everyone]) {
-    const id = dayBucketOf(r);
+    const id = bucketDocOf(r);
     const list = perDoc.get(id);
     if (list) list.push(r);
     else perDoc.set(id, [r]);
