@@ -156,7 +156,10 @@ function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: 
         } catch (err) {
           const refused = duplicateIndexes(err);
           if (!refused) throw err;
-          await saveCubes(refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined));
+          // Replaced 50 at a time: a replace is an update statement (about 3 ms), and the
+          // consumer's writes wait for the whole command.
+          const stored = refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined);
+          for (let j = 0; j < stored.length; j += 50) await saveCubes(stored.slice(j, j + 50));
         }
       }
     }
