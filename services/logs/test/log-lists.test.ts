@@ -565,12 +565,20 @@ describe('cubes computed in the background', () => {
       };
       // Today's closed hours, from 01:00 (the range cuts the day): counted from the hour cubes.
       await check({ start: day * 86_400 + 3600, end: tenOclock - 1 });
-      // The next day: the closed day's cubes; a range from 02:00 to the end counts hours and not
-      // a whole day, from the hour cubes.
-      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 1, hours: 0, more: true });
+      // The next day: hours 10 to 19, then the closed day's cubes (merged from its hours'); a
+      // range from 02:00 to the end counts hours and not a whole day, from the hour cubes.
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 6, more: true });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 1, hours: 4, more: true });
       expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 0, more: false });
       await check({ start: day * 86_400 + 2 * 3600, end: (day + 1) * 86_400 - 1 });
       await check({ start: day * 86_400, end: (day + 1) * 86_400 - 1 });
+      // A day cube counts what its scope's directory counts (valid: the whole day is read from it).
+      const coll = own.collection(indexCollection(day));
+      const dir = await coll.findOne({ _id: `u3|d${day}` } as never);
+      const counts = Object.entries((dir?.h ?? {}) as Record<string, HourSlot>)
+        .map(([h, slot]) => [day * 24 + Number(h), slot.n])
+        .sort((a, b) => (a[0] as number) - (b[0] as number));
+      expect(JSON.parse(String((await coll.findOne({ _id: `u3|d${day}|q` } as never))?.n))).toEqual(counts);
       await job.stop();
     } finally {
       await own.dropDatabase().catch(() => undefined);

@@ -1,6 +1,7 @@
 /**
  * The cubes' background job (log-index-cubing.ts): a pass at start and every interval, each
- * bounded (one closed day, a few closed hours), the next one at once while work is left. Its
+ * bounded (a few closed hours, or one closed day merged from its hours' cubes), the next one at
+ * once while work is left. Its
  * progress is the store's (everyone's hour cubes, `hcubed.<day>` in the meta document), so a
  * restart goes on where it stopped, and two replicas doing the same hour store the same cubes.
  * It only reads the lists and inserts cubes (under 0.1 ms each): the consumer's writes, one at a
@@ -23,10 +24,13 @@ export function logCubingJob(index: LogIndexRepository, logger: Logger, interval
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
 
-  /** One bounded pass at `now` (seconds): a closed day, then up to HOURS_PER_PASS closed hours. */
+  /**
+   * One bounded pass at `now` (seconds): up to HOURS_PER_PASS closed hours, then, when none is
+   * left, a closed day's cubes merged from its hours' (no entry read again).
+   */
   async function pass(now: number): Promise<CubingPass> {
-    const days = await index.cubeClosedDays(now, 1);
     const { hours, more } = await index.cubeClosedHours(now, HOURS_PER_PASS);
+    const days = more ? 0 : await index.cubeClosedDays(now, 1);
     if (days || hours) logger.info({ days, hours }, 'log cubes computed');
     return { days, hours, more: more || days > 0 };
   }

@@ -5,7 +5,8 @@
  *
  * - each hour once it has closed: the hour cube of every scope it lists, everyone's (`a`) last,
  *   which marks the hour done (a restart, or a late log that changed its count, cubes it again);
- * - each closed UTC day: the day cube of every scope, and the hour cubes of its hours not done.
+ * - each closed UTC day: the day cube of every scope, merged from its hours' cubes (everyone's
+ *   hour cube lists the hour's scopes), without reading the day's entries again.
  *
  * A cube is used only while its hours' counts equal its scope's directory, as one a query
  * computed. Everything is inserted (FerretDB commits each update statement alone, a command's
@@ -79,11 +80,13 @@ async function storeHour(store: LogIndexStore, hour: number, tally: HourTally): 
     cubeDoc(hourCubeId(scope, hour), [[hour, t.n]], [...t.rows.values()]);
   await store.insertCubes([...tally].filter(([scope]) => scope !== scopeAll).map(([scope, t]) => doc(scope, t)));
   const all = tally.get(scopeAll);
-  if (all) await store.insertCubes([doc(scopeAll, all)]);
+  const scopes = [...tally.keys()].filter((scope) => scope !== scopeAll);
+  if (all) await store.insertCubes([{ ...doc(scopeAll, all), s: JSON.stringify(scopes) }]);
 }
 
 /** Whether an hour's cubes were computed at its present count (everyone's cube, written last, says so). */
-export const hourDone = (h: Hour, doc: CubeDoc | undefined) => validRows(doc, [[h.hour, h.slot.n]]) !== undefined;
+export const hourDone = (h: Hour, doc: CubeDoc | undefined) =>
+  doc?.s !== undefined && validRows(doc, [[h.hour, h.slot.n]]) !== undefined;
 
 /**
  * Computes and stores the hour cubes of every scope of some closed hours of everyone's list, an
@@ -101,28 +104,35 @@ export async function cubeHours(store: LogIndexStore, hours: Hour[]): Promise<nu
 }
 
 /**
- * Computes and stores the day cubes of every scope of a closed day, and the hour cubes of its hours
- * not done yet. Returns the scopes of the day, or null when everyone's list of the day is not
- * whole (a position missing: no day cube stored).
+ * Computes and stores the day cubes of every scope of a closed day from its hour cubes (the hours
+ * not done are cubed first). Returns the scopes of the day, or null when an hour of everyone's
+ * list is not whole (a position missing: no day cube stored).
  */
 export async function cubeDay(store: LogIndexStore, day: number): Promise<number | null> {
   const hours = await store.hoursIn(scopeAll, day * DAY, day * DAY + DAY - 1);
-  const marks = await store.cubes(hours.map((h) => hourCubeId(scopeAll, h.hour)));
+  const markIds = hours.map((h) => hourCubeId(scopeAll, h.hour));
+  let marks = await store.cubes(markIds);
+  const todo = hours.filter((h) => !hourDone(h, marks.get(hourCubeId(scopeAll, h.hour))));
+  if ((await cubeHours(store, todo)) < todo.length) return null;
+  if (todo.length) marks = await store.cubes(markIds);
+  const scopes = new Set<string>();
+  for (const m of marks.values()) for (const scope of JSON.parse(m.s ?? '[]') as string[]) scopes.add(scope);
   const perScope = new Map<string, { counts: [number, number][]; rows: CubeRow[][] }>();
-  for (const h of [...hours].reverse()) {
-    const found = await hourEntries(store, h);
-    if (!found) return null;
-    const tally = tallyHour(found);
-    if (!hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))) await storeHour(store, h.hour, tally);
-    for (const [scope, t] of tally) {
-      if (scope === scopeAll) continue;
-      const s = perScope.get(scope) ?? { counts: [], rows: [] };
-      s.counts.push([h.hour, t.n]);
-      s.rows.push([...t.rows.values()]);
-      perScope.set(scope, s);
-    }
+  const ids = [...scopes].flatMap((scope) => hours.map((h) => hourCubeId(scope, h.hour)));
+  for (const [id, doc] of await store.cubes(ids)) {
+    const scope = id.slice(0, id.indexOf('|'));
+    const s = perScope.get(scope) ?? { counts: [], rows: [] };
+    s.counts.push(...(JSON.parse(doc.n) as [number, number][]));
+    s.rows.push(JSON.parse(doc.c) as CubeRow[]);
+    perScope.set(scope, s);
   }
-  const docs = [...perScope].map(([scope, s]) => cubeDoc(dayCubeId(scope, day), s.counts, mergeCubes(s.rows)));
+  const docs = [...perScope].map(([scope, s]) =>
+    cubeDoc(
+      dayCubeId(scope, day),
+      s.counts.sort((a, b) => a[0] - b[0]),
+      mergeCubes(s.rows),
+    ),
+  );
   await store.insertCubes(docs);
   return docs.length;
 }

@@ -17,6 +17,7 @@ import { hourCubeId } from '../domain/log-cubes.ts';
 import { scopeAll } from '../domain/log-index.ts';
 import { cubeDay, cubeHours, hourDone } from './log-index-cubing.ts';
 import { logIndexQueries } from './log-index-query.ts';
+import type { Hour } from './log-index-store.ts';
 import { logIndexStore } from './log-index-store.ts';
 import { logIndexWriter } from './log-index-writer.ts';
 
@@ -106,22 +107,27 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     },
 
     /**
-     * Computes the hour cubes of the hours closed at least CUBE_GRACE seconds before `now` in its
-     * day and the day before (older ones come with their day's), after the cut, whose everyone's
-     * cube does not count what its directory counts now; at most `limit`, oldest first.
-     * Returns the hours done and whether some are left.
+     * Computes the hour cubes of the hours closed at least CUBE_GRACE seconds before `now`, after
+     * the cut, of the days whose cubes are not all done, whose everyone's cube does not count what
+     * its directory counts now; at most `limit`, oldest first. Returns the hours done and whether
+     * some are left.
      */
     async cubeClosedHours(now: number, limit: number): Promise<{ hours: number; more: boolean }> {
       const m = await meta();
       if (m.first === undefined) return { hours: 0, more: false };
-      const lo = Math.max(m.first * DAY, m.cut ?? 0, (Math.floor(now / DAY) - 1) * DAY);
       const hi = Math.floor((now - CUBE_GRACE) / HOUR) * HOUR - 1;
-      if (hi < lo) return { hours: 0, more: false };
-      const hours = (await store.hoursIn(scopeAll, lo, hi)).filter((h) => h.whole).reverse();
-      const marks = await store.cubes(hours.map((h) => hourCubeId(scopeAll, h.hour)));
-      const todo = hours.filter((h) => !hourDone(h, marks.get(hourCubeId(scopeAll, h.hour))));
+      const todo: Hour[] = [];
+      for (let day = m.first; day * DAY <= hi && todo.length <= limit; day++) {
+        if (m.hcubed?.[String(day)]) continue;
+        const lo = Math.max(day * DAY, m.cut ?? 0);
+        if (lo > Math.min(hi, day * DAY + DAY - 1)) continue;
+        const hours = (await store.hoursIn(scopeAll, lo, Math.min(hi, day * DAY + DAY - 1))).filter((h) => h.whole);
+        const marks = await store.cubes(hours.map((h) => hourCubeId(scopeAll, h.hour)));
+        todo.push(...hours.filter((h) => !hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))).reverse());
+      }
       return { hours: await cubeHours(store, todo.slice(0, limit)), more: todo.length > limit };
     },
+
     /** Queries start no earlier than `day` (nothing older is kept any more). */
     async raiseFirst(day: number): Promise<void> {
       await main.updateOne({ _id: 'meta', first: { $lt: day } }, { $set: { first: day } });
