@@ -4,7 +4,8 @@
  * (domain/log-cubes.ts):
  *
  * - each hour once it has closed: the hour cube of every scope it lists, everyone's (`a`) last,
- *   which marks the hour done (a restart, or a late log that changed its count, cubes it again);
+ *   which marks the hour done (a restart, or a late log that changed its count before its day was
+ *   merged, cubes it again; after that, the first query that walks the hour does);
  * - each closed UTC day: the day cube of every scope, merged from its hours' cubes (everyone's
  *   hour cube lists the hour's scopes), without reading the day's entries again.
  *
