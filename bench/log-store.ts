@@ -20,6 +20,7 @@
  * the consumer's largest batch.
  */
 
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import type { mongo } from 'mongoose';
 import { deadLetter, TOPICS } from '../proto/src/topics.ts';
@@ -32,8 +33,9 @@ import {
   topicName,
 } from '../services/common/src/index.ts';
 import { logCleanup } from '../services/logs/src/data/log-cleanup.ts';
+import { logCubingJob } from '../services/logs/src/data/log-cubing-job.ts';
 import { logRepository } from '../services/logs/src/data/log-repository.ts';
-import { dayBucketOf, dayIncrement } from '../services/logs/src/domain/day-buckets.ts';
+import { bucketDocOf, dayIncrement } from '../services/logs/src/domain/day-buckets.ts';
 import {
   BLOCK,
   blockId,
@@ -168,7 +170,13 @@ async function insertAll(coll: mongo.Collection, docs: object[]) {
 }
 
 const dbName = `bench_log_store_${ROWS}`;
-const conn = await connectMongo(process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/', dbName);
+// Commands monitored: the ingest's store commands are counted per kind (see commandCounts).
+const mongoUrl = process.env.MONGO_URL ?? 'mongodb://127.0.0.1:27027/';
+const plain = await connectMongo(mongoUrl, dbName);
+const conn = await plain.base
+  .createConnection(mongoUrl, { dbName, maxPoolSize: 20, monitorCommands: true })
+  .asPromise();
+await plain.close();
 const db = conn.db as mongo.Db;
 const reuse =
   process.env.SEEDED === '1' && (await db.collection('log_index').findOne({ _id: 'meta' } as never)) !== null;
@@ -203,7 +211,7 @@ for (let d = 0; d < DAYS && seeded < ROWS && !reuse; d++) {
   const everyone = consumed.map((r) => ({ ...r, user_id: 0, username: '' }));
   const perDoc = new Map<string, LogDoc[]>();
   for (const r of [...consumed, ...everyone]) {
-    const id = dayBucketOf(r);
+    const id = bucketDocOf(r);
     const list = perDoc.get(id);
     if (list) list.push(r);
     else perDoc.set(id, [r]);
@@ -236,9 +244,49 @@ if (!reuse) {
   // Every hour's buckets are this version's: the dashboard reads them by _id.
   await db.collection('quota_data').insertOne({ _id: 'meta|dashboard', created_at: 0 } as never);
 }
+// A reused database's day documents record the offsets of an earlier run's topic (each run has
+// its own): without this, the sums of this run's events, at lower offsets, would be skipped.
+if (reuse) await db.collection('quota_data').updateMany({ applied: { $exists: true } }, { $unset: { applied: '' } });
 const repo = logRepository(conn);
 await repo.ensureIndexes();
 await repo.buildLists();
+
+/**
+ * The store commands while counting, per kind: command and collection class (`log_index_<day>`
+ * as `log_index_*`), with the statements they carry (an update's or an insert's list) and the
+ * milliseconds they took (summed: commands run concurrently).
+ */
+const commandCounts = new Map<string, { commands: number; statements: number; ms: number }>();
+let counting = false;
+const started = new Map<number, string>();
+const client = conn.getClient();
+client.on('commandStarted', (e) => {
+  if (!counting) return;
+  const c = e.command as Record<string, unknown>;
+  const name = e.commandName === 'getMore' ? c.collection : c[e.commandName];
+  const coll = String(name ?? '').replace(/_\d{8}$/, '_*');
+  const key = `${e.commandName} ${coll}`;
+  const statements = Array.isArray(c.updates) ? c.updates.length : Array.isArray(c.documents) ? c.documents.length : 1;
+  const k = commandCounts.get(key) ?? { commands: 0, statements: 0, ms: 0 };
+  k.commands++;
+  k.statements += statements;
+  commandCounts.set(key, k);
+  started.set(e.requestId, key);
+});
+client.on('commandSucceeded', (e) => {
+  const key = started.get(e.requestId);
+  if (key === undefined) return;
+  started.delete(e.requestId);
+  const k = commandCounts.get(key);
+  if (k) k.ms += e.duration;
+});
+/** The shared FerretDB's CPU seconds (`FERRETDB_PID`: its pid; utime + stime from /proc). */
+function ferretCpuS(): number | undefined {
+  const pid = process.env.FERRETDB_PID;
+  if (!pid) return undefined;
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 // 2. Ingest: usage events through Kafka, with the seeded rows stored.
 const kafka = createKafka(
@@ -269,6 +317,8 @@ const events: TestUsage[] = Array.from({ length: EVENTS }, (_, i) => ({
 }));
 await publishUsage(publisher, events);
 const ti = performance.now();
+const cpu0 = ferretCpuS();
+counting = true;
 const consumers = await runEventConsumers({
   kafka,
   publisher,
@@ -279,6 +329,21 @@ const consumers = await runEventConsumers({
 });
 await drained(kafka, topicName('logs.events'), usageTopic, 600_000);
 const ingestS = (performance.now() - ti) / 1000;
+counting = false;
+const cpu1 = ferretCpuS();
+const ferretS = cpu0 !== undefined && cpu1 !== undefined ? cpu1 - cpu0 : undefined;
+console.log(
+  ferretS === undefined
+    ? 'FerretDB CPU: not measured (set FERRETDB_PID)'
+    : `FerretDB CPU: ${ferretS.toFixed(1)} s = ${Math.round(EVENTS / ferretS)} events per FerretDB CPU second`,
+);
+console.log('| store command during ingest | commands | statements | statements per 1,000 events | ms (summed) |');
+console.log('|---|---|---|---|---|');
+for (const [key, k] of [...commandCounts].sort((a, b) => b[1].statements - a[1].statements)) {
+  console.log(
+    `| ${key} | ${k.commands} | ${k.statements} | ${((k.statements * 1_000) / EVENTS).toFixed(1)} | ${Math.round(k.ms)} |`,
+  );
+}
 console.log(
   `ingest: ${EVENTS} events in ${ingestS.toFixed(1)} s = ${Math.round(EVENTS / ingestS)} events/s (load average ${loadavg()
     .map((l) => l.toFixed(1))
@@ -287,7 +352,53 @@ console.log(
 await consumers.stop();
 await publisher.disconnect();
 
-// 3. Queries, through the use cases the gateway calls.
+/**
+ * The single insert into the same database, timed over and over while `work` runs (what the
+ * consumer's writes wait behind it): p50, p99 and max.
+ */
+async function probed<T>(work: () => Promise<T>): Promise<{ result: T; probe: string }> {
+  let running = true;
+  const probeMs: number[] = [];
+  const probe = (async () => {
+    for (let i = 0; running; i++) {
+      const t = performance.now();
+      await db.collection('probe').insertOne({ i } as never);
+      probeMs.push(performance.now() - t);
+    }
+  })();
+  const result = await work().finally(() => {
+    running = false;
+  });
+  await probe;
+  probeMs.sort((a, b) => a - b);
+  const pct = (p: number) => (probeMs[Math.min(probeMs.length - 1, Math.floor(probeMs.length * p))] ?? 0).toFixed(0);
+  return { result, probe: `p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms (${probeMs.length} inserts)` };
+}
+
+// 3. The cubes' background job until it has nothing left (the seeded days and today's closed
+// hours), as a service started on this store does, timed (CUBES=0 skips it).
+let cubingReport = 'cubing job: not run (CUBES=0)';
+if (process.env.CUBES !== '0') {
+  const job = logCubingJob(repo.index, logger, 3_600_000);
+  const tj = performance.now();
+  const { result, probe } = await probed(async () => {
+    const sum = { days: 0, hours: 0, passes: 0 };
+    for (let more = true; more; ) {
+      const r = await job.run();
+      sum.days += r.days;
+      sum.hours += r.hours;
+      sum.passes++;
+      more = r.more;
+    }
+    return sum;
+  });
+  cubingReport =
+    `cubing job: ${result.days} closed days and ${result.hours} closed hours of today in ${((performance.now() - tj) / 1000).toFixed(1)} s ` +
+    `(${result.passes} passes, load average ${(loadavg()[0] as number).toFixed(1)}); a single insert meanwhile: ${probe}`;
+  console.log(cubingReport);
+}
+
+// 4. Queries, through the use cases the gateway calls.
 const uc = logsService(repo);
 const loadBefore = loadavg()[0] as number;
 // Ranges end at the time the queries start, as an API call ending at now (the ingested events
@@ -384,7 +495,7 @@ for (const [name, range] of [
   );
 }
 
-// 4. 清除历史日志 in the middle of the period: the answer, then the background pass, with a
+// 5. 清除历史日志 in the middle of the period: the answer, then the background pass, with a
 // single write of the same database timed over and over while it runs (what the consumer waits).
 async function cleanupPass(): Promise<string> {
   const cutAt = NOW - 15 * 86_400 + 43_210;
@@ -428,6 +539,7 @@ console.log(
   `ingest: ${EVENTS.toLocaleString('en')} usage events through Kafka in ${ingestS.toFixed(1)} s = ${Math.round(EVENTS / ingestS).toLocaleString('en')} events/s\n`,
 );
 console.log(cleanupReport);
+console.log(`${cubingReport}\n`);
 console.log(
   `queries at load average ${loadBefore.toFixed(1)} (start) to ${(loadavg()[0] as number).toFixed(1)} (end)\n`,
 );

@@ -23,6 +23,7 @@ import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
 import { logCleanup } from './data/log-cleanup.ts';
+import { logCubingJob } from './data/log-cubing-job.ts';
 import { EXPORT_MAX_MS } from './data/log-export.ts';
 import { logRepository } from './data/log-repository.ts';
 import { logsService } from './domain/logs-service.ts';
@@ -95,6 +96,10 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       timer.unref();
       stack.add(() => clearInterval(timer));
       runCleanup();
+      // Each closed hour's and day's cubes, computed in the background (combined filters count them).
+      const cubing = logCubingJob(repo.index, logger, config.LOG_CUBE_INTERVAL_MS);
+      cubing.start();
+      stack.add(() => cubing.stop());
 
       const grpc = await startGrpcServer({
         port: config.GRPC_PORT ?? 0,

@@ -11,6 +11,8 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   TASKS_ADDR: z.string(),
   /** How often the retention and cleanup pass runs (also at start and after each cleanup request). */
   LOG_CLEANUP_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  /** How often the cubes' job looks for closed hours and days to cube (also at start). */
+  LOG_CUBE_INTERVAL_MS: z.coerce.number().int().min(1_000).default(60_000),
 });
 
 export type Config = z.infer<typeof schema>;

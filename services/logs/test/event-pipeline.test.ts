@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { logRepository } from '../src/data/log-repository.ts';
 import { ingestUsage } from '../src/domain/ingest-events.ts';
 import type { Bucket } from '../src/domain/log-record.ts';
-import { logFromUsage } from '../src/domain/log-record.ts';
+import { bucketKey, logFromUsage } from '../src/domain/log-record.ts';
 import { runEventConsumers } from '../src/transport/kafka/event-consumer.ts';
 import {
   drained,
@@ -216,7 +216,7 @@ describe('logs consumer', () => {
     expect(s.everyone).toEqual(expectedEveryone(events));
   });
 
-  it('when a batch across midnight is replayed and cut differently, then each user and day is one document and the dashboard sums are exact', async () => {
+  it('when a batch across midnight is replayed and cut differently, then each user and hour is one document and the dashboard sums are exact, older day documents added', async () => {
     const env = await isolated('logs_days');
     cleanups.push(env.close);
     // 300 events over the 20 minutes around midnight UTC, 6 users, models with a dot in the name.
@@ -238,7 +238,7 @@ describe('logs consumer', () => {
     }) as typeof days.findOneAndUpdate;
     const repo = logRepository(env.conn);
     await ingestUsage(repo, read.slice(0, 200), flags());
-    // One update per user and day, and everyone's per day: (6 + 1) x 2, whatever the models and hours.
+    // One update per user and hour, and everyone's per hour: (6 + 1) x 2, whatever the models.
     expect(updates.n).toBe(14);
     // Redelivered whole, then cut differently (100..199 again with 200..299), by a fresh process.
     await ingestUsage(repo, read.slice(0, 200), flags());
@@ -254,6 +254,15 @@ describe('logs consumer', () => {
     const mine = events.filter((e) => e.userId === 1_002);
     expect(sums(await repo.dashboard({ user_id: 1_002, ...range }))).toEqual(expectedBuckets(mine));
     expect(sums(await repo.dashboard(range))).toEqual(expectedEveryone(events));
+    // An older version's document of the user's whole day (the day of an upgrade) holding that
+    // hour too: summed with the hour's document.
+    const day = Math.floor(events[0]!.occurredAtMs / 86_400_000);
+    await days.insertOne({ _id: `b|1002|${day}`, day, h: { 23: { o3: { t: 7, c: 1, q: 9 } } } } as never);
+    const want = expectedBuckets(mine);
+    const key = bucketKey(1_002, 'o3', day * 86_400 + 23 * 3_600);
+    const had = want.get(key)!;
+    want.set(key, { token_used: had.token_used + 7, count: had.count + 1, quota: had.quota + 9 });
+    expect(sums(await repo.dashboard({ user_id: 1_002, ...range }))).toEqual(want);
   });
 });
 

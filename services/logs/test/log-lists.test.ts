@@ -11,6 +11,7 @@ import { create } from '@bufbuild/protobuf';
 import mongoose, { type Connection } from 'mongoose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { logCleanup } from '../src/data/log-cleanup.ts';
+import { logCubingJob } from '../src/data/log-cubing-job.ts';
 import { type LogQuery, type LogRepository, logRepository } from '../src/data/log-repository.ts';
 import { logRows } from '../src/data/log-rows.ts';
 import { ingestAudit, ingestUsage, type ReadEvent } from '../src/domain/ingest-events.ts';
@@ -470,4 +471,118 @@ describe('log lists', () => {
     const now = T0 + 86_400 + 1_250 * 7 + 30;
     expect(await lists.stat({ user_id: 2 }, now)).toEqual(scanStat(snap, { user_id: 2 }, now));
   }, 240_000);
+});
+
+describe('block parts', () => {
+  it('when a batch is listed, then its blocks are one insert per day and no update, and hours holding whole blocks of older versions read both', async () => {
+    const own = mongoose.createConnection(process.env.MONGO_URL!, {
+      dbName: uniqueName('logs_parts'),
+      monitorCommands: true,
+    });
+    await own.asPromise();
+    const statements = { insert: 0, update: 0 };
+    own.getClient().on('commandStarted', (e) => {
+      const c = e.command as { insert?: string; update?: string; updates?: unknown[] };
+      if (e.commandName === 'insert' && c.insert?.startsWith('log_index_')) statements.insert += 1;
+      if (e.commandName === 'update' && c.update?.startsWith('log_index_')) statements.update += c.updates?.length ?? 0;
+    });
+    try {
+      const parts = logRepository(own, { clock: PAST });
+      const scan = logRepository(own, { lists: false, clock: PAST });
+      await parts.buildLists();
+      const at = (i: number) => T0 + 5 * 86_400 + i * 3;
+      const events = Array.from({ length: 300 }, (_, i) => usage(i, at(i)));
+      await ingestUsage(parts, read(events.slice(0, 150), 0), flags);
+      // Every scope's blocks of the batch: one insert command, not an update per scope and hour.
+      expect(statements).toEqual({ insert: 1, update: 0 });
+      // An older version's whole blocks: the hour's parts merged into one document per block.
+      const day = Math.floor(at(0) / 86_400);
+      const coll = own.collection(indexCollection(day));
+      const stored = await coll.find({ _id: { $regex: /^a\|\d+\|\d+\|\d+$/ } } as never).toArray();
+      const whole = new Map<string, Record<string, unknown>>();
+      for (const d of stored) {
+        const id = String(d._id).split('|').slice(0, 3).join('|');
+        whole.set(id, { ...(whole.get(id) ?? {}), ...d, _id: id });
+      }
+      await coll.deleteMany({ _id: { $in: stored.map((d) => d._id) } } as never);
+      await coll.insertMany([...whole.values()] as never[]);
+      await ingestUsage(parts, read(events.slice(150), 150), flags);
+      for (const [page, size] of [
+        [1, 10],
+        [14, 20],
+      ] as const) {
+        expect(await parts.find({}, page, size)).toEqual(await scan.find({}, page, size));
+        expect(await parts.find({ user_id: 2 }, page, size)).toEqual(await scan.find({ user_id: 2 }, page, size));
+      }
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
+});
+
+describe('cubes computed in the background', () => {
+  it('when the job has cubed the closed hours of today and the closed days, then a combined stat over them reads no block and pages answer what the scan answers', async () => {
+    const own = mongoose.createConnection(process.env.MONGO_URL!, {
+      dbName: uniqueName('logs_cubing'),
+      monitorCommands: true,
+    });
+    await own.asPromise();
+    let blocks = 0;
+    own.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+    });
+    try {
+      const lists = logRepository(own, { clock: PAST });
+      const scan = logRepository(own, { lists: false, clock: PAST });
+      await lists.buildLists();
+      // A day with a log every 5 minutes from 00:00 to 20:00.
+      const day = Math.floor(T0 / 86_400) + 3;
+      const events = Array.from({ length: 240 }, (_, i) => usage(i, day * 86_400 + i * 300));
+      for (let i = 0; i < events.length; i += 120) await ingestUsage(lists, read(events.slice(i, i + 120), i), flags);
+      const job = logCubingJob(lists.index, logger, 60_000);
+      // At 10:01 of that day: hours 0 to 9 are closed (6 per pass, then the next pass at once).
+      const tenOclock = day * 86_400 + 10 * 3600;
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 6, more: true });
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 4, more: false });
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 0, more: false });
+      const queries: LogQuery[] = [
+        { username: 'user3', model_name: 'gpt-4o' },
+        { group: 'vip', token_name: 'default', type: 5 },
+        { channel: 2, model_name: 'gpt-4o-mini', group: 'default' },
+      ];
+      const check = async (range: LogQuery) => {
+        for (const f of queries) {
+          const q = { ...f, ...range };
+          // Asked now (days later): rpm and tpm walk the last minute, which holds none of these logs.
+          const now = Math.floor(Date.now() / 1000);
+          blocks = 0;
+          expect(await lists.stat(q, now)).toEqual(await scan.stat(q, now));
+          expect(blocks, JSON.stringify(q)).toBe(0);
+          for (const page of [1, 2]) expect(await lists.find(q, page, 5)).toEqual(await scan.find(q, page, 5));
+        }
+      };
+      // Today's closed hours, from 01:00 (the range cuts the day): counted from the hour cubes.
+      await check({ start: day * 86_400 + 3600, end: tenOclock - 1 });
+      // The next day: hours 10 to 19, then the closed day's cubes (merged from its hours'); a
+      // range from 02:00 to the end counts hours and not a whole day, from the hour cubes.
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 6, more: true });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 1, hours: 4, more: true });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 0, more: false });
+      await check({ start: day * 86_400 + 2 * 3600, end: (day + 1) * 86_400 - 1 });
+      await check({ start: day * 86_400, end: (day + 1) * 86_400 - 1 });
+      // A day cube counts what its scope's directory counts (valid: the whole day is read from it).
+      const coll = own.collection(indexCollection(day));
+      const dir = await coll.findOne({ _id: `u3|d${day}` } as never);
+      const counts = Object.entries((dir?.h ?? {}) as Record<string, HourSlot>)
+        .map(([h, slot]) => [day * 24 + Number(h), slot.n])
+        .sort((a, b) => (a[0] as number) - (b[0] as number));
+      expect(JSON.parse(String((await coll.findOne({ _id: `u3|d${day}|q` } as never))?.n))).toEqual(counts);
+      await job.stop();
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
 });

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection, mongo } from 'mongoose';
-import { type DayBucketDoc, dayBucketOf, dayIncrement, incDifference, sumsAbove } from '../domain/day-buckets.ts';
+import { bucketDocOf, type DayBucketDoc, dayIncrement, incDifference, sumsAbove } from '../domain/day-buckets.ts';
 import { type Bucket, bucketsOf, type LogDoc, type OffsetLog } from '../domain/log-record.ts';
 
 export interface BucketDoc extends Omit<Bucket, 'key'> {
@@ -30,7 +30,7 @@ async function applyDays(
   const mark = (k: string) => `${k}|${field}`;
   const groups = new Map<string, OffsetLog[]>();
   for (const r of rows) {
-    const k = dayBucketOf(r.log);
+    const k = bucketDocOf(r.log);
     const g = groups.get(k);
     if (g) g.push(r);
     else groups.set(k, [r]);

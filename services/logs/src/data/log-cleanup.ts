@@ -34,8 +34,6 @@ export interface CleanupResult {
   droppedIndexDays: number;
   rebuiltDays: number;
   deletedRows: number;
-  /** Days whose cubes were computed (log-index-cubing.ts). */
-  cubedDays?: number;
 }
 
 export function logCleanup(repo: LogRepository, logger: Logger, retention: () => Retention) {
@@ -104,8 +102,6 @@ export function logCleanup(repo: LogRepository, logger: Logger, retention: () =>
     // Queries start at the oldest day kept.
     const left = parts.filter((p) => !plan.drop.includes(p));
     if (plan.drop.length > 0 && left.length > 0) await index.raiseFirst(Math.min(...left.map((p) => p.day)));
-    // The day cubes of the closed days (combined filters count whole days from them).
-    out.cubedDays = await index.cubeClosedDays(now);
     if (out.droppedPartitions || out.deletedRows || out.rebuiltDays) logger.info({ ...out, cut }, 'log cleanup done');
     return out;
   }

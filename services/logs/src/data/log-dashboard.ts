@@ -3,7 +3,7 @@
  * older versions' buckets by `_id` through the day's models, and before those by time.
  */
 import type { Collection, Connection } from 'mongoose';
-import { bucketsOfDay, type DayBucketDoc, dayBucketId } from '../domain/day-buckets.ts';
+import { bucketsOfDay, type DayBucketDoc, dayBucketId, hourBucketId } from '../domain/day-buckets.ts';
 import { type Bucket, bucketKey } from '../domain/log-record.ts';
 import type { BucketDoc } from './log-buckets.ts';
 import type { LogIndexRepository } from './log-index-repository.ts';
@@ -25,11 +25,24 @@ function sumPerModel(rows: BucketDoc[]): BucketDoc[] {
   return [...out.values()];
 }
 
-/** A user's (0: everyone's) day documents over a range, as (user, model, hour) buckets. */
+/**
+ * A user's (0: everyone's) hour documents over a range, and the day documents of older versions,
+ * as (user, model, hour) buckets (an hour in both, the day of an upgrade, is summed by the caller).
+ */
 async function bucketsByDay(days: Collection<DayBucketDoc>, user: number, lo: number, hi: number): Promise<Bucket[]> {
   const ids: string[] = [];
-  for (let d = Math.floor(lo / 86_400); d <= Math.floor(hi / 86_400); d++) ids.push(dayBucketId(user, d));
-  const docs = await days.find({ _id: { $in: ids } }, { projection: { applied: 0 } }).toArray();
+  for (let d = Math.floor(lo / 86_400); d <= Math.floor(hi / 86_400); d++) {
+    ids.push(dayBucketId(user, d));
+    for (let h = 0; h < 24; h++) {
+      const at = d * 86_400 + h * 3_600;
+      if (at + 3_599 >= lo && at <= hi) ids.push(hourBucketId(user, d, h));
+    }
+  }
+  const docs: DayBucketDoc[] = [];
+  for (let i = 0; i < ids.length; i += 5_000) {
+    const chunk = ids.slice(i, i + 5_000);
+    docs.push(...(await days.find({ _id: { $in: chunk } }, { projection: { applied: 0 } }).toArray()));
+  }
   return docs.flatMap((d) => bucketsOfDay(d, lo, hi));
 }
 

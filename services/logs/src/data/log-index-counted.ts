@@ -14,7 +14,7 @@ async function cutHours(store: LogIndexStore, scope: string, f: EntryFilter, lo:
     hours
       .filter((h) => !h.whole)
       .map(async (h) => {
-        const list = await store.blockEntries(scope, h.hour, blocksOf(h.slot.n));
+        const list = await store.blockEntries(scope, h.hour, blocksOf(h.slot.n), h.slot.n);
         cut.set(h.hour, dedupe(list.filter((x) => inRange(x, lo, hi) && matches(x.e, f))));
       }),
   );
@@ -27,7 +27,7 @@ async function byPosition(store: LogIndexStore, scope: string, h: Hour, left: nu
   const bottom = Math.max(0, top - want + 1);
   const ks = [];
   for (let k = Math.floor(bottom / BLOCK); k <= Math.floor(top / BLOCK); k++) ks.push(k);
-  const list = await store.blockEntries(scope, h.hour, ks);
+  const list = await store.blockEntries(scope, h.hour, ks, h.slot.n);
   return dedupe(list.filter((x) => x.pos <= top && x.pos >= bottom));
 }
 
@@ -50,7 +50,7 @@ async function byType(
   for (let k = Math.floor((h.slot.n - 1) / BLOCK); k >= 0 && out.length < want; k -= step) {
     const ks = [];
     for (let j = k; j > k - step && j >= 0; j--) ks.push(j);
-    for (const x of dedupe(await store.blockEntries(scope, h.hour, ks))) {
+    for (const x of dedupe(await store.blockEntries(scope, h.hour, ks, h.slot.n))) {
       if (!matches(x.e, f)) continue;
       if (seen++ < left) continue;
       if (out.length < want) out.push(x);
@@ -103,7 +103,7 @@ export async function countableQuota(
   for (const h of hours) {
     if (h.whole) quota += h.slot.q ?? 0;
     else {
-      const list = await store.blockEntries(scope, h.hour, blocksOf(h.slot.n));
+      const list = await store.blockEntries(scope, h.hour, blocksOf(h.slot.n), h.slot.n);
       for (const x of dedupe(list)) if (inRange(x, range[0], range[1]) && matches(x.e, f)) quota += x.e[E.quota];
     }
   }

@@ -20,7 +20,7 @@ import {
   tally,
   validRows,
 } from '../domain/log-cubes.ts';
-import { blockId, dayOf, E, type EntryFilter, matches } from '../domain/log-index.ts';
+import { blockDocIds, dayOf, E, type EntryFilter, matches } from '../domain/log-index.ts';
 import {
   blocksOf,
   byNewest,
@@ -68,7 +68,7 @@ interface Ctx {
 
 /** Every block of some hours of a scope, per hour. */
 async function walkHours(ctx: Ctx, scope: string, hours: Hour[]): Promise<Map<number, Walked>> {
-  const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).map((k) => blockId(scope, hour, k)));
+  const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).flatMap((k) => blockDocIds(scope, hour, k, slot.n)));
   const perHour = new Map<number, Found[]>();
   for (const d of ids.length ? await ctx.store.byIds(ids) : []) {
     for (const x of entriesOf(d)) {

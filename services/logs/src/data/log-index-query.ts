@@ -79,7 +79,7 @@ export function logIndexQueries(store: LogIndexStore) {
       for (const h of await store.hoursIn(scopeAll, lo, hi)) {
         if (h.whole) n += h.slot.n;
         else {
-          const list = await store.blockEntries(scopeAll, h.hour, blocksOf(h.slot.n));
+          const list = await store.blockEntries(scopeAll, h.hour, blocksOf(h.slot.n), h.slot.n);
           n += dedupe(list).filter((x) => inRange(x, lo, hi)).length;
         }
       }
@@ -96,7 +96,7 @@ export function logIndexQueries(store: LogIndexStore) {
       for (const h of hours) {
         const ks = blocksOf(h.slot.n);
         for (let i = 0; i < ks.length; i += 10) {
-          const list = await store.blockEntries(scopeAll, h.hour, ks.slice(i, i + 10));
+          const list = await store.blockEntries(scopeAll, h.hour, ks.slice(i, i + 10), h.slot.n);
           const refs = list.filter((x) => inRange(x, from, ts - 1)).map(refOf);
           if (refs.length) yield refs;
         }

@@ -13,12 +13,20 @@
  */
 
 import type { Connection } from 'mongoose';
-import { cubeDay } from './log-index-cubing.ts';
+import { hourCubeId } from '../domain/log-cubes.ts';
+import { scopeAll } from '../domain/log-index.ts';
+import { cubeDay, cubeHours, hourDone } from './log-index-cubing.ts';
 import { logIndexQueries } from './log-index-query.ts';
+import type { Hour } from './log-index-store.ts';
 import { logIndexStore } from './log-index-store.ts';
 import { logIndexWriter } from './log-index-writer.ts';
 
 export type { IndexQuery } from './log-index-plan.ts';
+
+const DAY = 86_400;
+const HOUR = 3_600;
+/** An hour is cubed this long after it ends: a log of it still in a batch then would make it walked again. */
+export const CUBE_GRACE = 60;
 export type { LogRef } from './log-index-store.ts';
 
 /**
@@ -72,7 +80,7 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     },
     /** The day's part of the read model goes (with the day's logs, or before a rebuild). */
     async dropDay(day: number): Promise<void> {
-      await main.updateOne({ _id: 'meta' }, { $unset: { [`cubed.${day}`]: '' } });
+      await main.updateOne({ _id: 'meta' }, { $unset: { [`cubed.${day}`]: '', [`hcubed.${day}`]: '' } });
       await dayColl(day)
         .drop()
         .catch((err: { codeName?: string }) => {
@@ -81,22 +89,45 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
     },
 
     /**
-     * Computes the day cubes of the closed days (before `now`'s) not done yet, after the cut's
-     * day, oldest first. Returns the days done.
+     * Computes the day cubes of the closed days (before `now`'s) not done yet, and their hours'
+     * cubes, after the cut's day, oldest first, at most `limit` days. Returns the days done.
      */
-    async cubeClosedDays(now: number): Promise<number> {
+    async cubeClosedDays(now: number, limit = Number.POSITIVE_INFINITY): Promise<number> {
       const m = await meta();
       if (m.first === undefined) return 0;
       let done = 0;
-      const from = Math.max(m.first, m.cut ? Math.floor(m.cut / 86_400) + 1 : 0);
-      for (let day = from; day < Math.floor(now / 86_400); day++) {
-        if (m.cubed?.[String(day)]) continue;
+      const from = Math.max(m.first, m.cut ? Math.floor(m.cut / DAY) + 1 : 0);
+      for (let day = from; day < Math.floor(now / DAY) && done < limit; day++) {
+        if (m.hcubed?.[String(day)]) continue;
         if ((await cubeDay(store, day)) === null) continue;
-        await main.updateOne({ _id: 'meta' }, { $set: { [`cubed.${day}`]: true } });
+        await main.updateOne({ _id: 'meta' }, { $set: { [`hcubed.${day}`]: true } });
         done++;
       }
       return done;
     },
+
+    /**
+     * Computes the hour cubes of the hours closed at least CUBE_GRACE seconds before `now`, after
+     * the cut, of the days whose cubes are not all done, whose everyone's cube does not count what
+     * its directory counts now; at most `limit`, oldest first. Returns the hours done and whether
+     * some are left.
+     */
+    async cubeClosedHours(now: number, limit: number): Promise<{ hours: number; more: boolean }> {
+      const m = await meta();
+      if (m.first === undefined) return { hours: 0, more: false };
+      const hi = Math.floor((now - CUBE_GRACE) / HOUR) * HOUR - 1;
+      const todo: Hour[] = [];
+      for (let day = m.first; day * DAY <= hi && todo.length <= limit; day++) {
+        if (m.hcubed?.[String(day)]) continue;
+        const lo = Math.max(day * DAY, m.cut ?? 0);
+        if (lo > Math.min(hi, day * DAY + DAY - 1)) continue;
+        const hours = (await store.hoursIn(scopeAll, lo, Math.min(hi, day * DAY + DAY - 1))).filter((h) => h.whole);
+        const marks = await store.cubes(hours.map((h) => hourCubeId(scopeAll, h.hour)));
+        todo.push(...hours.filter((h) => !hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))).reverse());
+      }
+      return { hours: await cubeHours(store, todo.slice(0, limit)), more: todo.length > limit };
+    },
+
     /** Queries start no earlier than `day` (nothing older is kept any more). */
     async raiseFirst(day: number): Promise<void> {
       await main.updateOne({ _id: 'meta', first: { $lt: day } }, { $set: { first: day } });

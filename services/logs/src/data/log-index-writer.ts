@@ -1,13 +1,14 @@
 /**
  * Adding a batch's logs to the lists (domain/log-index.ts): per scope and day one directory update
- * (the hour counts, returned after the $inc, give the new entries' positions), then one bulk write
- * per day for the blocks; the usernames and user ids not recorded yet; the first day logged.
+ * (the hour counts, returned after the $inc, give the new entries' positions), then one insert per
+ * day of the blocks' new parts; the usernames and user ids not recorded yet; the first day logged.
  */
 
+import { duplicateIndexes } from '@aigw/common';
 import type { mongo } from 'mongoose';
 import {
   BLOCK,
-  blockId,
+  blockPartId,
   dayOf,
   dirId,
   groupsOf,
@@ -48,23 +49,50 @@ function directoryUpdate(day: number, hourLists: [number, Indexable[]][], since:
   } as mongo.UpdateFilter<IndexDoc>;
 }
 
-/** The block writes of one scope's hour: its new entries at the positions below the hour's count `end`. */
-function blockWrites(scope: string, hour: number, list: Indexable[], end: number): Op[] {
-  const perBlock = new Map<number, Record<string, string>>();
+/** A block part to insert (see blockPartId): its entries at their positions. */
+type BlockPart = { _id: string; hour: number } & Record<string, string | number>;
+
+/**
+ * The block parts of one scope's hour: its new entries at the positions below the hour's count
+ * `end`, one part per block they fall in, keyed by its first position. `text`: each log's stored
+ * entry, made once per log rather than once per scope.
+ */
+function blockParts(scope: string, hour: number, list: Indexable[], end: number, text: (l: Indexable) => string) {
+  const parts = new Map<number, BlockPart>();
   list.forEach((l, i) => {
     const pos = end - list.length + i;
     const k = Math.floor(pos / BLOCK);
-    const set = perBlock.get(k) ?? {};
-    set[posKey(pos)] = storedEntry(l);
-    perBlock.set(k, set);
+    let part = parts.get(k);
+    if (!part) {
+      part = { _id: blockPartId(scope, hour, k, pos), hour };
+      parts.set(k, part);
+    }
+    part[posKey(pos)] = text(l);
   });
-  return [...perBlock].map(([k, set]) => ({
-    updateOne: {
-      filter: { _id: blockId(scope, hour, k) },
-      update: { $set: set, $setOnInsert: { hour } } as mongo.UpdateFilter<IndexDoc>,
-      upsert: true,
-    },
-  }));
+  return [...parts.values()];
+}
+
+/**
+ * Inserts a day's block parts in one command. Positions come from the directories' counts, so no
+ * two writes make the same part; a part refused as a duplicate (a retried insert that had reached
+ * the server) gets its entries set instead.
+ */
+async function insertParts(store: LogIndexStore, day: number, parts: BlockPart[]): Promise<void> {
+  const coll = store.dayColl(day);
+  try {
+    await coll.insertMany(parts as unknown as IndexDoc[], { ordered: false });
+  } catch (err) {
+    const refused = duplicateIndexes(err);
+    if (!refused) throw err;
+    const ops: Op[] = refused.flatMap((i) => {
+      const part = parts[i];
+      if (!part) return [];
+      const { _id, hour, ...set } = part;
+      const update = { $set: set, $setOnInsert: { hour } } as mongo.UpdateFilter<IndexDoc>;
+      return [{ updateOne: { filter: { _id }, update, upsert: true } }];
+    });
+    if (ops.length) await coll.bulkWrite(ops, { ordered: false });
+  }
 }
 
 /** A scope's hours of a batch, per UTC day. */
@@ -91,8 +119,14 @@ export function logIndexWriter(store: LogIndexStore, clock: () => number) {
   /** Per directory: the seconds of the day its last answer held (`r.<second>`), to drop when old. */
   const recentKeys = new Map<string, number[]>();
 
-  /** Updates a directory and returns its blocks' writes (positions from its answer). */
-  async function writeDirectory(scope: string, day: number, hourLists: [number, Indexable[]][], since: number) {
+  /** Updates a directory and returns its blocks' parts (positions from its answer). */
+  async function writeDirectory(
+    scope: string,
+    day: number,
+    hourLists: [number, Indexable[]][],
+    since: number,
+    text: (l: Indexable) => string,
+  ) {
     const id = dirId(scope, day);
     const after = await store
       .dayColl(day)
@@ -105,7 +139,7 @@ export function logIndexWriter(store: LogIndexStore, clock: () => number) {
     if (keys.length) recentKeys.set(id, keys);
     else recentKeys.delete(id);
     return hourLists.flatMap(([hour, list]) =>
-      blockWrites(scope, hour, list, slotOf(after ?? undefined, hour)?.n ?? list.length),
+      blockParts(scope, hour, list, slotOf(after ?? undefined, hour)?.n ?? list.length, text),
     );
   }
 
@@ -155,23 +189,34 @@ export function logIndexWriter(store: LogIndexStore, clock: () => number) {
     async add(logs: Indexable[]): Promise<void> {
       if (logs.length === 0) return;
       const since = clock() - 120;
-      const dirWrites: Promise<[number, Op[]]>[] = [];
+      const texts = new Map<Indexable, string>();
+      const text = (l: Indexable) => {
+        let t = texts.get(l);
+        if (t === undefined) {
+          t = storedEntry(l);
+          texts.set(l, t);
+        }
+        return t;
+      };
+      const dirWrites: Promise<[number, BlockPart[]]>[] = [];
       for (const [scope, hours] of groupsOf(logs)) {
         for (const [day, hourLists] of perDayOf(hours)) {
-          dirWrites.push(writeDirectory(scope, day, hourLists, since).then((ops): [number, Op[]] => [day, ops]));
+          dirWrites.push(
+            writeDirectory(scope, day, hourLists, since, text).then((parts): [number, BlockPart[]] => [day, parts]),
+          );
         }
       }
       const names = await nameWrites(logs);
       const firstWrite = recordFirst(logs);
-      // Block updates need no answer: one bulk write per day (not hundreds of commands).
-      const bulk = new Map<number, Op[]>();
-      for (const [day, ops] of await Promise.all(dirWrites)) {
-        const l = bulk.get(day);
-        if (l) l.push(...ops);
-        else bulk.set(day, ops);
+      // Blocks need no answer: one insert per day of the parts (not an update per scope and hour).
+      const perDay = new Map<number, BlockPart[]>();
+      for (const [day, parts] of await Promise.all(dirWrites)) {
+        const l = perDay.get(day);
+        if (l) l.push(...parts);
+        else perDay.set(day, parts);
       }
       await Promise.all([
-        ...[...bulk].map(([day, ops]) => store.dayColl(day).bulkWrite(ops, { ordered: false })),
+        ...[...perDay].map(([day, parts]) => insertParts(store, day, parts)),
         names.ops.length ? store.main.bulkWrite(names.ops, { ordered: false }) : undefined,
       ]);
       for (const key of names.keys) knownNames.add(key);

@@ -25,6 +25,8 @@ export interface CubeDoc {
   _id: string;
   n: string;
   c: string;
+  /** Everyone's hour cubes: the other scopes the hour lists (JSON text), whose day cubes it makes. */
+  s?: string;
 }
 
 /** Whether a scope is one user's (its entries share user id and, but for renames, username). */

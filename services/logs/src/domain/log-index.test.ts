@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type HourSlot, hourBounds, hourIncrement, type Indexable, wholeIn } from './log-index.ts';
+import {
+  BLOCK,
+  blockDocIds,
+  blockId,
+  blockPartId,
+  dayOfDoc,
+  type HourSlot,
+  hourBounds,
+  hourIncrement,
+  type Indexable,
+  wholeIn,
+} from './log-index.ts';
 
 const H = 493_000; // an hour number
 const log = (at: number, type: number, model: string, quota = 0): Indexable => ({
@@ -49,5 +60,23 @@ describe('log index hours', () => {
     expect(wholeIn(H, s, t0, t0 + 299)).toBe(false);
     // Logs listed before the bounds existed (w < n): their times are unknown.
     expect(wholeIn(H, { ...s, n: 4 }, t0 + 100, t0 + 300)).toBe(false);
+  });
+});
+
+describe('block documents', () => {
+  it('when a block is read, then its whole document and a part for every position it may start at below the count are asked', () => {
+    expect(blockDocIds('u7', H, 0, 3)).toEqual([
+      blockId('u7', H, 0),
+      'u7|493000|0|0',
+      'u7|493000|0|1',
+      'u7|493000|0|2',
+    ]);
+    // Block 1 of an hour of 450 logs: positions 200 to 399.
+    const ids = blockDocIds('a', H, 1, 450);
+    expect(ids).toHaveLength(1 + BLOCK);
+    expect(ids[1]).toBe(blockPartId('a', H, 1, 200));
+    expect(ids.at(-1)).toBe(blockPartId('a', H, 1, 399));
+    // A part lives in its hour's day collection, as its block.
+    expect(dayOfDoc(blockPartId('a', H, 1, 200))).toBe(dayOfDoc(blockId('a', H, 1)));
   });
 });

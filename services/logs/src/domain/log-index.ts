@@ -159,6 +159,24 @@ export const SLICE = 600;
 export const sliceOf = (sec: number) => Math.floor(sec / SLICE);
 export const dirId = (scope: string, day: number) => `${scope}|d${day}`;
 export const blockId = (scope: string, hour: number, k: number) => `${scope}|${hour}|${k}`;
+/**
+ * A part of block k: the entries one batch added to it, from position `first` on, inserted as a
+ * document of its own. FerretDB commits each update statement alone (about 3 ms here) but inserts a
+ * command's documents together (under 0.1 ms each), so a batch inserts its parts instead of
+ * updating a block per scope and hour.
+ */
+export const blockPartId = (scope: string, hour: number, k: number, first: number) =>
+  `${blockId(scope, hour, k)}|${first}`;
+/**
+ * The documents that may hold block k's entries of an hour of `n` logs: the whole block (older
+ * versions, and the bench's seeding, wrote blocks whole) and a part for every position it may
+ * start at (below n). Read by `_id` together: the ones not stored cost an index probe each.
+ */
+export function blockDocIds(scope: string, hour: number, k: number, n: number): string[] {
+  const ids = [blockId(scope, hour, k)];
+  for (let pos = k * BLOCK; pos < Math.min(n, (k + 1) * BLOCK); pos++) ids.push(blockPartId(scope, hour, k, pos));
+  return ids;
+}
 /** Per scope and ten minutes: consumption requests (`c<second>`) and tokens (`k<second>`), for rpm/tpm. */
 export const secondsId = (scope: string, slice: number) => `${scope}|s${slice}`;
 /** The UTC day a directory, block or seconds document belongs to (its collection). */

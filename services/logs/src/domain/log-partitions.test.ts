@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketsOfDay, dayBucketOf, dayIncrement, incDifference, modelField, sumsAbove } from './day-buckets.ts';
+import { bucketDocOf, bucketsOfDay, dayIncrement, incDifference, modelField, sumsAbove } from './day-buckets.ts';
 import { parseEntry, storedEntry } from './log-index.ts';
 import {
   classOf,
@@ -58,14 +58,14 @@ describe('log partitions', () => {
     expect(bounded({ start: 5, end: 9 }, now)).toEqual({ start: 5, end: 9 });
   });
 
-  it('when consumption logs are summed, then one document per user and day holds each hour per model, and a replay above the offset adds nothing', () => {
+  it('when consumption logs are summed, then one document per user and hour holds it per model, and a replay above the offset adds nothing', () => {
     const at = d27 * DAY + 5 * 3_600 + 10;
     const log = (offset: number, model: string, quota: number, created_at = at) => ({
       offset,
       log: { user_id: 7, username: 'u7', model_name: model, created_at, prompt_tokens: 3, completion_tokens: 2, quota },
     });
     const rows = [log(10, 'gpt-4.1', 100), log(11, 'gpt-4.1', 50), log(12, '$x', 5, at + 3_600)];
-    expect(new Set(rows.map((r) => dayBucketOf(r.log)))).toEqual(new Set([`b|7|${d27}`]));
+    expect(new Set(rows.map((r) => bucketDocOf(r.log)))).toEqual(new Set([`b|7|${d27}|5`, `b|7|${d27}|6`]));
     expect(modelField('gpt-4.1')).toBe('gpt-4%2E1');
     const inc = dayIncrement(rows.map((r) => r.log));
     expect(inc).toEqual({
