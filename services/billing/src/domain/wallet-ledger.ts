@@ -107,13 +107,8 @@ async function writePlans(
   const ok = writes.filter((_, i) => outcomes[i] === 'ok');
   const written: Head[] = ok.map((w) => ({ entry: w.entry, marked: false, checkedAt: clock() }));
   for (const [i, w] of ok.entries()) heads.remember(w.userId, written[i] as Head);
-  // The entries are durable, so their callers are answered now, not after the markers: this
-  // replica starts its next round only once they are written, and any other replica (or this one
-  // after a crash) rewrites the markers of a head it reads before deciding on it, so a replay of
-  // an answered operation is still found. A pre-consume waits two round trips instead of three.
-  for (const w of ok) answer(w);
   if (ok.length > 0) {
-    // A failure here only leaves markers for the next round to rewrite.
+    // The entries are durable: a failure here only leaves markers for the next round to rewrite.
     await repo.mark(ok.map((w) => w.entry as LedgerEntry)).then(
       () => {
         for (const h of written) h.marked = true;
@@ -121,6 +116,10 @@ async function writePlans(
       () => undefined,
     );
   }
+  // Answered after the markers, not as soon as the entries are durable: a settle or refund that
+  // names no user finds it by the `hold:` marker (holderOf), so a refund sent right after its
+  // pre-consume's answer would find no holder and refund nothing (billing-wallet test).
+  for (const w of ok) answer(w);
   for (const [i, w] of writes.entries()) {
     const outcome = outcomes[i];
     if (outcome === 'ok' || outcome === undefined) continue;
