@@ -85,8 +85,32 @@ const SERVICES = ['users', 'channels', 'billing', 'logs', 'relay', 'gateway'] as
 
 let platform: Platform | undefined;
 let infra: PrivateInfra | undefined;
+/** The relay's pre-consume call times per step (printed after the table). */
+const preNotes: string[] = [];
 /** Each step's figures, for --json. */
 const steps: Record<string, unknown>[] = [];
+
+/** A histogram's cumulative bucket counts from a /metrics text, summed over its series: [upper bound, count] ascending. */
+function buckets(text: string, name: string): [number, number][] {
+  const byBound = new Map<number, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}_bucket{`)) continue;
+    const le = /le="([^"]+)"/.exec(line)?.[1];
+    if (le === undefined) continue;
+    const bound = le === '+Inf' ? Number.POSITIVE_INFINITY : Number(le);
+    byBound.set(bound, (byBound.get(bound) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return [...byBound].sort((a, b) => a[0] - b[0]);
+}
+
+/** The bucket bound (ms) under which a share `q` of the observations between two readings fell. */
+function bucketQuantile(before: [number, number][], after: [number, number][], q: number): string {
+  const delta = after.map(([le, n], i) => [le, n - (before[i]?.[1] ?? 0)] as [number, number]);
+  const total = delta.at(-1)?.[1] ?? 0;
+  if (total === 0) return '-';
+  const hit = delta.find(([, n]) => n >= q * total);
+  return hit && Number.isFinite(hit[0]) ? `<= ${hit[0] * 1000} ms` : '> the largest bucket';
+}
 
 /** The servers' CPU so far (ms), when they are this run's own: the store (with PostgreSQL), Kafka, Redis. */
 function serverCpu(): Record<string, number> {
@@ -224,6 +248,14 @@ async function main() {
     for (const rate of RATES) {
       const first = answers.length;
       const firstLatency = latencies.length;
+      const relayMetrics = () =>
+        fetch(`http://127.0.0.1:${pf.proc('relay').http}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
+      const m0 = await relayMetrics();
+      const pre0 = buckets(m0, 'relay_preconsume_duration_seconds');
+      const dur0 = buckets(m0, 'relay_request_duration_seconds');
       const cpu0: Record<string, number> = {
         ...Object.fromEntries(SERVICES.map((n) => [n, cpuMs(pf.proc(n).child.pid)])),
         ...serverCpu(),
@@ -294,6 +326,17 @@ async function main() {
       log(
         `| ${rate} | ${served} | ${stepErrors} | ${f(pct(client, 50), 0)} / ${f(pct(client, 99), 0)} | ${f(pct(settle, 50), 0)} | ${f(pct(settle, 99), 0)} | ${f(pct(logged, 50), 0)} | ${f(pct(logged, 99), 0)} | ${backlogBilling} / ${backlogLogs} | ${drained ? `${f((performance.now() - stepEnd) / 1000, 1)} s` : `not in ${DRAIN_LIMIT_S} s`} | ${cpu('relay')}, ${cpu('billing')}, ${cpu('logs')}, ${cpu('channels')}, ${cpu('users')} |`,
       );
+      const m1 = await relayMetrics();
+      const pre1 = buckets(m1, 'relay_preconsume_duration_seconds');
+      const dur1 = buckets(m1, 'relay_request_duration_seconds');
+      preNotes.push(
+        `- ${rate} req/s: the relay's own time per request (its histogram, request to the answer's end): p50 ${bucketQuantile(dur0, dur1, 0.5)}, p99 ${bucketQuantile(dur0, dur1, 0.99)}.`,
+      );
+      const preCalls = (pre1.at(-1)?.[1] ?? 0) - (pre0.at(-1)?.[1] ?? 0);
+      if (preCalls > 0)
+        preNotes.push(
+          `- ${rate} req/s: ${preCalls} pre-consume calls from the relay to billing (its histogram): p50 ${bucketQuantile(pre0, pre1, 0.5)}, p99 ${bucketQuantile(pre0, pre1, 0.99)}.`,
+        );
       const perRequest = Object.fromEntries(
         Object.keys(cpu1).map((n) => [n, ((cpu1[n] ?? 0) - (cpu0[n] ?? 0)) / Math.max(1, served)]),
       );
@@ -315,6 +358,10 @@ async function main() {
     log(
       `Highest rate with settle and log lag p99 under 2 s, no errors, backlog drained: ${keptUp ? `${keptUp} req/s` : 'none'}. HTTP statuses: ${JSON.stringify(Object.fromEntries(statuses))}.`,
     );
+    if (preNotes.length > 0) {
+      log('');
+      for (const line of preNotes) log(line);
+    }
     if (infra) logPlatformCpu(log);
 
     if (BACKLOG > 0) {
