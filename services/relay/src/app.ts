@@ -215,7 +215,7 @@ async function startCaches(config: Config, logger: Logger, stack: ReturnType<typ
   const options = await createOptionsCache({ source: clients.options, kafka, publisher, logger, service: 'relay' });
   stack.add(() => options.stop());
   const snapshot = channelSnapshot(clients.channels, logger, config.RELAY_SNAPSHOT_REFRESH_MS);
-  const ratios = pricingData(clients.pricing, logger, config.RELAY_SNAPSHOT_REFRESH_MS);
+  const ratios = pricingData(clients.pricing, logger, config.RELAY_SNAPSHOT_REFRESH_MS, () => options.version);
   stack.add(() => {
     snapshot.stop();
     ratios.stop();

@@ -19,6 +19,7 @@ import {
   startRelayStack,
   userWithToken,
 } from '@aigw/testkit/harness';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.ts';
 import { readConfig } from '../src/config.ts';
@@ -106,6 +107,9 @@ describe('limits across relay replicas', () => {
     const model = modelName('gpt-4o-mini');
     await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up-wal', models: model });
     const relays = [s.stack.relayUrl, secondUrl];
+    // Both relays route the new model before anything is counted (a 503 would not be a refusal).
+    const probe = await userWithToken(s);
+    for (const url of relays) await routable(url, probe.key, model);
 
     // A token's own RPM of 3: A, B, A pass; then B and A refuse (one relay alone would let B pass twice more).
     const t = await userWithToken(s, { token: { rpmLimit: 3 } });
@@ -118,9 +122,9 @@ describe('limits across relay replicas', () => {
     await setOption(s, 'ModelRequestRateLimitEnabled', 'true');
     try {
       for (const url of relays) {
-        const probe = await userWithToken(s);
+        const first = await userWithToken(s);
         await eventually(
-          () => chat(probe.key, model, url),
+          () => chat(first.key, model, url),
           (r) => r.status === 429,
           { what: `the model request limit on ${url}` },
         );
@@ -128,6 +132,17 @@ describe('limits across relay replicas', () => {
       const u = await userWithToken(s);
       expect((await chat(u.key, model, relays[0])).status).toBe(200);
       expect((await chat(u.key, model, relays[1])).status).toBe(200);
+      // A success is counted just after its answer (fire and forget): wait until both are in Redis.
+      const redis = new Redis(s.stack.env.REDIS_URL as string);
+      try {
+        await eventually(
+          () => redis.zcard(`${s.stack.env.REDIS_KEY_PREFIX}mrl:s:${u.userId}`),
+          (n) => n === 2,
+          { what: 'both successes counted' },
+        );
+      } finally {
+        redis.disconnect();
+      }
       for (const url of relays)
         expect(await chat(u.key, model, url)).toEqual({
           status: 429,
