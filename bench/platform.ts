@@ -29,15 +29,28 @@ export const REPLY = 'one two three four five six seven eight nine ten';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The fields of /proc/<pid>/stat after the command (state is [0]: ppid [1], pgrp [2], session [3],
+ * utime [11], stime [12], cutime [13], cstime [14], in clock ticks of 10 ms); undefined once gone.
+ */
+function procStat(pid: number | string): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+const ticksMs = (fields: string[], from: number, to: number) => {
+  let ms = 0;
+  for (let i = from; i <= to; i++) ms += Number(fields[i]) * 10;
+  return ms;
+};
+
 /** User + system CPU time of a process so far (ms), from /proc. */
 export function cpuMs(pid: number | undefined): number {
-  if (!pid) return Number.NaN;
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return Number.NaN;
-  }
+  const fields = pid ? procStat(pid) : undefined;
+  return fields ? ticksMs(fields, 11, 12) : Number.NaN;
 }
 
 /**
@@ -45,24 +58,14 @@ export function cpuMs(pid: number | undefined): number {
  * FerretDB, and PostgreSQL with all its backends), children that exited included.
  */
 export function sessionCpuMs(pid: number | undefined): number {
-  if (!pid) return Number.NaN;
-  let sid: number;
-  try {
-    sid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[3]);
-  } catch {
-    return Number.NaN;
-  }
+  const sid = pid ? procStat(pid)?.[3] : undefined;
+  if (sid === undefined) return Number.NaN;
   let total = 0;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      // After the command: state(0) ppid(1) pgrp(2) session(3) ... utime(11) stime(12) cutime(13) cstime(14).
-      if (Number(fields[3]) !== sid) continue;
-      total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
-    } catch {
-      // The process ended between the listing and the read.
-    }
+    // A process that ended between the listing and the read counts nothing.
+    const fields = procStat(entry);
+    if (fields?.[3] === sid) total += ticksMs(fields, 11, 14);
   }
   return total;
 }

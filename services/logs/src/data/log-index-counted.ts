@@ -62,7 +62,6 @@ async function byType(
 /** A page of a countable filter: whole hours skipped by their counts, the page's blocks read. */
 export async function countablePage(
   store: LogIndexStore,
-
   scope: string,
   f: EntryFilter,
   range: [number, number],

@@ -130,7 +130,7 @@ export function pricingData(
   client: ServiceClient<typeof PricingService>,
   logger: Logger,
   refreshMs: number,
-  seenVersion: () => number = () => 0,
+  seenVersion: () => number,
 ): Reloadable<Ratios> {
   return reloadable<Ratios>({
     initial: { modelRatio: {}, completionRatio: {}, modelPrice: {}, groupRatio: { default: 1 } },
