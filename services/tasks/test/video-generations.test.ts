@@ -257,6 +257,8 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
 
   it("when a Vidu model is asked for, then text2video (or img2video with an image) gets Vidu's fields, the video completes and five seconds are charged; a failed one is refunded", async () => {
     const u = await userWithToken(s, { quota: 1_000_000 });
+    // Held in progress at the fake until seen so: the poller's reads cannot step past it unseen.
+    vidu.holdNext();
     const sub = await submit(u.key, {
       model: 'viduq1',
       prompt: 'a fox in snow',
@@ -280,8 +282,13 @@ describe('video APIs through the gateway (/v1/video/generations, OpenAI SDK on /
         aspect_ratio: '16:9',
       },
     });
-    const { task, seen } = await follow(u.key, id);
-    expect(seen).toContain('in_progress');
+    await eventually(
+      () => mj(s, u.key, `/v1/video/generations/${id}`),
+      (r) => r.body.status === 'in_progress',
+      { timeoutMs: 20_000, intervalMs: 80, what: `video task ${id} in progress` },
+    );
+    vidu.release(id);
+    const { task } = await follow(u.key, id);
     expect(task).toEqual({
       task_id: id,
       status: 'completed',

@@ -4,7 +4,9 @@
  * images, duration, seed, resolution, movement_amplitude, bgm, created_at}`); `GET
  * /ent/v2/tasks/{id}/creations` moves it created -> processing -> success, one step per read,
  * with `creations: [{id, url, cover_url}]` at the end. A prompt with "fail-me" ends `failed` with
- * an `err_code`. Refusals are HTTP errors with `{code, reason, message}`.
+ * an `err_code`. Refusals are HTTP errors with `{code, reason, message}`. After `holdNext()` the
+ * next task submitted stays `processing` until `release(id)` (a test that must see it in progress
+ * does not race the poller's reads).
  */
 import { randomInt } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
@@ -13,13 +15,16 @@ import type { AddressInfo } from 'node:net';
 export interface FakeVidu {
   url: string;
   submits: { kind: string; body: Record<string, unknown> }[];
+  holdNext(): void;
+  release(id: string): void;
   close(): Promise<void>;
 }
 
 const STEPS = ['created', 'processing', 'success'];
 
 export async function startFakeVidu(opts: { key: string }): Promise<FakeVidu> {
-  const tasks = new Map<string, { body: Record<string, unknown>; reads: number }>();
+  const tasks = new Map<string, { body: Record<string, unknown>; reads: number; held: boolean }>();
+  let holdNext = false;
   const submits: FakeVidu['submits'] = [];
   const json = (res: ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -44,7 +49,8 @@ export async function startFakeVidu(opts: { key: string }): Promise<FakeVidu> {
         if (kind === 'text2video' && typeof body.prompt !== 'string')
           return refuse(res, 400, 'BadRequest', 'prompt is required');
         const id = `8${Date.now()}${randomInt(100, 1000)}`;
-        tasks.set(id, { body, reads: 0 });
+        tasks.set(id, { body, reads: 0, held: holdNext });
+        holdNext = false;
         return json(res, 200, {
           task_id: id,
           state: 'created',
@@ -65,7 +71,7 @@ export async function startFakeVidu(opts: { key: string }): Promise<FakeVidu> {
         const id = decodeURIComponent(m[1] ?? '');
         const t = tasks.get(id);
         if (!t) return refuse(res, 404, 'NotFound', 'task not found');
-        t.reads++;
+        if (!t.held || t.reads < 2) t.reads++;
         const step = STEPS[Math.min(t.reads - 1, STEPS.length - 1)] as string;
         const state = String(t.body.prompt ?? '').includes('fail-me') && step === 'success' ? 'failed' : step;
         return json(res, 200, {
@@ -93,6 +99,13 @@ export async function startFakeVidu(opts: { key: string }): Promise<FakeVidu> {
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     submits,
+    holdNext: () => {
+      holdNext = true;
+    },
+    release: (id) => {
+      const t = tasks.get(id);
+      if (t) t.held = false;
+    },
     close: () => new Promise((r) => server.close(() => r())),
   };
 }
