@@ -47,6 +47,7 @@ import { redemptionRepository } from './data/redemption-repository.ts';
 import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { cardGateway } from './domain/card-gateway.ts';
+import { paymentAlarms } from './domain/payment-mismatch.ts';
 import { pricingService } from './domain/pricing-service.ts';
 import { quotaWarnings, watchedLedger } from './domain/quota-warning.ts';
 import { redemptionsService } from './domain/redemptions-service.ts';
@@ -212,8 +213,9 @@ async function buildDomain(repos: Repositories, peers: Peers, config: Config, lo
     options,
     api: { stripeBase: config.STRIPE_API_BASE, creemBase: config.CREEM_API_BASE },
   });
-  const subscriptionPay = subscriptionPayments({ orders: repos.subOrderRepo, subscriptions, options, card });
-  const topup = topupService({ orders: repos.orderRepo, wallet, options, card, plans: subscriptionPay });
+  const alarms = paymentAlarms({ logger, events });
+  const subscriptionPay = subscriptionPayments({ orders: repos.subOrderRepo, subscriptions, options, card, alarms });
+  const topup = topupService({ orders: repos.orderRepo, wallet, options, card, plans: subscriptionPay, alarms });
   const pricing = pricingService({
     options,
     writeOption: async (key, value) => {

@@ -381,6 +381,62 @@ describe('online top-up through the gateway', () => {
     });
   });
 
+  it('when a paid event is not for what the order asked (amount, currency, money), then nothing is credited and the order stays pending', async () => {
+    const pending = async (tradeNo: string) =>
+      (await user.api.get<{ items: Order[] }>('/user/topup/self', { keyword: tradeNo })).body.data?.items[0]?.status;
+    const before = await balance();
+    // Stripe: a session paid elsewhere (a Payment Link carrying our order as client_reference_id) for 1.00, or in EUR.
+    const pay = await user.api.post<{ trade_no: string }>('/user/stripe/pay', { amount: 3, payment_method: 'stripe' });
+    const tradeNo = pay.body.data?.trade_no as string;
+    const quoted = { ...stripe.sessionOf(tradeNo), status: 'complete' as const, payment_status: 'paid' as const };
+    const other = { ...quoted, id: 'cs_test_link', amount_subtotal: 100, amount_total: 100 };
+    expect((await stripe.deliver(stripe.event('checkout.session.completed', other))).status).toBe(400);
+    const euros = { ...quoted, currency: 'eur' };
+    expect((await stripe.deliver(stripe.event('checkout.session.async_payment_succeeded', euros))).status).toBe(400);
+    // A promotion code is accepted only when the admin allows them (the subtotal is still the quote).
+    const discounted = { ...quoted, amount_total: 1200 };
+    expect((await stripe.deliver(stripe.event('checkout.session.completed', discounted))).status).toBe(400);
+    expect(await pending(tradeNo)).toBe('pending');
+    expect(await balance()).toBe(before);
+    // The real payment still credits it.
+    expect((await stripe.complete(tradeNo)).status).toBe(200);
+    expect(await balance()).toBe(before + 3 * 500000);
+
+    // Creem: a product listed at 12.50 whose Creem price is 1.00.
+    await setOptions(stack, {
+      CreemProducts: JSON.stringify([
+        { productId: 'prod_ten', name: 'Ten', price: 10, currency: 'USD', quota: 5000000 },
+        { productId: 'prod_plan_cheap', name: 'Mispriced', price: 12.5, currency: 'USD', quota: 6000000 },
+      ]),
+    });
+    const creemPay = await eventually(
+      () =>
+        user.api.post<{ order_id: string }>('/user/creem/pay', {
+          product_id: 'prod_plan_cheap',
+          payment_method: 'creem',
+        }),
+      (r) => r.body.success === true,
+    );
+    const creemTrade = creemPay.body.data?.order_id as string;
+    expect((await creem.complete(creemTrade)).status).toBe(400);
+    expect(await pending(creemTrade)).toBe('pending');
+
+    // Epay: a notification without the paid money.
+    const order = await user.api.post<Record<string, string>>('/user/pay', { amount: 2, payment_method: 'zfb' });
+    const form = order.body.data as Record<string, string>;
+    const noMoney: Record<string, string> = {
+      pid: '1001',
+      trade_no: 'EPAY2026010',
+      out_trade_no: form.out_trade_no as string,
+      type: 'alipay',
+      name: form.name as string,
+      trade_status: 'TRADE_SUCCESS',
+    };
+    expect(await notify({ ...noMoney, sign: sign(noMoney), sign_type: 'MD5' })).toBe('fail');
+    expect(await pending(form.out_trade_no as string)).toBe('pending');
+    expect(await balance()).toBe(before + 3 * 500000);
+  });
+
   type MySub = {
     id: string;
     plan_id: number;

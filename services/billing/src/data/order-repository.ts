@@ -15,6 +15,13 @@ export interface TopupOrder {
   payment_provider?: string;
   /** pending, success, failed, expired. */
   status: string;
+  /**
+   * What the provider was asked to charge, in minor units, and its currency (Stripe: the Checkout
+   * Session's amount_total; Creem: the product's price). A paid event must match it. Orders made
+   * before this was kept have none.
+   */
+  provider_amount?: number;
+  provider_currency?: string;
   created_time: number;
   complete_time: number;
 }

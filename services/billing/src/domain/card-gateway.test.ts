@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardGateway, paidExactly } from './card-gateway.ts';
+import { cardGateway, paidAsQuoted, paidExactly } from './card-gateway.ts';
 import { creemSignature, stripeSignatureHeader } from './card-payments.ts';
 import type { OptionReader } from './ports.ts';
 
@@ -69,5 +69,18 @@ describe('card webhooks read once for top-ups and plans', () => {
     expect(paidExactly({ cents: 1250, currency: 'eur' }, 12.5)).toBe(false);
     expect(paidExactly({ cents: Number.NaN, currency: 'usd' }, 12.5)).toBe(false);
     expect(paidExactly({ cents: 1999, currency: 'USD' }, 19.99)).toBe(true);
+  });
+
+  it('when a paid amount is compared with a provider quote, then currency must match and a discount counts only when allowed', () => {
+    const quote = { cents: 2400, currency: 'USD' };
+    expect(paidAsQuoted({ cents: 2400, currency: 'usd', subtotal: 2400 }, quote)).toBe(true);
+    expect(paidAsQuoted({ cents: 100, currency: 'usd', subtotal: 100 }, quote)).toBe(false);
+    expect(paidAsQuoted({ cents: 2400, currency: 'eur' }, quote)).toBe(false);
+    expect(paidAsQuoted({ cents: 1200, currency: 'usd', subtotal: 2400 }, quote)).toBe(false);
+    expect(paidAsQuoted({ cents: 1200, currency: 'usd', subtotal: 2400 }, quote, true)).toBe(true);
+    // A discount on another subtotal, or a total above the quote, is not the order's.
+    expect(paidAsQuoted({ cents: 100, currency: 'usd', subtotal: 100 }, quote, true)).toBe(false);
+    expect(paidAsQuoted({ cents: 2500, currency: 'usd', subtotal: 2400 }, quote, true)).toBe(false);
+    expect(paidAsQuoted({ cents: Number.NaN, currency: 'usd' }, quote, true)).toBe(false);
   });
 });

@@ -12,11 +12,22 @@ const trimSlash = (s: string) => s.replace(/\/+$/, '');
  */
 export type CardEvent =
   | { kind: 'refused'; status: 400 | 404 }
-  | { kind: 'paid'; tradeNo: string; paid: { cents: number; currency: string } }
+  | { kind: 'paid'; tradeNo: string; paid: Paid }
   | { kind: 'failed' | 'expired' | 'ignored'; tradeNo: string };
 
 /** An event that passed verification. */
 export type VerifiedCardEvent = Exclude<CardEvent, { kind: 'refused' }>;
+
+/** What an order is to be paid (from the provider's checkout, or the order's price): minor units and currency. */
+export interface Quote {
+  cents: number;
+  currency: string;
+}
+
+/** What a paid event says was paid; `subtotal` (Stripe's `amount_subtotal`) is before discounts. */
+export interface Paid extends Quote {
+  subtotal?: number;
+}
 
 /** Where Stripe's and Creem's APIs are (tests point them at fakes); Creem's default follows CreemTestMode. */
 export interface CardApi {
@@ -28,9 +39,19 @@ export interface CardApi {
 const nowSec = () => Math.floor(Date.now() / 1000);
 const cents = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : Number.NaN);
 
+/**
+ * Whether `paid` is what `quote` asked, in its currency. With `discounts` (Stripe promotion codes
+ * the admin allows) a lower total is accepted when the amount before discounts is the quote's.
+ */
+export function paidAsQuoted(paid: Paid, quote: Quote, discounts = false): boolean {
+  if (!Number.isInteger(paid.cents) || paid.currency.toUpperCase() !== quote.currency.toUpperCase()) return false;
+  if (paid.cents === quote.cents) return true;
+  return discounts && paid.subtotal === quote.cents && paid.cents >= 0 && paid.cents < quote.cents;
+}
+
 /** Whether `paid` is exactly `money` dollars (USD, as plans and top-ups are priced). */
-export const paidExactly = (paid: { cents: number; currency: string }, money: number) =>
-  paid.currency.toUpperCase() === 'USD' && paid.cents === Math.round(money * 100);
+export const paidExactly = (paid: Paid, money: number) =>
+  paidAsQuoted(paid, { cents: Math.round(money * 100), currency: 'USD' });
 
 /** Calls a provider's API; any failure is the user's "拉起支付失败". */
 async function callProvider(http: typeof fetch, url: string, init: RequestInit): Promise<Record<string, unknown>> {
@@ -61,9 +82,10 @@ export function readStripeEvent(payload: Buffer): CardEvent {
   }
   const session = event.data?.object ?? {};
   const tradeNo = typeof session.client_reference_id === 'string' ? session.client_reference_id : '';
-  const paid = {
+  const paid: Paid = {
     cents: cents(session.amount_total),
     currency: typeof session.currency === 'string' ? session.currency : '',
+    ...(typeof session.amount_subtotal === 'number' ? { subtotal: cents(session.amount_subtotal) } : {}),
   };
   switch (event.type) {
     case 'checkout.session.completed':
@@ -139,8 +161,11 @@ export function cardGateway(deps: { options: OptionReader; api?: CardApi }) {
     tradeNoOf: (userId: number, prefix: string) =>
       `${prefix}${userId}NO${randomBytes(6).toString('hex')}${Date.now().toString(36)}`,
 
-    /** A Checkout Session (Stripe's form-encoded parameters); its URL. */
-    async stripeCheckout(tradeNo: string, params: Record<string, unknown>): Promise<string> {
+    /**
+     * A Checkout Session (Stripe's form-encoded parameters): its URL, and what Stripe will charge
+     * (the session's `amount_total` and `currency`), which its paid event must match.
+     */
+    async stripeCheckout(tradeNo: string, params: Record<string, unknown>): Promise<{ url: string; quote?: Quote }> {
       const secret = options.text('StripeApiSecret').trim();
       if (!secret.startsWith('sk_') && !secret.startsWith('rk_')) throw precondition('无效的Stripe API密钥');
       const session = await call(`${stripeBase()}/v1/checkout/sessions`, {
@@ -153,7 +178,12 @@ export function cardGateway(deps: { options: OptionReader; api?: CardApi }) {
         body: stripeForm({ client_reference_id: tradeNo, ...params }),
       });
       if (typeof session.url !== 'string' || !session.url) throw precondition('拉起支付失败');
-      return session.url;
+      const total = cents(session.amount_total);
+      const quote =
+        Number.isInteger(total) && typeof session.currency === 'string' && session.currency
+          ? { cents: total, currency: session.currency.toUpperCase() }
+          : undefined;
+      return { url: session.url, ...(quote ? { quote } : {}) };
     },
 
     /** A Creem checkout (JSON); its checkout_url. */

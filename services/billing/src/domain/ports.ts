@@ -31,6 +31,26 @@ export interface BillingEvents {
   walletChanged(userId: number): Promise<void>;
 }
 
+/**
+ * A paid event (webhook or notification) whose amount or currency is not what its order asked:
+ * nothing was credited and the order stays pending (an admin may still complete it).
+ */
+export interface PaymentMismatch {
+  order: 'topup' | 'subscription';
+  provider: string;
+  tradeNo: string;
+  userId: number;
+  username: string;
+  /** Minor units (cents) and currency; an empty currency where the provider names none (Epay). */
+  expected: { cents: number; currency: string };
+  paid: { cents: number; currency: string };
+}
+
+/** Where payment mismatches are told: a warn log line and an audit event (payment-mismatch.ts). */
+export interface PaymentAlarms {
+  mismatch(m: PaymentMismatch): Promise<void>;
+}
+
 /** The log types of audit events. */
 
 /** Formats quota for log text the way the console shows it: dollars with 6 decimals. */

@@ -4,7 +4,7 @@ import type { PlanDoc } from '../data/plan-repository.ts';
 import type { SubscriptionOrder, SubscriptionOrderRepository } from '../data/subscription-order-repository.ts';
 import { type CardGateway, paidExactly, type VerifiedCardEvent } from './card-gateway.ts';
 import { epaySign, epayType, epayVerify } from './epay.ts';
-import type { OptionReader } from './ports.ts';
+import type { OptionReader, PaymentAlarms } from './ports.ts';
 import type { SubscriptionService } from './subscription-service.ts';
 import type { WebhookAnswer } from './topup-service.ts';
 
@@ -17,6 +17,8 @@ type PaymentDeps = {
   subscriptions: SubscriptionService;
   options: OptionReader;
   card: CardGateway;
+  /** Where a paid amount that is not the plan's price is told (warn log, audit event). */
+  alarms: PaymentAlarms;
 };
 
 /** The plan of a purchase, refused as new-api refuses it (disabled, too cheap, bought too often). */
@@ -50,6 +52,23 @@ const pendingOrder = (
   create_time: nowSec(),
   complete_time: 0,
 });
+
+/** Tells a plan order's paid amount that is not its price (the order stays pending). */
+const planMismatch = (
+  deps: PaymentDeps,
+  order: SubscriptionOrder,
+  expected: { cents: number; currency: string },
+  paid: { cents: number; currency: string },
+) =>
+  deps.alarms.mismatch({
+    order: 'subscription',
+    provider: order.payment_provider,
+    tradeNo: order._id,
+    userId: order.user_id,
+    username: order.username,
+    expected,
+    paid: { cents: paid.cents, currency: paid.currency },
+  });
 
 /** Starts a paid order's subscription; true when this call started it (false: a replay). */
 async function grant({ orders, subscriptions }: PaymentDeps, order: SubscriptionOrder): Promise<boolean> {
@@ -105,7 +124,17 @@ export function subscriptionEpay(deps: PaymentDeps) {
       const order = await orders.get(tradeNo);
       if (!order || order.payment_provider !== 'epay') return refused;
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, activated: false };
-      if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) return refused;
+      // The paid money must be the plan's price: absent or different, nothing starts ("fail").
+      const money = (params.money ?? '').trim();
+      const paid = {
+        cents: /^\d+(\.\d{1,2})?$/.test(money) ? Math.round(Number(money) * 100) : Number.NaN,
+        currency: '',
+      };
+      const expected = { cents: Math.round(order.money * 100), currency: '' };
+      if (paid.cents !== expected.cents) {
+        await planMismatch(deps, order, expected, paid);
+        return refused;
+      }
       return { success: true, tradeNo, activated: await grant(deps, order) };
     },
   };
@@ -129,7 +158,7 @@ export function subscriptionCards(deps: PaymentDeps) {
       const server = trimSlash(options.text('ServerAddress'));
       // The order first: a session whose order was not kept could be paid and never granted.
       await orders.insert(pendingOrder(req, plan, tradeNo, 'stripe'));
-      const payLink = await card.stripeCheckout(tradeNo, {
+      const { url: payLink } = await card.stripeCheckout(tradeNo, {
         mode: 'payment',
         success_url: `${server}/topup`,
         cancel_url: `${server}/topup`,
@@ -179,7 +208,10 @@ export function subscriptionCards(deps: PaymentDeps) {
         return { status: 200, ...none };
       }
       if (event.kind !== 'paid') return { status: 200, ...none };
-      if (!paidExactly(event.paid, order.money)) return { status: 400, ...none };
+      if (!paidExactly(event.paid, order.money)) {
+        await planMismatch(deps, order, { cents: Math.round(order.money * 100), currency: 'USD' }, event.paid);
+        return { status: 400, ...none };
+      }
       return { status: 200, tradeNo, credited: await grant(deps, order) };
     },
   };

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import type { TextOptionKey } from '@aigw/common';
 import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { OrderRepository, TopupOrder } from '../data/order-repository.ts';
-import type { CardGateway, VerifiedCardEvent } from './card-gateway.ts';
+import { type CardGateway, paidAsQuoted, type Quote, type VerifiedCardEvent } from './card-gateway.ts';
 import { creemProducts } from './card-payments.ts';
 import { epaySign, epayType, epayVerify } from './epay.ts';
-import type { OptionReader } from './ports.ts';
+import type { OptionReader, PaymentAlarms } from './ports.ts';
 import type { WalletService } from './wallet-service.ts';
 
 const nowSec = () => Math.floor(Date.now() / 1000);
@@ -28,6 +28,8 @@ type TopupDeps = {
   card: CardGateway;
   /** Plan orders paid by card: the answer to an event naming one, null for any other order. */
   plans?: { onCardEvent(provider: string, event: VerifiedCardEvent): Promise<WebhookAnswer | null> };
+  /** Where a paid amount that is not the order's is told (warn log, audit event). */
+  alarms: PaymentAlarms;
 };
 
 /** Units of an Epay top-up: whole, at least MinTopUp, at most 10,000,000. */
@@ -69,15 +71,42 @@ const pendingTopup = (
   tradeNo: string,
   req: { userId: number; username: string },
   fields: Pick<TopupOrder, 'amount' | 'money' | 'payment_method' | 'payment_provider'>,
+  quote?: Quote,
 ): TopupOrder => ({
   _id: tradeNo,
   user_id: req.userId,
   username: req.username,
   ...fields,
   status: 'pending',
+  ...(quote ? { provider_amount: quote.cents, provider_currency: quote.currency } : {}),
   created_time: nowSec(),
   complete_time: 0,
 });
+
+/** The Epay `money` of a notification, in cents (NaN when absent or not a number). */
+const epayCents = (money: string | undefined) =>
+  money !== undefined && /^\d+(\.\d{1,2})?$/.test(money.trim()) ? Math.round(Number(money) * 100) : Number.NaN;
+
+/**
+ * What a card order was to be paid: the provider's quote kept with the order; an order without
+ * one (made before quotes were kept) is checked against nothing (null).
+ */
+const quoteOf = (order: TopupOrder): Quote | null =>
+  typeof order.provider_amount === 'number' && order.provider_currency
+    ? { cents: order.provider_amount, currency: order.provider_currency }
+    : null;
+
+/** Tells a top-up's paid amount that is not its order's (the order stays pending). */
+const topupMismatch = (deps: TopupDeps, order: TopupOrder, expected: Quote, paid: Quote) =>
+  deps.alarms.mismatch({
+    order: 'topup',
+    provider: order.payment_provider ?? 'epay',
+    tradeNo: order._id,
+    userId: order.user_id,
+    username: order.username,
+    expected,
+    paid: { cents: paid.cents, currency: paid.currency },
+  });
 
 const paidContent = (order: TopupOrder, via: string) =>
   `使用${via}充值成功，充值金额: ${order.amount}，支付金额：${order.money.toFixed(2)}`;
@@ -166,7 +195,11 @@ export function epayTopup(deps: TopupDeps) {
       // Only Epay's own orders: a card order is paid through its provider's webhook.
       if (!order || (order.payment_provider ?? 'epay') !== 'epay') return { success: false, tradeNo, credited: false };
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, credited: false };
-      if (params.money !== undefined && Math.abs(Number(params.money) - order.money) > 0.005) {
+      // The paid money must be the order's: absent or different, nothing is credited ("fail").
+      const paid = { cents: epayCents(params.money), currency: '' };
+      const expected = { cents: Math.round(order.money * 100), currency: '' };
+      if (paid.cents !== expected.cents) {
+        await topupMismatch(deps, order, expected, paid);
         return { success: false, tradeNo, credited: false };
       }
       const credited = await creditOrder(deps, order, paidContent(order, '在线'));
@@ -179,6 +212,7 @@ export function epayTopup(deps: TopupDeps) {
 export function cardTopup(deps: TopupDeps) {
   const { orders, options, card } = deps;
   const { stripeEnabled, creemEnabled } = card;
+  const promoCodes = () => options.bool('StripePromotionCodesEnabled');
 
   /**
    * A Stripe or Creem webhook: verified and read once (card-gateway.ts); an event naming a plan
@@ -200,6 +234,12 @@ export function cardTopup(deps: TopupDeps) {
     // Creem names only our own checkouts: an unknown one is a bad request (Stripe's may be anyone's).
     if (!order || order.payment_provider !== provider) {
       return { status: provider === 'creem' ? 400 : 200, tradeNo, credited: false };
+    }
+    // What was paid must be what the provider was asked to charge; else nothing, the order pending.
+    const expected = quoteOf(order);
+    if (expected && !paidAsQuoted(event.paid, expected, provider === 'stripe' && promoCodes())) {
+      await topupMismatch(deps, order, expected, event.paid);
+      return { status: 400, tradeNo, credited: false };
     }
     // A success after the session was marked failed or expired was still paid: it is credited.
     const credited = await creditOrder(deps, order, paidContent(order, provider === 'stripe' ? 'Stripe' : 'Creem'));
@@ -226,7 +266,7 @@ export function cardTopup(deps: TopupDeps) {
       );
       const tradeNo = card.tradeNoOf(req.userId, 'STRIPE');
       const server = trimSlash(options.text('ServerAddress'));
-      const url = await card.stripeCheckout(tradeNo, {
+      const { url, quote } = await card.stripeCheckout(tradeNo, {
         mode: 'payment',
         success_url: req.successUrl || `${server}/log`,
         cancel_url: req.cancelUrl || `${server}/topup`,
@@ -237,7 +277,12 @@ export function cardTopup(deps: TopupDeps) {
         metadata: { trade_no: tradeNo, user_id: req.userId },
       });
       await orders.insert(
-        pendingTopup(tradeNo, req, { amount: req.amount, money, payment_method: 'stripe', payment_provider: 'stripe' }),
+        pendingTopup(
+          tradeNo,
+          req,
+          { amount: req.amount, money, payment_method: 'stripe', payment_provider: 'stripe' },
+          quote,
+        ),
       );
       return { tradeNo, url };
     },
@@ -260,12 +305,12 @@ export function cardTopup(deps: TopupDeps) {
         },
       });
       await orders.insert(
-        pendingTopup(tradeNo, req, {
-          amount: product.quota,
-          money: product.price,
-          payment_method: 'creem',
-          payment_provider: 'creem',
-        }),
+        pendingTopup(
+          tradeNo,
+          req,
+          { amount: product.quota, money: product.price, payment_method: 'creem', payment_provider: 'creem' },
+          { cents: Math.round(product.price * 100), currency: product.currency.toUpperCase() },
+        ),
       );
       return { tradeNo, url };
     },

@@ -16,6 +16,7 @@ export interface StripeSession {
   status: 'open' | 'complete' | 'expired';
   payment_status: 'unpaid' | 'paid';
   mode: string;
+  amount_subtotal: number;
   amount_total: number;
   currency: string;
   customer: string | null;
@@ -89,6 +90,9 @@ export class FakeStripe {
         }
         this.created.push(form);
         const id = rid('cs_test');
+        const amount =
+          Number(form['line_items[0][quantity]']) *
+          (this.prices[form['line_items[0][price]'] as string] ?? this.unitAmount);
         const metadata = Object.fromEntries(
           Object.entries(form)
             .filter(([k]) => k.startsWith('metadata['))
@@ -102,9 +106,8 @@ export class FakeStripe {
           status: 'open',
           payment_status: 'unpaid',
           mode: form.mode as string,
-          amount_total:
-            Number(form['line_items[0][quantity]']) *
-            (this.prices[form['line_items[0][price]'] as string] ?? this.unitAmount),
+          amount_subtotal: amount,
+          amount_total: amount,
           currency: 'usd',
           customer: null,
           customer_email: form.customer_email ?? null,
