@@ -62,13 +62,33 @@ const anthropic = (key: string) =>
     signal: AbortSignal.timeout(60_000),
   });
 
+const gemini = (key: string) =>
+  fetch(`${platform.stack.relayUrl}/v1beta/models/${MODEL}:generateContent`, {
+    method: 'POST',
+    headers: { 'x-goog-api-key': key, 'content-type': 'application/json' },
+    body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text: 'hi' }] }] }),
+    signal: AbortSignal.timeout(60_000),
+  });
+
+/** Three requests of a known token (cached) whose pre-consume cannot reach billing: each format's answer. */
+async function preConsumeWhileStalled(key: string) {
+  const answers = await Promise.all([chat(key), anthropic(key), gemini(key)]);
+  return Promise.all(
+    answers.map(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.json() })),
+  );
+}
+
 describe('relay with a peer that does not answer', () => {
-  it('when billing cannot be reached for a token lookup, then the client gets 503 服务繁忙，请稍后重试 in its format, and is served once billing answers again', async () => {
+  it('when billing cannot be reached for a token lookup or a pre-consume, then the client gets 503 in its format (服务繁忙 / 预扣费失败，请稍后重试), nothing is charged or logged as consumption, and it is served once billing answers again', async () => {
     const known = await userWithToken(s);
     await routable(platform.stack.relayUrl, known.key, MODEL);
     const fresh = await userWithToken(s);
+    // A small wallet: every request pre-consumes (never skipped), its token cached by routable.
+    const poor = await userWithToken(s, { quota: 200_000 });
+    await routable(platform.stack.relayUrl, poor.key, MODEL);
 
     proxy.stall();
+    const preConsumes = preConsumeWhileStalled(poor.key);
     const res = await chat(fresh.key);
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { message: string; code: string } }).error).toMatchObject({
@@ -82,7 +102,27 @@ describe('relay with a peer that does not answer', () => {
       error: { message: '服务繁忙，请稍后重试' },
     });
 
+    const [openai, claude, google] = await preConsumes;
+    expect([openai?.status, claude?.status, google?.status]).toEqual([503, 503, 503]);
+    expect(openai?.retryAfter).toBe('1');
+    expect(openai?.body).toMatchObject({ error: { message: '预扣费失败，请稍后重试', code: 'pre_consume_failed' } });
+    expect(claude?.body).toMatchObject({ type: 'error', error: { message: '预扣费失败，请稍后重试' } });
+    expect(google?.body).toMatchObject({ error: { code: 503, message: '预扣费失败，请稍后重试' } });
+
     proxy.resume();
+    // Each failure is logged as an error with its 503, none as consumption; the wallet is untouched.
+    const errors = await eventually(
+      () => s.logs.queryLogs({ filter: { userId: poor.userId, type: 5 }, page: { page: 1, pageSize: 10 } }),
+      (r) => r.items.length >= 3,
+      { what: 'the three pre-consume failures logged' },
+    );
+    expect(errors.items.map((l) => l.content)).toEqual(Array(3).fill('预扣费失败，请稍后重试'));
+    const consumed = await s.logs.queryLogs({
+      filter: { userId: poor.userId, type: 2 },
+      page: { page: 1, pageSize: 10 },
+    });
+    expect(consumed.items).toEqual([]);
+    expect((await s.wallet.getWallet({ userId: poor.userId })).wallet).toMatchObject({ quota: 200_000, usedQuota: 0 });
     let status = 0;
     for (let i = 0; i < 40 && status !== 200; i++) {
       const r = await chat(fresh.key);

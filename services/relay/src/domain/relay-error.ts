@@ -11,3 +11,19 @@ export class RelayError extends Error {
     this.name = 'RelayError';
   }
 }
+
+/** What a client is told when its pre-consume did not succeed for a reason other than its balance. */
+export const PRE_CONSUME_FAILED = '预扣费失败，请稍后重试';
+
+/**
+ * The refusal of a pre-consume billing did not answer: unreachable or out of time (UNAVAILABLE,
+ * DEADLINE_EXCEEDED) is an outage the caller can retry, 503 with Retry-After; any other failure
+ * (billing's own INTERNAL, a bad amount it refused) stays 500. Both with the same message.
+ */
+export function preConsumeFailed(err: unknown): RelayError {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code === 'UNAVAILABLE' || code === 'DEADLINE_EXCEEDED') {
+    return new RelayError(503, PRE_CONSUME_FAILED, 'pre_consume_failed', 1);
+  }
+  return new RelayError(500, PRE_CONSUME_FAILED, 'pre_consume_failed');
+}

@@ -28,7 +28,7 @@ import {
 } from './pricing.ts';
 import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
-import { RelayError } from './relay-error.ts';
+import { preConsumeFailed, RelayError } from './relay-error.ts';
 import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
 
 /** Who is calling and in which group (after the checks of authorize.ts). */
@@ -328,10 +328,10 @@ async function preConsume(run: RequestRun, maxTokens: number, units: number): Pr
     if (code === 'NOT_FOUND') throw new RelayError(401, '无效的令牌', 'invalid_token');
     // The hold may still be applied after we stopped waiting: refund it now, and durably
     // through the error usage event (billing refunds from it; a hold arriving later is refused).
-    const message = '预扣费失败，请稍后重试';
+    const refusal = preConsumeFailed(err);
     void deps.wallet.refund(caller.requestId, userId);
-    deps.usage(preConsumeFailure(caller, req, price, groupRatio, message));
-    throw new RelayError(500, message, 'pre_consume_failed');
+    deps.usage(preConsumeFailure(caller, req, price, groupRatio, refusal));
+    throw refusal;
   }
 }
 
@@ -541,7 +541,7 @@ function preConsumeFailure(
   req: ClientRequest,
   price: Price,
   groupRatio: number,
-  message: string,
+  refusal: RelayError,
 ): UsageRecord {
   return {
     requestId: caller.requestId,
@@ -556,8 +556,8 @@ function preConsumeFailure(
     firstTokenMs: 0,
     isStream: req.stream,
     type: LogType.ERROR,
-    statusCode: 500,
-    errorMessage: message,
+    statusCode: refusal.status,
+    errorMessage: refusal.message,
     price,
     groupRatio,
     other: {},

@@ -8,7 +8,7 @@ import { quotaRefusalCode, type TokenInfo } from '../../domain/authorize.ts';
 import { billingSourceDetails } from '../../domain/group-walk.ts';
 import { type Price, preConsumeAmount, priceAt, type Ratios, settleQuota, tierDetails } from '../../domain/pricing.ts';
 import type { Usage } from '../../domain/protocols/openai.ts';
-import { RelayError } from '../../domain/relay-error.ts';
+import { preConsumeFailed, RelayError } from '../../domain/relay-error.ts';
 import type { RelayCaller, RelayDeps, SkipTicket } from '../../domain/relay-request.ts';
 
 /** One session: who, what it is priced at, where it runs, and what it holds. */
@@ -77,7 +77,7 @@ export async function reserveSession(
       throw new RelayError(403, message, quotaRefusalCode(message));
     }
     void p.wallet.refund(s.requestId, user.id);
-    throw new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed');
+    throw preConsumeFailed(err);
   }
 }
 
@@ -120,8 +120,7 @@ async function holdResponse(
     p.balances.observe(user.id, res.userQuota, sentAt, res.subscriptionActive);
     return { paidBy: res.subscriptionId ?? '' };
   } catch (err) {
-    if ((err as { code?: string }).code !== 'FAILED_PRECONDITION')
-      return { refusal: new RelayError(500, '预扣费失败，请稍后重试', 'pre_consume_failed') };
+    if ((err as { code?: string }).code !== 'FAILED_PRECONDITION') return { refusal: preConsumeFailed(err) };
     const message = (err as Error).message || '用户额度不足';
     return { refusal: new RelayError(403, message, quotaRefusalCode(message)) };
   }
