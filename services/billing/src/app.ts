@@ -17,6 +17,7 @@ import {
   listen,
   pingMongo,
   previousSecrets,
+  redisLease,
   renewRelayLeaseFor,
   service,
   stallNotification,
@@ -141,6 +142,8 @@ async function connectPeers(config: Config, logger: Logger, stack: Stack) {
 type Peers = Awaited<ReturnType<typeof connectPeers>>;
 
 const HOUR_MS = 3_600_000;
+/** The Redis key of the fold's lease (under REDIS_KEY_PREFIX): one folding replica at a time. */
+const LEDGER_FOLD_LEASE_KEY = 'ledger-fold:lease';
 
 /**
  * The wallet ledger fold, when LEDGER_FOLD is on: entries older than the horizon (LEDGER_FOLD_HORIZON_HOURS,
@@ -169,6 +172,10 @@ async function foldLedger(conn: Mongo, peers: Peers, config: Config, logger: Log
     intervalMs: config.LEDGER_FOLD_INTERVAL_MS,
     firstMs: 60_000,
     logger,
+    lease: {
+      lease: redisLease(peers.redis, LEDGER_FOLD_LEASE_KEY, config.LEDGER_FOLD_LEASE_MS),
+      ttlMs: config.LEDGER_FOLD_LEASE_MS,
+    },
   });
   stack.add(() => job.stop());
   logger.info({ horizonHours: horizonMs / HOUR_MS }, 'wallet ledger fold on');

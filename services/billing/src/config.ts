@@ -35,6 +35,11 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   LEDGER_FOLD_HORIZON_HOURS: z.coerce.number().min(2).optional(),
   /** Time between fold passes (the first runs a minute after start). */
   LEDGER_FOLD_INTERVAL_MS: z.coerce.number().int().min(1_000).default(3_600_000),
+  /**
+   * The fold runs on one replica at a time, the one holding this Redis lease (renewed every third
+   * of it); another takes over this long after the holder died.
+   */
+  LEDGER_FOLD_LEASE_MS: z.coerce.number().int().min(1_000).default(30_000),
   USERS_ADDR: z.string(),
   CHANNELS_ADDR: z.string(),
   BILLING_ADDR: z.string(),

@@ -13,7 +13,7 @@
  * checkpoint while two replicas write, one holding a head cached from before; and a pass that dies
  * after each of its steps, finished by the next.
  */
-import { connectMongo } from '@aigw/common';
+import { connectMongo, connectRedis, createLogger, type Lease, type Redis, redisLease } from '@aigw/common';
 import { precondition } from '@aigw/common/errors';
 import { uniqueName } from '@aigw/local-stack';
 import { eventually } from '@aigw/testkit';
@@ -33,15 +33,19 @@ import {
 } from '../src/domain/ledger-fold.ts';
 import type { LedgerState } from '../src/domain/ledger-state.ts';
 import { walletLedger } from '../src/domain/wallet-ledger.ts';
+import { startLedgerFold } from '../src/jobs/ledger-fold-job.ts';
 
 let conn: Connection;
+let redis: Redis;
 
 beforeAll(async () => {
   conn = await connectMongo(process.env.MONGO_URL as string, uniqueName('billing_lost_reply'));
+  redis = await connectRedis(process.env.REDIS_URL as string, `${uniqueName('fold_lease')}:`);
 });
 afterAll(async () => {
   await conn?.db?.dropDatabase().catch(() => undefined);
   await conn?.close();
+  await redis?.quit();
 });
 
 /** The real repository, with its next append's reply lost after the write, and its scans counted. */
@@ -288,5 +292,106 @@ describe('the ledger fold', () => {
     const late = await b.apply(user, `adjust:late-${user}`, credit(7));
     expect(late.state.quota).toBe(before.quota + 7);
     expect((await b.apply(user, `credit:legacy-${user}`, credit(1_000))).replayed).toBe(true);
+  });
+
+  it('when two replicas run the fold job, then one folds while the other waits, and when the folder dies mid-pass the other takes over and finishes its fold', async () => {
+    const user = 501;
+    const { a, clock, later } = await grownLedger(user);
+    const before = { quota: (await a.state(user)).quota, totals: await historyTotals(user) };
+    later();
+    const real = ledgerFoldStore(conn);
+    const logger = createLogger('billing-test', 'silent');
+    const TTL = 300;
+    // Replica x dies inside its first pass: after writing its checkpoint and moving the head, its
+    // process stops (the delete never returns, Redis never hears from it again).
+    let dead = false;
+    let die: (err: Error) => void = () => undefined;
+    const hang = <T>() => new Promise<T>(() => undefined);
+    const xLease = redisLease(redis, 'ledger-fold:lease', TTL, 'replica-x');
+    const x = startLedgerFold({
+      store: {
+        ...real,
+        dropEntries: () =>
+          new Promise((_, reject) => {
+            die = reject;
+          }),
+      },
+      horizonMs: HORIZON,
+      intervalMs: 60_000,
+      firstMs: 0,
+      logger,
+      clock,
+      lease: {
+        ttlMs: TTL,
+        lease: {
+          owner: xLease.owner,
+          acquire: () => (dead ? hang<boolean>() : xLease.acquire()),
+          renew: () => (dead ? hang<boolean>() : xLease.renew()),
+          release: () => (dead ? hang<void>() : xLease.release()),
+        } satisfies Lease,
+      },
+    });
+    // Replica y: its passes are counted, its tries to take the lease too.
+    const seen = { yPasses: 0, yTries: 0 };
+    const yLease = redisLease(redis, 'ledger-fold:lease', TTL, 'replica-y');
+    const y = startLedgerFold({
+      store: {
+        ...real,
+        users: (after, limit) => {
+          if (after === Number.MIN_SAFE_INTEGER) seen.yPasses++;
+          return real.users(after, limit);
+        },
+      },
+      horizonMs: HORIZON,
+      intervalMs: 60_000,
+      firstMs: 50,
+      logger,
+      clock,
+      lease: {
+        ttlMs: TTL,
+        lease: {
+          ...yLease,
+          acquire: () => {
+            seen.yTries++;
+            return yLease.acquire();
+          },
+        },
+      },
+    });
+    try {
+      // x holds the lease through its pass (renewing it): y tries over more than three lease
+      // periods and never folds.
+      await eventually(
+        () => conn.collection('wallets').findOne({ _id: user as never }),
+        (h) => h?.folded === 8,
+        { what: 'replica x moving the head' },
+      );
+      await eventually(
+        async () => seen.yTries,
+        (n) => n >= 4,
+        { what: 'replica y trying the lease' },
+      );
+      expect(seen.yPasses).toBe(0);
+      expect(await redis.get('ledger-fold:lease')).toBe('replica-x');
+
+      // x dies mid-pass: once its lease expires, y takes it and finishes the fold x began.
+      dead = true;
+      await eventually(
+        async () => (await checkpointsOf(user)).map((c) => [c._id, c.done]),
+        (c) => JSON.stringify(c) === JSON.stringify([[`${user}:ck8`, true]]),
+        { timeoutMs: 10_000, what: 'replica y finishing the fold' },
+      );
+      expect(seen.yPasses).toBe(1);
+      expect(await redis.get('ledger-fold:lease')).toBe('replica-y');
+      expect((await real.entries(user, seqRange(1, 8))).length).toBe(0);
+      expect(await historyTotals(user)).toEqual(before.totals);
+      expect((await walletLedger(ledgerRepository(conn, { clock }), clock).state(user)).quota).toBe(before.quota);
+    } finally {
+      die(new Error('replica x killed'));
+      void x.stop();
+      await y.stop();
+    }
+    // Stopping gives the lease up at once.
+    expect(await redis.get('ledger-fold:lease')).toBeNull();
   });
 });

@@ -19,5 +19,6 @@ export * from './option-catalogue.ts';
 export * from './options-cache.ts';
 export * from './public-address.ts';
 export * from './redis.ts';
+export * from './redis-lease.ts';
 export * from './relay-leases.ts';
 export * from './shutdown.ts';

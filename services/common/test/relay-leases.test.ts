@@ -9,6 +9,7 @@ import {
   RELAY_LEASES_KEY,
   type Redis,
   type RenewThroughPeer,
+  redisLease,
   renewRelayLease,
   renewRelayLeaseFor,
   watchRelayLeases,
@@ -263,5 +264,30 @@ describe('relay lease renewal through billing', () => {
       admin.disconnect();
       await server.kill();
     }
+  });
+});
+
+describe('a job lease (one runner at a time)', () => {
+  it('when one process holds it, then another cannot take, renew or release it; it is free again once released or expired', async () => {
+    const a = redisLease(redis, 'job-lease', 10_000, 'a');
+    const b = redisLease(redis, 'job-lease', 150, 'b');
+    expect(await a.acquire()).toBe(true);
+    expect(await a.acquire()).toBe(true);
+    expect(await b.acquire()).toBe(false);
+    expect(await b.renew()).toBe(false);
+    await b.release();
+    expect(await redis.get('job-lease')).toBe('a');
+    expect(await a.renew()).toBe(true);
+    await a.release();
+    expect(await a.renew()).toBe(false);
+    expect(await b.acquire()).toBe(true);
+    // b's lease expires unless renewed: then a takes it.
+    await eventually(
+      () => a.acquire(),
+      (ok) => ok,
+      { what: 'the expired lease taken' },
+    );
+    expect(await redis.get('job-lease')).toBe('a');
+    await a.release();
   });
 });
