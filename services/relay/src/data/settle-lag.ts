@@ -19,6 +19,9 @@ export function settleLagWatch(opts: {
 }): { behind(): boolean; stop(): void; check(): Promise<void> } {
   let behind = opts.maxLagMs > 0;
   let warned = false;
+  // A Redis outage is told once (a warn line, no stack), and its end once: read every second,
+  // it logged a stack trace a second for as long as Redis was away.
+  const outage = { since: 0, failures: 0 };
   const check = async () => {
     if (opts.maxLagMs <= 0) return;
     try {
@@ -33,9 +36,23 @@ export function settleLagWatch(opts: {
         warned = next;
       }
       behind = next;
+      if (outage.since) {
+        opts.logger.info(
+          { downMs: Date.now() - outage.since, failedReads: outage.failures },
+          'settle lag readable again',
+        );
+        outage.since = 0;
+        outage.failures = 0;
+      }
     } catch (err) {
       behind = true;
-      opts.logger.warn({ err }, 'could not read the settle lag');
+      outage.failures++;
+      if (outage.since) return;
+      outage.since = Date.now();
+      opts.logger.warn(
+        { err: (err as Error).message },
+        'could not read the settle lag: pre-consuming every request until it is readable (logged once per outage)',
+      );
     }
   };
   const timer = setInterval(() => void check(), opts.everyMs ?? 1_000);
