@@ -10,7 +10,7 @@
  * directly.
  */
 import { createServer, type Server, type Socket, connect as tcpConnect } from 'node:net';
-import { createClient, createInternalAuth, createLogger, keysOf, runWithInternalAuth } from '@aigw/common';
+import { createClient, createInternalAuth, keysOf } from '@aigw/common';
 import { stackKeys } from '@aigw/local-stack/stack';
 import { RelayLeaseService } from '@aigw/proto/billing/v1/billing';
 import { eventually } from '@aigw/testkit';
@@ -24,8 +24,7 @@ import {
   userWithToken,
 } from '@aigw/testkit/harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.ts';
-import { readConfig } from '../src/config.ts';
+import { type RelayApp, startSecondRelay } from './second-relay.ts';
 
 const FENCE_MS = 1_000;
 /** Ten words, one every 400 ms: the stream outlasts the fence by seconds. */
@@ -65,7 +64,7 @@ let slow: FakeProvider;
 let redisA: Proxy;
 let redisB: Proxy;
 let billingB: Proxy;
-let relayB: Awaited<ReturnType<typeof createApp>>;
+let relayB: RelayApp;
 let relayBUrl: string;
 
 beforeAll(async () => {
@@ -74,23 +73,11 @@ beforeAll(async () => {
   s = await startRelayStack({}, { REDIS_URL: `redis://${redisA.host}`, RELAY_LEASE_FENCE_MS: String(FENCE_MS) });
   redisB = await tcpProxy(redisHost);
   billingB = await tcpProxy(s.stack.env.BILLING_ADDR as string);
-  const config = readConfig({
-    ...s.stack.env,
-    SERVICE_NAME: 'relay',
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    METRICS_PORT: '0',
-    MONGO_DB: `aigw_relay_${s.stack.id}`,
-    REDIS_URL: `redis://${redisB.host}`,
-    BILLING_ADDR: billingB.host,
-    RELAY_LEASE_FENCE_MS: String(FENCE_MS),
-  });
-  relayB = await runWithInternalAuth(createInternalAuth(keysOf(stackKeys(), 'relay')), async () => {
-    const app = await createApp(config, createLogger('relay-b', 'warn'));
-    await app.start();
-    return app;
-  });
-  relayBUrl = `http://127.0.0.1:${relayB.httpPort()}`;
+  ({ app: relayB, url: relayBUrl } = await startSecondRelay(
+    s.stack,
+    { REDIS_URL: `redis://${redisB.host}`, BILLING_ADDR: billingB.host, RELAY_LEASE_FENCE_MS: String(FENCE_MS) },
+    'relay-b',
+  ));
   slow = await startFakeProvider({
     kind: 'openai',
     key: 'k',

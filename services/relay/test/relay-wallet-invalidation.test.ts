@@ -5,8 +5,6 @@
  * no longer exists (the relay skips pre-consume while a cached balance looks ample).
  */
 
-import { createInternalAuth, createLogger, keysOf, runWithInternalAuth } from '@aigw/common';
-import { stackKeys } from '@aigw/local-stack/stack';
 import { eventually } from '@aigw/testkit';
 import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import {
@@ -21,13 +19,12 @@ import {
 } from '@aigw/testkit/harness';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../src/app.ts';
-import { readConfig } from '../src/config.ts';
+import { type RelayApp, startSecondRelay } from './second-relay.ts';
 
 let s: RelayStack;
 let fake: FakeProvider;
 /** A second relay replica on the same stack (its own caches, its own event consumer group). */
-let second: Awaited<ReturnType<typeof createApp>>;
+let second: RelayApp;
 let secondUrl: string;
 // Cached balances and identities far outlive the test: only the event can explain a refusal.
 const TTLS = { RELAY_CACHE_TTL_MS: '600000', RELAY_BALANCE_TTL_MS: '600000' };
@@ -35,20 +32,7 @@ const TTLS = { RELAY_CACHE_TTL_MS: '600000', RELAY_BALANCE_TTL_MS: '600000' };
 beforeAll(async () => {
   s = await startRelayStack(TTLS);
   fake = await startFakeProvider({ kind: 'openai', key: 'up-wal', reply: 'ok' });
-  const config = readConfig({
-    ...s.stack.env,
-    SERVICE_NAME: 'relay',
-    HTTP_PORT: '0',
-    GRPC_PORT: '0',
-    METRICS_PORT: '0',
-    MONGO_DB: `aigw_relay_${s.stack.id}`,
-  });
-  second = await runWithInternalAuth(createInternalAuth(keysOf(stackKeys(), 'relay')), async () => {
-    const app = await createApp(config, createLogger('relay-2', 'warn'));
-    await app.start();
-    return app;
-  });
-  secondUrl = `http://127.0.0.1:${second.httpPort()}`;
+  ({ app: second, url: secondUrl } = await startSecondRelay(s.stack));
 });
 afterAll(async () => {
   await second?.stop();
