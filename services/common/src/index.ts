@@ -17,6 +17,7 @@ export * from './mongo.ts';
 export * from './notify.ts';
 export * from './option-catalogue.ts';
 export * from './options-cache.ts';
+export * from './outage-log.ts';
 export * from './public-address.ts';
 export * from './redis.ts';
 export * from './redis-lease.ts';

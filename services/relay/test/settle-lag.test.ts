@@ -45,7 +45,7 @@ describe('settle lag reads', () => {
       await watch.check();
       expect(watch.behind()).toBe(false);
       expect(lines.filter((l) => l.msg === 'settle lag readable again')).toMatchObject([
-        { level: 'info', fields: { failedReads: 5 } },
+        { level: 'info', fields: { failures: 5 } },
       ]);
 
       // A second outage is told again, once.

@@ -4,7 +4,7 @@
  * and counts settles as behind when the key is missing (billing not measuring: fail safe) or the
  * backlog exceeds the bounds. While behind, every request pre-consumes.
  */
-import type { Logger, Redis } from '@aigw/common';
+import { type Logger, outageLog, type Redis } from '@aigw/common';
 
 /** Written by billing (services/billing/src/transport/kafka/settle-lag.ts). */
 export const SETTLE_LAG_KEY = 'billing:settle-lag';
@@ -21,7 +21,10 @@ export function settleLagWatch(opts: {
   let warned = false;
   // A Redis outage is told once (a warn line, no stack), and its end once: read every second,
   // it logged a stack trace a second for as long as Redis was away.
-  const outage = { since: 0, failures: 0 };
+  const outage = outageLog(opts.logger, {
+    down: 'could not read the settle lag: pre-consuming every request until it is readable (logged once per outage)',
+    back: 'settle lag readable again',
+  });
   const check = async () => {
     if (opts.maxLagMs <= 0) return;
     try {
@@ -36,23 +39,10 @@ export function settleLagWatch(opts: {
         warned = next;
       }
       behind = next;
-      if (outage.since) {
-        opts.logger.info(
-          { downMs: Date.now() - outage.since, failedReads: outage.failures },
-          'settle lag readable again',
-        );
-        outage.since = 0;
-        outage.failures = 0;
-      }
+      outage.ok();
     } catch (err) {
       behind = true;
-      outage.failures++;
-      if (outage.since) return;
-      outage.since = Date.now();
-      opts.logger.warn(
-        { err: (err as Error).message },
-        'could not read the settle lag: pre-consuming every request until it is readable (logged once per outage)',
-      );
+      outage.failed(err);
     }
   };
   const timer = setInterval(() => void check(), opts.everyMs ?? 1_000);

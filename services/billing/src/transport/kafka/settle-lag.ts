@@ -1,4 +1,4 @@
-import type { createKafka, Logger, Redis } from '@aigw/common';
+import { type createKafka, type Logger, outageLog, type Redis } from '@aigw/common';
 
 /** The Redis key relays read to decide whether settles keep up (see docs/security.md ("Overspend bound")). */
 export const SETTLE_LAG_KEY = 'billing:settle-lag';
@@ -75,6 +75,11 @@ export function watchSettleLag(opts: {
     return { events, ms, at: now };
   }
 
+  // Tried every second: an outage (Redis, Kafka) is told once, and its end once.
+  const outage = outageLog(opts.logger, {
+    down: 'could not measure the settle lag: relays pre-consume every request until it is written (logged once per outage)',
+    back: 'settle lag measured again',
+  });
   const tick = async () => {
     try {
       last = await measure();
@@ -82,8 +87,9 @@ export function watchSettleLag(opts: {
       // at once instead of after the backlog has grown past the bound.
       if (!opts.consuming()) return;
       await opts.redis.set(SETTLE_LAG_KEY, JSON.stringify(last), 'PX', ttlMs);
+      outage.ok();
     } catch (err) {
-      opts.logger.warn({ err }, 'could not measure the settle lag');
+      outage.failed(err);
     }
   };
   let timer: NodeJS.Timeout | undefined;
