@@ -26,3 +26,12 @@ export function epayVerify(params: Record<string, string>, key: string): boolean
 export function epayType(method: string): string | undefined {
   return ({ zfb: 'alipay', wx: 'wxpay', alipay: 'alipay', wxpay: 'wxpay' } as Record<string, string>)[method];
 }
+
+/**
+ * The `money` of a notification in cents (NaN when absent or not a plain decimal number): what
+ * the gateway says was paid, compared with the order's before anything is credited.
+ */
+export function epayCents(money: string | undefined): number {
+  const text = (money ?? '').trim();
+  return /^\d{1,12}(\.\d{1,8})?$/.test(text) ? Math.round(Number(text) * 100) : Number.NaN;
+}

@@ -3,7 +3,7 @@ import { invalid, precondition } from '@aigw/common/errors';
 import type { PlanDoc } from '../data/plan-repository.ts';
 import type { SubscriptionOrder, SubscriptionOrderRepository } from '../data/subscription-order-repository.ts';
 import { type CardGateway, paidExactly, type VerifiedCardEvent } from './card-gateway.ts';
-import { epaySign, epayType, epayVerify } from './epay.ts';
+import { epayCents, epaySign, epayType, epayVerify } from './epay.ts';
 import type { OptionReader, PaymentAlarms } from './ports.ts';
 import type { SubscriptionService } from './subscription-service.ts';
 import type { WebhookAnswer } from './topup-service.ts';
@@ -125,11 +125,7 @@ export function subscriptionEpay(deps: PaymentDeps) {
       if (!order || order.payment_provider !== 'epay') return refused;
       if (params.trade_status !== 'TRADE_SUCCESS') return { success: true, tradeNo, activated: false };
       // The paid money must be the plan's price: absent or different, nothing starts ("fail").
-      const money = (params.money ?? '').trim();
-      const paid = {
-        cents: /^\d+(\.\d{1,2})?$/.test(money) ? Math.round(Number(money) * 100) : Number.NaN,
-        currency: '',
-      };
+      const paid = { cents: epayCents(params.money), currency: '' };
       const expected = { cents: Math.round(order.money * 100), currency: '' };
       if (paid.cents !== expected.cents) {
         await planMismatch(deps, order, expected, paid);

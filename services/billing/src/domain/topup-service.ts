@@ -4,7 +4,7 @@ import { invalid, notFound, precondition } from '@aigw/common/errors';
 import type { OrderRepository, TopupOrder } from '../data/order-repository.ts';
 import { type CardGateway, paidAsQuoted, type Quote, type VerifiedCardEvent } from './card-gateway.ts';
 import { creemProducts } from './card-payments.ts';
-import { epaySign, epayType, epayVerify } from './epay.ts';
+import { epayCents, epaySign, epayType, epayVerify } from './epay.ts';
 import type { OptionReader, PaymentAlarms } from './ports.ts';
 import type { WalletService } from './wallet-service.ts';
 
@@ -82,10 +82,6 @@ const pendingTopup = (
   created_time: nowSec(),
   complete_time: 0,
 });
-
-/** The Epay `money` of a notification, in cents (NaN when absent or not a number). */
-const epayCents = (money: string | undefined) =>
-  money !== undefined && /^\d+(\.\d{1,2})?$/.test(money.trim()) ? Math.round(Number(money) * 100) : Number.NaN;
 
 /**
  * What a card order was to be paid: the provider's quote kept with the order; an order without
