@@ -91,12 +91,15 @@ export function requestCharges(deps: WalletDeps) {
         model?: string;
         group?: string;
         leaseAgeMs?: number | undefined;
+        /** A relay's wallet slice (wallet-ops.ts): the wallet only, no token. */
+        walletSlice?: boolean;
       },
       opts: { signal?: AbortSignal } = {},
     ) {
       const rid = checkRequestId(req.requestId);
       const leaseAgeMs = leaseAgeOf(req.leaseAgeMs);
       if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
+      if (req.walletSlice && req.tokenId) throw invalid('钱包分片不属于令牌');
       let tokenLimited = false;
       let budgets: TokenBudgets | undefined;
       if (req.tokenId) {
@@ -110,7 +113,16 @@ export function requestCharges(deps: WalletDeps) {
       const { op, state: after } = await ledger.submit(
         req.userId,
         holdOp(
-          { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, budgets, funding, leaseAgeMs },
+          {
+            rid,
+            amount: req.amount,
+            tokenId: req.tokenId,
+            tokenLimited,
+            budgets,
+            funding,
+            leaseAgeMs,
+            ...(req.walletSlice ? { slice: true } : {}),
+          },
           clock,
           opts.signal,
         ),
@@ -148,10 +160,12 @@ export function requestCharges(deps: WalletDeps) {
      * Closes many requests at once (the usage settle consumer): each a settle (`actual` given) or
      * a refund, all submitted together so that each user's closes share one ledger entry. Closes
      * already recorded (replays, a refund after a settle) answer without changing anything, refused
-     * ones answer kind `refused`; a rejected promise is an infrastructure failure.
+     * ones answer kind `refused`; a rejected promise is an infrastructure failure. A settle that
+     * names a wallet slice (`slice`) is charged from that slice's hold; the release of a slice is
+     * the refund of its id (what is left of it goes back).
      */
     async closeMany(
-      closes: { requestId: string; userId: number; tokenId: number; actual?: number }[],
+      closes: { requestId: string; userId: number; tokenId: number; actual?: number; slice?: string }[],
     ): Promise<{ requestId: string; kind: string; replayed: boolean }[]> {
       const limited = new Map<number, boolean>();
       for (const tokenId of new Set(closes.map((c) => c.tokenId).filter((t) => t > 0))) {
@@ -164,7 +178,7 @@ export function requestCharges(deps: WalletDeps) {
             const op =
               c.actual === undefined
                 ? refundOp(rid)
-                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock);
+                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock, c.slice);
             const applied = await ledger.submit(c.userId, op);
             return { requestId: c.requestId, kind: applied.op.kind, replayed: applied.replayed };
           } catch (err) {
