@@ -357,12 +357,7 @@ export async function createApp(
       const lease = relayLease(redis, config, logger, fence);
       stack.add(() => lease.stop());
       const { publisher, clients, options, snapshot, ratios, identities, balances, entities, userChanged } =
-        await startCaches(
-        config,
-        logger,
-        stack,
-        redis,
-      );
+        await startCaches(config, logger, stack, redis);
 
       const events = relayEvents(publisher, logger, {
         lingerMs: config.RELAY_USAGE_LINGER_MS,

@@ -117,10 +117,7 @@ export function leasedWallet(
  * fence closes every slice (billing may give them back once the lease lapses).
  */
 export function processSlices(
-  config: Pick<
-    Config,
-    'RELAY_WALLET_SLICE_REQUESTS' | 'RELAY_WALLET_SLICE_IDLE_MS' | 'RELAY_WALLET_SLICE_MAX_AGE_MS'
-  >,
+  config: Pick<Config, 'RELAY_WALLET_SLICE_REQUESTS' | 'RELAY_WALLET_SLICE_IDLE_MS' | 'RELAY_WALLET_SLICE_MAX_AGE_MS'>,
   wallet: WalletPort,
   events: Pick<RelayEvents, 'sliceRelease'>,
   fence: Pick<LeaseFence, 'held' | 'onCut'>,
@@ -133,10 +130,20 @@ export function processSlices(
       maxAgeMs: config.RELAY_WALLET_SLICE_MAX_AGE_MS,
     },
     {
-      take: (userId, sliceId, amount) =>
-        wallet.preConsume({ requestId: sliceId, userId, tokenId: 0, amount, walletSlice: true }),
+      take: async (userId, sliceId, amount, min) => {
+        const res = await wallet.preConsume({
+          requestId: sliceId,
+          userId,
+          tokenId: 0,
+          amount,
+          walletSlice: true,
+          sliceMin: min,
+        });
+        return { granted: res.preConsumed ?? amount, userQuota: res.userQuota };
+      },
       release: (userId, sliceId) => events.sliceRelease(userId, sliceId),
-      newId: () => `${newId()}.slice`,
+      // No "." (a hold id is a key of the ledger state).
+      newId: () => `${newId()}-slice`,
     },
   );
   fence.onCut(() => slices.closeAll());

@@ -23,6 +23,20 @@ export interface HoldRequest {
   leaseAgeMs: number | undefined;
   /** A relay's wallet slice (many requests drawn from one hold): the wallet only, never a subscription. */
   slice?: boolean;
+  /** A slice's least size (sliceGrant). */
+  sliceMin?: number;
+}
+
+/**
+ * What a wallet slice is granted: `want`, or less when the balance is short: at most half of it (a
+ * second relay process can still take one), never below `min` (one request's bound), and all of it
+ * (up to `want`) when what would be left could not cover `min`; `want` when the balance is below
+ * `min`, which the hold then refuses with 用户额度不足.
+ */
+export function sliceGrant(quota: number, want: number, min: number): number {
+  if (quota < min) return want;
+  const half = Math.min(want, Math.max(min, Math.floor(quota / 2)));
+  return quota - half < min ? Math.min(want, quota) : half;
 }
 
 /** The refusal of a wallet slice for a user whose requests a subscription may pay. */
@@ -41,9 +55,10 @@ export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): Le
     const now = Date.now();
     if (h.slice && (subscriptionActive(s, now) || normalizePreference(s.pref) === 'subscription_only'))
       throw precondition(SLICE_REFUSED);
+    const amount = h.slice ? sliceGrant(s.quota, h.amount, h.sliceMin ?? h.amount) : h.amount;
     const next = hold(s, {
       rid: h.rid,
-      amount: h.amount,
+      amount,
       tokenId: h.tokenId,
       tokenLimited: h.tokenLimited,
       now,
@@ -54,10 +69,10 @@ export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): Le
     const tokenRemain = h.tokenId ? (next.tokens[String(h.tokenId)]?.r ?? 0) : 0;
     return {
       kind: 'hold',
-      amount: h.amount,
+      amount,
       state: next,
       result: {
-        pre_consumed: h.amount,
+        pre_consumed: amount,
         user_quota: next.quota,
         token_remain_quota: tokenRemain,
         subscription_id: next.holds[h.rid]?.s ?? '',

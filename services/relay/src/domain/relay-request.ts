@@ -77,7 +77,15 @@ export interface WalletPort {
     leaseAgeMs?: number;
     /** A wallet slice of this process (domain/wallet-slices.ts): the wallet only, no token. */
     walletSlice?: boolean;
-  }): Promise<{ userQuota: number; tokenRemainQuota: number; subscriptionId?: string; subscriptionActive?: boolean }>;
+    /** A wallet slice's least size: billing grants `amount` or less down to it (`preConsumed`). */
+    sliceMin?: number;
+  }): Promise<{
+    preConsumed?: number;
+    userQuota: number;
+    tokenRemainQuota: number;
+    subscriptionId?: string;
+    subscriptionActive?: boolean;
+  }>;
   /** Best effort: a refund that fails is made by billing from the request's error usage event. */
   refund(requestId: string, userId: number): Promise<void>;
 }
@@ -499,7 +507,20 @@ function settleRequest(
       a.servedKey === undefined ? undefined : keyFingerprint(a.servedKey),
     );
   }
-  const rec = usageRecord(run, a, useTimeMs, served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled);
+  const rec = usageRecord(
+    run,
+    a,
+    useTimeMs,
+    served.id,
+    result.usage,
+    quota,
+    result.firstTokenMs,
+    2,
+    200,
+    '',
+    other,
+    settled,
+  );
   if (r.slice) rec.walletSlice = r.slice.slice.id;
   deps.usage(rec);
   // After its event is queued: the slice's release, when this ends it, goes behind it.

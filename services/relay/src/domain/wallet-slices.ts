@@ -27,10 +27,11 @@ export interface SliceOptions {
 /** What the slices need from billing and the usage pipeline. */
 export interface SlicePorts {
   /**
-   * Holds `amount` of the user's wallet under `sliceId` (billing's PreConsume as a wallet slice);
-   * resolves the balance left; rejects with billing's error (FAILED_PRECONDITION: refused).
+   * Holds `amount` of the user's wallet under `sliceId`, or less down to `min` when the balance is
+   * short (billing's PreConsume as a wallet slice); resolves what was granted and the balance left;
+   * rejects with billing's error (FAILED_PRECONDITION: refused).
    */
-  take(userId: number, sliceId: string, amount: number): Promise<{ userQuota: number }>;
+  take(userId: number, sliceId: string, amount: number, min: number): Promise<{ granted: number; userQuota: number }>;
   /**
    * Queues the slice's release event (behind the usage events already queued); also for a take
    * that did not answer (it may still be applied: the release gives it back, or refuses it late).
@@ -112,107 +113,129 @@ const roomOf = (slices: Slice[], now: number, maxAgeMs: number): number => {
   return room;
 };
 
+/** The state of one process's slices, shared by the functions below. */
+interface SliceContext {
+  opts: SliceOptions;
+  ports: SlicePorts;
+  clock: () => number;
+  users: Map<number, UserSlices>;
+  /** After the final closeAll: no slice stays open. */
+  stopped: boolean;
+}
+
+/** Gives a closed slice back once no request of it runs. */
+function releaseIfDone(ctx: SliceContext, u: UserSlices, s: Slice): void {
+  if (!s.closed || s.inflight > 0 || s.released) return;
+  s.released = true;
+  u.slices = u.slices.filter((x) => x !== s);
+  if (u.free !== undefined) u.free += Math.max(0, s.left);
+  ctx.ports.release(s.userId, s.id);
+}
+
+function closeSlice(ctx: SliceContext, u: UserSlices, s: Slice): void {
+  s.closed = true;
+  releaseIfDone(ctx, u, s);
+}
+
+/** A granted slice joins the user's; those too small for the request that asked for it close. */
+function opened(ctx: SliceContext, u: UserSlices, slice: Slice, need: number, userQuota: number): void {
+  u.free = userQuota;
+  for (const s of [...u.slices]) if (!s.closed && s.left < need) closeSlice(ctx, u, s);
+  u.slices.push(slice);
+  // Granted after the final closeAll (shutdown): given back at once.
+  if (ctx.stopped) closeSlice(ctx, u, slice);
+}
+
+/** Asks billing for a slice of `size` for a request of bound `need` (one take per user at a time). */
+function takeSlice(ctx: SliceContext, userId: number, u: UserSlices, size: number, need: number): Promise<void> {
+  const id = ctx.ports.newId();
+  const taking = ctx.ports.take(userId, id, size, need).then(
+    (res) => {
+      const now = ctx.clock();
+      const slice: Slice = {
+        id,
+        userId,
+        size: res.granted,
+        left: res.granted,
+        inflight: 0,
+        openedAt: now,
+        usedAt: now,
+        closed: false,
+        released: false,
+      };
+      opened(ctx, u, slice, need, res.userQuota);
+    },
+    (err: unknown) => {
+      const e = err as { code?: string; message?: string };
+      if (e.code !== 'FAILED_PRECONDITION') return ctx.ports.release(userId, id);
+      // Short: the request's own pre-consume gives the exact answer (and the balance). Otherwise
+      // (a subscription may pay): the per-request path for a while.
+      if (e.message === SHORT) u.free = 0;
+      else u.offUntil = ctx.clock() + OFF_MS;
+    },
+  );
+  const tracked: Promise<void> = taking.finally(() => {
+    if (u.taking === tracked) u.taking = undefined;
+  });
+  u.taking = tracked;
+  return tracked;
+}
+
+/** After an admission: a new slice in the background when the open ones are running low. */
+function topUp(ctx: SliceContext, userId: number, u: UserSlices, need: number, now: number): void {
+  const { requests, maxAgeMs } = ctx.opts;
+  if (u.taking || roomOf(u.slices, now, maxAgeMs) >= need * Math.ceil(requests / 2)) return;
+  const size = sliceSize(need, requests, u.free);
+  if (size >= need) void takeSlice(ctx, userId, u, size, need);
+}
+
+/** A reservation from the user's slices, waiting only for a new slice when none has room. */
+async function reserveFrom(ctx: SliceContext, userId: number, need: number): Promise<SliceTicket | undefined> {
+  let u = ctx.users.get(userId);
+  if (!u) {
+    u = { slices: [], free: undefined, taking: undefined, offUntil: 0 };
+    ctx.users.set(userId, u);
+  }
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const now = ctx.clock();
+    if (u.offUntil > now) return undefined;
+    const ticket = admitFrom(u.slices, need, now, ctx.opts.maxAgeMs);
+    if (ticket) {
+      topUp(ctx, userId, u, need, now);
+      return ticket;
+    }
+    if (u.taking) {
+      await u.taking;
+      continue;
+    }
+    const size = sliceSize(need, ctx.opts.requests, u.free);
+    if (size < need) return undefined;
+    await takeSlice(ctx, userId, u, size, need);
+  }
+  return undefined;
+}
+
+/** Closes idle and old slices (released once their requests end); forgets users without any. */
+function sweepIdle(ctx: SliceContext): void {
+  const now = ctx.clock();
+  const { idleMs, maxAgeMs } = ctx.opts;
+  for (const [userId, u] of ctx.users) {
+    for (const s of [...u.slices]) {
+      if (!s.closed && (now - s.usedAt >= idleMs || now - s.openedAt > maxAgeMs)) closeSlice(ctx, u, s);
+    }
+    if (u.slices.length === 0 && !u.taking && u.offUntil <= now) ctx.users.delete(userId);
+  }
+}
+
 /** The slices of every user this process serves on the slice path. */
 export function walletSlices(opts: SliceOptions, ports: SlicePorts) {
-  const clock = ports.clock ?? Date.now;
-  const users = new Map<number, UserSlices>();
-  /** After the final closeAll: no slice stays open. */
-  let stopped = false;
-
-  const userOf = (userId: number): UserSlices => {
-    let u = users.get(userId);
-    if (!u) {
-      u = { slices: [], free: undefined, taking: undefined, offUntil: 0 };
-      users.set(userId, u);
-    }
-    return u;
-  };
-
-  /** Gives a closed slice back once no request of it runs. */
-  function settleClosed(u: UserSlices, s: Slice): void {
-    if (!s.closed || s.inflight > 0 || s.released) return;
-    s.released = true;
-    u.slices = u.slices.filter((x) => x !== s);
-    if (u.free !== undefined) u.free += Math.max(0, s.left);
-    ports.release(s.userId, s.id);
-  }
-
-  function close(u: UserSlices, s: Slice): void {
-    s.closed = true;
-    settleClosed(u, s);
-  }
-
-  /** Asks billing for a slice of `size`; slices too small for `need` close once it is granted. */
-  function take(userId: number, u: UserSlices, size: number, need: number): Promise<void> {
-    const id = ports.newId();
-    const taking = ports.take(userId, id, size).then(
-      (res) => {
-        const now = clock();
-        u.free = res.userQuota;
-        for (const s of [...u.slices]) if (!s.closed && s.left < need) close(u, s);
-        const slice: Slice = {
-          id,
-          userId,
-          size,
-          left: size,
-          inflight: 0,
-          openedAt: now,
-          usedAt: now,
-          closed: false,
-          released: false,
-        };
-        u.slices.push(slice);
-        // Granted after the final closeAll (shutdown): given back at once.
-        if (stopped) close(u, slice);
-      },
-      (err: unknown) => {
-        const e = err as { code?: string; message?: string };
-        if (e.code !== 'FAILED_PRECONDITION') return ports.release(userId, id);
-        // Short: the request's own pre-consume gives the exact answer (and the balance). Otherwise
-        // (a subscription may pay): the per-request path for a while.
-        if (e.message === SHORT) u.free = 0;
-        else u.offUntil = clock() + OFF_MS;
-      },
-    );
-    const tracked: Promise<void> = taking.finally(() => {
-      if (u.taking === tracked) u.taking = undefined;
-    });
-    u.taking = tracked;
-    return tracked;
-  }
-
-  /** After an admission: a new slice in the background when the open ones are running low. */
-  function topUp(userId: number, u: UserSlices, need: number, now: number): void {
-    if (u.taking || roomOf(u.slices, now, opts.maxAgeMs) >= need * Math.ceil(opts.requests / 2)) return;
-    const size = sliceSize(need, opts.requests, u.free);
-    if (size >= need) void take(userId, u, size, need);
-  }
-
+  const ctx: SliceContext = { opts, ports, clock: ports.clock ?? Date.now, users: new Map(), stopped: false };
   return {
     /**
      * A reservation of `need` for a request of the user, drawn from a slice (waiting only for a new
      * slice when none has room); undefined: no slice can be had, the request pre-consumes.
      */
-    async reserve(userId: number, need: number): Promise<SliceTicket | undefined> {
-      const u = userOf(userId);
-      for (let i = 0; i < ATTEMPTS; i++) {
-        const now = clock();
-        if (u.offUntil > now) return undefined;
-        const ticket = admitFrom(u.slices, need, now, opts.maxAgeMs);
-        if (ticket) {
-          topUp(userId, u, need, now);
-          return ticket;
-        }
-        if (u.taking) {
-          await u.taking;
-          continue;
-        }
-        const size = sliceSize(need, opts.requests, u.free);
-        if (size < need) return undefined;
-        await take(userId, u, size, need);
-      }
-      return undefined;
-    },
+    reserve: (userId: number, need: number): Promise<SliceTicket | undefined> => reserveFrom(ctx, userId, need),
 
     /** The request ended and was charged `charged` (0: failed); its slice gets the rest of its bound back. */
     finish(ticket: SliceTicket, charged: number): void {
@@ -221,14 +244,14 @@ export function walletSlices(opts: SliceOptions, ports: SlicePorts) {
       const s = ticket.slice;
       s.left += ticket.need - charged;
       s.inflight--;
-      s.usedAt = clock();
-      const u = users.get(s.userId);
-      if (u) settleClosed(u, s);
+      s.usedAt = ctx.clock();
+      const u = ctx.users.get(s.userId);
+      if (u) releaseIfDone(ctx, u, s);
     },
 
     /** The balance a per-request pre-consume answered (the next slice is sized by it). */
     observe(userId: number, userQuota: number): void {
-      const u = users.get(userId);
+      const u = ctx.users.get(userId);
       if (u) u.free = userQuota;
     },
 
@@ -238,36 +261,27 @@ export function walletSlices(opts: SliceOptions, ports: SlicePorts) {
      * balance), and the free balance is unknown again.
      */
     drop(userId: number): void {
-      const u = users.get(userId);
+      const u = ctx.users.get(userId);
       if (!u) return;
       u.free = undefined;
-      for (const s of [...u.slices]) close(u, s);
+      for (const s of [...u.slices]) closeSlice(ctx, u, s);
     },
 
-    /** Closes idle and old slices (released once their requests end); forgets users without any. */
-    sweep(): void {
-      const now = clock();
-      for (const [userId, u] of users) {
-        for (const s of [...u.slices]) {
-          if (!s.closed && (now - s.usedAt >= opts.idleMs || now - s.openedAt > opts.maxAgeMs)) close(u, s);
-        }
-        if (u.slices.length === 0 && !u.taking && u.offUntil <= now) users.delete(userId);
-      }
-    },
+    sweep: () => sweepIdle(ctx),
 
     /**
      * Closes every slice (lease fence; `final`: shutdown, and slices granted later close at once):
      * released as their requests end.
      */
     closeAll(final = false): void {
-      if (final) stopped = true;
-      for (const u of users.values()) for (const s of [...u.slices]) close(u, s);
+      if (final) ctx.stopped = true;
+      for (const u of ctx.users.values()) for (const s of [...u.slices]) closeSlice(ctx, u, s);
     },
 
     /** Slices held (tests, metrics). */
     held(): number {
       let n = 0;
-      for (const u of users.values()) n += u.slices.length;
+      for (const u of ctx.users.values()) n += u.slices.length;
       return n;
     },
   };
