@@ -170,8 +170,14 @@ function takeSlice(ctx: SliceContext, userId: number, u: UserSlices, size: numbe
       if (e.code !== 'FAILED_PRECONDITION') return ctx.ports.release(userId, id);
       // Short: the request's own pre-consume gives the exact answer (and the balance). Otherwise
       // (a subscription may pay): the per-request path for a while.
-      if (e.message === SHORT) u.free = 0;
-      else u.offUntil = ctx.clock() + OFF_MS;
+      if (e.message !== SHORT) {
+        u.offUntil = ctx.clock() + OFF_MS;
+        return;
+      }
+      u.free = 0;
+      // What is left of slices too small for the request goes back (once their requests end), where
+      // its own pre-consume, or another process, can use it.
+      for (const s of [...u.slices]) if (!s.closed && s.left < need) closeSlice(ctx, u, s);
     },
   );
   const tracked: Promise<void> = taking.finally(() => {
