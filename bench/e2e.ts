@@ -6,7 +6,8 @@
  *
  * 1. Steps of fixed request rates (`--rates=250,500,750,1000,1250`, `--step=60` seconds each: 5 minutes of load;
  *    mixed whole and streamed chats spread over the users; `--wallets=large` skips the pre-consume,
- *    `--wallets=small` pre-consumes every request): per step, the client's latency, the settle lag (answer -> billing
+ *    `--wallets=small` pre-consumes every request, `--wallets=slices` draws every reservation from
+ *    wallet slices (RELAY_WALLET_SLICES=1)): per step, the client's latency, the settle lag (answer -> billing
  *    consumed the usage event) and the log lag (answer -> logs consumed it) at p50/p99, the backlog
  *    left when the step ends, and each service's CPU time per request.
  * 2. A backlog: billing and logs are paused (SIGSTOP) while `--backlog=100000` usage events are
@@ -21,7 +22,7 @@
  * across partitions nearly so: the figure is close to the per-event lag, not exact.
  *
  *   bash deploy/local/bin/infra.sh up                  # the servers
- *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20] [--wallets=large|small]
+ *   npx tsx bench/e2e.ts [--rates=...] [--step=60] [--backlog=100000] [--users=20] [--wallets=large|small|slices]
  *                        [--infra=shared|sqlite|postgresql] [--json=<file>] [--profile=<folder>]
  *
  * `--infra=sqlite|postgresql` runs the platform on servers of its own (FerretDB on SQLite or on
@@ -66,7 +67,18 @@ const STEP_SECONDS = Number(arg('step', '60'));
  * RELAY_TRUST_FACTOR x one reservation (the relay runs with a trust factor no balance satisfies).
  */
 const WALLETS = arg('wallets', 'large');
-if (WALLETS !== 'large' && WALLETS !== 'small') throw new Error('--wallets must be large or small');
+if (!['large', 'small', 'slices'].includes(WALLETS)) throw new Error('--wallets must be large, small or slices');
+/** What the relay runs with: small and slices never skip the pre-consume; slices draw it from wallet slices. */
+const RELAY_ENV: Record<string, Record<string, string>> = {
+  large: {},
+  small: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1) },
+  slices: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1), RELAY_WALLET_SLICES: '1' },
+};
+const WALLET_NOTE: Record<string, string> = {
+  large: 'large (pre-consume skipped)',
+  small: 'small (every request pre-consumes)',
+  slices: 'small, drawn from wallet slices (RELAY_WALLET_SLICES=1: a hold per user and relay process)',
+};
 const BACKLOG = Number(arg('backlog', '100000'));
 const USERS = Number(arg('users', '20'));
 /** Share of streamed requests. */
@@ -198,7 +210,7 @@ async function main() {
           nodeFlags: Object.fromEntries(SERVICES.map((n) => [n, ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}/${n}`]])),
         }
       : {}),
-    ...(WALLETS === 'small' ? { serviceEnv: { relay: { RELAY_TRUST_FACTOR: String(2 ** 31 - 1) } } } : {}),
+    ...(WALLETS === 'large' ? {} : { serviceEnv: { relay: RELAY_ENV[WALLETS] as Record<string, string> } }),
   });
   const pf = platform;
   const stack = pf.stack;
@@ -226,7 +238,7 @@ async function main() {
     log(`# End-to-end benchmark (${new Date().toISOString()})`);
     log('');
     log(
-      `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}. Wallets: ${WALLETS === 'large' ? 'large (pre-consume skipped)' : 'small (every request pre-consumes)'}.`,
+      `Services as separate processes (from source, Node ${process.version}), ${USERS} users with a token each, fake OpenAI upstream; ${Math.round(STREAM_SHARE * 100)} % streamed. Each request costs ${PRICE}. Wallets: ${WALLET_NOTE[WALLETS]}.`,
     );
 
     const sam = sampler(pf, topic);

@@ -102,4 +102,28 @@ describe('a burst of one user against billing', () => {
     });
     expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(10_000);
   });
+
+  it('when a relay asks for a wallet slice, then it is granted up to half a short balance, refused below one bound with 用户额度不足, and malformed asks get a 4xx error', async () => {
+    const userId = await newUser(1_000);
+    const rid = () => `p1-${randomBytes(4).toString('hex')}-slice`;
+    const ask = (amount: number, sliceMin: number, tokenId = 0) =>
+      timed(() => wallet.preConsume({ requestId: rid(), userId, tokenId, amount, walletSlice: true, sliceMin }));
+    const first = await ask(800, 100);
+    expect(first.ok && first.value.preConsumed).toBe(500);
+    const second = await ask(800, 100);
+    expect(second.ok && second.value.preConsumed).toBe(250);
+    // 250 left: half would leave less than one bound, so all of it.
+    const third = await ask(800, 200);
+    expect(third.ok && third.value.preConsumed).toBe(250);
+    const short = await ask(800, 100);
+    expect(short.ok ? 'granted' : short.code).toBe('FAILED_PRECONDITION');
+    expect((await ask(100, 200)).ok ? 'granted' : 'refused').toBe('refused');
+    const bad = await timed(() =>
+      wallet.preConsume({ requestId: rid(), userId, tokenId: 0, amount: 100, walletSlice: true, sliceMin: 200 }),
+    );
+    expect(bad.ok ? 'granted' : bad.code).toBe('INVALID_ARGUMENT');
+    const withToken = await ask(800, 100, 12345);
+    expect(withToken.ok ? 'granted' : withToken.code).toBe('INVALID_ARGUMENT');
+    expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(0);
+  });
 });

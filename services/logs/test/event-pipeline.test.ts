@@ -182,7 +182,7 @@ describe('logs consumer', () => {
     expect(after.everyone).toEqual(expectedEveryone(events));
   }, 180_000);
 
-  it('when a batch was logged but not summed (a crash in between), comes back cut differently, is applied by two replicas, and an event was published twice, then every sum is exact', async () => {
+  it('when a batch was logged but not summed (a crash in between), comes back cut differently, is applied by two replicas, an event was published twice and wallet slice releases come by, then every sum is exact (releases log nothing)', async () => {
     const env = await isolated('logs_partial');
     cleanups.push(env.close);
     // One hour, so that both replicas write the same buckets.
@@ -208,6 +208,23 @@ describe('logs consumer', () => {
     await ingestUsage(env.repo, read.slice(300, 400), flags());
     // The relay published event 7 a second time (offset 400): logged and summed once already.
     await ingestUsage(env.repo, [{ ...read[7]!, offset: '400' }], flags());
+    // A relay's wallet slice release (billing's alone), alone in its batch and beside an event: no log row.
+    const release = create(UsageEventSchema, {
+      eventId: 'p1-1-slice:release',
+      requestId: 'p1-1-slice',
+      userId: 1,
+      walletSlice: 'p1-1-slice',
+      sliceRelease: true,
+    });
+    await ingestUsage(env.repo, [{ event: release, partition: 0, offset: '401' }], flags());
+    await ingestUsage(
+      env.repo,
+      [
+        { ...read[8]!, offset: '402' },
+        { event: release, partition: 0, offset: '403' },
+      ],
+      flags(),
+    );
 
     const s = await stored(env.conn);
     expect(s.count).toBe(400);

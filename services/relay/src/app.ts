@@ -41,9 +41,9 @@ import { openUsageSpool } from './data/usage-spool.ts';
 import { balanceView, walletPort } from './data/wallet.ts';
 import { useFailoverOptions } from './domain/exchange/failure.ts';
 import { outputLimits } from './domain/output-limits.ts';
-import type { RelayDeps } from './domain/relay-request.ts';
+import type { RelayDeps, WalletPort } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
-import { currentRatios, leasedWallet, outcomeSinks, relaySettings } from './pipeline-deps.ts';
+import { currentRatios, leasedWallet, outcomeSinks, processSlices, relaySettings } from './pipeline-deps.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { type LeaseFence, leaseFence } from './transport/http/lease-fence.ts';
 import { relayMetrics } from './transport/http/metrics.ts';
@@ -115,6 +115,22 @@ function relayLease(redis: Redis, config: Config, logger: Logger, fence: LeaseFe
       billing.close();
     },
   };
+}
+
+/** The wallet slices when RELAY_WALLET_SLICES=1, swept for idle ones at half their idle time. */
+function walletSliceSwitch(
+  config: Config,
+  wallet: WalletPort,
+  events: RelayEvents,
+  fence: LeaseFence,
+  stack: ReturnType<typeof stopStack>,
+) {
+  if (config.RELAY_WALLET_SLICES !== '1') return undefined;
+  const slices = processSlices(config, wallet, events, fence, newRequestId);
+  const sweep = setInterval(() => slices.sweep(), Math.max(25, config.RELAY_WALLET_SLICE_IDLE_MS / 2));
+  sweep.unref();
+  stack.add(() => clearInterval(sweep));
+  return slices;
 }
 
 /** Kafka with the relay's topics, and its publisher. */
@@ -237,6 +253,8 @@ async function startCaches(config: Config, logger: Logger, stack: ReturnType<typ
     maxLagEvents: config.RELAY_SETTLE_MAX_LAG_EVENTS,
   });
   stack.add(() => settleLag.stop());
+  /** Told of a user's wallet change outside requests (the wallet slices, once built). */
+  const userChanged: ((userId: number) => void)[] = [];
   const balances = balanceView({
     wallet: clients.wallet,
     ttlMs: config.RELAY_BALANCE_TTL_MS,
@@ -255,12 +273,13 @@ async function startCaches(config: Config, logger: Logger, stack: ReturnType<typ
       user: (id) => {
         identities.dropUser(id);
         balances.drop(id);
+        for (const f of userChanged) f(id);
       },
       channel: () => snapshot.invalidate(),
     },
   });
   stack.add(() => entities.stop());
-  return { publisher, clients, options, snapshot, ratios, identities, balances, entities };
+  return { publisher, clients, options, snapshot, ratios, identities, balances, entities, userChanged };
 }
 
 /** The relay's routes and /v1/realtime (WebSocket) on its HTTP server; other upgrade requests are not served. */
@@ -337,12 +356,8 @@ export async function createApp(
       const fence = leaseFence();
       const lease = relayLease(redis, config, logger, fence);
       stack.add(() => lease.stop());
-      const { publisher, clients, options, snapshot, ratios, identities, balances, entities } = await startCaches(
-        config,
-        logger,
-        stack,
-        redis,
-      );
+      const { publisher, clients, options, snapshot, ratios, identities, balances, entities, userChanged } =
+        await startCaches(config, logger, stack, redis);
 
       const events = relayEvents(publisher, logger, {
         lingerMs: config.RELAY_USAGE_LINGER_MS,
@@ -354,13 +369,17 @@ export async function createApp(
       const limiter = relayLimiter(redis, config, options, logger);
       const metrics = relayMetrics();
       const outputLimit = outputLimits(config.RELAY_OUTPUT_LIMITS, config.RELAY_DEFAULT_OUTPUT_LIMIT);
+      const wallet = leasedWallet(walletPort(clients.wallet, logger), lease, fence, metrics);
+      const slices = walletSliceSwitch(config, wallet, events, fence, stack);
+      if (slices) userChanged.push((id) => slices.drop(id));
       const pipeline: RelayDeps = {
         upstream,
         channels: () => snapshot.current(),
         ratios: currentRatios(events, ratios, snapshot, options),
         settings: relaySettings(options, config, outputLimit),
-        wallet: leasedWallet(walletPort(clients.wallet, logger), lease, fence, metrics),
+        wallet,
         balances,
+        ...(slices ? { slices } : {}),
         tokenizer,
         ...outcomeSinks(events, metrics, () => snapshot.current()),
         countTokens: (caller, n) => {
@@ -410,6 +429,8 @@ export async function createApp(
       // while the streams drain.
       stack.add(() => ops.close());
       stack.add(() => events.stop());
+      // After the drain, before the events' flush: what is left of the slices goes back.
+      if (slices) stack.add(() => slices.closeAll(true));
       stack.add(() => grpc.stop(5_000));
       stack.add(() => http.drain({ delayMs: config.RELAY_DRAIN_DELAY_MS, graceMs: config.RELAY_DRAIN_MS }));
       stack.add(() => {

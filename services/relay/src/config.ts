@@ -37,6 +37,17 @@ const schema = baseEnv.extend(infraEnv.shape).extend({
   /** A seen balance older than this is not trusted for skipping pre-consume (and is re-read at half of it). */
   RELAY_BALANCE_TTL_MS: z.coerce.number().int().min(100).default(10_000),
   /**
+   * Wallet slices (domain/wallet-slices.ts): `1` draws the reservations of requests that would
+   * pre-consume from a hold this process takes per user, instead of one billing round each.
+   */
+  RELAY_WALLET_SLICES: z.enum(['0', '1']).default('0'),
+  /** A slice holds this many of the requesting request's bound (never more than the balance). */
+  RELAY_WALLET_SLICE_REQUESTS: z.coerce.number().int().min(1).max(1_000).default(8),
+  /** A slice not drawn from for this long is released. */
+  RELAY_WALLET_SLICE_IDLE_MS: z.coerce.number().int().min(50).default(5_000),
+  /** A slice older than this takes no more requests (billing gives back holds older than an hour). */
+  RELAY_WALLET_SLICE_MAX_AGE_MS: z.coerce.number().int().min(1_000).max(1_800_000).default(300_000),
+  /**
    * Backpressure: while billing's settles lag by more than this (ms) or these many events, or
    * billing's lag key is missing, every request pre-consumes. RELAY_SETTLE_MAX_LAG_MS=0 turns it off.
    */

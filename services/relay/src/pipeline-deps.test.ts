@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Ratios } from './domain/pricing.ts';
 import { RelayError } from './domain/relay-error.ts';
-import { currentRatios, hasTiers, relaySettings } from './pipeline-deps.ts';
+import { currentRatios, hasTiers, processSlices, relaySettings } from './pipeline-deps.ts';
 
 const base: Ratios = { modelRatio: { m: 1 }, completionRatio: {}, modelPrice: {}, groupRatio: { default: 1 } };
 
@@ -84,5 +84,43 @@ describe('relaySettings', () => {
     opts.UnpricedModelsEnabled = false;
     opts.DefaultModelRatio = 2;
     expect(s.unpricedModelRatio?.()).toBeUndefined();
+  });
+});
+
+describe('the wallet slices of a process', () => {
+  it('when a request draws from a slice, then the slice is a wallet-only pre-consume under an id of this process, the request is watched by the fence, and the fence closes the slice (released once the request ends)', async () => {
+    const calls: Record<string, unknown>[] = [];
+    const released: string[] = [];
+    const held: string[] = [];
+    let cut: () => void = () => undefined;
+    const slices = processSlices(
+      { RELAY_WALLET_SLICE_REQUESTS: 8, RELAY_WALLET_SLICE_IDLE_MS: 5_000, RELAY_WALLET_SLICE_MAX_AGE_MS: 300_000 },
+      {
+        async preConsume(req) {
+          calls.push(req);
+          return { preConsumed: req.amount, userQuota: 1_000_000, tokenRemainQuota: 0 };
+        },
+        refund: async () => undefined,
+      },
+      { sliceRelease: (_userId, id) => released.push(id) },
+      {
+        held: (rid) => held.push(rid),
+        onCut: (l) => {
+          cut = l;
+        },
+      },
+      () => 'abcd1234-x-1',
+    );
+    const ticket = await slices.reserve('req-1', 7, 100);
+    expect(calls).toEqual([
+      { requestId: 'abcd1234-x-1-slice', userId: 7, tokenId: 0, amount: 800, walletSlice: true, sliceMin: 100 },
+    ]);
+    // The lease lapse reads the process id before the first dash.
+    expect(ticket?.slice.id.split('-')[0]).toBe('abcd1234');
+    expect(held).toEqual(['req-1']);
+    cut();
+    expect(released).toEqual([]);
+    if (ticket) slices.finish(ticket, 40);
+    expect(released).toEqual(['abcd1234-x-1-slice']);
   });
 });

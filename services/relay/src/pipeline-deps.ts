@@ -13,7 +13,15 @@ import type { Reloadable } from './data/routing-data.ts';
 import type { ChannelIndex } from './domain/channel-index.ts';
 import type { Ratios } from './domain/pricing.ts';
 import { RelayError } from './domain/relay-error.ts';
-import type { HealthRecord, RelayDeps, RelaySettings, UsageRecord, WalletPort } from './domain/relay-request.ts';
+import type {
+  HealthRecord,
+  RelayDeps,
+  RelaySettings,
+  SlicePort,
+  UsageRecord,
+  WalletPort,
+} from './domain/relay-request.ts';
+import { type WalletSlices, walletSlices } from './domain/wallet-slices.ts';
 import type { LeaseFence } from './transport/http/lease-fence.ts';
 import { providerOf, type RelayMetrics } from './transport/http/metrics.ts';
 import type { RelayEvents } from './transport/kafka/relay-events.ts';
@@ -98,6 +106,59 @@ export function leasedWallet(
       }
     },
     refund: (requestId, userId) => raw.refund(requestId, userId),
+  };
+}
+
+/**
+ * Wallet slices of this process (RELAY_WALLET_SLICES=1; domain/wallet-slices.ts): taken through
+ * billing's pre-consume under the process's lease (a slice is a hold like any other when the lease
+ * lapses: its id starts with the process's id), released by an event on the usage topic behind the
+ * usage events of its requests. A request drawn from a slice is watched by the lease fence, and the
+ * fence closes every slice (billing may give them back once the lease lapses).
+ */
+export function processSlices(
+  config: Pick<Config, 'RELAY_WALLET_SLICE_REQUESTS' | 'RELAY_WALLET_SLICE_IDLE_MS' | 'RELAY_WALLET_SLICE_MAX_AGE_MS'>,
+  wallet: WalletPort,
+  events: Pick<RelayEvents, 'sliceRelease'>,
+  fence: Pick<LeaseFence, 'held' | 'onCut'>,
+  newId: () => string,
+): SlicePort & Pick<WalletSlices, 'sweep' | 'closeAll' | 'drop' | 'held'> {
+  const slices = walletSlices(
+    {
+      requests: config.RELAY_WALLET_SLICE_REQUESTS,
+      idleMs: config.RELAY_WALLET_SLICE_IDLE_MS,
+      maxAgeMs: config.RELAY_WALLET_SLICE_MAX_AGE_MS,
+    },
+    {
+      take: async (userId, sliceId, amount, min) => {
+        const res = await wallet.preConsume({
+          requestId: sliceId,
+          userId,
+          tokenId: 0,
+          amount,
+          walletSlice: true,
+          sliceMin: min,
+        });
+        return { granted: res.preConsumed ?? amount, userQuota: res.userQuota };
+      },
+      release: (userId, sliceId) => events.sliceRelease(userId, sliceId),
+      // No "." (a hold id is a key of the ledger state).
+      newId: () => `${newId()}-slice`,
+    },
+  );
+  fence.onCut(() => slices.closeAll());
+  return {
+    async reserve(requestId, userId, need) {
+      const ticket = await slices.reserve(userId, need);
+      if (ticket) fence.held(requestId);
+      return ticket;
+    },
+    finish: (ticket, charged) => slices.finish(ticket, charged),
+    observe: (userId, quota) => slices.observe(userId, quota),
+    sweep: () => slices.sweep(),
+    closeAll: (final) => slices.closeAll(final),
+    drop: (userId) => slices.drop(userId),
+    held: () => slices.held(),
   };
 }
 

@@ -5,8 +5,10 @@
  * settles stalled (backpressure). After each: final balance >= -bound, and wallet change = sum of
  * logged charges = the fake upstream's usage priced.
  */
-import { connectMongo, connectRedis, createLogger } from '@aigw/common';
+import { connectMongo, connectRedis, createKafka, createLogger, createPublisher, topicName } from '@aigw/common';
 import { freePort, type Stack, startStack } from '@aigw/local-stack/stack';
+import { UsageEventSchema } from '@aigw/proto/events/v1/events';
+import { TOPICS } from '@aigw/proto/topics';
 import { eventually } from '@aigw/testkit';
 import { type FakeProvider, startFakeProvider } from '@aigw/testkit/fakes';
 import { clientsFor, createChannel, modelName, type RelayStack, routable, userWithToken } from '@aigw/testkit/harness';
@@ -42,6 +44,7 @@ async function startApp(
   svc: 'billing' | 'relay',
   stack: Stack,
   ports: { http: number; grpc: number },
+  env: Record<string, string> = {},
 ): Promise<Started> {
   const { readConfig, createApp } = (svc === 'billing' ? BILLING : RELAY) as unknown as {
     readConfig(env: Record<string, string | undefined>): unknown;
@@ -57,6 +60,7 @@ async function startApp(
     GRPC_PORT: String(ports.grpc),
     METRICS_PORT: '0',
     MONGO_DB: `aigw_${svc}_${stack.id}`,
+    ...env,
   });
   const logger = createLogger(svc, stack.env.LOG_LEVEL);
   // The messages it warns with (whatever the log level): the test waits for what a relay says.
@@ -325,4 +329,147 @@ describe('estimate gap', () => {
       await costly.close();
     }
   });
+});
+
+describe('wallet slices (RELAY_WALLET_SLICES=1)', () => {
+  /** Two relays drawing reservations from wallet slices, released 200 ms after their last request. */
+  const sliced: { url: string; app: Started }[] = [];
+  const SLICES = { RELAY_WALLET_SLICES: '1', RELAY_WALLET_SLICE_IDLE_MS: '200' };
+
+  const model = modelName('gpt-4o');
+  beforeAll(async () => {
+    const t0 = performance.now();
+    // The channel first: the relays load it as they start (no wait for its event).
+    await createChannel(s, { type: 1, baseUrl: fake.url, key: 'up', models: model });
+    await Promise.all(
+      [0, 1].map(async () => {
+        const ports = { http: await freePort(), grpc: await freePort() };
+        sliced.push({ url: `http://127.0.0.1:${ports.http}`, app: await startApp('relay', stack, ports, SLICES) });
+      }),
+    );
+    console.log(`wallet slices: two relays started in ${Math.round(performance.now() - t0)} ms`);
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of sliced) await r.app.stop();
+  });
+
+  /** The user's newest ledger state (holds open, balance). */
+  const ledgerHead = async (userId: number) => {
+    const [e] = await billingDb
+      .collection('ledger_entries')
+      .find({ user_id: userId })
+      .sort({ seq: -1 })
+      .limit(1)
+      .toArray();
+    return e?.state as { quota: number; holds: Record<string, { a: number }> } | undefined;
+  };
+
+  it('when four small-wallet users send 40 chats each (8 at a time) through two slicing relays, then requests draw from slices, refusals say 用户额度不足, wallet change = logged charges exactly, no wallet below 0, and every slice is released', async () => {
+    const quota = 5_000;
+    const users = await Promise.all([0, 1, 2, 3].map(() => userWithToken(s, { quota })));
+    for (const r of sliced) await routable(r.url, users[0]?.key as string, model);
+    const t0 = performance.now();
+    // Per user 40 chats, 8 at a time, alternating between the relays; the four users at once.
+    const sent = await Promise.all(
+      users.map(async (u) => {
+        const out: { status: number; rid: string; message: string }[] = [];
+        let next = 0;
+        const worker = async () => {
+          while (next < 40) {
+            const i = next++;
+            const res = await fetch(`${sliced[i % 2]?.url}/v1/chat/completions`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 50 }),
+            });
+            const body = (await res.json()) as { error?: { message?: string } };
+            out.push({
+              status: res.status,
+              rid: res.headers.get('x-aigw-request-id') ?? '',
+              message: body.error?.message ?? '',
+            });
+          }
+        };
+        await Promise.all(Array.from({ length: 8 }, worker));
+        return { u, out };
+      }),
+    );
+    const loadMs = Math.round(performance.now() - t0);
+    const finals = await Promise.all(
+      sent.map(async ({ u, out }) => {
+        const served = out.filter((x) => x.status === 200);
+        expect(out.filter((x) => x.status !== 200 && x.status !== 403).map((x) => x.message)).toEqual([]);
+        expect(new Set(out.filter((x) => x.status === 403).map((x) => x.message))).toEqual(
+          out.length > served.length ? new Set(['用户额度不足']) : new Set(),
+        );
+        // Near the end of the wallet a request whose slice billing refused pre-consumes on its own;
+        // the others drew from slices (no hold of their own).
+        expect(served.length).toBeGreaterThanOrEqual(10);
+        const own = await holdsOf(served.map((x) => x.rid));
+        expect(served.length - own).toBeGreaterThanOrEqual(4);
+        // Every slice released once idle: no hold left, the balance = start - charges.
+        await eventually(
+          () => ledgerHead(u.userId),
+          (st) => Object.keys(st?.holds ?? { x: 1 }).length === 0,
+          { timeoutMs: 20_000, what: `user ${u.userId}'s slices released` },
+        );
+        const final = await settledAndAccounted(u.userId, quota, served.length);
+        expect((await ledgerHead(u.userId))?.quota).toBe(final);
+        return `user ${u.userId}: ${served.length} served (${own} with a pre-consume of their own), final ${final}`;
+      }),
+    );
+    console.log(`wallet slices: ${finals.join('; ')}; load ${loadMs} ms, all ${Math.round(performance.now() - t0)} ms`);
+    for (const f of finals) expect(Number(f.split('final ')[1])).toBeGreaterThanOrEqual(0);
+  }, 120_000);
+
+  it('when a usage event drawn from a slice and the slice release are delivered again, then nothing changes', async () => {
+    const quota = 5_000;
+    const u = await userWithToken(s, { quota });
+    const url = sliced[0]?.url as string;
+    await routable(url, u.key, model);
+    const first = await chatOnce(url, u.key, model, 50);
+    const second = await chatOnce(url, u.key, model, 50);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    await eventually(
+      () => ledgerHead(u.userId),
+      (st) => Object.keys(st?.holds ?? { x: 1 }).length === 0,
+      {
+        timeoutMs: 20_000,
+        what: 'the slice released',
+      },
+    );
+    const served = await settledAndAccounted(u.userId, quota, 2);
+    // The slice's release is recorded as the refund of its id.
+    const released = await billingDb.collection('ledger_ops').find({ user_id: u.userId, kind: 'refund' }).toArray();
+    const sliceId = String(released.find((o) => String(o._id).endsWith('-slice'))?._id ?? '').slice('close:'.length);
+    expect(sliceId).toMatch(/-slice$/);
+    const kafka = createKafka(stack.env.KAFKA_BROKERS?.split(',') ?? [], 'slice-replay', createLogger('t', 'silent'));
+    const publisher = await createPublisher(kafka);
+    try {
+      const topic = topicName(TOPICS.usage);
+      const key = String(u.userId);
+      const base = { userId: u.userId, occurredAtMs: Date.now(), type: 2, channelId: 0 };
+      // The settle of a served request, drawn from the slice, and the slice's release, again.
+      const replay = { ...base, eventId: second.rid, requestId: second.rid, quota: COST, walletSlice: sliceId };
+      await publisher.publish(topic, UsageEventSchema, replay, key);
+      const release = { userId: u.userId, eventId: `${sliceId}:release`, requestId: sliceId, sliceRelease: true };
+      await publisher.publish(topic, UsageEventSchema, { ...release, walletSlice: sliceId }, key);
+      // A new charge behind them on the same partition: once it is settled, the replays were read.
+      await publisher.publish(
+        topic,
+        UsageEventSchema,
+        { ...base, eventId: 'sentinel-' + u.userId, requestId: `sentinel-${u.userId}`, quota: 7 },
+        key,
+      );
+    } finally {
+      await publisher.disconnect();
+    }
+    const w = await eventually(
+      async () => (await s.wallet.getWallet({ userId: u.userId })).wallet,
+      (v) => (v?.requestCount ?? 0) >= 3,
+      { timeoutMs: 30_000, what: 'the sentinel settled' },
+    );
+    expect(w?.requestCount).toBe(3);
+    expect(w?.quota).toBe(served - 7);
+  }, 60_000);
 });

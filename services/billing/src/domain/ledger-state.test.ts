@@ -145,3 +145,44 @@ describe('a round draft', () => {
     expect(c.holds.y).toBeDefined();
   });
 });
+
+describe('wallet slices', () => {
+  const slice = (quota: number, amount: number) =>
+    hold(funded(quota), { rid: 'relay1-s1', amount, tokenId: 0, tokenLimited: false, now: 0 });
+
+  it('when requests drawn from a slice settle, then the slice hold shrinks by each charge and the balance by nothing more; a charge beyond the slice comes from the balance; the release gives back the rest', () => {
+    let s = slice(1_000, 300);
+    expect(s.quota).toBe(700);
+    s = settle(s, { rid: 'a', actual: 120, tokenId: 7, tokenLimited: false, slice: 'relay1-s1' }).state;
+    expect(s.holds['relay1-s1']?.a).toBe(180);
+    expect(s.quota).toBe(700);
+    expect(s.used_quota).toBe(120);
+    expect(s.tokens['7']?.u).toBe(120);
+    const beyond = settle(s, { rid: 'b', actual: 250, tokenId: 7, tokenLimited: false, slice: 'relay1-s1' });
+    expect(beyond.delta).toBe(70);
+    s = beyond.state;
+    expect(s.holds['relay1-s1']?.a).toBe(0);
+    expect(s.quota).toBe(630);
+    const released = refund(s, 'relay1-s1');
+    expect(released.state.quota).toBe(1_000 - 120 - 250);
+    expect(released.state.holds['relay1-s1']).toBeUndefined();
+  });
+
+  it('when the slice is gone (released or lapsed) before a charge, then the whole charge comes from the balance: start - charges either way', () => {
+    const s = slice(1_000, 300);
+    const lapsed = expireHolds(s, 1, (rid) => rid.startsWith('relay1-')).state;
+    expect(lapsed.quota).toBe(1_000);
+    const after = settle(lapsed, { rid: 'a', actual: 120, tokenId: 0, tokenLimited: false, slice: 'relay1-s1' });
+    expect(after.state.quota).toBe(880);
+    // Lapsed after a charge: what is left of the slice goes back, the charge stays.
+    const charged = settle(s, { rid: 'a', actual: 120, tokenId: 0, tokenLimited: false, slice: 'relay1-s1' }).state;
+    expect(expireHolds(charged, 1, () => true).state.quota).toBe(880);
+  });
+
+  it('when a usage event names a hold that is not a plain wallet hold (a token or a subscription pays it), then it is not drawn from', () => {
+    const s = hold(funded(1_000, 500), { rid: 'other', amount: 300, tokenId: 7, tokenLimited: true, now: 0 });
+    const after = settle(s, { rid: 'a', actual: 100, tokenId: 0, tokenLimited: false, slice: 'other' }).state;
+    expect(after.holds.other?.a).toBe(300);
+    expect(after.quota).toBe(600);
+  });
+});

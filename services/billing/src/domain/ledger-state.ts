@@ -190,18 +190,43 @@ function fundingSubscription(
 }
 
 /**
+ * What a request drawn from a wallet slice takes from it: up to what is left of the slice's hold
+ * (which shrinks by as much; the rest is charged to the balance). 0 when the request has a hold
+ * of its own, or the slice is gone (released, or given back by a lease lapse or its TTL).
+ */
+function drawFromSlice(next: LedgerState, op: { rid: string; actual: number; slice?: string | undefined }): number {
+  if (!op.slice || op.slice === op.rid || next.holds[op.rid]) return 0;
+  const sh = next.holds[op.slice];
+  // A slice is a plain wallet hold (no token, no subscription): anything else is not one.
+  if (!sh || sh.s || sh.ta) return 0;
+  const taken = Math.min(op.actual, sh.a);
+  // A new hold object: earlier states may share the old one (clone copies the map, not its holds).
+  next.holds[op.slice] = { ...sh, a: sh.a - taken };
+  return taken;
+}
+
+/**
  * Settles a request: charges `actual`, giving back (or charging more than) what was held.
  * Charged unconditionally: the usage already happened upstream, so the wallet may go below zero
- * by (actual - reserved). Without a hold (no pre-consume) the whole `actual` is charged.
+ * by (actual - reserved). Without a hold (no pre-consume) the whole `actual` is charged; a request
+ * drawn from a wallet slice (`slice`, the slice's hold id) is charged from that hold first.
  */
 export function settle(
   state: LedgerState,
-  op: { rid: string; actual: number; tokenId: number; tokenLimited: boolean; now?: number; timeZone?: string },
+  op: {
+    rid: string;
+    actual: number;
+    tokenId: number;
+    tokenLimited: boolean;
+    now?: number;
+    timeZone?: string;
+    slice?: string | undefined;
+  },
 ): { state: LedgerState; delta: number; subscription?: string } {
   assertAmount(op.actual);
   const next = clone(state);
   const h = next.holds[op.rid];
-  const reserved = h?.a ?? 0;
+  const reserved = h?.a ?? drawFromSlice(next, op);
   const tokenId = h?.t || op.tokenId;
   // A request whose pre-consume a subscription paid is charged to that subscription's windows
   // (all of them, beyond their limit if the usage was above the reservation), not to the wallet.

@@ -1,4 +1,6 @@
+import { precondition } from '@aigw/common/errors';
 import { type Funding, hold, refund, settle } from './ledger-state.ts';
+import { normalizePreference, subscriptionActive } from './subscription-state.ts';
 import { checkHoldBudget, countTokenSpend, type PeriodStarts, type TokenBudgets } from './token-budgets.ts';
 import type { LedgerOp } from './wallet-ledger.ts';
 
@@ -19,7 +21,26 @@ export interface HoldRequest {
   budgets: TokenBudgets | undefined;
   funding: Funding;
   leaseAgeMs: number | undefined;
+  /** A relay's wallet slice (many requests drawn from one hold): the wallet only, never a subscription. */
+  slice?: boolean;
+  /** A slice's least size (sliceGrant). */
+  sliceMin?: number;
 }
+
+/**
+ * What a wallet slice is granted: `want`, or less when the balance is short: at most half of it (a
+ * second relay process can still take one), never below `min` (one request's bound), and all of it
+ * (up to `want`) when what would be left could not cover `min`; `want` when the balance is below
+ * `min`, which the hold then refuses with 用户额度不足.
+ */
+export function sliceGrant(quota: number, want: number, min: number): number {
+  if (quota < min) return want;
+  const half = Math.min(want, Math.max(min, Math.floor(quota / 2)));
+  return quota - half < min ? Math.min(want, quota) : half;
+}
+
+/** The refusal of a wallet slice for a user whose requests a subscription may pay. */
+export const SLICE_REFUSED = '订阅可能支付该用户的请求，不使用钱包分片';
 
 /**
  * The pre-consume of `rid`: holds the amount from the subscription or the wallet (chosen in the
@@ -32,22 +53,26 @@ export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): Le
   decide: (s) => {
     checkHoldBudget(s, { tokenId: h.tokenId, amount: h.amount, budgets: h.budgets, starts: clock.periods() });
     const now = Date.now();
+    if (h.slice && (subscriptionActive(s, now) || normalizePreference(s.pref) === 'subscription_only'))
+      throw precondition(SLICE_REFUSED);
+    const amount = h.slice ? sliceGrant(s.quota, h.amount, h.sliceMin ?? h.amount) : h.amount;
     const next = hold(s, {
       rid: h.rid,
-      amount: h.amount,
+      amount,
       tokenId: h.tokenId,
       tokenLimited: h.tokenLimited,
       now,
-      funding: h.funding,
+      // No model: the wallet pays (ledger-state.ts chooses a subscription only for a model).
+      funding: h.slice ? { ...h.funding, model: '' } : h.funding,
       leaseAgeMs: h.leaseAgeMs,
     });
     const tokenRemain = h.tokenId ? (next.tokens[String(h.tokenId)]?.r ?? 0) : 0;
     return {
       kind: 'hold',
-      amount: h.amount,
+      amount,
       state: next,
       result: {
-        pre_consumed: h.amount,
+        pre_consumed: amount,
         user_quota: next.quota,
         token_remain_quota: tokenRemain,
         subscription_id: next.holds[h.rid]?.s ?? '',
@@ -56,18 +81,23 @@ export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): Le
   },
 });
 
-/** A settle of `rid`: charges `actual`, giving back (or charging beyond) what its hold reserved. */
+/**
+ * A settle of `rid`: charges `actual`, giving back (or charging beyond) what its hold reserved, or
+ * for a request drawn from a wallet slice (`slice`), taking it from that slice's hold first.
+ */
 export const settleOp = (
   rid: string,
   actual: number,
   tokenId: number,
   tokenLimited: boolean,
   clock: OpClock,
+  slice?: string,
 ): LedgerOp => ({
   id: `close:${rid}`,
   decide: (s) => {
     const charged = s.holds[rid]?.t || tokenId;
-    const settled = settle(s, { rid, actual, tokenId, tokenLimited, now: Date.now(), timeZone: clock.timeZone() });
+    const now = Date.now();
+    const settled = settle(s, { rid, actual, tokenId, tokenLimited, now, timeZone: clock.timeZone(), slice });
     const { delta } = settled;
     const state = countTokenSpend(settled.state, charged, actual, clock.periods());
     const result: Record<string, number | string> = { delta, user_quota: state.quota };
@@ -77,7 +107,7 @@ export const settleOp = (
 });
 
 /**
- * A refund of `rid`: gives its hold back. Recorded even without a hold, so that a pre-consume
+ * A refund of `rid`: gives its hold back (for a wallet slice, its release: what is left of it). Recorded even without a hold, so that a pre-consume
  * still on its way (its caller gave up waiting) is refused when it arrives instead of holding
  * quota for an hour.
  */

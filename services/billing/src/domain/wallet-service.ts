@@ -5,7 +5,7 @@ import { type BillingEvents, describeQuota, type OptionReader } from './ports.ts
 import { subscriptionActive } from './subscription-state.ts';
 import { periodClock, type TokenBudgets } from './token-budgets.ts';
 import type { WalletLedger } from './wallet-ledger.ts';
-import { holdOp, type OpClock, refundOp, settleOp } from './wallet-ops.ts';
+import { type HoldRequest, holdOp, type OpClock, refundOp, settleOp } from './wallet-ops.ts';
 
 /** The wallet fields of a user. */
 export interface WalletView {
@@ -63,6 +63,46 @@ export function tokenLimitCache(lookup: TokenLimitLookup): TokenLimitLookup {
   };
 }
 
+/** A relay's pre-consume as it arrives. */
+export interface PreConsumeInput {
+  requestId: string;
+  userId: number;
+  tokenId: number;
+  amount: number;
+  model?: string;
+  group?: string;
+  leaseAgeMs?: number | undefined;
+  /** A relay's wallet slice (wallet-ops.ts): the wallet only, no token; `sliceMin` its least size. */
+  walletSlice?: boolean;
+  sliceMin?: number;
+}
+
+/** A pre-consume checked and resolved into what its hold needs (the token's limits and budgets). */
+async function holdRequestOf(
+  req: PreConsumeInput,
+  tokenLimit: TokenLimitLookup,
+  timeZone: string,
+): Promise<HoldRequest> {
+  const rid = checkRequestId(req.requestId);
+  const leaseAgeMs = leaseAgeOf(req.leaseAgeMs);
+  if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
+  if (req.walletSlice && req.tokenId) throw invalid('钱包分片不属于令牌');
+  const min = req.sliceMin || req.amount;
+  if (req.walletSlice && (!Number.isInteger(min) || min <= 0 || min > req.amount)) throw invalid('钱包分片额度错误');
+  let tokenLimited = false;
+  let budgets: TokenBudgets | undefined;
+  if (req.tokenId) {
+    const t = await tokenLimit(req.tokenId);
+    if (!t || t.userId !== req.userId) throw notFound('令牌不存在');
+    tokenLimited = !t.unlimited;
+    budgets = t.budgets;
+  }
+  // The subscription or the wallet: chosen in the same entry as the hold (ledger-state.ts).
+  const funding = { model: req.model ?? '', group: req.group ?? '', timeZone };
+  const slice = req.walletSlice ? { slice: true, sliceMin: min } : {};
+  return { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, budgets, funding, leaseAgeMs, ...slice };
+}
+
 type WalletDeps = { ledger: WalletLedger; tokenLimit: TokenLimitLookup; events: BillingEvents; options: OptionReader };
 
 /**
@@ -82,39 +122,9 @@ export function requestCharges(deps: WalletDeps) {
   }
 
   return {
-    async preConsume(
-      req: {
-        requestId: string;
-        userId: number;
-        tokenId: number;
-        amount: number;
-        model?: string;
-        group?: string;
-        leaseAgeMs?: number | undefined;
-      },
-      opts: { signal?: AbortSignal } = {},
-    ) {
-      const rid = checkRequestId(req.requestId);
-      const leaseAgeMs = leaseAgeOf(req.leaseAgeMs);
-      if (!Number.isInteger(req.amount) || req.amount < 0) throw invalid('额度必须为非负整数');
-      let tokenLimited = false;
-      let budgets: TokenBudgets | undefined;
-      if (req.tokenId) {
-        const t = await tokenLimit(req.tokenId);
-        if (!t || t.userId !== req.userId) throw notFound('令牌不存在');
-        tokenLimited = !t.unlimited;
-        budgets = t.budgets;
-      }
-      // The subscription or the wallet: chosen in the same entry as the hold (ledger-state.ts).
-      const funding = { model: req.model ?? '', group: req.group ?? '', timeZone: clock.timeZone() };
-      const { op, state: after } = await ledger.submit(
-        req.userId,
-        holdOp(
-          { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, budgets, funding, leaseAgeMs },
-          clock,
-          opts.signal,
-        ),
-      );
+    async preConsume(req: PreConsumeInput, opts: { signal?: AbortSignal } = {}) {
+      const hold = await holdRequestOf(req, tokenLimit, clock.timeZone());
+      const { op, state: after } = await ledger.submit(req.userId, holdOp(hold, clock, opts.signal));
       return {
         preConsumed: Number(op.result.pre_consumed),
         userQuota: Number(op.result.user_quota),
@@ -148,10 +158,12 @@ export function requestCharges(deps: WalletDeps) {
      * Closes many requests at once (the usage settle consumer): each a settle (`actual` given) or
      * a refund, all submitted together so that each user's closes share one ledger entry. Closes
      * already recorded (replays, a refund after a settle) answer without changing anything, refused
-     * ones answer kind `refused`; a rejected promise is an infrastructure failure.
+     * ones answer kind `refused`; a rejected promise is an infrastructure failure. A settle that
+     * names a wallet slice (`slice`) is charged from that slice's hold; the release of a slice is
+     * the refund of its id (what is left of it goes back).
      */
     async closeMany(
-      closes: { requestId: string; userId: number; tokenId: number; actual?: number }[],
+      closes: { requestId: string; userId: number; tokenId: number; actual?: number; slice?: string }[],
     ): Promise<{ requestId: string; kind: string; replayed: boolean }[]> {
       const limited = new Map<number, boolean>();
       for (const tokenId of new Set(closes.map((c) => c.tokenId).filter((t) => t > 0))) {
@@ -164,7 +176,7 @@ export function requestCharges(deps: WalletDeps) {
             const op =
               c.actual === undefined
                 ? refundOp(rid)
-                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock);
+                : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock, c.slice);
             const applied = await ledger.submit(c.userId, op);
             return { requestId: c.requestId, kind: applied.op.kind, replayed: applied.replayed };
           } catch (err) {

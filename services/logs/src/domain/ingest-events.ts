@@ -43,18 +43,20 @@ export async function ingestUsage(
   batch: ReadEvent<UsageEvent>[],
   flags: { logConsume: boolean; aggregate: boolean },
 ): Promise<{ inserted: number; summed: number }> {
-  const first = batch[0];
+  // A wallet slice's release is billing's alone: no request, no log row.
+  const events = batch.filter((b) => !b.event.sliceRelease);
+  const first = events[0];
   if (!first) return { inserted: 0, summed: 0 };
-  const docs = batch.map((b) => ({ ...logFromUsage(b.event, flags), src: `${b.partition}:${b.offset}` }));
+  const docs = events.map((b) => ({ ...logFromUsage(b.event, flags), src: `${b.partition}:${b.offset}` }));
   const stored = await repo.insertBatch(docs);
   const { inserted, replayed } = stored;
-  await repo.indexBatch(`usage|p${first.partition}`, listed(docs, batch, stored), lastOffset(batch));
+  await repo.indexBatch(`usage|p${first.partition}`, listed(docs, events, stored), lastOffset(batch));
   const rows: OffsetLog[] = [];
   // One event id twice in a batch: the first copy is the one stored, and the one summed.
   const taken = new Set<string>();
   for (let i = 0; i < docs.length; i++) {
     const d = docs[i];
-    const b = batch[i];
+    const b = events[i];
     if (!d || !b || d.agg !== 'inline' || taken.has(d.event_id)) continue;
     taken.add(d.event_id);
     if (inserted.has(d.event_id) || replayed.has(d.event_id)) rows.push({ log: d, offset: Number(b.offset) });

@@ -6,7 +6,7 @@
 import { groupRatioFor, keyFingerprint } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { RelayMode } from './adaptors/index.ts';
-import { quotaRefusalCode, type TokenInfo, type UserInfo } from './authorize.ts';
+import { hasBudget, quotaRefusalCode, type TokenInfo, type UserInfo } from './authorize.ts';
 import type { AffinityKey, AffinitySettings } from './channel-affinity.ts';
 import { type Attempts, attemptChannels } from './channel-attempts.ts';
 import type { ChannelIndex, RoutedChannel } from './channel-index.ts';
@@ -30,6 +30,7 @@ import type { ChatRequest, Json, Usage } from './protocols/openai.ts';
 import { errorBody } from './protocols/registry.ts';
 import { preConsumeFailed, RelayError } from './relay-error.ts';
 import { chatPromptParts, inputTexts, promptUpperBound, type TokenCounter } from './token-estimate.ts';
+import type { SliceTicket } from './wallet-slices.ts';
 
 /** Who is calling and in which group (after the checks of authorize.ts). */
 export interface RelayCaller {
@@ -74,9 +75,29 @@ export interface WalletPort {
     group?: string;
     /** Set by the process (its lease age, ms): billing uses it once the lease lapses. */
     leaseAgeMs?: number;
-  }): Promise<{ userQuota: number; tokenRemainQuota: number; subscriptionId?: string; subscriptionActive?: boolean }>;
+    /** A wallet slice of this process (domain/wallet-slices.ts): the wallet only, no token. */
+    walletSlice?: boolean;
+    /** A wallet slice's least size: billing grants `amount` or less down to it (`preConsumed`). */
+    sliceMin?: number;
+  }): Promise<{
+    preConsumed?: number;
+    userQuota: number;
+    tokenRemainQuota: number;
+    subscriptionId?: string;
+    subscriptionActive?: boolean;
+  }>;
   /** Best effort: a refund that fails is made by billing from the request's error usage event. */
   refund(requestId: string, userId: number): Promise<void>;
+}
+
+/** Reservations drawn from wallet slices this process holds (domain/wallet-slices.ts). */
+export interface SlicePort {
+  /** Draws `need` for the request from one of the user's slices; undefined: it pre-consumes. */
+  reserve(requestId: string, userId: number, need: number): Promise<SliceTicket | undefined>;
+  /** The request ended, charged `charged` (0: failed), after its usage event was queued. */
+  finish(ticket: SliceTicket, charged: number): void;
+  /** The balance a per-request pre-consume answered. */
+  observe(userId: number, userQuota: number): void;
 }
 
 /** A request served without a pre-consume, counted until billing has surely settled it. */
@@ -115,6 +136,8 @@ export interface UsageRecord {
   price: Price | undefined;
   groupRatio: number;
   other: Json;
+  /** The wallet slice the request's reservation was drawn from (billing charges it from there). */
+  walletSlice?: string;
 }
 
 export interface HealthRecord {
@@ -177,6 +200,8 @@ export interface RelayDeps {
   settings: RelaySettings;
   wallet: WalletPort;
   balances: BalancePort;
+  /** Wallet slices (RELAY_WALLET_SLICES; absent: every reservation is its own pre-consume). */
+  slices?: SlicePort;
   tokenizer: TokenCounter;
   usage(rec: UsageRecord): void;
   health(rec: HealthRecord): void;
@@ -292,6 +317,8 @@ interface Reservation {
   /** The user subscription billing chose to pay the request ('' the wallet): on the log row. */
   paidBy: string;
   skip: SkipTicket | undefined;
+  /** Drawn from a wallet slice (then `reserved` is 0: the slice holds it). */
+  slice?: SliceTicket;
 }
 
 /**
@@ -316,6 +343,7 @@ async function preConsume(run: RequestRun, maxTokens: number, units: number): Pr
     const hold = { requestId: caller.requestId, userId, tokenId, amount, model: req.model, group: caller.group };
     const res = await deps.wallet.preConsume(hold);
     deps.balances.observe(userId, res.userQuota, sentAt, res.subscriptionActive);
+    deps.slices?.observe(userId, res.userQuota);
     return { reserved: amount, paidBy: res.subscriptionId ?? '', skip: undefined };
   } catch (err) {
     const code = (err as { code?: string }).code;
@@ -335,11 +363,28 @@ async function preConsume(run: RequestRun, maxTokens: number, units: number): Pr
   }
 }
 
+/**
+ * Step 5 on the slice path: the request's bound (with the media upper bounds the pre-consume adds)
+ * drawn from a wallet slice, for callers whose holds are on the wallet alone (no token limit or
+ * budget; billing refuses a slice to a user a subscription may pay); else its own pre-consume.
+ */
+async function reserve(run: RequestRun, maxTokens: number, units: number): Promise<Reservation> {
+  const { deps, caller, req } = run;
+  const t = caller.token;
+  if (deps.slices && (!t || (t.unlimitedQuota && !hasBudget(t)))) {
+    const media = req.mode === 'chat' ? mediaUpperTokens(req.body) : 0;
+    const need = reservationBound(run, maxTokens, units, media);
+    const slice = await deps.slices.reserve(caller.requestId, caller.user.id, need);
+    if (slice) return { reserved: 0, paidBy: '', skip: undefined, slice };
+  }
+  return preConsume(run, maxTokens, units);
+}
+
 /** The upper bound of what a request can cost: the dearest tier a prompt up to its upper bound can fall in. */
-function reservationBound(run: RequestRun, maxTokens: number, units: number): number {
+function reservationBound(run: RequestRun, maxTokens: number, units: number, extraPrompt = 0): number {
   const { req, caller, price, groupRatio, quotaPerUnit } = run;
   const bodyBytes = req.raw?.length ?? 4096;
-  const upper = promptUpperBound(bodyBytes) + (caller.contextTokens ?? 0);
+  const upper = promptUpperBound(bodyBytes) + (caller.contextTokens ?? 0) + extraPrompt;
   return preConsumeAmount(
     price,
     groupRatio,
@@ -392,6 +437,8 @@ function usageRecord(
 function failRequest(run: RequestRun, a: Attempts, r: Reservation, useTimeMs: number): RelayOutcome {
   const { deps, caller, req, sink } = run;
   if (r.skip) deps.balances.release(r.skip, 0);
+  // Its error event names no slice: billing records the request closed, the slice keeps the bound.
+  if (r.slice) deps.slices?.finish(r.slice, 0);
   // Not awaited: the error usage event below makes billing refund it if this call fails.
   if (r.reserved) void deps.wallet.refund(caller.requestId, caller.user.id);
   const last = a.last;
@@ -460,9 +507,24 @@ function settleRequest(
       a.servedKey === undefined ? undefined : keyFingerprint(a.servedKey),
     );
   }
-  deps.usage(
-    usageRecord(run, a, useTimeMs, served.id, result.usage, quota, result.firstTokenMs, 2, 200, '', other, settled),
+  const rec = usageRecord(
+    run,
+    a,
+    useTimeMs,
+    served.id,
+    result.usage,
+    quota,
+    result.firstTokenMs,
+    2,
+    200,
+    '',
+    other,
+    settled,
   );
+  if (r.slice) rec.walletSlice = r.slice.slice.id;
+  deps.usage(rec);
+  // After its event is queued: the slice's release, when this ends it, goes behind it.
+  if (r.slice) deps.slices?.finish(r.slice, quota);
   // The billing service settles from this usage event (idempotent by request id): no call per
   // request here, and the settle survives this process.
   return { ok: true, quota, channelId: served.id, status: 200 };
@@ -482,7 +544,19 @@ async function runPipeline(
   const bound = reservationBound(run, maxTokens, units);
   const reservation: Reservation = deps.balances.ample(caller.user.id, caller.token, bound)
     ? { reserved: 0, paidBy: '', skip: deps.balances.hold(caller.user.id, bound, caller.token) }
-    : await preConsume(run, maxTokens, units);
+    : await reserve(run, maxTokens, units);
+  try {
+    return await serve(run, reservation, units);
+  } catch (err) {
+    // Never left drawn: a request that threw gives its bound back to the slice (nothing was charged).
+    if (reservation.slice) deps.slices?.finish(reservation.slice, 0);
+    throw err;
+  }
+}
+
+/** Steps 3 and 6-9 once reserved: channel affinity, attempts, then settle or refund. */
+async function serve(run: RequestRun, reservation: Reservation, units: number): Promise<RelayOutcome> {
+  const { deps, caller } = run;
 
   // Channel affinity: the session's channel goes first while it serves the model (retries go
   // elsewhere as usual); a stored response's channel (previous_response_id) comes before it.

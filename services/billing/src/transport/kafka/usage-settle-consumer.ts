@@ -23,7 +23,9 @@ export const settleGroupId = () => topicName('billing.settle');
  * Settles relayed requests from their usage events instead of a gRPC call per request on the
  * relay's hot path, and refunds failed ones: a consumption event settles its request id (charges
  * its quota), an error event refunds whatever its pre-consume held. Both are closes of the request
- * id, so redelivery (or a refund the relay already made directly) changes nothing. Because the
+ * id, so redelivery (or a refund the relay already made directly) changes nothing. A request drawn
+ * from a relay's wallet slice is charged from that slice's hold; the slice's release event (same
+ * key, so after every request drawn from it) gives back what is left. Because the
  * event is durable, neither is lost with a relay that dies after answering.
  *
  * Events come in batches (one partition's, in offset order): all closes are submitted at once, so
@@ -51,12 +53,16 @@ export async function runUsageSettleConsumer(opts: {
       const times: number[] = [];
       for (const { event } of items) {
         if (!event.requestId || !event.userId) continue;
-        if (event.type === CONSUMPTION) {
+        if (event.sliceRelease) {
+          // The release of a wallet slice: what is left of its hold goes back (a refund of its id).
+          closes.push({ requestId: event.requestId, userId: event.userId, tokenId: 0 });
+        } else if (event.type === CONSUMPTION) {
           closes.push({
             requestId: event.requestId,
             userId: event.userId,
             tokenId: event.tokenId,
             actual: event.quota,
+            ...(event.walletSlice ? { slice: event.walletSlice } : {}),
           });
         } else if (event.type === ERROR) {
           closes.push({ requestId: event.requestId, userId: event.userId, tokenId: event.tokenId });

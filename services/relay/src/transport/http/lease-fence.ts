@@ -15,11 +15,17 @@ export interface LeaseFence {
   held(requestId: string): void;
   /** Ends every watched request holding a reservation; returns how many. */
   cutHeld(): number;
+  /** Runs `listener` at each cutHeld (the wallet slices close: their holds may be given back). */
+  onCut(listener: () => void): void;
 }
 
 export function leaseFence(): LeaseFence {
   const inFlight = new Map<string, { cut: () => void; held: boolean }>();
+  const listeners: (() => void)[] = [];
   return {
+    onCut(listener) {
+      listeners.push(listener);
+    },
     watch(requestId, cut, held = false) {
       inFlight.set(requestId, { cut, held });
       return () => inFlight.delete(requestId);
@@ -29,6 +35,7 @@ export function leaseFence(): LeaseFence {
       if (e) e.held = true;
     },
     cutHeld() {
+      for (const l of listeners) l();
       let n = 0;
       for (const [id, e] of inFlight) {
         if (!e.held) continue;

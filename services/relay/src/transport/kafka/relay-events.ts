@@ -28,6 +28,8 @@ import { encodeUsageEvent, ProtoWriter, type UsageEventFields } from './usage-en
 export interface RelayEvents {
   /** Queues the usage event; `headers` carry the request's trace (W3C traceparent) to the consumers. */
   usage(rec: UsageRecord, headers?: Record<string, string>): void;
+  /** Queues the release of a wallet slice, behind the usage events queued before it (same key). */
+  sliceRelease(userId: number, sliceId: string): void;
   health(rec: HealthRecord): void;
   /** Usage events not yet acknowledged by Kafka (queued and in the send in flight). */
   buffered(): number;
@@ -110,6 +112,49 @@ export function usageEvent(rec: UsageRecord, now = Date.now()): UsageEventFields
     audioOutputTokens: u.audioOutputTokens ?? 0,
     cacheCreationTokens: u.cacheCreationTokens ?? 0,
     imageInputTokens: u.imageInputTokens ?? 0,
+    walletSlice: rec.walletSlice ?? '',
+    sliceRelease: false,
+  };
+}
+
+/**
+ * The release of a wallet slice (domain/wallet-slices.ts): on the user's key, like the usage events
+ * of the requests drawn from it, so billing reads it after all of them. Its request id is the slice's.
+ */
+export function sliceReleaseEvent(userId: number, sliceId: string, now = Date.now()): UsageEventFields {
+  return {
+    eventId: `${sliceId}:release`,
+    occurredAtMs: now,
+    requestId: sliceId,
+    userId,
+    username: '',
+    tokenId: 0,
+    tokenName: '',
+    modelName: '',
+    upstreamModelName: '',
+    channelId: 0,
+    channelsTried: [],
+    promptTokens: 0,
+    completionTokens: 0,
+    quota: 0,
+    useTimeMs: 0,
+    firstTokenMs: 0,
+    isStream: false,
+    type: LogType.UNSPECIFIED,
+    content: '',
+    group: '',
+    ip: '',
+    statusCode: 0,
+    error: false,
+    errorMessage: '',
+    other: '',
+    cachedTokens: 0,
+    audioInputTokens: 0,
+    audioOutputTokens: 0,
+    cacheCreationTokens: 0,
+    imageInputTokens: 0,
+    walletSlice: sliceId,
+    sliceRelease: true,
   };
 }
 
@@ -251,18 +296,24 @@ export function relayEvents(
 
   if (queue.length > 0) void kick();
 
+  const enqueue = (ev: UsageEventFields, headers?: Record<string, string>) => {
+    const value = encodeUsageEvent(writer, ev);
+    const msg: Queued = headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value };
+    // On disk before the hot path goes on: a kill from here on does not lose the charge.
+    if (spool) msg.seg = spool.append(msg);
+    queue.push(msg);
+    if (queue.length >= maxBatch) void kick();
+    else if (!timer && !running) {
+      timer = setTimeout(() => void kick(), lingerMs);
+    }
+  };
+
   return {
     usage(rec, headers) {
-      const ev = usageEvent(rec);
-      const value = encodeUsageEvent(writer, ev);
-      const msg: Queued = headers ? { key: String(ev.userId), value, headers } : { key: String(ev.userId), value };
-      // On disk before the hot path goes on: a kill from here on does not lose the charge.
-      if (spool) msg.seg = spool.append(msg);
-      queue.push(msg);
-      if (queue.length >= maxBatch) void kick();
-      else if (!timer && !running) {
-        timer = setTimeout(() => void kick(), lingerMs);
-      }
+      enqueue(usageEvent(rec), headers);
+    },
+    sliceRelease(userId, sliceId) {
+      enqueue(sliceReleaseEvent(userId, sliceId));
     },
     buffered,
     full() {

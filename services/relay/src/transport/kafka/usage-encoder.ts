@@ -179,5 +179,7 @@ export function encodeUsageEvent(w: ProtoWriter, e: UsageEventFields): Buffer {
   w.int32(29, e.audioOutputTokens);
   w.int32(30, e.cacheCreationTokens);
   w.int32(31, e.imageInputTokens);
+  w.string(32, e.walletSlice);
+  w.bool(33, e.sliceRelease);
   return w.view(start);
 }
