@@ -126,4 +126,19 @@ describe('a burst of one user against billing', () => {
     expect(withToken.ok ? 'granted' : withToken.code).toBe('INVALID_ARGUMENT');
     expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(0);
   });
+
+  it('when a pre-consume names a request id with a dot, then it alone is refused with INVALID_ARGUMENT and the same round still holds the others', async () => {
+    const userId = await newUser(1_000);
+    const [dotted, plain] = await Promise.all([
+      timed(() =>
+        wallet.preConsume({ requestId: `p1.${randomBytes(4).toString('hex')}`, userId, tokenId: 0, amount: 100 }),
+      ),
+      timed(() =>
+        wallet.preConsume({ requestId: `p1-${randomBytes(4).toString('hex')}`, userId, tokenId: 0, amount: 100 }),
+      ),
+    ]);
+    expect(dotted.ok ? 'held' : dotted.code).toBe('INVALID_ARGUMENT');
+    expect(plain.ok && plain.value.preConsumed).toBe(100);
+    expect((await wallet.getWallet({ userId })).wallet?.quota).toBe(900);
+  });
 });

@@ -39,8 +39,9 @@ export interface SubscriptionView {
 const DURATION_UNITS = ['year', 'month', 'day', 'hour', 'custom'];
 const MAX_PRICE = 9999;
 
+/** A request id is a key of the ledger state's holds: no `.` or `$` (a stored key cannot hold them). */
 const checkRequestId = (rid: string) => {
-  if (!/^[\w.:@/-]{1,128}$/.test(rid)) throw invalid('request_id 格式错误');
+  if (!/^[\w:@/-]{1,128}$/.test(rid)) throw invalid('request_id 格式错误');
   return rid;
 };
 

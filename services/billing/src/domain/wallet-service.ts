@@ -36,8 +36,9 @@ const TOKEN_LIMIT_TTL_MS = 1_000;
 
 const CREDIT_LOG_TYPE: Record<number, LogType.TOPUP | LogType.SYSTEM> = { 4: LogType.TOPUP };
 
+/** A request id is a key of the ledger state's holds: no `.` or `$` (a stored key cannot hold them). */
 const checkRequestId = (rid: string) => {
-  if (!/^[\w.:@/-]{1,128}$/.test(rid)) throw invalid('request_id 格式错误');
+  if (!/^[\w:@/-]{1,128}$/.test(rid)) throw invalid('request_id 格式错误');
   return rid;
 };
 
