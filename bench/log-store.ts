@@ -382,18 +382,19 @@ if (process.env.CUBES !== '0') {
   const job = logCubingJob(repo.index, logger, 3_600_000);
   const tj = performance.now();
   const { result, probe } = await probed(async () => {
-    const sum = { days: 0, hours: 0, passes: 0 };
+    const sum = { days: 0, hours: 0, segments: 0, passes: 0 };
     for (let more = true; more; ) {
       const r = await job.run();
       sum.days += r.days;
       sum.hours += r.hours;
+      sum.segments += r.segments;
       sum.passes++;
       more = r.more;
     }
     return sum;
   });
   cubingReport =
-    `cubing job: ${result.days} closed days and ${result.hours} closed hours of today in ${((performance.now() - tj) / 1000).toFixed(1)} s ` +
+    `cubing job: ${result.days} closed days, ${result.hours} closed hours and ${result.segments} segments of the current hour in ${((performance.now() - tj) / 1000).toFixed(1)} s ` +
     `(${result.passes} passes, load average ${(loadavg()[0] as number).toFixed(1)}); a single insert meanwhile: ${probe}`;
   console.log(cubingReport);
 }
