@@ -644,7 +644,7 @@ describe('cubes computed in the background', () => {
       await check({ start: day * 86_400, end: (hour + 2) * 3600 }, 2, queries.slice(0, 1));
       // A segment cube missing: the first query walks the hour and stores it for the next, which
       // skips that segment (its logs end at 10:49:51, before the range).
-      await own.collection(indexCollection(day)).deleteOne({ _id: `u3|${hour}|q0` } as never);
+      await own.collection(indexCollection(day)).deleteOne({ _id: `u3|${hour}|q0-200` } as never);
       const q = { username: 'user3', model_name: 'gpt-4o', start: hour * 3600 + 3_000, end: (hour + 2) * 3600 };
       blocks = 0;
       await lists.stat(q, now);

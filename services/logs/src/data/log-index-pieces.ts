@@ -80,14 +80,14 @@ export async function segmentParts(
   const big = hours.filter((h) => h.slot.n >= store.segment);
   const spans = new Map(big.map((h) => [h.hour, spansOf(h.slot.n, store.segment)]));
   const ids = big.flatMap((h) =>
-    (spans.get(h.hour) ?? []).flatMap((sp) => (sp.s === undefined ? [] : [segmentCubeId(scope, h.hour, sp.s)])),
+    (spans.get(h.hour) ?? []).flatMap((sp) => (sp.s === undefined ? [] : [segmentCubeId(scope, h.hour, sp)])),
   );
   const docs = await store.cubes(ids);
   const out = new Map<number, Part[]>();
   for (const h of big) {
     let cubed = false;
     const parts = (spans.get(h.hour) ?? []).map((span): Part => {
-      const seg = span.s === undefined ? undefined : segmentOf(docs.get(segmentCubeId(scope, h.hour, span.s)));
+      const seg = span.s === undefined ? undefined : segmentOf(docs.get(segmentCubeId(scope, h.hour, span)));
       if (!seg) return { span, place: 'none' };
       cubed = true;
       return { span, place: placeOf(seg, lo, hi), rows: seg.rows };
@@ -114,7 +114,8 @@ export function freshSegments(scope: string, size: number, pieces: Piece[], walk
     for (const [s, list] of perSegment) {
       if ((s + 1) * size > p.n || list.length !== size || (p.span && p.span.s !== s)) continue;
       const entries = list.map((x) => x.e);
-      out.push(segmentDoc(segmentCubeId(scope, p.hour, s), entries, cubeOf(entries, isUserScope(scope))));
+      const id = segmentCubeId(scope, p.hour, { from: s * size, to: (s + 1) * size });
+      out.push(segmentDoc(id, entries, cubeOf(entries, isUserScope(scope))));
     }
   });
   return out;

@@ -9,7 +9,7 @@
 
 import { cubeOf, isUserScope } from '../domain/log-cubes.ts';
 import { blockDocIds, dayOf, dirId, slotOf } from '../domain/log-index.ts';
-import { segmentCubeId, segmentDoc, segmentMarkId, spanBlocks, spansOf } from '../domain/log-segments.ts';
+import { type Span, segmentCubeId, segmentDoc, segmentMarkId, spanBlocks, spansOf } from '../domain/log-segments.ts';
 import { dedupe, entriesOf, type LogIndexStore } from './log-index-store.ts';
 
 const HOUR = 3_600;
@@ -24,7 +24,7 @@ interface Todo {
   scope: string;
   hour: number;
   n: number;
-  s: number;
+  span: Span;
 }
 
 /** The complete segments without a cube of the scopes that recorded one in an hour. */
@@ -37,20 +37,20 @@ async function segmentsTodo(store: LogIndexStore, hour: number): Promise<Todo[]>
   for (const d of await store.byIds(scopes.map((scope) => dirId(scope, day)))) {
     const scope = d._id.slice(0, d._id.indexOf('|'));
     const n = slotOf(d, hour)?.n ?? 0;
-    for (const span of spansOf(n, store.segment)) if (span.s !== undefined) wanted.push({ scope, hour, n, s: span.s });
+    for (const span of spansOf(n, store.segment)) if (span.s !== undefined) wanted.push({ scope, hour, n, span });
   }
-  const stored = await store.cubes(wanted.map((t) => segmentCubeId(t.scope, t.hour, t.s)));
-  return wanted.filter((t) => !stored.has(segmentCubeId(t.scope, t.hour, t.s)));
+  const stored = await store.cubes(wanted.map((t) => segmentCubeId(t.scope, t.hour, t.span)));
+  return wanted.filter((t) => !stored.has(segmentCubeId(t.scope, t.hour, t.span)));
 }
 
 /** Computes and stores one segment's cube; false when a position is missing (a batch still writing). */
 async function cubeSegment(store: LogIndexStore, t: Todo): Promise<boolean> {
-  const span = { from: t.s * store.segment, to: (t.s + 1) * store.segment };
+  const { span } = t;
   const ids = spanBlocks(span).flatMap((k) => blockDocIds(t.scope, t.hour, k, t.n));
   const found = (await store.byIds(ids)).flatMap(entriesOf).filter((x) => x.pos >= span.from && x.pos < span.to);
   if (new Set(found.map((x) => x.pos)).size !== store.segment) return false;
   const entries = dedupe(found).map((x) => x.e);
-  const id = segmentCubeId(t.scope, t.hour, t.s);
+  const id = segmentCubeId(t.scope, t.hour, span);
   await store.insertCubes([segmentDoc(id, entries, cubeOf(entries, isUserScope(t.scope)))]);
   return true;
 }

@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { cubeOf } from './log-cubes.ts';
 import { type Entry, entryOf } from './log-index.ts';
-import { placeOf, segmentDoc, segmentOf, segmentsCompleted, spanBlocks, spansOf } from './log-segments.ts';
+import {
+  placeOf,
+  segmentCubeId,
+  segmentDoc,
+  segmentOf,
+  segmentsCompleted,
+  spanBlocks,
+  spansOf,
+} from './log-segments.ts';
 
 const entry = (id: number, at: number): Entry =>
   entryOf({
@@ -52,6 +60,8 @@ describe('log segments', () => {
       rows: cubeOf(entries, true),
     });
     expect(doc.n).toBe(3);
+    // Keyed by its positions: a version with another segment size reads none of these as its own.
+    expect(segmentCubeId('mgpt-4o', 5, { from: 10_000, to: 20_000 })).toBe('mgpt-4o|5|q10000-20000');
     expect(placeOf({ a: 1_000, z: 1_060 }, 900, 2_000)).toBe('in');
     expect(placeOf({ a: 1_000, z: 1_060 }, 1_061, 2_000)).toBe('out');
     expect(placeOf({ a: 1_000, z: 1_060 }, 0, 999)).toBe('out');

@@ -23,8 +23,12 @@ import { BLOCK, E, type Entry } from './log-index.ts';
  */
 export const SEGMENT = 10_000;
 
-/** A complete segment's cube (segment `s` of a scope's hour: positions s*size to (s+1)*size - 1). */
-export const segmentCubeId = (scope: string, hour: number, s: number) => `${scope}|${hour}|q${s}`;
+/**
+ * A complete segment's cube, keyed by its positions (`q<from>-<to>`, to exclusive): a version with
+ * another SEGMENT reads none of the cubes of this one as its own.
+ */
+export const segmentCubeId = (scope: string, hour: number, span: { from: number; to: number }) =>
+  `${scope}|${hour}|q${span.from}-${span.to}`;
 
 /**
  * The scopes of an hour whose lists completed a segment (the cube job's work list, in the hour's
