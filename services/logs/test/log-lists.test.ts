@@ -473,6 +473,34 @@ describe('log lists', () => {
   }, 240_000);
 });
 
+describe('sums past 2^31', () => {
+  it("when an hour's quota passes 2^31, then the stat and the dashboard count it whole (FerretDB wraps a 32-bit $inc)", async () => {
+    const own = await connectMongo(process.env.MONGO_URL!, uniqueName('logs_wide'));
+    try {
+      const lists = logRepository(own, { clock: PAST });
+      await lists.buildLists();
+      const at = T0 + 7 * 86_400 + 60;
+      // Two batches in one hour, 1.5e9 each (users 2 and 5, one model): the second $inc takes the
+      // hour's sums (everyone's directory and dashboard bucket) past 2^31.
+      for (const i of [1, 4]) {
+        await ingestUsage(
+          lists,
+          read([create(UsageEventSchema, { ...usage(i, at + i), quota: 1_500_000_000 })], i),
+          flags,
+        );
+      }
+      const range = { start: at - 60, end: at + 3_000 };
+      expect((await lists.stat(range, at + 30)).quota).toBe(3_000_000_000);
+      expect((await lists.stat({ ...range, user_id: 2 }, at + 30)).quota).toBe(1_500_000_000);
+      const buckets = await lists.dashboard(range);
+      expect(buckets.map((b) => [b.model_name, b.quota])).toEqual([['gpt-4o-mini', 3_000_000_000]]);
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
+});
+
 describe('block parts', () => {
   it('when a batch is listed, then its blocks are one insert per day and no update, and hours holding whole blocks of older versions read both', async () => {
     const own = mongoose.createConnection(process.env.MONGO_URL!, {

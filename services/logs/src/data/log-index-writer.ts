@@ -23,6 +23,7 @@ import {
 } from '../domain/log-index.ts';
 import { segmentMarkId, segmentsCompleted } from '../domain/log-segments.ts';
 import { IN_CHUNK, type IndexDoc, type LogIndexStore } from './log-index-store.ts';
+import { wideSums } from './wide-sums.ts';
 
 const DAY = 86_400;
 type Op = mongo.AnyBulkWriteOperation<IndexDoc>;
@@ -43,7 +44,7 @@ function directoryUpdate(day: number, hourLists: [number, Indexable[]][], since:
   const unset: Record<string, ''> = {};
   for (const sod of old) if (day * DAY + sod < since - 60) unset[`r.${sod}`] = '';
   return {
-    $inc: inc,
+    $inc: wideSums(inc),
     $min: min,
     $max: max,
     $setOnInsert: { day },

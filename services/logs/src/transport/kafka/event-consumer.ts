@@ -33,6 +33,8 @@ export async function runEventConsumers(opts: {
   /** Group id prefix (default the prefixed `logs`); the groups are `<prefix>.events` and `<prefix>.audit`. */
   groupPrefix?: string;
   maxBatchSize?: number;
+  /** Bytes a fetch brings of one usage partition (see USAGE_FETCH_BYTES). */
+  maxBytesPerPartition?: number;
   settings?: Parameters<typeof runBatchConsumer>[0]['settings'];
 }): Promise<EventConsumers> {
   const prefix = opts.groupPrefix ?? topicName('logs');
@@ -53,6 +55,7 @@ export async function runEventConsumers(opts: {
     ...common,
     groupId: `${prefix}.events`,
     topic: topicName(TOPICS.usage),
+    ...(opts.maxBytesPerPartition ? { maxBytesPerPartition: opts.maxBytesPerPartition } : {}),
     schema: UsageEventSchema,
     handleBatch: async (items) => {
       await ingestUsage(opts.repo, items, opts.flags());
