@@ -17,7 +17,7 @@
  * To compare code changes on the same stored rows: `KEEP_DB=1` keeps the database, `SEEDED=1`
  * reuses one a previous run kept (no seeding; each run's events add to it), `CLEANUP=0` skips
  * the 清除历史日志 pass (it deletes half of the rows), `QUERIES=0` the queries; `BATCH=<n>` sets
- * the consumer's largest batch.
+ * the consumer's largest batch, `FETCH_BYTES=<n>` the bytes a fetch brings of one partition.
  */
 
 import { readFileSync } from 'node:fs';
@@ -326,6 +326,7 @@ const consumers = await runEventConsumers({
   repo,
   flags: () => ({ logConsume: true, aggregate: true }),
   ...(process.env.BATCH ? { maxBatchSize: Number(process.env.BATCH) } : {}),
+  ...(process.env.FETCH_BYTES ? { maxBytesPerPartition: Number(process.env.FETCH_BYTES) } : {}),
 });
 await drained(kafka, topicName('logs.events'), usageTopic, 600_000);
 const ingestS = (performance.now() - ti) / 1000;
