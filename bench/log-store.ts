@@ -17,7 +17,7 @@
  * To compare code changes on the same stored rows: `KEEP_DB=1` keeps the database, `SEEDED=1`
  * reuses one a previous run kept (no seeding; each run's events add to it), `CLEANUP=0` skips
  * the 清除历史日志 pass (it deletes half of the rows), `QUERIES=0` the queries; `BATCH=<n>` sets
- * the consumer's largest batch.
+ * the consumer's largest batch, `FETCH_BYTES=<n>` the bytes a fetch brings of one partition.
  */
 
 import { readFileSync } from 'node:fs';
@@ -326,6 +326,7 @@ const consumers = await runEventConsumers({
   repo,
   flags: () => ({ logConsume: true, aggregate: true }),
   ...(process.env.BATCH ? { maxBatchSize: Number(process.env.BATCH) } : {}),
+  ...(process.env.FETCH_BYTES ? { maxBytesPerPartition: Number(process.env.FETCH_BYTES) } : {}),
 });
 await drained(kafka, topicName('logs.events'), usageTopic, 600_000);
 const ingestS = (performance.now() - ti) / 1000;
@@ -382,18 +383,19 @@ if (process.env.CUBES !== '0') {
   const job = logCubingJob(repo.index, logger, 3_600_000);
   const tj = performance.now();
   const { result, probe } = await probed(async () => {
-    const sum = { days: 0, hours: 0, passes: 0 };
+    const sum = { days: 0, hours: 0, segments: 0, passes: 0 };
     for (let more = true; more; ) {
       const r = await job.run();
       sum.days += r.days;
       sum.hours += r.hours;
+      sum.segments += r.segments;
       sum.passes++;
       more = r.more;
     }
     return sum;
   });
   cubingReport =
-    `cubing job: ${result.days} closed days and ${result.hours} closed hours of today in ${((performance.now() - tj) / 1000).toFixed(1)} s ` +
+    `cubing job: ${result.days} closed days, ${result.hours} closed hours and ${result.segments} segments of the current hour in ${((performance.now() - tj) / 1000).toFixed(1)} s ` +
     `(${result.passes} passes, load average ${(loadavg()[0] as number).toFixed(1)}); a single insert meanwhile: ${probe}`;
   console.log(cubingReport);
 }

@@ -155,6 +155,12 @@ export interface BatchConsumerOptions<D extends DescMessage> extends Omit<Consum
   handleBatch(items: BatchItem<D>[]): Promise<void>;
   /** Largest batch handed to handleBatch (default 500). */
   maxBatchSize?: number;
+  /**
+   * The most a fetch brings of one partition, in bytes (kafkajs' default, 1 MB, when unset): a
+   * batch is at most one fetch, so a consumer whose batch cost is per document, not per event
+   * (the logs'), takes more per fetch.
+   */
+  maxBytesPerPartition?: number;
 }
 
 export interface ConsumerHandle {

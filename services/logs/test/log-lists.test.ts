@@ -473,6 +473,34 @@ describe('log lists', () => {
   }, 240_000);
 });
 
+describe('sums past 2^31', () => {
+  it("when an hour's quota passes 2^31, then the stat and the dashboard count it whole (FerretDB wraps a 32-bit $inc)", async () => {
+    const own = await connectMongo(process.env.MONGO_URL!, uniqueName('logs_wide'));
+    try {
+      const lists = logRepository(own, { clock: PAST });
+      await lists.buildLists();
+      const at = T0 + 7 * 86_400 + 60;
+      // Two batches in one hour, 1.5e9 each (users 2 and 5, one model): the second $inc takes the
+      // hour's sums (everyone's directory and dashboard bucket) past 2^31.
+      for (const i of [1, 4]) {
+        await ingestUsage(
+          lists,
+          read([create(UsageEventSchema, { ...usage(i, at + i), quota: 1_500_000_000 })], i),
+          flags,
+        );
+      }
+      const range = { start: at - 60, end: at + 3_000 };
+      expect((await lists.stat(range, at + 30)).quota).toBe(3_000_000_000);
+      expect((await lists.stat({ ...range, user_id: 2 }, at + 30)).quota).toBe(1_500_000_000);
+      const buckets = await lists.dashboard(range);
+      expect(buckets.map((b) => [b.model_name, b.quota])).toEqual([['gpt-4o-mini', 3_000_000_000]]);
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
+});
+
 describe('block parts', () => {
   it('when a batch is listed, then its blocks are one insert per day and no update, and hours holding whole blocks of older versions read both', async () => {
     const own = mongoose.createConnection(process.env.MONGO_URL!, {
@@ -544,9 +572,9 @@ describe('cubes computed in the background', () => {
       const job = logCubingJob(lists.index, logger, 60_000);
       // At 10:01 of that day: hours 0 to 9 are closed (6 per pass, then the next pass at once).
       const tenOclock = day * 86_400 + 10 * 3600;
-      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 6, more: true });
-      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 4, more: false });
-      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 0, more: false });
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 6, segments: 0, more: true });
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 4, segments: 0, more: false });
+      expect(await job.run(tenOclock + 61)).toEqual({ days: 0, hours: 0, segments: 0, more: false });
       const queries: LogQuery[] = [
         { username: 'user3', model_name: 'gpt-4o' },
         { group: 'vip', token_name: 'default', type: 5 },
@@ -567,9 +595,9 @@ describe('cubes computed in the background', () => {
       await check({ start: day * 86_400 + 3600, end: tenOclock - 1 });
       // The next day: hours 10 to 19, then the closed day's cubes (merged from its hours'); a
       // range from 02:00 to the end counts hours and not a whole day, from the hour cubes.
-      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 6, more: true });
-      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 1, hours: 4, more: true });
-      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 0, more: false });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 6, segments: 0, more: true });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 1, hours: 4, segments: 0, more: true });
+      expect(await job.run((day + 1) * 86_400 + 61)).toEqual({ days: 0, hours: 0, segments: 0, more: false });
       await check({ start: day * 86_400 + 2 * 3600, end: (day + 1) * 86_400 - 1 });
       await check({ start: day * 86_400, end: (day + 1) * 86_400 - 1 });
       // A day cube counts what its scope's directory counts (valid: the whole day is read from it).
@@ -579,6 +607,79 @@ describe('cubes computed in the background', () => {
         .map(([h, slot]) => [day * 24 + Number(h), slot.n])
         .sort((a, b) => (a[0] as number) - (b[0] as number));
       expect(JSON.parse(String((await coll.findOne({ _id: `u3|d${day}|q` } as never))?.n))).toEqual(counts);
+      await job.stop();
+    } finally {
+      await own.dropDatabase().catch(() => undefined);
+      await own.close();
+    }
+  }, 60_000);
+
+  it('when the job has cubed the complete segments of the current hour, then a combined stat over it reads only the tail blocks, a late log is counted, and pages answer what the scan answers', async () => {
+    const own = mongoose.createConnection(process.env.MONGO_URL!, {
+      dbName: uniqueName('logs_segments'),
+      monitorCommands: true,
+    });
+    await own.asPromise();
+    let blocks = 0;
+    own.getClient().on('commandStarted', (e) => {
+      const ids = ((e.command as Record<string, { _id?: { $in?: string[] } }>).filter?._id?.$in ?? []) as string[];
+      if (e.commandName === 'find') blocks += ids.filter((id) => /^[^|]+\|\d+\|\d+$/.test(id)).length;
+    });
+    try {
+      // Segments of one block (200 positions) instead of 10,000: the same code on fewer logs.
+      const lists = logRepository(own, { clock: PAST, segment: 200 });
+      await lists.buildLists();
+      // The current hour: 10:00 to 10:55 of a day, a log every 3 s (1,100 logs: a model's 367).
+      const day = Math.floor(T0 / 86_400) + 4;
+      const hour = day * 24 + 10;
+      const events = Array.from({ length: 1_100 }, (_, i) => usage(i, hour * 3600 + i * 3));
+      for (let i = 0; i < events.length; i += 550) await ingestUsage(lists, read(events.slice(i, i + 550), i), flags);
+      const job = logCubingJob(lists.index, logger, 60_000);
+      // At 10:56: no hour has closed; the scopes' complete segments are cubed (users' 1, models'
+      // 1, channels' 2, groups' 4 and 1, token names' 2).
+      const now = hour * 3600 + 3_360;
+      expect(await job.run(now)).toEqual({ days: 0, hours: 0, segments: 21, more: false });
+      expect(await job.run(now)).toEqual({ days: 0, hours: 0, segments: 0, more: false });
+      const queries: LogQuery[] = [
+        { username: 'user3', model_name: 'gpt-4o' },
+        { channel: 2, model_name: 'gpt-4o-mini', group: 'default' },
+        { group: 'default', token_name: 'ci', type: 2 },
+      ];
+      const check = async (range: LogQuery, maxBlocks: number, asked = queries) => {
+        const snap = { rows: await logRows(own).scan({}), cut: 0 };
+        for (const f of asked) {
+          const q = { ...f, ...range };
+          blocks = 0;
+          // rpm and tpm: the last minute (the segments before it are skipped, the tail walked).
+          expect(await lists.stat(q, now), JSON.stringify(q)).toEqual(scanStat(snap, q, now));
+          expect(blocks, JSON.stringify(q)).toBeLessThanOrEqual(maxBlocks);
+          // Page 1 holds the tail and the newest segment, page 2 lies in that segment.
+          for (const page of [1, 2]) {
+            const r = await both(q, page, 10, lists, snap);
+            expect(r.listed).toEqual(r.scan);
+          }
+        }
+      };
+      // The console's range (today to an hour ahead): the hour is counted from its segments'
+      // cubes; only the tail is walked, for the quota and for rpm (one block: the scope's last
+      // 200 positions hold the tail; without the segments, every block of the scope's hour).
+      await check({ start: day * 86_400, end: (hour + 2) * 3600 }, 2);
+      // A range from 10:30: the segments wholly before it are skipped, the one it cuts is walked.
+      await check({ start: hour * 3600 + 1_800, end: (hour + 2) * 3600 }, 3);
+      // A late log of 10:01 (user3, gpt-4o, ci, default) takes a position in the tail: counted,
+      // the segments' cubes unchanged.
+      await ingestUsage(lists, read([usage(5_007, hour * 3600 + 60)], 5_000), flags);
+      await check({ start: day * 86_400, end: (hour + 2) * 3600 }, 2, queries.slice(0, 1));
+      // A segment cube missing: the first query walks the hour and stores it for the next, which
+      // skips that segment (its logs end at 10:49:51, before the range).
+      await own.collection(indexCollection(day)).deleteOne({ _id: `u3|${hour}|q0-200` } as never);
+      const q = { username: 'user3', model_name: 'gpt-4o', start: hour * 3600 + 3_000, end: (hour + 2) * 3600 };
+      blocks = 0;
+      await lists.stat(q, now);
+      expect(blocks).toBe(3);
+      blocks = 0;
+      await lists.stat(q, now);
+      expect(blocks).toBe(2);
       await job.stop();
     } finally {
       await own.dropDatabase().catch(() => undefined);

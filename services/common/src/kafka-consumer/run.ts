@@ -214,6 +214,13 @@ function newKafkaConsumer<D extends DescMessage>(run: Run<D>): Consumer {
     // A fetch waits at most 1 s for data (kafkajs' default is 5 s): disconnect() waits for the
     // fetch in flight, so a service with two idle consumers took 9 s to exit on SIGTERM.
     maxWaitTimeInMs: 1_000,
+    ...(run.opts.maxBytesPerPartition
+      ? {
+          maxBytesPerPartition: run.opts.maxBytesPerPartition,
+          // A fetch's whole answer (kafkajs' default 10 MB) holds at least four partitions' worth.
+          maxBytes: Math.max(10 * 1024 * 1024, 4 * run.opts.maxBytesPerPartition),
+        }
+      : {}),
     // Every crash comes back through our own restart (a new consumer, backoff, logged), not
     // kafkajs' in-place restart, which only covers "retriable" errors and left groups empty.
     retry: { retries: 8, initialRetryTime: 100, restartOnFailure: async () => false },

@@ -7,6 +7,7 @@ import { isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection, mongo } from 'mongoose';
 import { bucketDocOf, type DayBucketDoc, dayIncrement, incDifference, sumsAbove } from '../domain/day-buckets.ts';
 import { type Bucket, bucketsOf, type LogDoc, type OffsetLog } from '../domain/log-record.ts';
+import { wideSums } from './wide-sums.ts';
 
 export interface BucketDoc extends Omit<Bucket, 'key'> {
   _id: string;
@@ -55,7 +56,7 @@ async function applyDays(
       const before = await days.findOneAndUpdate(
         { _id: key },
         {
-          $inc: dayIncrement(fresh.map((r) => r.log)),
+          $inc: wideSums(dayIncrement(fresh.map((r) => r.log))),
           $max: { [`applied.${field}`]: lastOffset },
           $setOnInsert: {
             user_id: first.log.user_id,
@@ -70,7 +71,7 @@ async function applyDays(
       if (actual === assumed) return;
       const logs = (after: number) => sumsAbove(group, after).map((r) => r.log);
       const fix = incDifference(dayIncrement(logs(actual)), dayIncrement(logs(assumed)));
-      if (Object.keys(fix).length > 0) await days.updateOne({ _id: key }, { $inc: fix });
+      if (Object.keys(fix).length > 0) await days.updateOne({ _id: key }, { $inc: wideSums(fix) });
     }),
   );
   return written;

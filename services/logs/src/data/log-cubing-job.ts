@@ -12,10 +12,14 @@ import type { LogIndexRepository } from './log-index-repository.ts';
 
 /** Closed hours cubed per pass (an hour of everyone's list is read whole). */
 const HOURS_PER_PASS = 6;
+/** Segments of the current hour cubed per pass (each read from its scope's blocks). */
+const SEGMENTS_PER_PASS = 40;
 
 export interface CubingPass {
   days: number;
   hours: number;
+  /** Complete segments of the current hour (domain/log-segments.ts). */
+  segments: number;
   more: boolean;
 }
 
@@ -25,14 +29,17 @@ export function logCubingJob(index: LogIndexRepository, logger: Logger, interval
   let stopped = false;
 
   /**
-   * One bounded pass at `now` (seconds): up to HOURS_PER_PASS closed hours, then, when none is
-   * left, a closed day's cubes merged from its hours' (no entry read again).
+   * One bounded pass at `now` (seconds): up to SEGMENTS_PER_PASS segments of the current hour,
+   * up to HOURS_PER_PASS closed hours, then, when none is left, a closed day's cubes merged from
+   * its hours' (no entry read again).
    */
   async function pass(now: number): Promise<CubingPass> {
+    const seg = await index.cubeSegments(now, SEGMENTS_PER_PASS);
     const { hours, more } = await index.cubeClosedHours(now, HOURS_PER_PASS);
     const days = more ? 0 : await index.cubeClosedDays(now, 1);
-    if (days || hours) logger.info({ days, hours }, 'log cubes computed');
-    return { days, hours, more: more || days > 0 };
+    const segments = seg.segments;
+    if (days || hours || segments) logger.info({ days, hours, segments }, 'log cubes computed');
+    return { days, hours, segments, more: more || days > 0 || seg.more };
   }
 
   /** Runs a pass unless one is running; another follows at once while work is left. */
@@ -41,7 +48,7 @@ export function logCubingJob(index: LogIndexRepository, logger: Logger, interval
     const current = pass(now)
       .catch((err): CubingPass => {
         logger.warn({ err }, 'computing log cubes failed; the next pass retries');
-        return { days: 0, hours: 0, more: false };
+        return { days: 0, hours: 0, segments: 0, more: false };
       })
       .finally(() => {
         running = null;

@@ -20,44 +20,33 @@ import {
   tally,
   validRows,
 } from '../domain/log-cubes.ts';
-import { blockDocIds, dayOf, E, type EntryFilter, matches } from '../domain/log-index.ts';
-import {
-  blocksOf,
-  byNewest,
-  dedupe,
-  entriesOf,
-  type Found,
-  type Hour,
-  inRange,
-  type LogIndexStore,
-  type LogRef,
-  refOf,
-} from './log-index-store.ts';
+import { dayOf, E, type EntryFilter, matches } from '../domain/log-index.ts';
+import type { Span } from '../domain/log-segments.ts';
+import { freshSegments, type Part, type Piece, segmentParts, type Walked, walkPieces } from './log-index-pieces.ts';
+import { type Found, type Hour, inRange, type LogIndexStore, type LogRef, refOf } from './log-index-store.ts';
 
 const DAY = 86_400;
 const HOUR = 3_600;
 
-/** Matches of an hour or a whole day of the range, newest first; `found`: the hour's entries when walked. */
+/**
+ * Matches of an hour (or of a span of its positions: a segment, the tail) or of a whole day of the
+ * range, newest first; `found`: the entries when walked.
+ */
 interface Unit {
   hour?: number;
+  span?: Span;
   day?: number;
   n: number;
   quota: number;
   found?: Found[];
 }
 
-/** An hour's entries as walked: deduplicated, newest first, and whether every position was found. */
-interface Walked {
-  all: Found[];
-  complete: boolean;
-}
-
 const countsOf = (hours: Hour[]): [number, number][] =>
   hours.map((h): [number, number] => [h.hour, h.slot.n]).sort((a, b) => a[0] - b[0]);
 
-const matchingUnit = (hour: number, list: Found[], f: EntryFilter, lo: number, hi: number): Unit => {
+const matchingUnit = (hour: number, list: Found[], f: EntryFilter, lo: number, hi: number, span?: Span): Unit => {
   const found = list.filter((x) => inRange(x, lo, hi) && matches(x.e, f));
-  return { hour, n: found.length, quota: found.reduce((s, x) => s + x.e[E.quota], 0), found };
+  return { hour, span, n: found.length, quota: found.reduce((s, x) => s + x.e[E.quota], 0), found };
 };
 
 /** The store, and the time before which hours and days are closed (their cubes are kept). */
@@ -66,23 +55,14 @@ interface Ctx {
   now: () => number;
 }
 
-/** Every block of some hours of a scope, per hour. */
+/** Every block of some hours of a scope, per hour (whole hours). */
 async function walkHours(ctx: Ctx, scope: string, hours: Hour[]): Promise<Map<number, Walked>> {
-  const ids = hours.flatMap(({ hour, slot }) => blocksOf(slot.n).flatMap((k) => blockDocIds(scope, hour, k, slot.n)));
-  const perHour = new Map<number, Found[]>();
-  for (const d of ids.length ? await ctx.store.byIds(ids) : []) {
-    for (const x of entriesOf(d)) {
-      const l = perHour.get(x.hour);
-      if (l) l.push(x);
-      else perHour.set(x.hour, [x]);
-    }
-  }
-  const out = new Map<number, Walked>();
-  for (const h of hours) {
-    const list = (perHour.get(h.hour) ?? []).sort(byNewest);
-    out.set(h.hour, { all: dedupe(list), complete: new Set(list.map((x) => x.pos)).size === h.slot.n });
-  }
-  return out;
+  const walked = await walkPieces(
+    ctx.store,
+    scope,
+    hours.map((h) => ({ hour: h.hour, n: h.slot.n })),
+  );
+  return new Map(hours.map((h, i) => [h.hour, walked[i] as Walked]));
 }
 
 /** Cubes read already (`null`: not stored), with the query's directories. */
@@ -117,19 +97,21 @@ async function hourUnits(
     const r = h.whole ? validRows(docs.get(hourCubeId(scope, h.hour)), countsOf([h])) : undefined;
     if (r) rows.set(h.hour, r);
   }
-  const walked = await walkHours(
-    ctx,
-    scope,
-    hours.filter((h) => !rows.has(h.hour)),
-  );
+  const rest = hours.filter((h) => !rows.has(h.hour));
+  const parts = await segmentParts(ctx.store, scope, rest, range);
+  const pieces = rest.flatMap((h) => piecesOf(h, parts.get(h.hour), ['cut', 'none']));
+  const walkedList = await walkPieces(ctx.store, scope, pieces);
+  const walked = new Map(pieces.map((p, i) => [pieceKey(p.hour, p.span), walkedList[i] as Walked]));
   // A walked hour's cube is kept when whole in the range, closed and every position found.
   const keepable = (h: Hour, w: Walked | undefined): w is Walked =>
     h.whole && w?.complete === true && (h.hour + 1) * HOUR <= ctx.now();
   const fresh = new Map<number, CubeRow[]>();
-  const units = hours.map((h): Unit => {
+  const units = hours.flatMap((h): Unit[] => {
     const r = rows.get(h.hour);
-    if (r) return { hour: h.hour, ...tally(r, f) };
-    const w = walked.get(h.hour);
+    if (r) return [{ hour: h.hour, ...tally(r, f) }];
+    const ps = parts.get(h.hour);
+    if (ps) return ps.flatMap((p) => partUnit(h.hour, p, walked.get(pieceKey(h.hour, p.span)), f, range));
+    const w = walked.get(pieceKey(h.hour));
     if (keepable(h, w))
       fresh.set(
         h.hour,
@@ -138,9 +120,34 @@ async function hourUnits(
           isUserScope(scope),
         ),
       );
-    return matchingUnit(h.hour, w?.all ?? [], f, range[0], range[1]);
+    return [matchingUnit(h.hour, w?.all ?? [], f, range[0], range[1])];
   });
+  // The complete segments walked in hours whose cube is not kept (the current hour's, cut hours'):
+  // their cubes are stored for the next query.
+  const open = pieces.map((p, i) => [p, walkedList[i] as Walked] as const).filter(([p]) => !fresh.has(p.hour));
+  const segments = freshSegments(
+    scope,
+    ctx.store.segment,
+    open.map(([p]) => p),
+    open.map(([, w]) => w),
+  );
+  if (segments.length) await ctx.store.insertCubes(segments);
   return { units, rows, fresh };
+}
+
+const pieceKey = (hour: number, span?: Span) => `${hour}:${span ? span.from : 'all'}`;
+
+/** The pieces of an hour to walk: the whole hour, or the spans of the parts in `places`. */
+const piecesOf = (h: Hour, parts: Part[] | undefined, places: Part['place'][]): Piece[] =>
+  parts
+    ? parts.filter((p) => places.includes(p.place)).map((p) => ({ hour: h.hour, n: h.slot.n, span: p.span }))
+    : [{ hour: h.hour, n: h.slot.n }];
+
+/** A span's unit: none when outside the range, from its segment's cube when inside, else walked. */
+function partUnit(hour: number, p: Part, w: Walked | undefined, f: EntryFilter, range: [number, number]): Unit[] {
+  if (p.place === 'out') return [];
+  if (p.place === 'in' && p.rows) return [{ hour, span: p.span, ...tally(p.rows(), f) }];
+  return [matchingUnit(hour, w?.all ?? [], f, range[0], range[1], p.span)];
 }
 
 /** A range's hours per UTC day, and the days it covers whole. */
@@ -180,11 +187,13 @@ async function unitsOf(ctx: Ctx, scope: string, f: EntryFilter, range: [number, 
   const { units, rows, fresh } = await hourUnits(ctx, scope, f, range, rest, known);
   const newDays = wholeDays.filter((d) => !dayUnits.has(d));
   await saveCubes(ctx, scope, perDay, newDays, rows, fresh);
-  const byHour = new Map(units.map((u) => [u.hour, u]));
+  // An hour read by segments is several units (its spans, newest first).
+  const byHour = new Map<number, Unit[]>();
+  for (const u of units) byHour.set(u.hour ?? 0, [...(byHour.get(u.hour ?? 0) ?? []), u]);
   const out: Unit[] = [];
   for (const h of hours) {
     const du = dayUnits.get(dayOf(h.hour * HOUR));
-    if (!du) out.push(byHour.get(h.hour) as Unit);
+    if (!du) out.push(...(byHour.get(h.hour) ?? []));
     else if (out[out.length - 1] !== du) out.push(du);
   }
   return out;
@@ -270,10 +279,11 @@ export function filteredReads(store: LogIndexStore, now: () => number) {
   return {
     /** Every matching entry of some hours, newest first (no cubes: the last minute's rpm and tpm). */
     async walk(scope: string, f: EntryFilter, range: [number, number], hours: Hour[]): Promise<Found[]> {
-      const walked = await walkHours(ctx, scope, hours);
-      return hours.flatMap(
-        (h) => matchingUnit(h.hour, walked.get(h.hour)?.all ?? [], f, range[0], range[1]).found ?? [],
-      );
+      // Segments wholly outside the range are skipped; the others are walked (tokens are not in cubes).
+      const parts = await segmentParts(ctx.store, scope, hours, range);
+      const pieces = hours.flatMap((h) => piecesOf(h, parts.get(h.hour), ['in', 'cut', 'none']));
+      const walked = await walkPieces(ctx.store, scope, pieces);
+      return pieces.flatMap((p, i) => matchingUnit(p.hour, walked[i]?.all ?? [], f, range[0], range[1]).found ?? []);
     },
 
     /** One page of a filtered scope's list and the number of matches. */
@@ -289,12 +299,19 @@ export function filteredReads(store: LogIndexStore, now: () => number) {
       const units = await unitsOf(ctx, scope, f, range, hours, known);
       const total = units.reduce((s, u) => s + u.n, 0);
       const { covering, offset } = await pageHours(ctx, scope, f, range, hours, units, skip, size);
-      // The hours the page falls in, known by their counts: their blocks read at once.
-      const toWalk = covering.filter((u) => !u.found).map((u) => hours.find((h) => h.hour === u.hour) as Hour);
-      const walked = await walkHours(ctx, scope, toWalk);
+      // The hours (or segments) the page falls in, known by their counts: their blocks read at once.
+      const slotN = new Map(hours.map((h) => [h.hour, h.slot.n]));
+      const toWalk = covering
+        .filter((u) => !u.found)
+        .map((u): Piece => ({ hour: u.hour ?? 0, n: slotN.get(u.hour ?? 0) ?? 0, span: u.span }));
+      const walkedList = await walkPieces(ctx.store, scope, toWalk);
+      const walked = new Map(toWalk.map((p, i) => [pieceKey(p.hour, p.span), walkedList[i]]));
       const found = covering.flatMap(
         (u) =>
-          u.found ?? matchingUnit(u.hour ?? 0, walked.get(u.hour ?? 0)?.all ?? [], f, range[0], range[1]).found ?? [],
+          u.found ??
+          matchingUnit(u.hour ?? 0, walked.get(pieceKey(u.hour ?? 0, u.span))?.all ?? [], f, range[0], range[1])
+            .found ??
+          [],
       );
       return { refs: found.slice(offset, offset + size).map(refOf), total };
     },

@@ -15,11 +15,13 @@
 import type { Connection } from 'mongoose';
 import { hourCubeId } from '../domain/log-cubes.ts';
 import { scopeAll } from '../domain/log-index.ts';
+import { SEGMENT } from '../domain/log-segments.ts';
 import { cubeDay, cubeHours, hourDone } from './log-index-cubing.ts';
 import { logIndexQueries } from './log-index-query.ts';
 import type { Hour } from './log-index-store.ts';
 import { logIndexStore } from './log-index-store.ts';
 import { logIndexWriter } from './log-index-writer.ts';
+import { cubeSegments } from './log-segment-cubing.ts';
 
 export type { IndexQuery } from './log-index-plan.ts';
 
@@ -33,8 +35,12 @@ export type { LogRef } from './log-index-store.ts';
  * `clock`: the time (seconds) the consumer's writes compare with. Recent seconds are written
  * only for logs at most two minutes older than that (see log-index-writer.ts).
  */
-export function logIndexRepository(conn: Connection, clock: () => number = () => Date.now() / 1000) {
-  const store = logIndexStore(conn);
+export function logIndexRepository(
+  conn: Connection,
+  clock: () => number = () => Date.now() / 1000,
+  segment: number = SEGMENT,
+) {
+  const store = logIndexStore(conn, segment);
   const { main, dayColl, meta } = store;
   const writer = logIndexWriter(store, clock);
   const queries = logIndexQueries(store);
@@ -126,6 +132,14 @@ export function logIndexRepository(conn: Connection, clock: () => number = () =>
         todo.push(...hours.filter((h) => !hourDone(h, marks.get(hourCubeId(scopeAll, h.hour)))).reverse());
       }
       return { hours: await cubeHours(store, todo.slice(0, limit)), more: todo.length > limit };
+    },
+
+    /**
+     * Computes the cubes of the current hour's complete segments not done yet (log-segment-cubing.ts),
+     * at most `limit`. Returns the segments done and whether some are left.
+     */
+    cubeSegments(now: number, limit: number): Promise<{ segments: number; more: boolean }> {
+      return cubeSegments(store, now, limit);
     },
 
     /** Queries start no earlier than `day` (nothing older is kept any more). */

@@ -25,6 +25,7 @@ import {
   wholeIn,
 } from '../domain/log-index.ts';
 import { indexCollection } from '../domain/log-partitions.ts';
+import { SEGMENT, type SegmentDoc } from '../domain/log-segments.ts';
 
 /** `$in` lists FerretDB pushes down hold up to 10,000 ids (deploy/local/infra/ferretdb). */
 export const IN_CHUNK = 5_000;
@@ -117,8 +118,8 @@ function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: 
   }
 
   /** Stores cubes (whole documents: each replaces what an earlier walk stored). */
-  async function saveCubes(docs: CubeDoc[]): Promise<void> {
-    const perDay = new Map<number, CubeDoc[]>();
+  async function saveCubes(docs: (CubeDoc | SegmentDoc)[]): Promise<void> {
+    const perDay = new Map<number, (CubeDoc | SegmentDoc)[]>();
     for (const d of docs) {
       const day = dayOfDoc(d._id);
       const l = perDay.get(day);
@@ -141,10 +142,10 @@ function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: 
    * Stores cubes computed in the background: inserted (one command per day and 500 cubes, under
    * 0.1 ms each), and those stored before (by a query's walk) replaced.
    */
-  async function insertCubes(docs: CubeDoc[]): Promise<void> {
+  async function insertCubes(docs: (CubeDoc | SegmentDoc)[]): Promise<void> {
     for (let i = 0; i < docs.length; i += 500) {
       const chunk = docs.slice(i, i + 500);
-      const perDay = new Map<number, CubeDoc[]>();
+      const perDay = new Map<number, (CubeDoc | SegmentDoc)[]>();
       for (const d of chunk) {
         const l = perDay.get(dayOfDoc(d._id));
         if (l) l.push(d);
@@ -158,7 +159,7 @@ function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: 
           if (!refused) throw err;
           // Replaced 50 at a time: a replace is an update statement (about 3 ms), and the
           // consumer's writes wait for the whole command.
-          const stored = refused.map((j) => list[j]).filter((d): d is CubeDoc => d !== undefined);
+          const stored = refused.map((j) => list[j]).filter((d) => d !== undefined);
           for (let j = 0; j < stored.length; j += 50) await saveCubes(stored.slice(j, j + 50));
         }
       }
@@ -168,8 +169,11 @@ function cubeStore(dayColl: (day: number) => Collection<IndexDoc>, byIds: (ids: 
   return { cubes, saveCubes, insertCubes };
 }
 
-/** The read model's collections and its reads by `_id`. */
-export function logIndexStore(conn: Connection) {
+/**
+ * The read model's collections and its reads by `_id`. `segment`: positions per segment of an
+ * hour (domain/log-segments.ts; tests make it small).
+ */
+export function logIndexStore(conn: Connection, segment = SEGMENT) {
   const main: Collection<IndexDoc> = conn.collection<IndexDoc>('log_index');
   const days = new Map<number, Collection<IndexDoc>>();
   const dayColl = (day: number) => {
@@ -247,7 +251,7 @@ export function logIndexStore(conn: Connection) {
 
   const meta = async () => (await main.findOne({ _id: 'meta' })) ?? ({ _id: 'meta' } as IndexDoc);
 
-  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, ...cubeStore(dayColl, byIds), meta };
+  return { main, dayColl, byIds, blockEntries, hoursIn, scopeRange, ...cubeStore(dayColl, byIds), meta, segment };
 }
 
 export type LogIndexStore = ReturnType<typeof logIndexStore>;

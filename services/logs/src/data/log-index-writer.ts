@@ -17,10 +17,13 @@ import {
   type Indexable,
   posKey,
   recentIncrement,
+  scopeAll,
   slotOf,
   storedEntry,
 } from '../domain/log-index.ts';
+import { segmentMarkId, segmentsCompleted } from '../domain/log-segments.ts';
 import { IN_CHUNK, type IndexDoc, type LogIndexStore } from './log-index-store.ts';
+import { wideSums } from './wide-sums.ts';
 
 const DAY = 86_400;
 type Op = mongo.AnyBulkWriteOperation<IndexDoc>;
@@ -41,7 +44,7 @@ function directoryUpdate(day: number, hourLists: [number, Indexable[]][], since:
   const unset: Record<string, ''> = {};
   for (const sod of old) if (day * DAY + sod < since - 60) unset[`r.${sod}`] = '';
   return {
-    $inc: inc,
+    $inc: wideSums(inc),
     $min: min,
     $max: max,
     $setOnInsert: { day },
@@ -95,6 +98,41 @@ async function insertParts(store: LogIndexStore, day: number, parts: BlockPart[]
   }
 }
 
+/**
+ * Records the scopes that completed a segment, per hour (one update per day and batch, only when
+ * one did: every SEGMENT logs of a scope), for the cube job (log-segment-cubing.ts).
+ */
+async function markSegments(store: LogIndexStore, day: number, marks: Map<number, Set<string>>): Promise<void> {
+  if (marks.size === 0) return;
+  await store.dayColl(day).bulkWrite(
+    [...marks].map(([hour, scopes]): Op => {
+      const update = { $addToSet: { s: { $each: [...scopes] } }, $setOnInsert: { hour } };
+      return { updateOne: { filter: { _id: segmentMarkId(hour) }, update: update as never, upsert: true } };
+    }),
+    { ordered: false },
+  );
+}
+
+/** What a batch's directory writes answered: its block parts per day, and per day and hour the scopes that completed a segment. */
+type Written = [day: number, parts: BlockPart[], scope: string, completed: number[]];
+
+/** The parts to insert and the segment marks to record, per day. */
+function perDayWrites(written: Written[]) {
+  const parts = new Map<number, BlockPart[]>();
+  const marks = new Map<number, Map<number, Set<string>>>();
+  for (const [day, list, scope, completed] of written) {
+    const l = parts.get(day);
+    if (l) l.push(...list);
+    else parts.set(day, list);
+    for (const hour of completed) {
+      const m = marks.get(day) ?? new Map<number, Set<string>>();
+      m.set(hour, (m.get(hour) ?? new Set()).add(scope));
+      marks.set(day, m);
+    }
+  }
+  return { parts, marks };
+}
+
 /** A scope's hours of a batch, per UTC day. */
 function perDayOf(hours: Map<number, Indexable[]>): Map<number, [number, Indexable[]][]> {
   const perDay = new Map<number, [number, Indexable[]][]>();
@@ -138,9 +176,15 @@ export function logIndexWriter(store: LogIndexStore, clock: () => number) {
     const keys = Object.keys(after?.r ?? {}).map(Number);
     if (keys.length) recentKeys.set(id, keys);
     else recentKeys.delete(id);
-    return hourLists.flatMap(([hour, list]) =>
-      blockParts(scope, hour, list, slotOf(after ?? undefined, hour)?.n ?? list.length, text),
-    );
+    const parts: BlockPart[] = [];
+    /** The hours in which this batch completed a segment of the scope's list (the cube job's work). */
+    const completed: number[] = [];
+    for (const [hour, list] of hourLists) {
+      const end = slotOf(after ?? undefined, hour)?.n ?? list.length;
+      parts.push(...blockParts(scope, hour, list, end, text));
+      if (scope !== scopeAll && segmentsCompleted(end - list.length, end, store.segment).length) completed.push(hour);
+    }
+    return { parts, completed };
   }
 
   /** The names documents' writes for the batch's (username, user id) pairs not recorded yet. */
@@ -198,25 +242,21 @@ export function logIndexWriter(store: LogIndexStore, clock: () => number) {
         }
         return t;
       };
-      const dirWrites: Promise<[number, BlockPart[]]>[] = [];
+      const dirWrites: Promise<Written>[] = [];
       for (const [scope, hours] of groupsOf(logs)) {
         for (const [day, hourLists] of perDayOf(hours)) {
           dirWrites.push(
-            writeDirectory(scope, day, hourLists, since, text).then((parts): [number, BlockPart[]] => [day, parts]),
+            writeDirectory(scope, day, hourLists, since, text).then((w): Written => [day, w.parts, scope, w.completed]),
           );
         }
       }
       const names = await nameWrites(logs);
       const firstWrite = recordFirst(logs);
       // Blocks need no answer: one insert per day of the parts (not an update per scope and hour).
-      const perDay = new Map<number, BlockPart[]>();
-      for (const [day, parts] of await Promise.all(dirWrites)) {
-        const l = perDay.get(day);
-        if (l) l.push(...parts);
-        else perDay.set(day, parts);
-      }
+      const { parts: perDay, marks } = perDayWrites(await Promise.all(dirWrites));
       await Promise.all([
         ...[...perDay].map(([day, parts]) => insertParts(store, day, parts)),
+        ...[...marks].map(([day, m]) => markSegments(store, day, m)),
         names.ops.length ? store.main.bulkWrite(names.ops, { ordered: false }) : undefined,
       ]);
       for (const key of names.keys) knownNames.add(key);

@@ -55,11 +55,17 @@ export function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
 }
 
 /** `lists: false` answers queries by scanning the partitions, as before the lists (tests compare). */
-/** `clock`: see logIndexRepository (tests that query at a past `now` set it back). */
-export function logRepository(conn: Connection, opts: { lists?: boolean; clock?: () => number } = {}) {
+/**
+ * `clock`: see logIndexRepository (tests that query at a past `now` set it back); `segment`: the
+ * positions per segment of an hour (domain/log-segments.ts; tests make it small).
+ */
+export function logRepository(
+  conn: Connection,
+  opts: { lists?: boolean; clock?: () => number; segment?: number } = {},
+) {
   const legacy = conn.collection<LegacyLog>('logs');
   const buckets = conn.collection<BucketDoc>('quota_data');
-  const index = logIndexRepository(conn, opts.clock);
+  const index = logIndexRepository(conn, opts.clock, opts.segment);
   const writers = bucketWriters(conn);
   const dash = logDashboard(conn, index);
   const rows = logRows(conn);

@@ -18,6 +18,14 @@ import { TOPICS } from '@aigw/proto/topics';
 import type { LogRepository } from '../../data/log-repository.ts';
 import { ingestAudit, ingestUsage } from '../../domain/ingest-events.ts';
 
+/**
+ * Bytes a fetch brings of one usage partition: 4 MB (kafkajs' default is 1 MB, about 2,860 usage
+ * events), so that a batch of a backlog holds up to 10,000 events and shares each user's and
+ * scope's documents (a batch's cost: one update per document) among more of them. The audit
+ * consumer keeps the default.
+ */
+export const USAGE_FETCH_BYTES = 4 * 1024 * 1024;
+
 export interface EventConsumers {
   usage: ConsumerHandle;
   audit: ConsumerHandle;
@@ -33,6 +41,8 @@ export async function runEventConsumers(opts: {
   /** Group id prefix (default the prefixed `logs`); the groups are `<prefix>.events` and `<prefix>.audit`. */
   groupPrefix?: string;
   maxBatchSize?: number;
+  /** Bytes a fetch brings of one usage partition (default USAGE_FETCH_BYTES). */
+  maxBytesPerPartition?: number;
   settings?: Parameters<typeof runBatchConsumer>[0]['settings'];
 }): Promise<EventConsumers> {
   const prefix = opts.groupPrefix ?? topicName('logs');
@@ -44,8 +54,11 @@ export async function runEventConsumers(opts: {
     // with its size (measured: 20,000 events drained at 620 events/s in batches of 500, 1,540 in
     // batches of up to 2,000; in-process with a partition's share of 1,000 users, 1,002 events
     // per FerretDB CPU second in batches of 2,000 and 1,558 in batches of 5,000). A batch is at
-    // most what one fetch brought (kafkajs: up to 1 MB per partition).
-    maxBatchSize: opts.maxBatchSize ?? 5_000,
+    // most what one fetch brought (kafkajs: up to 1 MB per partition, about 2,860 usage events;
+    // the usage consumer fetches more, USAGE_FETCH_BYTES). Up to 10,000: at 1,000,000 rows, 30,000
+    // events took 61.5-105.8 directory updates per 1,000 events against 145.2 with 5,000 from 1 MB
+    // fetches, and drained at 1,070 and 939 events/s against 944 and 548 (docs/benchmarks.md).
+    maxBatchSize: opts.maxBatchSize ?? 10_000,
     ...(opts.settings ? { settings: opts.settings } : {}),
   };
   // `logs.events` is the group that read both topics before; it keeps its usage offsets.
@@ -53,6 +66,7 @@ export async function runEventConsumers(opts: {
     ...common,
     groupId: `${prefix}.events`,
     topic: topicName(TOPICS.usage),
+    maxBytesPerPartition: opts.maxBytesPerPartition ?? USAGE_FETCH_BYTES,
     schema: UsageEventSchema,
     handleBatch: async (items) => {
       await ingestUsage(opts.repo, items, opts.flags());
