@@ -45,4 +45,14 @@ describe('channel key rotation', () => {
     expect(keys).toEqual({ 1: 'sk-edited', 2: 'sk-upstream-b\nsk-upstream-c', 3: '' });
     for (const c of await repo.all()) if (c.key_enc) expect(fresh.stale(c.key_enc)).toBe(false);
   });
+
+  it("when a channel's used quota passes 2^31, then it keeps counting (not wrapped into a negative 32-bit number)", async () => {
+    const repo = channelRepository(conn);
+    await conn
+      .collection('channels')
+      .insertOne({ _id: 9, name: 'busy', key_enc: '', used_quota: 2_000_000_000 } as never);
+    await repo.addUsedQuota(9, 500_000_000);
+    await repo.addUsedQuota(9, 1);
+    expect((await repo.get(9))?.used_quota).toBe(2_500_000_001);
+  });
 });

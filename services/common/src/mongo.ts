@@ -28,13 +28,22 @@ export async function pingMongo(conn: Connection): Promise<void> {
 }
 
 /**
+ * A number for an `$inc` of a sum that may pass 2^31 (quota, ids), sent as a double. The driver
+ * sends an integer that fits as a 32-bit one, and FerretDB keeps the `$inc` of a 32-bit field in
+ * 32 bits, wrapping past 2^31 (2,000,000,000 + 500,000,000 read back -1,794,967,296); MongoDB
+ * would widen it to 64 bits. A double is exact up to 2^53, and a field stored as a 32-bit integer
+ * becomes a double at its next `$inc` by one.
+ */
+export const wideSum = (n: number): mongoose.mongo.Double => new mongoose.mongo.Double(n);
+
+/**
  * Next value of a named counter (numeric ids like the spec's). Atomic through findOneAndUpdate
  * with $inc and upsert, which the MongoDB-compatible server supports without transactions.
  */
 export async function nextSequence(conn: Connection, name: string, by = 1): Promise<number> {
   const doc = await conn
     .collection<{ _id: string; seq: number }>('counters')
-    .findOneAndUpdate({ _id: name }, { $inc: { seq: by } }, { upsert: true, returnDocument: 'after' });
+    .findOneAndUpdate({ _id: name }, { $inc: { seq: wideSum(by) } }, { upsert: true, returnDocument: 'after' });
   if (!doc) throw new Error(`counter ${name} not returned`);
   return doc.seq;
 }

@@ -1,4 +1,4 @@
-import { insertWithNextId } from '@aigw/common';
+import { insertWithNextId, wideSum } from '@aigw/common';
 import type { Collection, Connection } from 'mongoose';
 
 /** A stored channel. The key is kept encrypted (key_enc); see common/src/key-cipher.ts. */
@@ -119,7 +119,8 @@ export function channelRepository(conn: Connection): ChannelRepository {
       return (await channels.deleteMany({ _id: { $in: ids } })).deletedCount;
     },
     async addUsedQuota(id, quota) {
-      await channels.updateOne({ _id: id }, { $inc: { used_quota: quota } });
+      // As a double: a busy channel's used quota passes 2^31 (wideSum).
+      await channels.updateOne({ _id: id }, { $inc: { used_quota: wideSum(quota) } });
     },
     async idsWithStatus(statuses) {
       const docs = await channels.find({ status: { $in: statuses } }, { projection: { _id: 1 } }).toArray();

@@ -4,7 +4,8 @@
  * read a quota of -1,272,302,947. A double is exact up to 2^53; a field stored before as a 32-bit
  * integer becomes a double at its next $inc.
  */
-import { mongo } from 'mongoose';
+import { wideSum } from '@aigw/common';
+import type { mongo } from 'mongoose';
 
 /**
  * An $inc with its quota and token sums (keys ending `.q`, `.k` or `.t`: a directory's hour quota
@@ -12,6 +13,6 @@ import { mongo } from 'mongoose';
  */
 export function wideSums(inc: Record<string, number>): Record<string, number | mongo.Double> {
   const out: Record<string, number | mongo.Double> = {};
-  for (const [key, v] of Object.entries(inc)) out[key] = /\.[qkt]$/.test(key) ? new mongo.Double(v) : v;
+  for (const [key, v] of Object.entries(inc)) out[key] = /\.[qkt]$/.test(key) ? wideSum(v) : v;
   return out;
 }

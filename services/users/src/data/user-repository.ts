@@ -1,4 +1,4 @@
-import { escapeRegex, isDuplicateKey, nextSequence } from '@aigw/common';
+import { escapeRegex, isDuplicateKey, nextSequence, wideSum } from '@aigw/common';
 import { conflict } from '@aigw/common/errors';
 import type { Connection, Model } from 'mongoose';
 import { Schema } from 'mongoose';
@@ -258,14 +258,14 @@ function userQuotaWrites(model: UserModel): QuotaWrites {
     async recordInvite(inviterId, reward) {
       await model.updateOne(
         { _id: inviterId },
-        { $inc: { aff_count: 1, aff_quota: reward, aff_history_quota: reward } },
+        { $inc: { aff_count: 1, aff_quota: wideSum(reward), aff_history_quota: wideSum(reward) } },
       );
     },
     async takeAffQuota(id, amount, credit) {
       const doc = await model
         .findOneAndUpdate(
           { _id: id, ...live, aff_quota: { $gte: amount } },
-          { $inc: { aff_quota: -amount }, $push: { pending_credits: credit } },
+          { $inc: { aff_quota: wideSum(-amount) }, $push: { pending_credits: credit } },
           { new: true },
         )
         .lean<UserDoc>();
