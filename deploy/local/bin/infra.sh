@@ -23,6 +23,8 @@
 # AIGW_MONGO_BACKEND=postgresql runs FerretDB on a PostgreSQL cluster of its own instead of SQLite
 # (Debian's postgresql package; data in data/ferretdb-pg): the benchmarks' store comparison.
 # up/down/status then only ever see the servers of that folder. Unset: the defaults above.
+# AIGW_MONGO_DEBUG_ADDR=host:port opens FerretDB's debug handler there (Prometheus metrics per
+# command at /debug/metrics, Go profiles at /debug/pprof): how the benchmarks count store commands.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
@@ -134,7 +136,7 @@ start_mongo() {
     --sqlite-url="file:$DATA/ferretdb/" \
     --listen-addr="$HOST:$MONGO_PORT" \
     --state-dir="$DATA/ferretdb" \
-    --debug-addr=- \
+    --debug-addr="${AIGW_MONGO_DEBUG_ADDR:--}" \
     --telemetry=disable \
     --log-level=error
 }

@@ -1,6 +1,8 @@
 import { create, type DescMessage, type MessageInitShape, type MessageShape, toBinary } from '@bufbuild/protobuf';
 import { type Consumer, type IHeaders, Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
+import { z } from 'zod';
 import type { ConsumerHealth, ConsumerSettings } from './consumer-health.ts';
+import type { Pace } from './kafka-consumer/pace.ts';
 import { runBatchConsumer } from './kafka-consumer/run.ts';
 import type { Logger } from './logger.ts';
 import { kafkaProducerErrors, producerInFlightAdd } from './metrics.ts';
@@ -161,6 +163,28 @@ export interface BatchConsumerOptions<D extends DescMessage> extends Omit<Consum
    * (the logs'), takes more per fetch.
    */
   maxBytesPerPartition?: number;
+  /** Larger batches when busy (see kafka-consumer/pace.ts); none when unset. */
+  pace?: Pace;
+}
+
+const usagePaceSchema = z.object({
+  KAFKA_USAGE_PACE_MS: z.coerce.number().int().min(0).max(5_000).default(250),
+  KAFKA_USAGE_PACE_RATE: z.coerce.number().min(1).default(50),
+});
+
+/**
+ * The pace of the usage topic's consumers (billing's settle, the logs, the channels' used quota):
+ * a partition that brings `KAFKA_USAGE_PACE_RATE` events per second or more (50) is fetched at
+ * most every `KAFKA_USAGE_PACE_MS` (250; 0 turns it off). A batch's store writes grow with the
+ * users and scopes in it, not with its size: at 500 req/s, fetching again at once gave batches of
+ * about 10 events per partition and cost the store 1.5 ms of CPU per request (docs/benchmarks.md).
+ * The price is up to that wait added to the settle and log lags under load; a quiet partition
+ * is consumed at once.
+ */
+export function usagePace(env: Record<string, string | undefined> = process.env): { pace: Pace } {
+  const clean = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('KAFKA_USAGE_PACE_') && v));
+  const s = usagePaceSchema.parse(clean);
+  return { pace: { ms: s.KAFKA_USAGE_PACE_MS, minRate: s.KAFKA_USAGE_PACE_RATE } };
 }
 
 export interface ConsumerHandle {

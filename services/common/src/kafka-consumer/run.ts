@@ -11,6 +11,7 @@ import { type ChunkContext, chunkHandler, type DeadLetter, deadLetterer, decodeC
 import { healthReporter } from './health-report.ts';
 import { startLagSampler } from './lag-sampler.ts';
 import { joinGroup, leaveGroup, type Membership, newMembership, watchdogReason } from './membership.ts';
+import { paceDelay } from './pace.ts';
 
 /** One batch consumer's running state: its membership, its current kafkajs consumer, its restarts. */
 interface Run<D extends DescMessage> {
@@ -28,6 +29,8 @@ interface Run<D extends DescMessage> {
   startingNow: boolean;
   deadLetter: DeadLetter;
   handleChunk(items: RawItem<D>[], ctx: ChunkContext): Promise<boolean>;
+  /** Per partition: when its last batch began (performance.now()), for the pace. */
+  batchStarts: Map<number, number>;
 }
 
 /**
@@ -104,6 +107,7 @@ function newRun<D extends DescMessage>(opts: BatchConsumerOptions<D>): Run<D> {
     generation: 0,
     restartAttempt: 0,
     startingNow: false,
+    batchStarts: new Map(),
     deadLetter,
     handleChunk: chunkHandler({
       handleBatch: opts.handleBatch,
@@ -272,6 +276,9 @@ async function eachBatch<D extends DescMessage>(
   const { partition, messages } = batch;
   if (messages.length === 0) return;
   const { m } = run;
+  const start = performance.now();
+  const prevStart = run.batchStarts.get(partition);
+  run.batchStarts.set(partition, start);
   m.inFlight++;
   m.pendingSince.set(partition, Number(messages[0]?.timestamp));
   try {
@@ -286,10 +293,14 @@ async function eachBatch<D extends DescMessage>(
       await commitOffsetsIfNecessary();
       await heartbeat();
     }
+    const wait = run.opts.pace ? paceDelay(run.opts.pace, prevStart, start, performance.now(), messages.length) : 0;
+    if (wait > 0 && alive()) await sleep(wait);
   } finally {
     m.inFlight--;
   }
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Decodes and handles one chunk, traced and measured; false when nothing may be resolved. */
 async function runChunk<D extends DescMessage>(

@@ -7,6 +7,7 @@ import {
   type Publisher,
   runBatchConsumer,
   topicName,
+  usagePace,
 } from '@aigw/common';
 import { UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
@@ -44,6 +45,7 @@ export async function runUsageSettleConsumer(opts: {
     // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
     groupId: settleGroupId(),
     topic: topicName(TOPICS.usage),
+    ...usagePace(),
     schema: UsageEventSchema,
     logger: opts.logger,
     publisher: opts.publisher,

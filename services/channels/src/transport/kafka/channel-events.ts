@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { type createKafka, type Logger, type Publisher, runBatchConsumer, runConsumer, topicName } from '@aigw/common';
+import {
+  type createKafka,
+  type Logger,
+  type Publisher,
+  runBatchConsumer,
+  runConsumer,
+  topicName,
+  usagePace,
+} from '@aigw/common';
 import {
   ChannelHealthEvent_Kind,
   ChannelHealthEventSchema,
@@ -91,6 +99,7 @@ export function runUsageConsumer(opts: {
     kafka: opts.kafka,
     groupId: topicName('channels.usage'),
     topic: topicName(TOPICS.usage),
+    ...usagePace(),
     schema: UsageEventSchema,
     publisher: opts.publisher,
     logger: opts.logger,

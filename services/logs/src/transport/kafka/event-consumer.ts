@@ -12,6 +12,7 @@ import {
   type Publisher,
   runBatchConsumer,
   topicName,
+  usagePace,
 } from '@aigw/common';
 import { AuditEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
@@ -66,6 +67,7 @@ export async function runEventConsumers(opts: {
     ...common,
     groupId: `${prefix}.events`,
     topic: topicName(TOPICS.usage),
+    ...usagePace(),
     maxBytesPerPartition: opts.maxBytesPerPartition ?? USAGE_FETCH_BYTES,
     schema: UsageEventSchema,
     handleBatch: async (items) => {
