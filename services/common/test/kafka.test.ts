@@ -205,6 +205,57 @@ describe('runBatchConsumer', () => {
   }, 90_000);
 });
 
+describe('runBatchConsumer pace', () => {
+  it('when a partition is busy, then a paced consumer takes it in fewer, larger batches than one fetching at once', async () => {
+    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-pace-test', logger);
+    const publisher = await createPublisher(kafka);
+    const topic = `test.pace.${randomUUID()}`;
+    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const seen = { paced: [] as number[], eager: [] as number[] };
+    const start = (name: 'paced' | 'eager') =>
+      runBatchConsumer({
+        kafka,
+        groupId: `g-${randomUUID()}`,
+        topic,
+        schema: UsageEventSchema,
+        logger,
+        publisher,
+        fromBeginning: true,
+        ...(name === 'paced' ? { pace: { ms: 200, minRate: 50 } } : {}),
+        handleBatch: async (items) => {
+          seen[name].push(items.length);
+        },
+      });
+    const consumers = await Promise.all([start('paced'), start('eager')]);
+    try {
+      // About 200 events a second for 1.5 s, a few at a time.
+      const total = 300;
+      for (let i = 0; i < total; i += 3) {
+        await publisher.publishRaw(
+          topic,
+          [0, 1, 2].map((k) => ({
+            key: '1',
+            value: Buffer.from(toBinary(UsageEventSchema, create(UsageEventSchema, { eventId: `e-${i + k}` }))),
+          })),
+        );
+        await new Promise((r) => setTimeout(r, 15));
+      }
+      const sum = (l: number[]) => l.reduce((a, b) => a + b, 0);
+      await eventually(
+        () => [sum(seen.paced), sum(seen.eager)],
+        ([p, e]) => p === total && e === total,
+        { timeoutMs: 30_000, intervalMs: 50, what: 'both consumers took every event' },
+      );
+      // The eager consumer fetched again after each batch; the paced one at most every 200 ms.
+      expect(seen.paced.length).toBeLessThan(seen.eager.length / 2);
+      expect(total / seen.paced.length).toBeGreaterThanOrEqual(10);
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+      await publisher.disconnect();
+    }
+  }, 60_000);
+});
+
 describe('runBatchConsumer budget', () => {
   it('when a handler call never returns (a write the driver waits on forever), then it is abandoned after its budget, the consumer is replaced and the batch handled again', async () => {
     const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-budget-test', logger);
