@@ -165,6 +165,11 @@ export interface BatchConsumerOptions<D extends DescMessage> extends Omit<Consum
   maxBytesPerPartition?: number;
   /** Larger batches when busy (see kafka-consumer/pace.ts); none when unset. */
   pace?: Pace;
+  /**
+   * Partitions' batches that arrive together go to handleBatch as one call (kafka-consumer/merge.ts):
+   * only for a handler that takes events of several partitions at once.
+   */
+  mergePartitions?: boolean;
 }
 
 const usagePaceSchema = z.object({

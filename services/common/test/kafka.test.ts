@@ -256,6 +256,60 @@ describe('runBatchConsumer pace', () => {
   }, 60_000);
 });
 
+describe('runBatchConsumer merged partitions', () => {
+  it('when several partitions bring events in one fetch, then a merging consumer hands them to one call, and a poison event fails only its own partition', async () => {
+    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-merge-test', logger);
+    const publisher = await createPublisher(kafka);
+    const topic = `test.merge.${randomUUID()}`;
+    await ensureTopics(kafka, [topic, deadLetter(topic)], 3);
+    // Published before the consumers start: one fetch brings all three partitions.
+    const ids = Array.from({ length: 30 }, (_, i) => (i === 17 ? 'poison' : `e-${i}`));
+    await publisher.publishRaw(
+      topic,
+      ids.map((eventId, i) => ({
+        key: `k${i % 6}`,
+        value: Buffer.from(toBinary(UsageEventSchema, create(UsageEventSchema, { eventId }))),
+      })),
+    );
+    const calls = { merged: [] as number[][], apart: [] as number[][] };
+    const done = { merged: new Set<string>(), apart: new Set<string>() };
+    const start = (name: 'merged' | 'apart') =>
+      runBatchConsumer({
+        kafka,
+        groupId: `g-${randomUUID()}`,
+        topic,
+        schema: UsageEventSchema,
+        logger,
+        publisher,
+        maxAttempts: 1,
+        fromBeginning: true,
+        deadLetterTopic: `${deadLetter(topic)}.${name}`,
+        ...(name === 'merged' ? { mergePartitions: true } : {}),
+        handleBatch: async (items) => {
+          calls[name].push([...new Set(items.map((i) => i.partition))]);
+          if (items.some((i) => i.event.eventId === 'poison')) throw new Error('cannot process');
+          for (const i of items) done[name].add(i.event.eventId);
+        },
+      });
+    await ensureTopics(kafka, [`${deadLetter(topic)}.merged`, `${deadLetter(topic)}.apart`], 1);
+    const consumers = await Promise.all([start('merged'), start('apart')]);
+    try {
+      await eventually(
+        () => [done.merged.size, done.apart.size],
+        ([m, a]) => m === 29 && a === 29,
+        { timeoutMs: 30_000, intervalMs: 50, what: 'both consumers handled every event but the poison one' },
+      );
+      // The first call of the merging consumer held all three partitions; the other's one each.
+      expect(calls.merged[0]).toHaveLength(3);
+      expect(Math.max(...calls.apart.map((c) => c.length))).toBe(1);
+      expect([...done.merged].sort()).toEqual(ids.filter((i) => i !== 'poison').sort());
+    } finally {
+      await Promise.all(consumers.map((c) => c.stop()));
+      await publisher.disconnect();
+    }
+  }, 60_000);
+});
+
 describe('runBatchConsumer budget', () => {
   it('when a handler call never returns (a write the driver waits on forever), then it is abandoned after its budget, the consumer is replaced and the batch handled again', async () => {
     const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-budget-test', logger);

@@ -11,6 +11,7 @@ import { type ChunkContext, chunkHandler, type DeadLetter, deadLetterer, decodeC
 import { healthReporter } from './health-report.ts';
 import { startLagSampler } from './lag-sampler.ts';
 import { joinGroup, leaveGroup, type Membership, newMembership, watchdogReason } from './membership.ts';
+import { mergedCalls } from './merge.ts';
 import { paceDelay } from './pace.ts';
 
 /** One batch consumer's running state: its membership, its current kafkajs consumer, its restarts. */
@@ -110,7 +111,7 @@ function newRun<D extends DescMessage>(opts: BatchConsumerOptions<D>): Run<D> {
     batchStarts: new Map(),
     deadLetter,
     handleChunk: chunkHandler({
-      handleBatch: opts.handleBatch,
+      handleBatch: opts.mergePartitions ? mergedCalls(opts.handleBatch) : opts.handleBatch,
       topic,
       groupId,
       log,

@@ -29,9 +29,10 @@ export const settleGroupId = () => topicName('billing.settle');
  * key, so after every request drawn from it) gives back what is left. Because the
  * event is durable, neither is lost with a relay that dies after answering.
  *
- * Events come in batches (one partition's, in offset order): all closes are submitted at once, so
- * the ledger writes them in one round: one idempotency lookup, one entry per user with all of the
- * user's closes summed in it, one insert of markers. Offsets move only after that round is durable.
+ * Events come in batches (the partitions' batches of one fetch together, each in offset order):
+ * all closes are submitted at once, so the ledger writes them in one round: one idempotency
+ * lookup, one entry per user with all of the user's closes summed in it, one insert of markers.
+ * Offsets move only after that round is durable.
  */
 export async function runUsageSettleConsumer(opts: {
   kafka: ReturnType<typeof createKafka>;
@@ -46,6 +47,7 @@ export async function runUsageSettleConsumer(opts: {
     groupId: settleGroupId(),
     topic: topicName(TOPICS.usage),
     ...usagePace(),
+    mergePartitions: true,
     schema: UsageEventSchema,
     logger: opts.logger,
     publisher: opts.publisher,

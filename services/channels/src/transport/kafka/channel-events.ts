@@ -100,6 +100,7 @@ export function runUsageConsumer(opts: {
     groupId: topicName('channels.usage'),
     topic: topicName(TOPICS.usage),
     ...usagePace(),
+    mergePartitions: true,
     schema: UsageEventSchema,
     publisher: opts.publisher,
     logger: opts.logger,
