@@ -233,6 +233,44 @@ describe('logs consumer', () => {
     expect(s.everyone).toEqual(expectedEveryone(events));
   });
 
+  it('when batches hold several partitions (merged), are cut differently, replayed, and a replica takes one partition over meanwhile, then every sum and list is exact', async () => {
+    const env = await isolated('logs_merged');
+    cleanups.push(env.close);
+    const events = usageEvents('pm', 400, 10, Date.UTC(2026, 10, 20, 8), 30 * 60_000);
+    // Keyed by user, as the relay publishes: even users on partition 0, odd on 1, each in offset order.
+    const next = [0, 0];
+    const read = events.map((e) => {
+      const partition = e.userId % 2;
+      const offset = String(next[partition]!++);
+      return {
+        event: create(UsageEventSchema, { ...e, requestId: e.eventId, username: `user${e.userId}`, type: 2 }),
+        partition,
+        offset,
+      };
+    });
+    const of = (p: number, lo: number, hi: number) =>
+      read.filter((r) => r.partition === p && Number(r.offset) >= lo && Number(r.offset) < hi);
+    // One fetch: both partitions' first 100.
+    await ingestUsage(env.repo, [...of(0, 0, 100), ...of(1, 0, 100)], flags());
+    // Another replica (its own cache) takes partition 1 over from offset 50 and gets to 149.
+    await ingestUsage(logRepository(env.conn), of(1, 50, 150), flags());
+    // The first one, which still believes partition 1 stops at 99, goes on with both.
+    await ingestUsage(env.repo, [...of(0, 100, 200), ...of(1, 100, 200)], flags());
+    // Everything delivered again in one batch (group offsets reset).
+    await ingestUsage(env.repo, [...of(1, 0, 200), ...of(0, 0, 200)], flags());
+
+    const s = await stored(env.conn);
+    expect(s.count).toBe(400);
+    expect(s.requestIds).toBe(400);
+    expect(s.buckets).toEqual(expectedBuckets(events));
+    expect(s.everyone).toEqual(expectedEveryone(events));
+    const page = await env.repo.find({}, 1, 10);
+    expect(page.total).toBe(400);
+    const user = await env.repo.find({ user_id: 1_003 }, 1, 100);
+    expect(user.total).toBe(40);
+    expect(user.items.map((l) => l.user_id)).toEqual(Array(40).fill(1_003));
+  });
+
   it('when a batch across midnight is replayed and cut differently, then each user and hour is one document and the dashboard sums are exact, older day documents added', async () => {
     const env = await isolated('logs_days');
     cleanups.push(env.close);

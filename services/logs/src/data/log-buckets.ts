@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { isDuplicateKey } from '@aigw/common';
 import type { Collection, Connection, mongo } from 'mongoose';
 import { bucketDocOf, type DayBucketDoc, dayIncrement, incDifference, sumsAbove } from '../domain/day-buckets.ts';
-import { type Bucket, bucketsOf, type LogDoc, type OffsetLog } from '../domain/log-record.ts';
+import { type Bucket, bucketsOf, type LogDoc, type OffsetLog, type PartitionLog } from '../domain/log-record.ts';
 import { wideSums } from './wide-sums.ts';
 
 export interface BucketDoc extends Omit<Bucket, 'key'> {
@@ -20,44 +20,63 @@ export interface BucketDoc extends Omit<Bucket, 'key'> {
 /** A log of the single collection older versions wrote (`logs`), moved into the partitions at start. */
 export type LegacyLog = LogDoc & { _id: string; ix?: number };
 
-/** Adds a partition's rows to their day documents, exactly once (see applyBuckets). */
+/** A day document's rows of one partition, and the offset the document was last seen holding for it. */
+interface PartitionRows {
+  field: string;
+  rows: OffsetLog[];
+  assumed: number;
+}
+
+/** Rows per day document, and per partition within each. */
+function byDocument(rows: PartitionLog[]): Map<string, Map<number, OffsetLog[]>> {
+  const docs = new Map<string, Map<number, OffsetLog[]>>();
+  for (const r of rows) {
+    const k = bucketDocOf(r.log);
+    const parts = docs.get(k) ?? new Map<number, OffsetLog[]>();
+    docs.set(k, parts);
+    const g = parts.get(r.partition);
+    if (g) g.push(r);
+    else parts.set(r.partition, [r]);
+  }
+  return docs;
+}
+
+/** Adds rows to their day documents, exactly once per partition (see applyBuckets). */
 async function applyDays(
   days: Collection<DayBucketDoc>,
   watermarks: Map<string, number>,
-  partition: number,
-  rows: OffsetLog[],
+  rows: PartitionLog[],
 ): Promise<number> {
-  const field = `p${partition}`;
-  const mark = (k: string) => `${k}|${field}`;
-  const groups = new Map<string, OffsetLog[]>();
-  for (const r of rows) {
-    const k = bucketDocOf(r.log);
-    const g = groups.get(k);
-    if (g) g.push(r);
-    else groups.set(k, [r]);
-  }
+  const mark = (k: string, partition: number) => `${k}|p${partition}`;
+  const docs = byDocument(rows);
   if (watermarks.size > 200_000) watermarks.clear();
-  const unknown = [...groups.keys()].filter((k) => !watermarks.has(mark(k)));
+  const unknown = [...docs].filter(([k, parts]) => [...parts.keys()].some((p) => !watermarks.has(mark(k, p))));
   for (let i = 0; i < unknown.length; i += 5_000) {
-    const ids = unknown.slice(i, i + 5_000);
-    const found = await days.find({ _id: { $in: ids } }, { projection: { applied: 1 } }).toArray();
-    const applied = new Map(found.map((b) => [b._id, b.applied?.[field] ?? -1]));
-    for (const k of ids) watermarks.set(mark(k), applied.get(k) ?? -1);
+    const chunk = unknown.slice(i, i + 5_000);
+    const found = await days.find({ _id: { $in: chunk.map(([k]) => k) } }, { projection: { applied: 1 } }).toArray();
+    const applied = new Map(found.map((b) => [b._id, b.applied ?? {}]));
+    for (const [k, parts] of chunk)
+      for (const p of parts.keys()) watermarks.set(mark(k, p), applied.get(k)?.[`p${p}`] ?? -1);
   }
   let written = 0;
   await Promise.all(
-    [...groups].map(async ([key, group]) => {
-      const assumed = watermarks.get(mark(key)) ?? -1;
-      const fresh = sumsAbove(group, assumed);
-      const first = fresh[0];
-      if (!first) return;
+    [...docs].map(async ([key, parts]) => {
+      const fresh: PartitionRows[] = [];
+      for (const [p, group] of parts) {
+        const assumed = watermarks.get(mark(key, p)) ?? -1;
+        if (sumsAbove(group, assumed).length > 0) fresh.push({ field: `p${p}`, rows: group, assumed });
+      }
+      if (fresh.length === 0) return;
       written++;
-      const lastOffset = Math.max(...fresh.map((r) => r.offset));
+      const adding = fresh.flatMap((f) => sumsAbove(f.rows, f.assumed));
+      const first = adding[0] as OffsetLog;
       const before = await days.findOneAndUpdate(
         { _id: key },
         {
-          $inc: wideSums(dayIncrement(fresh.map((r) => r.log))),
-          $max: { [`applied.${field}`]: lastOffset },
+          $inc: wideSums(dayIncrement(adding.map((r) => r.log))),
+          $max: Object.fromEntries(
+            fresh.map((f) => [`applied.${f.field}`, Math.max(...sumsAbove(f.rows, f.assumed).map((r) => r.offset))]),
+          ),
           $setOnInsert: {
             user_id: first.log.user_id,
             username: first.log.username,
@@ -66,15 +85,28 @@ async function applyDays(
         } as mongo.UpdateFilter<DayBucketDoc>,
         { upsert: true, returnDocument: 'before' },
       );
-      const actual = before?.applied?.[field] ?? -1;
-      watermarks.set(mark(key), Math.max(actual, lastOffset));
-      if (actual === assumed) return;
-      const logs = (after: number) => sumsAbove(group, after).map((r) => r.log);
-      const fix = incDifference(dayIncrement(logs(actual)), dayIncrement(logs(assumed)));
+      // Another replica may have held a partition a moment ago: correct what was added from the
+      // offset the document actually held.
+      let fix: Record<string, number> = {};
+      for (const f of fresh) {
+        const actual = before?.applied?.[f.field] ?? -1;
+        const last = Math.max(...f.rows.map((r) => r.offset));
+        watermarks.set(`${key}|${f.field}`, Math.max(actual, last));
+        if (actual === f.assumed) continue;
+        const logs = (after: number) => sumsAbove(f.rows, after).map((r) => r.log);
+        fix = addIncrements(fix, incDifference(dayIncrement(logs(actual)), dayIncrement(logs(f.assumed))));
+      }
       if (Object.keys(fix).length > 0) await days.updateOne({ _id: key }, { $inc: wideSums(fix) });
     }),
   );
   return written;
+}
+
+function addIncrements(a: Record<string, number>, b: Record<string, number>): Record<string, number> {
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+  for (const k of Object.keys(out)) if (out[k] === 0) delete out[k];
+  return out;
 }
 
 /** Folds one tagged batch of older logs into their hourly buckets (see applyPending). */
@@ -134,7 +166,7 @@ export function bucketWriters(conn: Connection) {
   const watermarks = new Map<string, number>();
   return {
     /**
-     * Adds a partition's consumption logs to the dashboard's sums, exactly once: one document per
+     * Adds consumption logs (of one or more partitions) to the dashboard's sums, exactly once: one document per
      * user and UTC day, and everyone's (user 0) per day (domain/day-buckets.ts), so a batch
      * updates one document per user it holds. A document records per partition the last offset
      * it absorbed (`applied.p<n>`, raised with $max in the same single-document update as its
@@ -145,10 +177,10 @@ export function bucketWriters(conn: Connection) {
      * offset is not the one the sum was computed from (another replica held the partition a moment
      * ago), the difference is corrected at once. Returns the documents updated.
      */
-    async applyBuckets(partition: number, rows: OffsetLog[]): Promise<number> {
+    async applyBuckets(rows: PartitionLog[]): Promise<number> {
       if (rows.length === 0) return 0;
       const everyone = rows.map((r) => ({ ...r, log: { ...r.log, user_id: 0, username: '' } }));
-      return applyDays(days, watermarks, partition, [...rows, ...everyone]);
+      return applyDays(days, watermarks, [...rows, ...everyone]);
     },
 
     /**

@@ -28,9 +28,13 @@ export interface LogQuery {
   group?: string;
 }
 
-/** A stored log to add to the lists, with the offset it was read at (`fresh`: stored just now). */
+/**
+ * A stored log to add to the lists, with the offset it was read at and its partition's watermark
+ * key (`usage|p<n>`, `audit|p<n>`); `fresh`: stored just now.
+ */
 export interface ToIndex {
   log: Indexable & { hidden?: boolean };
+  key: string;
   offset: number;
   fresh: boolean;
 }
@@ -126,10 +130,15 @@ export function logRepository(
      * the offset the lists hold for the partition (`key`: topic and partition). Hidden logs are not
      * listed.
      */
-    async indexBatch(key: string, list: ToIndex[], lastOffset: number): Promise<void> {
-      const wm = list.some((r) => !r.fresh) ? await index.watermark(key) : -1;
-      await index.add(list.filter((r) => !r.log.hidden && (r.fresh || r.offset > wm)).map((r) => r.log));
-      await index.raiseWatermark(key, lastOffset);
+    /** Adds a batch's logs to the lists; `marks`: per watermark key, the batch's last offset. */
+    async indexBatch(list: ToIndex[], marks: Map<string, number>): Promise<void> {
+      const wm = new Map<string, number>();
+      for (const key of new Set(list.filter((r) => !r.fresh).map((r) => r.key)))
+        wm.set(key, await index.watermark(key));
+      await index.add(
+        list.filter((r) => !r.log.hidden && (r.fresh || r.offset > (wm.get(r.key) ?? -1))).map((r) => r.log),
+      );
+      for (const [key, offset] of marks) await index.raiseWatermark(key, offset);
     },
 
     /**

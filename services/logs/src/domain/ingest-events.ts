@@ -1,13 +1,15 @@
 /**
- * Usage and audit events -> logs and hourly buckets, a partition's batch at a time, exactly once:
- * logs are keyed by event id (a replay inserts nothing), and a bucket only takes the logs above the
- * partition offset it recorded (a replay, or a batch cut differently after a crash, adds nothing).
+ * Usage and audit events -> logs and hourly buckets, a batch at a time (the usage consumer's
+ * batch holds the partitions' batches of one fetch), exactly once: logs are keyed by event id (a
+ * replay inserts nothing), and a bucket and the lists only take the logs above the offset they
+ * recorded for the log's partition (a replay, or a batch cut differently after a crash, adds
+ * nothing).
  */
 import type { AuditEvent, UsageEvent } from '@aigw/proto/events/v1/events';
 import type { LogRepository, ToIndex } from '../data/log-repository.ts';
-import { logFromAudit, logFromUsage, type NewLog, type OffsetLog } from './log-record.ts';
+import { logFromAudit, logFromUsage, type NewLog, type PartitionLog } from './log-record.ts';
 
-/** An event with where it was read (one partition per batch, in offset order). */
+/** An event with where it was read (a batch holds each partition's events in offset order). */
 export interface ReadEvent<E> {
   event: E;
   partition: number;
@@ -18,6 +20,7 @@ export type IngestRepo = Pick<LogRepository, 'insertBatch' | 'applyBuckets' | 'i
 
 /** The batch's stored logs (first copy of an event id) for the lists, with their ids. */
 function listed<E>(
+  topic: string,
   docs: NewLog[],
   batch: ReadEvent<E>[],
   r: { inserted: Set<string>; replayed: Set<string>; ids: Map<string, number> },
@@ -30,12 +33,25 @@ function listed<E>(
     if (!b || id === undefined || taken.has(d.event_id)) return;
     if (!r.inserted.has(d.event_id) && !r.replayed.has(d.event_id)) return;
     taken.add(d.event_id);
-    out.push({ log: { ...d, id }, offset: Number(b.offset), fresh: r.inserted.has(d.event_id) });
+    out.push({
+      log: { ...d, id },
+      key: `${topic}|p${b.partition}`,
+      offset: Number(b.offset),
+      fresh: r.inserted.has(d.event_id),
+    });
   });
   return out;
 }
 
-const lastOffset = <E>(batch: ReadEvent<E>[]) => Math.max(...batch.map((b) => Number(b.offset)));
+/** Per partition's watermark key (`<topic>|p<n>`): the batch's last offset of that partition. */
+function lastOffsets<E>(topic: string, batch: ReadEvent<E>[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const b of batch) {
+    const key = `${topic}|p${b.partition}`;
+    out.set(key, Math.max(out.get(key) ?? -1, Number(b.offset)));
+  }
+  return out;
+}
 
 /** Logs a batch of usage events and sums its consumption logs into their buckets. */
 export async function ingestUsage(
@@ -50,8 +66,8 @@ export async function ingestUsage(
   const docs = events.map((b) => ({ ...logFromUsage(b.event, flags), src: `${b.partition}:${b.offset}` }));
   const stored = await repo.insertBatch(docs);
   const { inserted, replayed } = stored;
-  await repo.indexBatch(`usage|p${first.partition}`, listed(docs, events, stored), lastOffset(batch));
-  const rows: OffsetLog[] = [];
+  await repo.indexBatch(listed('usage', docs, events, stored), lastOffsets('usage', batch));
+  const rows: PartitionLog[] = [];
   // One event id twice in a batch: the first copy is the one stored, and the one summed.
   const taken = new Set<string>();
   for (let i = 0; i < docs.length; i++) {
@@ -59,9 +75,10 @@ export async function ingestUsage(
     const b = events[i];
     if (!d || !b || d.agg !== 'inline' || taken.has(d.event_id)) continue;
     taken.add(d.event_id);
-    if (inserted.has(d.event_id) || replayed.has(d.event_id)) rows.push({ log: d, offset: Number(b.offset) });
+    if (inserted.has(d.event_id) || replayed.has(d.event_id))
+      rows.push({ log: d, offset: Number(b.offset), partition: b.partition });
   }
-  const summed = await repo.applyBuckets(first.partition, rows);
+  const summed = await repo.applyBuckets(rows);
   return { inserted: inserted.size, summed };
 }
 
@@ -71,6 +88,6 @@ export async function ingestAudit(repo: IngestRepo, batch: ReadEvent<AuditEvent>
   if (!first) return { inserted: 0 };
   const docs = batch.map((b) => ({ ...logFromAudit(b.event), src: `${b.partition}:${b.offset}` }));
   const stored = await repo.insertBatch(docs);
-  await repo.indexBatch(`audit|p${first.partition}`, listed(docs, batch, stored), lastOffset(batch));
+  await repo.indexBatch(listed('audit', docs, batch, stored), lastOffsets('audit', batch));
   return { inserted: stored.inserted.size };
 }

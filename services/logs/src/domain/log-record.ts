@@ -190,6 +190,11 @@ export interface OffsetLog {
   offset: number;
 }
 
+/** A consumption log with the partition it was read from (a batch may hold several partitions). */
+export interface PartitionLog extends OffsetLog {
+  partition: number;
+}
+
 /** A bucket's key: user, model and hour. */
 export const bucketKey = (userId: number, model: string, createdAt: number) =>
   `${userId}:${model}:${hourOf(createdAt)}`;

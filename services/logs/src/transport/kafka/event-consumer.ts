@@ -68,6 +68,8 @@ export async function runEventConsumers(opts: {
     groupId: `${prefix}.events`,
     topic: topicName(TOPICS.usage),
     ...usagePace(),
+    // ingestUsage takes several partitions' events at once (each log's offset marks are per partition).
+    mergePartitions: true,
     maxBytesPerPartition: opts.maxBytesPerPartition ?? USAGE_FETCH_BYTES,
     schema: UsageEventSchema,
     handleBatch: async (items) => {
