@@ -82,7 +82,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
         for (let n = await repo.applyPending(); n > 0; n = await repo.applyPending()) folded += n;
         if (folded > 0) logger.info({ logs: folded }, 'older pending logs folded into buckets');
         const moved = await repo.adopt();
-        if (moved > 0) logger.info({ logs: moved, flavor: repo.flavor }, 'older logs moved into the store');
+        const into = repo.flavor === 'mongodb' ? 'the plain store' : 'the day partitions and the lists';
+        if (moved > 0) logger.info({ logs: moved, flavor: repo.flavor }, `older logs moved into ${into}`);
       })().catch((err) => logger.warn({ err }, 'moving older logs failed'));
 
       // Retention and the history cut: a pass at start, after each DELETE /api/log/, and hourly.

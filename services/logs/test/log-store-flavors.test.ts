@@ -67,15 +67,15 @@ const read = <E>(events: E[], from: number): ReadEvent<E>[] =>
 /** The same deliveries to a store: batches over 20 hours of two days, a late log, hidden logs, a redelivery. */
 async function feed(store: LogStore): Promise<void> {
   const on = { logConsume: true, aggregate: true };
-  const at = (i: number) => T0 + i * 300;
-  const events = Array.from({ length: 240 }, (_, i) => usage(i, at(i)));
+  const at = (i: number) => T0 + i * 450;
+  const events = Array.from({ length: 160 }, (_, i) => usage(i, at(i)));
   for (let i = 0; i < events.length; i += 80) {
     await ingestUsage(store, read(events.slice(i, i + 120), i), on);
     await ingestAudit(store, read([audit(i, at(i + 79)), audit(i + 1, at(i + 79))], i));
   }
   // A late log (an hour of the first batch, logged after the last) and hidden consumption logs.
   await ingestUsage(store, read([usage(900, T0 + 1_800)], 900), on);
-  await ingestUsage(store, read([usage(901, at(230)), usage(902, at(231))], 901), { ...on, logConsume: false });
+  await ingestUsage(store, read([usage(901, at(150)), usage(902, at(151))], 901), { ...on, logConsume: false });
   // A redelivered batch (same offsets) and an event published twice (another offset).
   await ingestUsage(store, read(events.slice(80, 160), 80), on);
   await ingestUsage(store, read([events[7] as UsageEvent], 5_000), on);
@@ -134,6 +134,9 @@ async function exported(store: LogStore, q: LogQuery): Promise<LogDoc[]> {
   return out;
 }
 
+/** The queries named (the cleanup's checks ask half of them each: the first test asks them all). */
+const some = (...names: string[]) => QUERIES.filter(([n]) => names.includes(n));
+
 /** Each query's pages, totals and stat through both stores (the queries side by side). */
 async function agree(queries: [string, LogQuery][], pages: [number, number][], now: number): Promise<number> {
   const counts = await Promise.all(
@@ -155,29 +158,21 @@ async function agree(queries: [string, LogQuery][], pages: [number, number][], n
 
 describe('the ferretdb and the mongodb log stores', () => {
   it('when the same logs are written through both, then every page, total, stat, export and dashboard is the same', async () => {
-    const now = T0 + 231 * 300 + 20;
-    expect(
-      await agree(
-        QUERIES,
-        [
-          [1, 10],
-          [2, 100],
-        ],
-        now,
-      ),
-    ).toBeGreaterThan(300);
+    const now = T0 + 151 * 450 + 20;
+    // Page 2 of 25: the order and the skip (most filters select 40 to 90 of these logs).
+    expect(await agree(QUERIES, [[2, 25]], now)).toBeGreaterThan(150);
     // The late log is listed in its hour (not first): newest hour first, then arrival.
     const first = await plain.find({}, 1, 1);
     expect(first.items[0]?.event_id).not.toBe('u-900');
     expect((await plain.stat({ user_id: 2 }, now)).rpm).toBeGreaterThan(0);
-    for (const q of [{}, { type: 2, model_name: 'gpt-4o' }, { username: 'user4', start: T0 + 9_000 }]) {
+    for (const q of [{}, { type: 2, model_name: 'gpt-4o', start: T0 + 9_000 }]) {
       const [f, p] = await Promise.all([exported(ferret, q), exported(plain, q)]);
       expect(f.length).toBeGreaterThan(0);
       // The ferretdb export is by day and class, unsorted within a day: the same rows.
       expect(byId(p)).toEqual(byId(f));
     }
     const range = { start: T0 - 3_600, end: T0 + 2 * 86_400 };
-    for (const q of [range, { ...range, username: 'user3' }, { ...range, user_id: 2 }]) {
+    for (const q of [range, { ...range, username: 'user3' }]) {
       expect(await plain.dashboard(q)).toEqual(await ferret.dashboard(q));
     }
   });
@@ -185,19 +180,21 @@ describe('the ferretdb and the mongodb log stores', () => {
   it('when logs before a time are deleted and a retention pass runs, then both answer the same counts and pages after it', async () => {
     const cut = T0 + 3 * 3600 + 1_111;
     expect(await plain.deleteBefore(cut)).toBe(await ferret.deleteBefore(cut));
-    const now = T0 + 231 * 300 + 20;
-    await agree(QUERIES.slice(0, 6), [[1, 20]], now);
+    const now = T0 + 151 * 450 + 20;
+    await agree(some('everything', 'consumption', 'errors', 'a range cut mid-hour'), [[1, 20]], now);
     await ferret.cleaner(logger, () => KEEP_ALL).run();
     const gone = await plain.cleaner(logger, () => KEEP_ALL).run();
     expect(gone.deletedRows).toBeGreaterThan(0);
     expect(await plainConn.collection('logs').countDocuments({ created_at: { $lt: cut } })).toBe(0);
-    await agree(QUERIES, [[2, 20]], now);
+    const cutChecks = ['everything', 'errors', 'one user', 'a token name', 'a channel', 'a range cut mid-hour'];
+    await agree(some(...cutChecks, 'a channel and a group over a cut range'), [[2, 20]], now);
     // Errors and system logs kept one day, two days after the first: the first day's go.
     const later = (DAY + 2) * 86_400 + 60;
     const errorsKept = { ...KEEP_ALL, error: 1, system: 1 };
     await ferret.cleaner(logger, () => errorsKept).run(later);
     expect((await plain.cleaner(logger, () => errorsKept).run(later)).deletedRows).toBeGreaterThan(0);
-    await agree(QUERIES, [[1, 50]], now);
+    const kept = ['consumption', 'errors', 'top-ups', 'a username', 'a model', 'a group'];
+    await agree(some(...kept, 'a user, a model, consumption'), [[1, 50]], now);
   });
 
   it('when a database of the ferretdb flavor is opened as mongodb, then its partitions move into one collection and the answers stay the same', async () => {
