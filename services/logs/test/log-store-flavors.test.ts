@@ -161,9 +161,14 @@ describe('the ferretdb and the mongodb log stores', () => {
     const now = T0 + 151 * 450 + 20;
     // Page 2 of 25: the order and the skip (most filters select 40 to 90 of these logs).
     expect(await agree(QUERIES, [[2, 25]], now)).toBeGreaterThan(150);
-    // The late log is listed in its hour (not first): newest hour first, then arrival.
-    const first = await plain.find({}, 1, 1);
-    expect(first.items[0]?.event_id).not.toBe('u-900');
+    // The late log (the newest id) is listed in its hour, after the later hours' logs: newest hour
+    // first, then arrival, in both.
+    const early = { start: T0, end: T0 + 3 * 3600 };
+    const [f, p] = await Promise.all([ferret.find(early, 1, 100), plain.find(early, 1, 100)]);
+    expect(p).toEqual(f);
+    const late = p.items.findIndex((l) => l.event_id === 'u-900');
+    expect(late).toBeGreaterThan(10);
+    expect(p.items[late - 1]?.created_at).toBeGreaterThanOrEqual(T0 + 3_600);
     expect((await plain.stat({ user_id: 2 }, now)).rpm).toBeGreaterThan(0);
     for (const q of [{}, { type: 2, model_name: 'gpt-4o', start: T0 + 9_000 }]) {
       const [f, p] = await Promise.all([exported(ferret, q), exported(plain, q)]);
