@@ -9,7 +9,11 @@ import type { NewLog } from '../domain/log-record.ts';
 import type { StoredBatch } from '../domain/log-store.ts';
 import type { Duplicate, StoredLog } from './log-rows.ts';
 
-/** Stores `docs` through `insert` (unordered: a duplicate fails alone) and says what it did. */
+/**
+ * Stores `docs` through `insert` (unordered: a duplicate fails alone). Returns the event ids stored
+ * now, and those stored before from the same partition offset (`src`): a redelivery, whose
+ * aggregation may not have finished; a second publish of an event (another offset) is neither.
+ */
 export async function storeBatch(
   conn: Connection,
   docs: (NewLog & { src: string })[],

@@ -1,10 +1,11 @@
 /**
- * Logs and hourly aggregates in the service's own database. No transactions and no change
- * streams (the MongoDB-compatible server has neither): idempotency comes from the event id as
- * `_id` in each day's partition (log-rows.ts), and aggregates from offset-tagged $inc upserts
- * (log-buckets.ts, read by log-dashboard.ts). Pages and stats come from the read model
- * (log-index-repository.ts); both are time-partitioned by UTC day, and cleanup drops whole days
- * (log-cleanup.ts).
+ * The `ferretdb` adapter of the logs' storage port (domain/log-store.ts; MONGO_FLAVOR, the
+ * default; `mongodb` is plain-log-store.ts). Logs and hourly aggregates in the service's own
+ * database. No transactions and no change streams (the MongoDB-compatible server has neither):
+ * idempotency comes from the event id as `_id` in each day's partition (log-rows.ts), and
+ * aggregates from offset-tagged $inc upserts (log-buckets.ts, read by log-dashboard.ts). Pages and
+ * stats come from the read model (log-index-repository.ts); both are time-partitioned by UTC day,
+ * and cleanup drops whole days (log-cleanup.ts).
  */
 import type { Logger } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
