@@ -363,6 +363,14 @@ describe.skipIf(skip)('Helm chart, plain manifests and image builds, offline', (
     expect(kafka.env.find((e: K8sObject) => e.name === 'KAFKA_ADVERTISED_LISTENERS').value).toBe(
       'PLAINTEXT://aigw-kafka:9092',
     );
+    // MongoDB (the in-release server, or an external one): the services run its flavor.
+    for (const set of ['in-cluster-infra', 'external-infra']) {
+      for (const svc of ['users', 'billing', 'logs', 'tasks']) {
+        expect(env(find(get(set), 'Deployment', `aigw-${svc}`) as K8sObject).MONGO_FLAVOR, `${set} ${svc}`).toBe(
+          'mongodb',
+        );
+      }
+    }
     // External servers: nothing of the kind is rendered.
     const external = get('external-infra');
     expect(external.filter((o) => o.kind === 'StatefulSet')).toEqual([]);

@@ -25,7 +25,17 @@ export const infraEnv = z.object({
         .filter(Boolean),
     ),
   REDIS_URL: z.string().startsWith('redis'),
+  /**
+   * The kind of MongoDB-compatible server behind MONGO_URL: `ferretdb` (the local stack and the
+   * tests: FerretDB v1 on SQLite, which answers only `_id` from an index) or `mongodb` (production:
+   * MongoDB, whose secondary indexes serve ordinary queries). What exists only for FerretDB is
+   * behind it (docs/adr/0001, "What exists only for the embedded store").
+   */
+  MONGO_FLAVOR: z.enum(['ferretdb', 'mongodb']).default('ferretdb'),
 });
+
+/** The kind of store behind MONGO_URL (infraEnv's MONGO_FLAVOR). */
+export type MongoFlavor = z.infer<typeof infraEnv>['MONGO_FLAVOR'];
 
 /** Thrown when the environment does not satisfy a service's schema; the process exits on it. */
 export class ConfigError extends Error {

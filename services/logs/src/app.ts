@@ -22,10 +22,8 @@ import { LogsService } from '@aigw/proto/logs/v1/logs';
 import { TOPICS } from '@aigw/proto/topics';
 import { OptionsService } from '@aigw/proto/users/v1/users';
 import type { Config } from './config.ts';
-import { logCleanup } from './data/log-cleanup.ts';
-import { logCubingJob } from './data/log-cubing-job.ts';
 import { EXPORT_MAX_MS } from './data/log-export.ts';
-import { logRepository } from './data/log-repository.ts';
+import { openLogStore } from './data/log-stores.ts';
 import { logsService } from './domain/logs-service.ts';
 import { logsHandlers } from './transport/grpc/logs-handlers.ts';
 import { runEventConsumers } from './transport/kafka/event-consumer.ts';
@@ -43,7 +41,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
     async start() {
       const conn = await connectMongo(config.MONGO_URL, config.MONGO_DB, logger);
       stack.add(() => conn.close());
-      const repo = logRepository(conn);
+      // The store's kind (MONGO_FLAVOR): FerretDB's read model, or MongoDB's indexes.
+      const repo = openLogStore(conn, config.MONGO_FLAVOR);
       await repo.ensureIndexes();
 
       const kafka = createKafka(config.KAFKA_BROKERS, 'logs', logger);
@@ -75,18 +74,20 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       consumers.add('audit', events.audit);
 
       // Logs of the single collection older versions wrote: their pending buckets folded, then
-      // the logs moved into the day partitions and the lists, once, in the background (queries
-      // scan the partitions until then).
+      // the logs brought into the store's shape, once, in the background (ferretdb: moved into the
+      // day partitions and the lists, queries scan the partitions until then; mongodb: the other
+      // flavor's partitions moved into the one collection).
       void (async () => {
         let folded = 0;
         for (let n = await repo.applyPending(); n > 0; n = await repo.applyPending()) folded += n;
         if (folded > 0) logger.info({ logs: folded }, 'older pending logs folded into buckets');
-        const moved = await repo.buildLists();
-        if (moved > 0) logger.info({ logs: moved }, 'older logs moved into the day partitions and the lists');
+        const moved = await repo.adopt();
+        const into = repo.flavor === 'mongodb' ? 'the plain store' : 'the day partitions and the lists';
+        if (moved > 0) logger.info({ logs: moved, flavor: repo.flavor }, `older logs moved into ${into}`);
       })().catch((err) => logger.warn({ err }, 'moving older logs failed'));
 
       // Retention and the history cut: a pass at start, after each DELETE /api/log/, and hourly.
-      const cleanup = logCleanup(repo, logger, () => ({
+      const cleanup = repo.cleaner(logger, () => ({
         consume: options.number('LogConsumeRetentionDays', 0),
         error: options.number('LogErrorRetentionDays', 0),
         system: options.number('LogSystemRetentionDays', 0),
@@ -96,8 +97,8 @@ export async function createApp(config: Config, logger: Logger): Promise<App & {
       timer.unref();
       stack.add(() => clearInterval(timer));
       runCleanup();
-      // Each closed hour's and day's cubes, computed in the background (combined filters count them).
-      const cubing = logCubingJob(repo.index, logger, config.LOG_CUBE_INTERVAL_MS);
+      // The store's background work (ferretdb: each closed hour's and day's cubes).
+      const cubing = repo.jobs(logger, config.LOG_CUBE_INTERVAL_MS);
       cubing.start();
       stack.add(() => cubing.stop());
 

@@ -272,6 +272,9 @@ preStop sleep, then the drain, then up to 20 s of usage flushing before its forc
 # The service's own database on the shared server.
 - name: MONGO_DB
   value: {{ .values.mongoDatabase | quote }}
+# The kind of server (MONGO_FLAVOR): MongoDB's indexes serve the plain queries.
+- name: MONGO_FLAVOR
+  value: {{ ternary "mongodb" ($root.Values.mongodb.flavor | default "mongodb") $root.Values.mongodb.enabled | quote }}
 {{- end }}
 {{- range $name, $value := .values.env }}
 - name: {{ $name }}

@@ -25,7 +25,7 @@ import {
   rowPartitions,
 } from '../domain/log-partitions.ts';
 import type { LogDoc } from '../domain/log-record.ts';
-import type { LogRepository } from './log-repository.ts';
+import type { ListsRepository } from './log-repository.ts';
 
 const DELETE_BATCH = 500;
 
@@ -36,10 +36,8 @@ export interface CleanupResult {
   deletedRows: number;
 }
 
-export function logCleanup(repo: LogRepository, logger: Logger, retention: () => Retention) {
+export function logCleanup(repo: ListsRepository, logger: Logger, retention: () => Retention) {
   const { index, rows } = repo;
-  let running: Promise<CleanupResult> | null = null;
-  let again = false;
 
   async function rebuild(day: number): Promise<number> {
     await index.markRebuild(day, true);
@@ -106,6 +104,16 @@ export function logCleanup(repo: LogRepository, logger: Logger, retention: () =>
     return out;
   }
 
+  return oneAtATime(pass, logger);
+}
+
+/**
+ * Runs cleanup passes one at a time: a pass asked for while one runs resolves with the running
+ * one, and one more runs after it (the ask may have come after its start).
+ */
+export function oneAtATime(pass: (now: number) => Promise<CleanupResult>, logger: Logger) {
+  let running: Promise<CleanupResult> | null = null;
+  let again = false;
   /** Runs a pass (or one more after the running one) and resolves when it is done. */
   function run(now = Math.floor(Date.now() / 1000)): Promise<CleanupResult> {
     if (running) {

@@ -6,7 +6,6 @@ import type { Collection, Connection } from 'mongoose';
 import { bucketsOfDay, type DayBucketDoc, dayBucketId, hourBucketId } from '../domain/day-buckets.ts';
 import { type Bucket, bucketKey } from '../domain/log-record.ts';
 import type { BucketDoc } from './log-buckets.ts';
-import type { LogIndexRepository } from './log-index-repository.ts';
 
 /** The models a user (0: everyone) used on a day: `d|<user>|<day>`. */
 const dayModelsId = (user: number, day: number) => `d|${user}|${day}`;
@@ -63,8 +62,8 @@ async function bucketsById(buckets: Collection<BucketDoc>, user: number, lo: num
   return out;
 }
 
-/** The dashboard's reads; `index` maps a username to its users. */
-export function logDashboard(conn: Connection, index: LogIndexRepository) {
+/** The dashboard's reads; `userIds` maps a username to its users (the names documents in `log_index`). */
+export function logDashboard(conn: Connection, userIds: (name: string) => Promise<number[]>) {
   const buckets = conn.collection<BucketDoc>('quota_data');
   const days = conn.collection<DayBucketDoc>('quota_data');
   let dashFromCache: number | undefined;
@@ -97,7 +96,7 @@ export function logDashboard(conn: Connection, index: LogIndexRepository) {
       const lo = Math.floor(q.start / 3600) * 3600;
       const hi = q.end;
       const from = await dashFrom();
-      const users = q.user_id ? [q.user_id] : q.username ? await index.userIds(q.username) : [0];
+      const users = q.user_id ? [q.user_id] : q.username ? await userIds(q.username) : [0];
       const out: BucketDoc[] = [];
       if (lo < from) {
         const f: Record<string, unknown> = { created_at: { $gte: lo, $lte: Math.min(hi, from - 1) } };

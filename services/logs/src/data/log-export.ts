@@ -8,9 +8,11 @@
  * the order their rows were stored. A sort would make the database hold a whole day (FerretDB
  * answers only `_id` from an index), which is what the export must not do.
  */
+import type { mongo } from 'mongoose';
 import { classOf, dayOf, LOG_CLASSES, type RowsPartition } from '../domain/log-partitions.ts';
 import type { LogDoc } from '../domain/log-record.ts';
-import { type LogQuery, type LogRepository, toFilter } from './log-repository.ts';
+import { type LogQuery, toFilter } from './log-filter.ts';
+import type { ListsRepository } from './log-repository.ts';
 
 /** How long an export may stream (the gRPC server lets a call in flight run that long). */
 export const EXPORT_MAX_MS = 60 * 60_000;
@@ -30,7 +32,7 @@ export function exportPartitions(parts: RowsPartition[], q: LogQuery, cut: numbe
 
 /** Every log `q` selects (its window already bounded), in chunks of at most `chunk`. */
 export async function* exportLogs(
-  repo: LogRepository,
+  repo: ListsRepository,
   q: LogQuery,
   opts: { chunk?: number; now?: number } = {},
 ): AsyncGenerator<LogDoc[]> {
@@ -39,22 +41,24 @@ export async function* exportLogs(
   const filter = toFilter(q, cut);
   const parts = exportPartitions(await repo.rows.partitions(), q, cut, opts.now ?? Math.floor(Date.now() / 1000));
   for (const p of parts) {
-    const cursor = repo.rows
-      .coll(p.name)
-      .find(filter, { projection: { _id: 0, src: 0, agg: 0, hidden: 0 } })
-      .batchSize(size);
-    try {
-      let chunk: LogDoc[] = [];
-      for await (const row of cursor) {
-        chunk.push(row as unknown as LogDoc);
-        if (chunk.length >= size) {
-          yield chunk;
-          chunk = [];
-        }
+    yield* chunked(repo.rows.coll(p.name).find(filter, { projection: { _id: 0, src: 0, agg: 0, hidden: 0 } }), size);
+  }
+}
+
+/** A cursor's rows in chunks of at most `size` (its batches that size); closed at the end or on a stop. */
+export async function* chunked(cursor: mongo.FindCursor<unknown>, size: number): AsyncGenerator<LogDoc[]> {
+  cursor.batchSize(size);
+  try {
+    let chunk: LogDoc[] = [];
+    for await (const row of cursor) {
+      chunk.push(row as LogDoc);
+      if (chunk.length >= size) {
+        yield chunk;
+        chunk = [];
       }
-      if (chunk.length > 0) yield chunk;
-    } finally {
-      await cursor.close();
     }
+    if (chunk.length > 0) yield chunk;
+  } finally {
+    await cursor.close();
   }
 }

@@ -47,6 +47,8 @@ export interface IndexDoc {
   purged?: number;
   migrated?: boolean;
   migratedUpTo?: number;
+  /** Meta (the plain store): older versions' pending logs are all folded into their buckets. */
+  pendingFolded?: boolean;
   /** Meta: days whose read model is being rebuilt (a class of their logs dropped). */
   rebuild?: Record<string, boolean>;
   /** Meta: days whose day cubes were computed for every scope (older versions: no hour cubes). */

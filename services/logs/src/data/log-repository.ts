@@ -1,62 +1,31 @@
 /**
- * Logs and hourly aggregates in the service's own database. No transactions and no change
- * streams (the MongoDB-compatible server has neither): idempotency comes from the event id as
- * `_id` in each day's partition (log-rows.ts), and aggregates from offset-tagged $inc upserts
- * (log-buckets.ts, read by log-dashboard.ts). Pages and stats come from the read model
- * (log-index-repository.ts); both are time-partitioned by UTC day, and cleanup drops whole days
- * (log-cleanup.ts).
+ * The `ferretdb` adapter of the logs' storage port (domain/log-store.ts; MONGO_FLAVOR, the
+ * default; `mongodb` is plain-log-store.ts). Logs and hourly aggregates in the service's own
+ * database. No transactions and no change streams (the MongoDB-compatible server has neither):
+ * idempotency comes from the event id as `_id` in each day's partition (log-rows.ts), and
+ * aggregates from offset-tagged $inc upserts (log-buckets.ts, read by log-dashboard.ts). Pages and
+ * stats come from the read model (log-index-repository.ts); both are time-partitioned by UTC day,
+ * and cleanup drops whole days (log-cleanup.ts).
  */
-import { nextSequence } from '@aigw/common';
+import type { Logger } from '@aigw/common';
 import { LogType } from '@aigw/proto/common/v1/common';
 import type { Collection, Connection } from 'mongoose';
 import type { Indexable } from '../domain/log-index.ts';
+import type { Retention } from '../domain/log-partitions.ts';
 import type { LogDoc, NewLog } from '../domain/log-record.ts';
+import type { LogStore, StoredBatch, ToIndex } from '../domain/log-store.ts';
+import { storeBatch } from './log-batch.ts';
 import { type BucketDoc, bucketWriters, type LegacyLog } from './log-buckets.ts';
+import { logCleanup } from './log-cleanup.ts';
+import { logCubingJob } from './log-cubing-job.ts';
 import { logDashboard } from './log-dashboard.ts';
+import { exportLogs } from './log-export.ts';
+import { type LogQuery, toFilter } from './log-filter.ts';
 import { type LogIndexRepository, logIndexRepository } from './log-index-repository.ts';
 import { type LogRows, logRows, type StoredLog } from './log-rows.ts';
 
-export interface LogQuery {
-  type?: number;
-  user_id?: number;
-  username?: string;
-  token_name?: string;
-  model_name?: string;
-  start?: number;
-  end?: number;
-  channel?: number;
-  group?: string;
-}
-
-/**
- * A stored log to add to the lists, with the offset it was read at and its partition's watermark
- * key (`usage|p<n>`, `audit|p<n>`); `fresh`: stored just now.
- */
-export interface ToIndex {
-  log: Indexable & { hidden?: boolean };
-  key: string;
-  offset: number;
-  fresh: boolean;
-}
-
-/** The stored rows a query selects (the scans, and the cursors of the export). */
-export function toFilter(q: LogQuery, cut = 0): Record<string, unknown> {
-  const f: Record<string, unknown> = { hidden: { $ne: true } };
-  if (q.type) f.type = q.type;
-  if (q.user_id) f.user_id = q.user_id;
-  if (q.username) f.username = q.username;
-  if (q.token_name) f.token_name = q.token_name;
-  if (q.model_name) f.model_name = q.model_name;
-  if (q.channel) f.channel = q.channel;
-  if (q.group) f.group = q.group;
-  if (q.start || q.end || cut) {
-    const range: Record<string, number> = {};
-    if (q.start || cut) range.$gte = Math.max(q.start ?? 0, cut);
-    if (q.end) range.$lte = q.end;
-    f.created_at = range;
-  }
-  return f;
-}
+export { type LogQuery, toFilter };
+export type { ToIndex };
 
 /** `lists: false` answers queries by scanning the partitions, as before the lists (tests compare). */
 /**
@@ -71,7 +40,7 @@ export function logRepository(
   const buckets = conn.collection<BucketDoc>('quota_data');
   const index = logIndexRepository(conn, opts.clock, opts.segment);
   const writers = bucketWriters(conn);
-  const dash = logDashboard(conn, index);
+  const dash = logDashboard(conn, index.userIds);
   const rows = logRows(conn);
   /** Whether the lists hold every log (checked until they do; then for good). */
   let listsBuilt = false;
@@ -82,7 +51,8 @@ export function logRepository(
   };
   const cutNow = async () => (await index.meta()).cut ?? 0;
 
-  return {
+  const repo = {
+    flavor: 'ferretdb' as const,
     index,
     rows,
     applyBuckets: writers.applyBuckets,
@@ -96,34 +66,9 @@ export function logRepository(
       await dash.dashFrom();
     },
 
-    /**
-     * Stores a batch of logs keyed by event id, one unordered insert per day partition (duplicates
-     * fail alone). Returns the event ids stored now, and those stored before from the same
-     * partition offset (`src`): a redelivery, whose aggregation may not have finished. A second
-     * publish of an event (another offset) is neither: it was logged and summed once already.
-     */
-    async insertBatch(
-      docs: (NewLog & { src: string })[],
-    ): Promise<{ inserted: Set<string>; replayed: Set<string>; ids: Map<string, number> }> {
-      const firstOf = new Set<string>();
-      const unique = docs.filter((d) => !firstOf.has(d.event_id) && firstOf.add(d.event_id));
-      const inserted = new Set<string>();
-      const replayed = new Set<string>();
-      const ids = new Map<string, number>();
-      if (unique.length === 0) return { inserted, replayed, ids };
-      const last = await nextSequence(conn, 'logs', unique.length);
-      const stored = unique.map((d, i) => ({ ...d, _id: d.event_id, id: last - unique.length + 1 + i }));
-      for (const r of stored) ids.set(r.event_id, r.id);
-      const dups = await rows.insert(stored);
-      const dupIds = new Set(dups.map((d) => d.row.event_id));
-      for (const d of unique) if (!dupIds.has(d.event_id)) inserted.add(d.event_id);
-      for (const { row, stored: s } of dups) {
-        if (s?.src !== row.src) continue;
-        replayed.add(row.event_id);
-        ids.set(row.event_id, s.id);
-      }
-      return { inserted, replayed, ids };
-    },
+    /** Stores a batch of logs keyed by event id, one unordered insert per day partition (log-batch.ts). */
+    insertBatch: (docs: (NewLog & { src: string })[]): Promise<StoredBatch> =>
+      storeBatch(conn, docs, (stored) => rows.insert(stored)),
 
     /**
      * Adds a partition's stored logs to the lists: those stored now, and redelivered ones above
@@ -188,6 +133,15 @@ export function logRepository(
       return n;
     },
   };
+  return {
+    ...repo,
+    /** The logs of the older single collection moved into the partitions and the lists (buildLists). */
+    adopt: repo.buildLists,
+    exportRows: (q: LogQuery, o?: { chunk?: number; now?: number }) => exportLogs(repo, q, o),
+    cleaner: (logger: Logger, retention: () => Retention) => logCleanup(repo, logger, retention),
+    /** Each closed hour's and day's cubes, computed in the background (combined filters count them). */
+    jobs: (logger: Logger, intervalMs: number) => logCubingJob(index, logger, intervalMs),
+  } satisfies LogStore;
 }
 
 /** The move of buildLists (see there); 0 when it was done before. */
@@ -226,6 +180,12 @@ async function moveLegacyLogs(
 }
 
 export type LogRepository = ReturnType<typeof logRepository>;
+
+/** The read model and the partitions: what cleanup and export use of the repository. */
+export interface ListsRepository {
+  index: LogIndexRepository;
+  rows: LogRows;
+}
 
 /** The fields the lists keep of a log (older logs may lack the stored token sum). */
 const indexable = (l: LogDoc): Indexable => ({

@@ -20,6 +20,37 @@ export interface RowRef {
 
 const IN_CHUNK = 5_000;
 
+/** A row an insert refused as a duplicate, with what is stored under its id. */
+export interface Duplicate<R> {
+  row: R;
+  stored: { src?: string; id: number } | null;
+}
+
+/**
+ * Inserts rows keyed by event id into one collection (unordered: a duplicate fails alone).
+ * Returns the rows refused as duplicates, each with what is stored under its id (`src`, `id`).
+ */
+export async function insertKeyed<R extends StoredLog>(
+  coll: Collection<StoredLog>,
+  list: R[],
+): Promise<Duplicate<R>[]> {
+  const dups: Duplicate<R>[] = [];
+  try {
+    await coll.insertMany(list, { ordered: false });
+  } catch (err) {
+    const refused = duplicateIndexes(err);
+    if (!refused) throw err;
+    // Only redeliveries get here: a lookup per duplicate, by _id.
+    for (const i of refused) {
+      const row = list[i];
+      if (!row) continue;
+      const stored = await coll.findOne({ _id: row._id }, { projection: { src: 1, id: 1 } });
+      dups.push({ row, stored });
+    }
+  }
+  return dups;
+}
+
 const partitionOf = (r: { type: number; created_at: number }) => rowsCollection(classOf(r.type), dayOf(r.created_at));
 
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
@@ -60,24 +91,12 @@ export function logRows(conn: Connection) {
      * Inserts rows into their partitions (unordered: a duplicate fails alone). Returns the rows
      * refused as duplicates, each with what is stored under its id (`src`, `id`).
      */
-    async insert<R extends StoredLog>(rows: R[]): Promise<{ row: R; stored: { src?: string; id: number } | null }[]> {
-      const dups: { row: R; stored: { src?: string; id: number } | null }[] = [];
+    async insert<R extends StoredLog>(rows: R[]): Promise<Duplicate<R>[]> {
+      const dups: Duplicate<R>[] = [];
       await Promise.all(
-        [...groupBy(rows, partitionOf)].map(async ([name, list]) => {
-          try {
-            await coll(name).insertMany(list, { ordered: false });
-          } catch (err) {
-            const refused = duplicateIndexes(err);
-            if (!refused) throw err;
-            // Only redeliveries get here: a lookup per duplicate, by _id.
-            for (const i of refused) {
-              const row = list[i];
-              if (!row) continue;
-              const stored = await coll(name).findOne({ _id: row._id }, { projection: { src: 1, id: 1 } });
-              dups.push({ row, stored });
-            }
-          }
-        }),
+        [...groupBy(rows, partitionOf)].map(async ([name, list]) =>
+          dups.push(...(await insertKeyed(coll(name), list))),
+        ),
       );
       return dups;
     },

@@ -6,8 +6,8 @@
  * nothing).
  */
 import type { AuditEvent, UsageEvent } from '@aigw/proto/events/v1/events';
-import type { LogRepository, ToIndex } from '../data/log-repository.ts';
 import { logFromAudit, logFromUsage, type NewLog, type PartitionLog } from './log-record.ts';
+import type { LogStore, ToIndex } from './log-store.ts';
 
 /** An event with where it was read (a batch holds each partition's events in offset order). */
 export interface ReadEvent<E> {
@@ -16,7 +16,7 @@ export interface ReadEvent<E> {
   offset: string;
 }
 
-export type IngestRepo = Pick<LogRepository, 'insertBatch' | 'applyBuckets' | 'indexBatch'>;
+export type IngestRepo = Pick<LogStore, 'insertBatch' | 'applyBuckets' | 'indexBatch'>;
 
 /** The batch's stored logs (first copy of an event id) for the lists, with their ids. */
 function listed<E>(

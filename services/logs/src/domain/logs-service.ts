@@ -1,8 +1,8 @@
 /** The logs use cases behind LogsService: queries, stats, cleanup and dashboard data. */
 import { invalid } from '@aigw/common/errors';
-import { exportLogs } from '../data/log-export.ts';
-import type { LogQuery, LogRepository } from '../data/log-repository.ts';
+import type { LogQuery } from '../data/log-filter.ts';
 import type { Bucket, LogDoc } from './log-record.ts';
+import type { LogStore } from './log-store.ts';
 
 export const MAX_SELF_RANGE_SECONDS = 30 * 24 * 3600;
 /**
@@ -18,7 +18,7 @@ export function bounded(q: LogQuery, now = Math.floor(Date.now() / 1000)): LogQu
 }
 
 /** `afterCut`: starts the background deletion of the logs before a cut (log-cleanup.ts). */
-export function logsService(repo: LogRepository, opts: { afterCut?: () => void } = {}) {
+export function logsService(repo: LogStore, opts: { afterCut?: () => void } = {}) {
   return {
     async query(
       q: LogQuery,
@@ -32,7 +32,7 @@ export function logsService(repo: LogRepository, opts: { afterCut?: () => void }
     },
     stat: (q: LogQuery) => repo.stat(bounded(q)),
     /** Every log of a query's window, in chunks (the CSV export; see data/log-export.ts). */
-    exportRows: (q: LogQuery) => exportLogs(repo, bounded(q)),
+    exportRows: (q: LogQuery) => repo.exportRows(bounded(q)),
     async deleteBefore(ts: number): Promise<number> {
       if (!ts || ts <= 0) throw invalid('请选择日志记录时间');
       const n = await repo.deleteBefore(ts);

@@ -1,6 +1,6 @@
 import type { ServiceImpl } from '@aigw/common';
 import type { LogFilter, LogsService } from '@aigw/proto/logs/v1/logs';
-import type { LogQuery } from '../../data/log-repository.ts';
+import type { LogQuery } from '../../data/log-filter.ts';
 import type { LogDoc } from '../../domain/log-record.ts';
 import type { LogsUseCases } from '../../domain/logs-service.ts';
 

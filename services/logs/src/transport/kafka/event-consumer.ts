@@ -16,8 +16,8 @@ import {
 } from '@aigw/common';
 import { AuditEventSchema, UsageEventSchema } from '@aigw/proto/events/v1/events';
 import { TOPICS } from '@aigw/proto/topics';
-import type { LogRepository } from '../../data/log-repository.ts';
 import { ingestAudit, ingestUsage } from '../../domain/ingest-events.ts';
+import type { LogStore } from '../../domain/log-store.ts';
 
 /**
  * Bytes a fetch brings of one usage partition: 4 MB (kafkajs' default is 1 MB, about 2,860 usage
@@ -37,7 +37,7 @@ export async function runEventConsumers(opts: {
   kafka: ReturnType<typeof createKafka>;
   publisher: Publisher;
   logger: Logger;
-  repo: LogRepository;
+  repo: LogStore;
   flags(): { logConsume: boolean; aggregate: boolean };
   /** Group id prefix (default the prefixed `logs`); the groups are `<prefix>.events` and `<prefix>.audit`. */
   groupPrefix?: string;
