@@ -77,6 +77,11 @@ interface UserSlices {
 const SHORT = '用户额度不足';
 /** How long a user whose slice was refused for a subscription keeps the per-request path. */
 const OFF_MS = 60_000;
+/**
+ * How long a user whose slices billing asked back keeps the per-request path: near an empty
+ * wallet every relay process reserves per request, so none holds balance another one refuses for.
+ */
+export const REVOKED_MS = 10_000;
 /** Attempts of one request to find room (each waits for at most one new slice). */
 const ATTEMPTS = 3;
 
@@ -142,8 +147,9 @@ function opened(ctx: SliceContext, u: UserSlices, slice: Slice, need: number, us
   u.free = userQuota;
   for (const s of [...u.slices]) if (!s.closed && s.left < need) closeSlice(ctx, u, s);
   u.slices.push(slice);
-  // Granted after the final closeAll (shutdown): given back at once.
-  if (ctx.stopped) closeSlice(ctx, u, slice);
+  // Granted after the final closeAll (shutdown), or after billing asked the user's slices back:
+  // given back at once.
+  if (ctx.stopped || u.offUntil > ctx.clock()) closeSlice(ctx, u, slice);
 }
 
 /** Asks billing for a slice of `size` for a request of bound `need` (one take per user at a time). */
@@ -195,13 +201,19 @@ function topUp(ctx: SliceContext, userId: number, u: UserSlices, need: number, n
   if (size >= need) void takeSlice(ctx, userId, u, size, need);
 }
 
-/** A reservation from the user's slices, waiting only for a new slice when none has room. */
-async function reserveFrom(ctx: SliceContext, userId: number, need: number): Promise<SliceTicket | undefined> {
+/** The user's slices, an empty entry when there is none yet. */
+function userOf(ctx: SliceContext, userId: number): UserSlices {
   let u = ctx.users.get(userId);
   if (!u) {
     u = { slices: [], free: undefined, taking: undefined, offUntil: 0 };
     ctx.users.set(userId, u);
   }
+  return u;
+}
+
+/** A reservation from the user's slices, waiting only for a new slice when none has room. */
+async function reserveFrom(ctx: SliceContext, userId: number, need: number): Promise<SliceTicket | undefined> {
+  const u = userOf(ctx, userId);
   for (let i = 0; i < ATTEMPTS; i++) {
     const now = ctx.clock();
     if (u.offUntil > now) return undefined;
@@ -270,6 +282,18 @@ export function walletSlices(opts: SliceOptions, ports: SlicePorts) {
       const u = ctx.users.get(userId);
       if (!u) return;
       u.free = undefined;
+      for (const s of [...u.slices]) closeSlice(ctx, u, s);
+    },
+
+    /**
+     * Billing refused a hold of the user while slices held the balance (common/slice-signals.ts):
+     * the user's slices take no more requests and go back as their requests end, and the user's
+     * requests reserve on their own for REVOKED_MS (a slice granted meanwhile goes back at once).
+     */
+    revoke(userId: number): void {
+      // Also for a user this process holds no slice of now: none is taken for REVOKED_MS.
+      const u = userOf(ctx, userId);
+      u.offUntil = Math.max(u.offUntil, ctx.clock() + REVOKED_MS);
       for (const s of [...u.slices]) closeSlice(ctx, u, s);
     },
 
