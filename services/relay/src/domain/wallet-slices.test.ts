@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admitFrom, type Slice, sliceSize, walletSlices } from './wallet-slices.ts';
+import { admitFrom, REVOKED_MS, type Slice, sliceSize, walletSlices } from './wallet-slices.ts';
 
 /** A billing of one user's wallet as the ledger keeps it: slice holds, charges from them, releases. */
 function fakeBilling(quota: number) {
@@ -162,5 +162,43 @@ describe('admission', () => {
     // Finishing twice changes nothing.
     if (t) slices.finish(t, 30);
     expect(billing.released.length).toBe(1);
+  });
+});
+
+describe('revoke', () => {
+  it('when billing asks a user slices back, then they take no more requests, each goes back once its requests ended, and the user reserves per request for REVOKED_MS', async () => {
+    const { billing, slices, tick } = setup(10_000);
+    const running = await slices.reserve(1, 100);
+    const other = await slices.reserve(2, 100);
+    expect(running && other).toBeDefined();
+    slices.revoke(1);
+    // In flight: not yet released; user 2's slice untouched.
+    expect(billing.released).toEqual([]);
+    expect(await slices.reserve(1, 100)).toBeUndefined();
+    if (running) slices.finish(running, 40);
+    expect(billing.released).toEqual([running?.slice.id]);
+    expect(await slices.reserve(2, 100)).toBeDefined();
+    tick(REVOKED_MS + 1);
+    expect(await slices.reserve(1, 100)).toBeDefined();
+  });
+
+  it('when a revoke comes for a user without slices here, or while a take is on its way, then no slice is used for REVOKED_MS (the granted one goes back at once)', async () => {
+    const { billing, slices } = setup(10_000);
+    slices.revoke(3);
+    expect(await slices.reserve(3, 100)).toBeUndefined();
+    expect(billing.takes()).toBe(0);
+    let open: () => void = () => undefined;
+    billing.hold(
+      new Promise<void>((r) => {
+        open = r;
+      }),
+    );
+    const waiting = slices.reserve(4, 100);
+    slices.revoke(4);
+    open();
+    expect(await waiting).toBeUndefined();
+    expect(billing.released.length).toBe(1);
+    expect(billing.holds.size).toBe(0);
+    expect(billing.balance()).toBe(10_000);
   });
 });
