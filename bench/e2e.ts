@@ -532,8 +532,8 @@ async function slicesReleased(s: RelayStack, users: UserRec[]) {
     held,
     line:
       held === 0
-        ? `Wallet slices: every one released ${took} s after the load (waited for before the check).`
-        : `Wallet slices: ${held} still held (${quota}) ${took} s after the load: FAILED (a slice never released).`,
+        ? `Wallet slices: the check waited ${took} s until every one was released.`
+        : `Wallet slices: ${held} still held (${quota}) after the check waited ${took} s: FAILED (a slice never released).`,
   };
 }
 
