@@ -443,10 +443,13 @@ async function main() {
     }
     await sam.stop();
 
-    // The accounting identity.
+    // The accounting identity, once every wallet slice went back (a slice held is balance taken
+    // from the wallet that no charge accounts for yet).
     log('');
     log('## Accounting identity, per user');
     log('');
+    const released = await slicesReleased(s, users);
+    log(released.line);
     await sleep(2_000);
     const conn = await connectMongo(stack.env.MONGO_URL as string, `e2e_${run}_logs`);
     // One pass over the consumption logs (on the local server every filtered query reads the
@@ -498,12 +501,40 @@ async function main() {
       `${checked - bad} of ${checked} users: wallet change = sum of logged charges = (served + backlog) x ${PRICE} = used-quota change = the token's used-quota change; rows = request count change; no request id logged twice.`,
     );
     log(`Client errors in all: ${errors}.`);
-    identityHeld = checked === users.length && bad === 0;
+    identityHeld = checked === users.length && bad === 0 && released.held === 0;
     await conn.close();
   } finally {
     for (const c of [s]) await c.stop().catch(() => undefined);
     await upstream.close();
   }
+}
+
+/** How long the check waits at most for the wallet slices to go back (idle time 5 s by default). */
+const SLICE_RELEASE_LIMIT_MS = 60_000;
+
+/**
+ * Waits (bounded) until billing holds no wallet slice of any user; says how long that took, and
+ * how many were still held at the limit (then the identity counts as broken).
+ */
+async function slicesReleased(s: RelayStack, users: UserRec[]) {
+  const t0 = performance.now();
+  let held = 0;
+  let quota = 0;
+  for (;;) {
+    const ws = (await s.wallet.getWallets({ userIds: users.map((u) => u.userId) })).wallets;
+    held = ws.reduce((a, w) => a + w.walletSlices, 0);
+    quota = ws.reduce((a, w) => a + w.walletSliceQuota, 0);
+    if (held === 0 || performance.now() - t0 > SLICE_RELEASE_LIMIT_MS) break;
+    await sleep(100);
+  }
+  const took = f((performance.now() - t0) / 1000, 1);
+  return {
+    held,
+    line:
+      held === 0
+        ? `Wallet slices: the check waited ${took} s until every one was released.`
+        : `Wallet slices: ${held} still held (${quota}) after the check waited ${took} s: FAILED (a slice never released).`,
+  };
 }
 
 /** Every process's CPU per request in each step, and the whole platform's (servers of its own only). */

@@ -167,6 +167,34 @@ export async function verifyUsers(
   return v;
 }
 
+/** How long the checks wait at most for the wallet slices to go back (RELAY_WALLET_SLICE_IDLE_MS, 5 s, after the last request). */
+const SLICE_RELEASE_LIMIT_MS = 30_000;
+
+/**
+ * With wallet slices on (RELAY_WALLET_SLICES=1), waits (bounded) until billing holds no slice of
+ * the scenario's users: a slice held is balance taken from the wallet that no charge accounts for
+ * yet, so wallet change = charges is checked only after every release. How long it took, and the
+ * slices still held at the limit (a failure: a slice never released).
+ */
+export async function slicesReleased(s: RelayStack, users: UserRec[]) {
+  const t0 = Date.now();
+  const reads = { slowestMs: 0, failed: 0 };
+  let held = 0;
+  let quota = 0;
+  for (;;) {
+    held = 0;
+    quota = 0;
+    for (const u of users) {
+      const w = await checkRead(() => s.wallet.getWallet({ userId: u.userId }, { deadlineMs: CHECK_READ_MS }), reads);
+      held += w?.walletSlices ?? 0;
+      quota += w?.walletSliceQuota ?? 0;
+    }
+    if (held === 0 || Date.now() - t0 > SLICE_RELEASE_LIMIT_MS) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { ms: Date.now() - t0, held, quota };
+}
+
 /** The relay's under-charge bound (a scenario that is not exact) for this scenario's answers. */
 export function boundOf(v: Verdict, ok: Req[], kill: number) {
   return relayBound({

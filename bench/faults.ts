@@ -92,7 +92,7 @@ import {
   sectionLines,
   summaryLines,
 } from './faults-report.ts';
-import { boundOf, markerCheck, type Verdict, verifyUsers } from './faults-verify.ts';
+import { boundOf, markerCheck, slicesReleased, type Verdict, verifyUsers } from './faults-verify.ts';
 import { startWebhookFake, type WebhookCheck, webhookCheck } from './faults-webhook.ts';
 import { countLogRows } from './log-rows.ts';
 import { MODEL, type Platform, PRICE, priceModel, REPLY, sleep, startPlatform } from './platform.ts';
@@ -319,6 +319,8 @@ interface Traffic {
   drained2: number;
   /** The rate-limit counter of users[1] before and after its next request. */
   rlNext: [number, number];
+  /** How long the wallet slices took to go back after the next requests were recorded, and any still held then. */
+  slices: { ms: number; held: number; quota: number };
   /** The report's lines written while the traffic ran (a restart that failed). */
   lines: string[];
 }
@@ -394,8 +396,10 @@ async function afterLoad(
   // The rate limiter counts again once Redis is back: the user's next request moved its counter.
   const rlAfterNext = await rateCount(redis, x.rlUser.userId, rlBucket);
   await nextRequestsRecorded(ctx, x.reqs);
+  // Wallet slices (when on) go back once idle: the checks read the wallets after every release.
+  const slices = await slicesReleased(ctx.s, x.users);
   await x.sampler.stop();
-  return { drainedAt, drained2, rlNext: [rlBeforeNext, rlAfterNext] as [number, number] };
+  return { drainedAt, drained2, rlNext: [rlBeforeNext, rlAfterNext] as [number, number], slices };
 }
 
 /**
@@ -476,6 +480,15 @@ async function judge(
   const seen = { reqs, ok, failed, lags: t.lags, times, load: t.load, startReads: x.startReads, verdict: v };
   for (const l of clientLines({ ...seen, errorKinds, outage, byPhase, drainedAt: t.drainedAt, answered: t.answered }))
     say(l);
+  if (t.slices.held > 0) {
+    fails.pass = false;
+    fails.why.push(
+      `- ${t.slices.held} wallet slices (${t.slices.quota}) still held ${s1(t.slices.ms)} after the last requests were recorded`,
+    );
+  }
+  say(
+    `- Wallet slices: ${t.slices.held === 0 ? 'none held' : `${t.slices.held} still held`} ${s1(t.slices.ms)} after the last requests were recorded (the checks waited for their release).`,
+  );
   if (!t.drainedAt || !t.drained2) {
     fails.pass = false;
     fails.why.push(

@@ -45,6 +45,7 @@ import { orderRepository } from './data/order-repository.ts';
 import { planRepository } from './data/plan-repository.ts';
 import { quotaWarningPorts } from './data/quota-warning-ports.ts';
 import { redemptionRepository } from './data/redemption-repository.ts';
+import { sliceRevokes } from './data/slice-revokes.ts';
 import { subscriptionOrderRepository } from './data/subscription-order-repository.ts';
 import { tokenRepository } from './data/token-repository.ts';
 import { cardGateway } from './domain/card-gateway.ts';
@@ -207,7 +208,9 @@ async function buildDomain(repos: Repositories, peers: Peers, config: Config, lo
   const events = billingEvents(peers.publisher);
   const ledger = buildLedger(repos, peers, config, logger, stack);
   const tokens = tokensService({ repo: repos.tokenRepo, ledger, events, options });
-  const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options });
+  // A hold refused while the user's wallet slices hold the balance asks their relays to give them back.
+  const slices = sliceRevokes(peers.redis, config.REDIS_KEY_PREFIX, logger);
+  const wallet = walletService({ ledger, tokenLimit: (id) => tokens.limitOf(id), events, options, slices });
   const codes = redemptionsService({ repo: repos.codeRepo, wallet, options });
   const subscriptions = subscriptionService({
     plans: repos.planRepo,

@@ -32,6 +32,9 @@ export const grpcStatusOf: Record<ErrorCode, number> = {
 /** Trailing gRPC metadata key our servers set on a status made from an AppError (client-safe details). */
 export const APP_ERROR_KEY = 'aigw-app-error';
 
+/** Trailing gRPC metadata key carrying an AppError's `retryAfterMs` (the refusal may clear within it). */
+export const RETRY_AFTER_KEY = 'aigw-retry-after-ms';
+
 /**
  * What a user is told for a failure made by the gRPC library rather than by a service (a deadline,
  * a lost connection, a cancelled call): the library's own text names addresses and internals. Codes
@@ -64,11 +67,18 @@ const codeByGrpcStatus = new Map<number, ErrorCode>(
 /** An error with a code and a client-safe message; `cause` stays server-side. */
 export class AppError extends Error {
   readonly code: ErrorCode;
+  /**
+   * A refusal that may clear by itself within this time (ms): the server already asked for what
+   * would let it pass (billing: a user's balance held by wallet slices that relays are asked to give
+   * back), so one retry after at most this long may succeed. Absent: retrying changes nothing.
+   */
+  readonly retryAfterMs: number | undefined;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; retryAfterMs?: number | undefined }) {
+    super(message, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'AppError';
     this.code = code;
+    this.retryAfterMs = options?.retryAfterMs;
   }
 
   /**

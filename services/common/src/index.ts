@@ -23,3 +23,4 @@ export * from './redis.ts';
 export * from './redis-lease.ts';
 export * from './relay-leases.ts';
 export * from './shutdown.ts';
+export * from './slice-signals.ts';

@@ -20,6 +20,7 @@ import {
   stallNotification,
   startGrpcServer,
   stopStack,
+  subscribeSliceSignals,
   topicName,
   trustedProxies,
 } from '@aigw/common';
@@ -43,6 +44,7 @@ import { useFailoverOptions } from './domain/exchange/failure.ts';
 import { outputLimits } from './domain/output-limits.ts';
 import type { RelayDeps, WalletPort } from './domain/relay-request.ts';
 import { sensitiveScreen } from './domain/sensitive-words.ts';
+import { releaseWaiters, retryWhenRevoked } from './domain/slice-revokes.ts';
 import { currentRatios, leasedWallet, outcomeSinks, processSlices, relaySettings } from './pipeline-deps.ts';
 import { relayAdminHandlers } from './transport/grpc/relay-admin.ts';
 import { type LeaseFence, leaseFence } from './transport/http/lease-fence.ts';
@@ -117,20 +119,33 @@ function relayLease(redis: Redis, config: Config, logger: Logger, fence: LeaseFe
   };
 }
 
-/** The wallet slices when RELAY_WALLET_SLICES=1, swept for idle ones at half their idle time. */
-function walletSliceSwitch(
+/**
+ * The wallet slices when RELAY_WALLET_SLICES=1, swept for idle ones at half their idle time and
+ * given back when billing asks (a hold refused while slices hold the balance: common/slice-signals.ts);
+ * with them, the wallet whose refused pre-consumes wait for such a release and retry once.
+ */
+async function walletSliceSwitch(
   config: Config,
   wallet: WalletPort,
   events: RelayEvents,
   fence: LeaseFence,
   stack: ReturnType<typeof stopStack>,
+  logger: Logger,
 ) {
-  if (config.RELAY_WALLET_SLICES !== '1') return undefined;
+  if (config.RELAY_WALLET_SLICES !== '1') return { wallet, slices: undefined };
   const slices = processSlices(config, wallet, events, fence, newRequestId);
   const sweep = setInterval(() => slices.sweep(), Math.max(25, config.RELAY_WALLET_SLICE_IDLE_MS / 2));
   sweep.unref();
   stack.add(() => clearInterval(sweep));
-  return slices;
+  const waiters = releaseWaiters();
+  const signals = await subscribeSliceSignals(
+    config.REDIS_URL,
+    config.REDIS_KEY_PREFIX,
+    (signal) => (signal.kind === 'revoke' ? slices.revoke(signal.userId) : waiters.released(signal.userId)),
+    logger,
+  );
+  stack.add(() => signals.stop());
+  return { wallet: retryWhenRevoked(wallet, waiters.wait), slices };
 }
 
 /** Kafka with the relay's topics, and its publisher. */
@@ -369,8 +384,8 @@ export async function createApp(
       const limiter = relayLimiter(redis, config, options, logger);
       const metrics = relayMetrics();
       const outputLimit = outputLimits(config.RELAY_OUTPUT_LIMITS, config.RELAY_DEFAULT_OUTPUT_LIMIT);
-      const wallet = leasedWallet(walletPort(clients.wallet, logger), lease, fence, metrics);
-      const slices = walletSliceSwitch(config, wallet, events, fence, stack);
+      const leased = leasedWallet(walletPort(clients.wallet, logger), lease, fence, metrics);
+      const { wallet, slices } = await walletSliceSwitch(config, leased, events, fence, stack, logger);
       if (slices) userChanged.push((id) => slices.drop(id));
       const pipeline: RelayDeps = {
         upstream,

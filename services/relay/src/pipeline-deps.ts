@@ -122,7 +122,7 @@ export function processSlices(
   events: Pick<RelayEvents, 'sliceRelease'>,
   fence: Pick<LeaseFence, 'held' | 'onCut'>,
   newId: () => string,
-): SlicePort & Pick<WalletSlices, 'sweep' | 'closeAll' | 'drop' | 'held'> {
+): SlicePort & Pick<WalletSlices, 'sweep' | 'closeAll' | 'drop' | 'revoke' | 'held'> {
   const slices = walletSlices(
     {
       requests: config.RELAY_WALLET_SLICE_REQUESTS,
@@ -158,6 +158,7 @@ export function processSlices(
     sweep: () => slices.sweep(),
     closeAll: (final) => slices.closeAll(final),
     drop: (userId) => slices.drop(userId),
+    revoke: (userId) => slices.revoke(userId),
     held: () => slices.held(),
   };
 }

@@ -422,6 +422,53 @@ describe('wallet slices (RELAY_WALLET_SLICES=1)', () => {
     for (const f of finals) expect(Number(f.split('final ')[1])).toBeGreaterThanOrEqual(0);
   }, 120_000);
 
+  it('when two users send chats one at a time, alternating between the slicing relays, until the first refusal, then a relay refused while the other holds the balance in a slice gets it back (revoke): less than one reservation is left, and wallet change = logged charges', async () => {
+    // Slices of 875 each (half the balance, then the rest; a reservation is 875, a chat 175): each
+    // relay serves one, then the balance sits in the other's slice. Each chat waits for the last
+    // one's settle, so a refusal counts only what slices hold (not a per-request hold whose usage
+    // is on its way). Without the revoke the second chat is refused with 1,400 left.
+    const quota = 2 * RESERVE_WITH_MAX;
+    const users = await Promise.all([0, 1].map(() => userWithToken(s, { quota })));
+    for (const r of sliced) await routable(r.url, users[0]?.key as string, model);
+    const t0 = performance.now();
+    const lines = await Promise.all(
+      users.map(async (u) => {
+        let served = 0;
+        let refused = '';
+        for (let i = 0; i < 16 && !refused; i++) {
+          const res = await fetch(`${sliced[i % 2]?.url}/v1/chat/completions`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${u.key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hello' }], max_tokens: 50 }),
+          });
+          const body = (await res.json()) as { error?: { message?: string } };
+          if (res.status !== 200) {
+            refused = `${res.status} ${body.error?.message ?? ''}`;
+            break;
+          }
+          served++;
+          await eventually(
+            async () => (await s.wallet.getWallet({ userId: u.userId })).wallet?.requestCount ?? 0,
+            (n) => n >= served,
+            { timeoutMs: 10_000, intervalMs: 20, what: `user ${u.userId}'s chat ${served} settled` },
+          );
+        }
+        expect(refused).toBe('403 用户额度不足');
+        await eventually(
+          () => ledgerHead(u.userId),
+          (st) => Object.keys(st?.holds ?? { x: 1 }).length === 0,
+          { timeoutMs: 20_000, what: `user ${u.userId}'s slices released` },
+        );
+        const final = await settledAndAccounted(u.userId, quota, served);
+        // Refused only once the balance, every slice given back, could not cover one reservation.
+        expect(final).toBeGreaterThanOrEqual(0);
+        expect(final).toBeLessThan(RESERVE_WITH_MAX);
+        return `user ${u.userId}: ${served} served, ${final} left`;
+      }),
+    );
+    console.log(`wallet slices, until refused: ${lines.join('; ')}; ${Math.round(performance.now() - t0)} ms`);
+  }, 60_000);
+
   it('when a usage event drawn from a slice and the slice release are delivered again, then nothing changes', async () => {
     const quota = 5_000;
     const u = await userWithToken(s, { quota });

@@ -52,6 +52,8 @@ export interface Hold {
   /** The subscription paying the request (then `a` is 0), and what its windows reserved. */
   s?: string;
   sa?: number;
+  /** A relay's wallet slice (wallet-ops.ts): many requests are charged from it, its release gives back the rest. */
+  w?: 1;
 }
 
 /** What a pre-consume needs to choose between a subscription and the wallet. */
@@ -142,6 +144,8 @@ export function hold(
     now: number;
     funding?: Funding;
     leaseAgeMs?: number | undefined;
+    /** A relay's wallet slice (the wallet pays: no token, no subscription). */
+    slice?: boolean;
   },
 ): LedgerState {
   assertAmount(op.amount);
@@ -166,8 +170,20 @@ export function hold(
     return next;
   }
   next.quota -= op.amount;
-  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l, at: op.now, ...g };
+  next.holds[op.rid] = { a: op.amount, t: op.tokenId, ta, l, at: op.now, ...g, ...(op.slice ? { w: 1 as const } : {}) };
   return next;
+}
+
+/** The wallet slices open in a state: how many, and what is left of them. */
+export function slicesHeld(state: LedgerState): { count: number; quota: number } {
+  let count = 0;
+  let quota = 0;
+  for (const h of Object.values(state.holds)) {
+    if (!h.w) continue;
+    count++;
+    quota += h.a;
+  }
+  return { count, quota };
 }
 
 /**

@@ -32,6 +32,16 @@ export interface BillingEvents {
 }
 
 /**
+ * Tells the relays about a user's wallet slices (common/slice-signals.ts): a hold refused while
+ * slices hold the balance asks them back; an applied release after that lets a refused relay retry.
+ */
+export interface SliceRevokes {
+  revoke(userId: number): void;
+  /** One of the user's slices was released (its refund applied). */
+  released(userId: number): void;
+}
+
+/**
  * A paid event (webhook or notification) whose amount or currency is not what its order asked:
  * nothing was credited and the order stays pending (an admin may still complete it).
  */

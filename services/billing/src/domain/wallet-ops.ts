@@ -1,5 +1,5 @@
-import { precondition } from '@aigw/common/errors';
-import { type Funding, hold, refund, settle } from './ledger-state.ts';
+import { AppError, precondition } from '@aigw/common/errors';
+import { type Funding, hold, type LedgerState, refund, settle, slicesHeld } from './ledger-state.ts';
 import { normalizePreference, subscriptionActive } from './subscription-state.ts';
 import { checkHoldBudget, countTokenSpend, type PeriodStarts, type TokenBudgets } from './token-budgets.ts';
 import type { LedgerOp } from './wallet-ledger.ts';
@@ -42,6 +42,28 @@ export function sliceGrant(quota: number, want: number, min: number): number {
 /** The refusal of a wallet slice for a user whose requests a subscription may pay. */
 export const SLICE_REFUSED = '订阅可能支付该用户的请求，不使用钱包分片';
 
+/** The refusal of a hold the wallet cannot cover (ledger-state.ts). */
+const SHORT = '用户额度不足';
+
+/**
+ * How long a relay refused while the user's wallet slices hold the balance waits before its one
+ * retry (at most): the slices' relays are asked to give them back, which takes their requests in
+ * flight on them to end, then the release event's way through the usage topic.
+ */
+export const SLICE_REVOKE_RETRY_MS = 1_000;
+
+/**
+ * A hold refused for want of balance (用户额度不足) while wallet slices of the user hold enough that,
+ * given back, it would pass: the same refusal, marked `retryAfterMs` (wallet-service.ts asks the
+ * relays holding them to give them back; the refused relay retries once). Other errors unchanged.
+ */
+export function revocableRefusal(err: unknown, s: LedgerState, need: number): unknown {
+  if (!(err instanceof AppError) || err.code !== 'FAILED_PRECONDITION' || err.message !== SHORT) return err;
+  const held = slicesHeld(s).quota;
+  if (held === 0 || s.quota + held < need) return err;
+  return new AppError('FAILED_PRECONDITION', SHORT, { retryAfterMs: SLICE_REVOKE_RETRY_MS });
+}
+
 /**
  * The pre-consume of `rid`: holds the amount from the subscription or the wallet (chosen in the
  * same entry, ledger-state.ts) within the token's budgets; refused once the request was closed.
@@ -56,16 +78,22 @@ export const holdOp = (h: HoldRequest, clock: OpClock, signal?: AbortSignal): Le
     if (h.slice && (subscriptionActive(s, now) || normalizePreference(s.pref) === 'subscription_only'))
       throw precondition(SLICE_REFUSED);
     const amount = h.slice ? sliceGrant(s.quota, h.amount, h.sliceMin ?? h.amount) : h.amount;
-    const next = hold(s, {
-      rid: h.rid,
-      amount,
-      tokenId: h.tokenId,
-      tokenLimited: h.tokenLimited,
-      now,
-      // No model: the wallet pays (ledger-state.ts chooses a subscription only for a model).
-      funding: h.slice ? { ...h.funding, model: '' } : h.funding,
-      leaseAgeMs: h.leaseAgeMs,
-    });
+    let next: LedgerState;
+    try {
+      next = hold(s, {
+        rid: h.rid,
+        amount,
+        tokenId: h.tokenId,
+        tokenLimited: h.tokenLimited,
+        now,
+        // No model: the wallet pays (ledger-state.ts chooses a subscription only for a model).
+        funding: h.slice ? { ...h.funding, model: '' } : h.funding,
+        leaseAgeMs: h.leaseAgeMs,
+        slice: h.slice,
+      });
+    } catch (err) {
+      throw revocableRefusal(err, s, h.slice ? (h.sliceMin ?? h.amount) : h.amount);
+    }
     const tokenRemain = h.tokenId ? (next.tokens[String(h.tokenId)]?.r ?? 0) : 0;
     return {
       kind: 'hold',

@@ -1,7 +1,7 @@
 import { AppError, invalid, notFound, precondition } from '@aigw/common/errors';
 import { LogType } from '@aigw/proto/common/v1/common';
-import { adjust, credit, type LedgerState } from './ledger-state.ts';
-import { type BillingEvents, describeQuota, type OptionReader } from './ports.ts';
+import { adjust, credit, type LedgerState, slicesHeld } from './ledger-state.ts';
+import { type BillingEvents, describeQuota, type OptionReader, type SliceRevokes } from './ports.ts';
 import { subscriptionActive } from './subscription-state.ts';
 import { periodClock, type TokenBudgets } from './token-budgets.ts';
 import type { WalletLedger } from './wallet-ledger.ts';
@@ -15,6 +15,9 @@ export interface WalletView {
   requestCount: number;
   /** Whether an active subscription may pay the user's requests (subscription-state.ts). */
   subscriptionActive: boolean;
+  /** Wallet slices relays hold for the user, and what is left of them. */
+  walletSlices: number;
+  walletSliceQuota: number;
 }
 
 /** Tells whether a token exists for a user and whether its quota is limited. */
@@ -22,13 +25,18 @@ export type TokenLimitLookup = (
   tokenId: number,
 ) => Promise<{ userId: number; unlimited: boolean; budgets?: TokenBudgets } | null>;
 
-export const walletView = (userId: number, s: LedgerState): WalletView => ({
-  userId,
-  quota: s.quota,
-  usedQuota: s.used_quota,
-  requestCount: s.request_count,
-  subscriptionActive: subscriptionActive(s, Date.now()),
-});
+export const walletView = (userId: number, s: LedgerState): WalletView => {
+  const slices = slicesHeld(s);
+  return {
+    userId,
+    quota: s.quota,
+    usedQuota: s.used_quota,
+    requestCount: s.request_count,
+    subscriptionActive: subscriptionActive(s, Date.now()),
+    walletSlices: slices.count,
+    walletSliceQuota: slices.quota,
+  };
+};
 
 /** Credit reasons (billing.v1.CreditReason) and how each is logged. */
 /** How long a token's limited/unlimited flag is reused by pre-consumes and settles. */
@@ -104,7 +112,25 @@ async function holdRequestOf(
   return { rid, amount: req.amount, tokenId: req.tokenId, tokenLimited, budgets, funding, leaseAgeMs, ...slice };
 }
 
-type WalletDeps = { ledger: WalletLedger; tokenLimit: TokenLimitLookup; events: BillingEvents; options: OptionReader };
+type WalletDeps = {
+  ledger: WalletLedger;
+  tokenLimit: TokenLimitLookup;
+  events: BillingEvents;
+  options: OptionReader;
+  /** Absent: a refusal never asks wallet slices back (and is not marked retryable). */
+  slices?: SliceRevokes;
+};
+
+/**
+ * A refused hold marked retryable (wallet-ops.ts, revocableRefusal): the relays holding the user's
+ * slices are asked to give them back; without a way to ask, the plain refusal.
+ */
+function refusalOf(err: unknown, userId: number, slices: SliceRevokes | undefined): unknown {
+  if (!(err instanceof AppError) || err.retryAfterMs === undefined) return err;
+  if (!slices) return new AppError(err.code, err.message);
+  slices.revoke(userId);
+  return err;
+}
 
 /**
  * The relay's side: pre-consume, settle and refund of a request, and the settle consumer's batch
@@ -125,7 +151,9 @@ export function requestCharges(deps: WalletDeps) {
   return {
     async preConsume(req: PreConsumeInput, opts: { signal?: AbortSignal } = {}) {
       const hold = await holdRequestOf(req, tokenLimit, clock.timeZone());
-      const { op, state: after } = await ledger.submit(req.userId, holdOp(hold, clock, opts.signal));
+      const { op, state: after } = await ledger
+        .submit(req.userId, holdOp(hold, clock, opts.signal))
+        .catch((err: unknown) => Promise.reject(refusalOf(err, req.userId, deps.slices)));
       return {
         preConsumed: Number(op.result.pre_consumed),
         userQuota: Number(op.result.user_quota),
@@ -160,11 +188,18 @@ export function requestCharges(deps: WalletDeps) {
      * a refund, all submitted together so that each user's closes share one ledger entry. Closes
      * already recorded (replays, a refund after a settle) answer without changing anything, refused
      * ones answer kind `refused`; a rejected promise is an infrastructure failure. A settle that
-     * names a wallet slice (`slice`) is charged from that slice's hold; the release of a slice is
-     * the refund of its id (what is left of it goes back).
+     * names a wallet slice (`slice`) is charged from that slice's hold; the release of a slice
+     * (`release`) is the refund of its id (what is left of it goes back).
      */
     async closeMany(
-      closes: { requestId: string; userId: number; tokenId: number; actual?: number; slice?: string }[],
+      closes: {
+        requestId: string;
+        userId: number;
+        tokenId: number;
+        actual?: number;
+        slice?: string;
+        release?: boolean;
+      }[],
     ): Promise<{ requestId: string; kind: string; replayed: boolean }[]> {
       const limited = new Map<number, boolean>();
       for (const tokenId of new Set(closes.map((c) => c.tokenId).filter((t) => t > 0))) {
@@ -179,6 +214,7 @@ export function requestCharges(deps: WalletDeps) {
                 ? refundOp(rid)
                 : settleOp(rid, c.actual, c.tokenId, limited.get(c.tokenId) ?? false, clock, c.slice);
             const applied = await ledger.submit(c.userId, op);
+            if (c.release && !applied.replayed) deps.slices?.released(c.userId);
             return { requestId: c.requestId, kind: applied.op.kind, replayed: applied.replayed };
           } catch (err) {
             // A refused close (a malformed event) is answered, not retried; infrastructure errors are.

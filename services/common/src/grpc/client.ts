@@ -1,6 +1,6 @@
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { APP_ERROR_KEY, AppError } from '../errors.ts';
+import { APP_ERROR_KEY, AppError, RETRY_AFTER_KEY } from '../errors.ts';
 import { AUTH_METADATA_KEY, type CallSigner, defaultInternalAuth, scopedInternalAuth } from './auth.ts';
 import { hasActorField } from './auth-policy.ts';
 import type { ActorClaim } from './auth-token.ts';
@@ -221,7 +221,10 @@ function isServiceError(err: unknown): err is grpc.ServiceError {
 
 function fromServiceError(err: grpc.ServiceError): AppError {
   const fromServer = err.metadata?.get(APP_ERROR_KEY).length > 0;
-  return AppError.fromGrpc(err.code, err.details, err, fromServer);
+  const appError = AppError.fromGrpc(err.code, err.details, err, fromServer);
+  const retryAfter = fromServer ? Number(err.metadata.get(RETRY_AFTER_KEY)[0]) : Number.NaN;
+  if (!Number.isFinite(retryAfter) || retryAfter < 0) return appError;
+  return new AppError(appError.code, appError.message, { cause: err, retryAfterMs: retryAfter });
 }
 
 function cancelledError(path: string): AppError {

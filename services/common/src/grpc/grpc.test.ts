@@ -26,6 +26,7 @@ describe('gRPC adapter', () => {
             if (req.channelId === 404) throw new AppError('NOT_FOUND', '渠道不存在');
             if (req.channelId === 500) throw new Error('mongo password=hunter2 refused');
             if (req.channelId === 503) throw new AppError('UNAVAILABLE', '会话服务暂不可用，请稍后重试');
+            if (req.channelId === 409) throw new AppError('FAILED_PRECONDITION', '用户额度不足', { retryAfterMs: 750 });
             if (req.channelId === 999) {
               await sleep(10_000, undefined, { signal: ctx.signal }).catch(() => {
                 slowCall.aborted = ctx.signal.aborted;
@@ -89,6 +90,18 @@ describe('gRPC adapter', () => {
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('NOT_FOUND');
       expect((err as AppError).message).toBe('渠道不存在');
+    } finally {
+      relay.close();
+    }
+  });
+
+  it('when the handler marks its refusal retryable (retryAfterMs), then the client gets it with the code and message; others have none', async () => {
+    const relay = createClient(RelayAdminService, address, { auth: false });
+    try {
+      const err = (await relay.testChannel({ channelId: 409 }).catch((e: unknown) => e)) as AppError;
+      expect([err.code, err.message, err.retryAfterMs]).toEqual(['FAILED_PRECONDITION', '用户额度不足', 750]);
+      const plain = (await relay.testChannel({ channelId: 404 }).catch((e: unknown) => e)) as AppError;
+      expect(plain.retryAfterMs).toBeUndefined();
     } finally {
       relay.close();
     }

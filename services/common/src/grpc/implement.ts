@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { create, type DescMethod, type DescService } from '@bufbuild/protobuf';
 import * as grpc from '@grpc/grpc-js';
-import { APP_ERROR_KEY, AppError, type ErrorCode, grpcStatusOf, toAppError } from '../errors.ts';
+import { APP_ERROR_KEY, AppError, type ErrorCode, grpcStatusOf, RETRY_AFTER_KEY, toAppError } from '../errors.ts';
 import { observeGrpc } from '../metrics.ts';
 import { AUTH_METADATA_KEY, type CallVerifier, checkActor } from './auth.ts';
 import { hasActorField } from './auth-policy.ts';
@@ -214,5 +214,6 @@ function toStatus(
   }
   const metadata = new grpc.Metadata();
   metadata.set(APP_ERROR_KEY, '1');
+  if (appError.retryAfterMs !== undefined) metadata.set(RETRY_AFTER_KEY, String(Math.round(appError.retryAfterMs)));
   return { code: grpcStatusOf[appError.code], details: appError.message, metadata };
 }

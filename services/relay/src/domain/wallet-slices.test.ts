@@ -164,3 +164,40 @@ describe('admission', () => {
     expect(billing.released.length).toBe(1);
   });
 });
+
+describe('revoke', () => {
+  it('when billing asks a user slices back, then they take no more requests and each goes back once its requests ended; other users keep theirs; the next request takes a new slice', async () => {
+    const { billing, slices, tick } = setup(10_000);
+    const running = await slices.reserve(1, 100);
+    const other = await slices.reserve(2, 100);
+    expect(running && other).toBeDefined();
+    tick(1);
+    slices.revoke(1);
+    // In flight: not yet released; user 2's slice untouched.
+    expect(billing.released).toEqual([]);
+    if (running) slices.finish(running, 40);
+    expect(billing.released).toEqual([running?.slice.id]);
+    expect((await slices.reserve(2, 100))?.slice).toBe(other?.slice);
+    const next = await slices.reserve(1, 100);
+    expect(next).toBeDefined();
+    expect(next?.slice.id).not.toBe(running?.slice.id);
+  });
+
+  it('when a revoke comes while a slice is being asked for, then that slice goes back as soon as it is granted and the request draws from one asked for after the revoke', async () => {
+    const { billing, slices, tick } = setup(10_000);
+    let open: () => void = () => undefined;
+    billing.hold(
+      new Promise<void>((r) => {
+        open = r;
+      }),
+    );
+    const waiting = slices.reserve(4, 100);
+    tick(1);
+    slices.revoke(4);
+    open();
+    const ticket = await waiting;
+    expect(billing.released).toEqual(['p1-s1']);
+    expect(ticket?.slice.id).toBe('p1-s2');
+    expect([...billing.holds.keys()]).toEqual(['p1-s2']);
+  });
+});

@@ -71,12 +71,15 @@ interface UserSlices {
   taking: Promise<void> | undefined;
   /** No slices before this (billing refused one for another reason than the balance: a subscription). */
   offUntil: number;
+  /** When billing last asked the user's slices back (0: never): a slice asked for before it goes back. */
+  revokedAt: number;
 }
 
 /** Billing's refusal of a hold the balance cannot cover (ledger-state.ts). */
 const SHORT = '用户额度不足';
 /** How long a user whose slice was refused for a subscription keeps the per-request path. */
 const OFF_MS = 60_000;
+
 /** Attempts of one request to find room (each waits for at most one new slice). */
 const ATTEMPTS = 3;
 
@@ -137,18 +140,29 @@ function closeSlice(ctx: SliceContext, u: UserSlices, s: Slice): void {
   releaseIfDone(ctx, u, s);
 }
 
-/** A granted slice joins the user's; those too small for the request that asked for it close. */
-function opened(ctx: SliceContext, u: UserSlices, slice: Slice, need: number, userQuota: number): void {
+/**
+ * A granted slice joins the user's; those too small for the request that asked for it close. One
+ * asked for at `askedAt`, before billing asked the user's slices back, goes back at once (it may
+ * hold what a refused request waits for), as does one granted after the final closeAll (shutdown).
+ */
+function opened(
+  ctx: SliceContext,
+  u: UserSlices,
+  slice: Slice,
+  need: number,
+  userQuota: number,
+  askedAt: number,
+): void {
   u.free = userQuota;
   for (const s of [...u.slices]) if (!s.closed && s.left < need) closeSlice(ctx, u, s);
   u.slices.push(slice);
-  // Granted after the final closeAll (shutdown): given back at once.
-  if (ctx.stopped) closeSlice(ctx, u, slice);
+  if (ctx.stopped || u.revokedAt > askedAt) closeSlice(ctx, u, slice);
 }
 
 /** Asks billing for a slice of `size` for a request of bound `need` (one take per user at a time). */
 function takeSlice(ctx: SliceContext, userId: number, u: UserSlices, size: number, need: number): Promise<void> {
   const id = ctx.ports.newId();
+  const askedAt = ctx.clock();
   const taking = ctx.ports.take(userId, id, size, need).then(
     (res) => {
       const now = ctx.clock();
@@ -163,7 +177,7 @@ function takeSlice(ctx: SliceContext, userId: number, u: UserSlices, size: numbe
         closed: false,
         released: false,
       };
-      opened(ctx, u, slice, need, res.userQuota);
+      opened(ctx, u, slice, need, res.userQuota, askedAt);
     },
     (err: unknown) => {
       const e = err as { code?: string; message?: string };
@@ -195,13 +209,19 @@ function topUp(ctx: SliceContext, userId: number, u: UserSlices, need: number, n
   if (size >= need) void takeSlice(ctx, userId, u, size, need);
 }
 
-/** A reservation from the user's slices, waiting only for a new slice when none has room. */
-async function reserveFrom(ctx: SliceContext, userId: number, need: number): Promise<SliceTicket | undefined> {
+/** The user's slices, an empty entry when there is none yet. */
+function userOf(ctx: SliceContext, userId: number): UserSlices {
   let u = ctx.users.get(userId);
   if (!u) {
-    u = { slices: [], free: undefined, taking: undefined, offUntil: 0 };
+    u = { slices: [], free: undefined, taking: undefined, offUntil: 0, revokedAt: 0 };
     ctx.users.set(userId, u);
   }
+  return u;
+}
+
+/** A reservation from the user's slices, waiting only for a new slice when none has room. */
+async function reserveFrom(ctx: SliceContext, userId: number, need: number): Promise<SliceTicket | undefined> {
+  const u = userOf(ctx, userId);
   for (let i = 0; i < ATTEMPTS; i++) {
     const now = ctx.clock();
     if (u.offUntil > now) return undefined;
@@ -270,6 +290,19 @@ export function walletSlices(opts: SliceOptions, ports: SlicePorts) {
       const u = ctx.users.get(userId);
       if (!u) return;
       u.free = undefined;
+      for (const s of [...u.slices]) closeSlice(ctx, u, s);
+    },
+
+    /**
+     * Billing refused a hold of the user while slices held the balance (common/slice-signals.ts):
+     * the user's slices take no more requests and go back as their requests end (a slice being
+     * asked for now goes back once granted). The user's next requests take a new slice as usual,
+     * sized by what billing grants from the balance given back.
+     */
+    revoke(userId: number): void {
+      const u = ctx.users.get(userId);
+      if (!u) return;
+      u.revokedAt = ctx.clock();
       for (const s of [...u.slices]) closeSlice(ctx, u, s);
     },
 

@@ -59,7 +59,7 @@ export async function runUsageSettleConsumer(opts: {
         if (!event.requestId || !event.userId) continue;
         if (event.sliceRelease) {
           // The release of a wallet slice: what is left of its hold goes back (a refund of its id).
-          closes.push({ requestId: event.requestId, userId: event.userId, tokenId: 0 });
+          closes.push({ requestId: event.requestId, userId: event.userId, tokenId: 0, release: true });
         } else if (event.type === CONSUMPTION) {
           closes.push({
             requestId: event.requestId,
