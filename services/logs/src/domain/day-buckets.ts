@@ -22,9 +22,14 @@ export const dayBucketId = (user: number, day: number) => `b|${user}|${day}`;
 /** The sums of one user (0: everyone) and UTC hour (`hour`: of the day). */
 export const hourBucketId = (user: number, day: number, hour: number) => `b|${user}|${day}|${hour}`;
 
-/** A model name as a field name: no `.` (a path separator) and no leading `$`. */
-export const modelField = (model: string) => encodeURIComponent(model).replace(/\./g, '%2E');
-const modelOfField = (field: string) => decodeURIComponent(field);
+/**
+ * A model name as a field name: no `.` (a path separator), no leading `$`, never empty (an empty
+ * field name fails the whole update: a log without a model, such as an error before routing, is
+ * summed under `@`, which encodeURIComponent never writes).
+ */
+export const modelField = (model: string) => (model ? encodeURIComponent(model).replace(/\./g, '%2E') : EMPTY_MODEL);
+const modelOfField = (field: string) => (field === EMPTY_MODEL ? '' : decodeURIComponent(field));
+const EMPTY_MODEL = '@';
 
 /** One hour's sums of one model. */
 export interface ModelSums {
