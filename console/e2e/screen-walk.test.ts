@@ -70,8 +70,8 @@ function api<T>(page: Page, method: string, path: string, body?: unknown): Promi
   ) as Promise<T & Json>;
 }
 
-/** Layout findings of the visits so far ("<width>[-dark] <route>" -> what sticks out or is covered). */
-let layout: Record<string, string[]> = {};
+/** Layout findings of a walk's visits ("<width>[-dark] <route>" -> what sticks out or is covered). */
+type Layout = Record<string, string[]>;
 
 /** Contexts whose pages count their fetches in flight (see settled). */
 const counting = new WeakSet<object>();
@@ -89,15 +89,45 @@ async function settled(page: Page): Promise<void> {
       const moving = document
         .getAnimations()
         .some((a) => a.playState === 'running' && a.effect?.getTiming().iterations !== Number.POSITIVE_INFINITY);
-      return quiet && !moving;
+      // A page's code still loading (the layout's Suspense fallback) is not a page yet.
+      const loading = document.querySelector('.aigw-page-loading') !== null;
+      return quiet && !moving && !loading;
     },
     undefined,
     { polling: 50, timeout: 15_000 },
   );
 }
 
-/** Opens a route, lets it settle and checks its layout (layout-support.ts) on the way. */
-async function open(page: Page, route: string): Promise<void> {
+/** Pages whose next visit loads the document: a theme was chosen since (applied on load). */
+const reload = new WeakSet<Page>();
+
+/** Sets the viewport and the theme of a walk's mode; the next visit loads the document with them. */
+async function mode(page: Page, w: Mode): Promise<void> {
+  await page.setViewportSize({ width: w.width, height: w.height });
+  if (page.url().startsWith('http')) await chooseTheme(page, w.dark);
+  reload.add(page);
+}
+
+/**
+ * Goes to a route inside the loaded console, as its menu does (react-router follows the history
+ * entry on popstate): the app is not fetched, parsed and booted again for each of the walk's ~120
+ * visits, about half of each visit's time (more on a busy machine). The page starts at its top, as
+ * a loaded one does. The quiet period of settled() starts now, before the route's fetches.
+ */
+function navigateInApp(to: string): void {
+  const w = window as unknown as { __quietAt: number };
+  w.__quietAt = performance.now();
+  window.scrollTo(0, 0);
+  const idx = ((history.state as { idx?: number } | null)?.idx ?? 0) + 1;
+  history.pushState({ usr: null, key: Math.random().toString(36).slice(2, 10), idx }, '', to);
+  window.dispatchEvent(new PopStateEvent('popstate', { state: history.state }));
+}
+
+/**
+ * Opens a route (loading the document on a fresh page or after mode(), going there inside the app
+ * otherwise), lets it settle and checks its layout (layout-support.ts) on the way.
+ */
+async function open(page: Page, route: string, layout: Layout): Promise<void> {
   const context = page.context();
   if (!counting.has(context)) {
     counting.add(context);
@@ -116,7 +146,12 @@ async function open(page: Page, route: string): Promise<void> {
     });
   }
   // The counter is in every document the context loads from here on (this one included).
-  await page.goto(route);
+  if (reload.has(page) || !page.url().startsWith('http')) {
+    reload.delete(page);
+    await page.goto(route);
+  } else {
+    await page.evaluate(navigateInApp, route);
+  }
   await settled(page);
   const findings = await page.evaluate(inspect);
   if (findings.length) {
@@ -239,8 +274,12 @@ describe('screen walk (browser)', () => {
     await h?.close();
   });
 
-  it('when a visitor looks around, then the pages show the About text, the models with their audio prices, and the account forms; the still pages match their baselines', async () => {
-    layout = {};
+  // The visitor's walk and the user's walk run side by side on the one stack and browser, each in
+  // contexts of its own: they spend most of their time waiting on the stack's answers and the
+  // browser's rendering (about a third of a core alone). The root walk comes after them: its visits
+  // add entries to root's log, which the user's walk compares with a baseline.
+  it.concurrent('when a visitor looks around, then the pages show the About text, the models with their audio prices, and the account forms; the still pages match their baselines', async () => {
+    const layout: Layout = {};
     const pricing = (await (await fetch(`${h.stack.gatewayUrl}/api/pricing`)).json()) as {
       data: { model_name: string; model_ratio: number; audio_ratio: number; audio_completion_ratio: number }[];
     };
@@ -260,9 +299,8 @@ describe('screen walk (browser)', () => {
     const diffs: Record<string, number> = {};
     const themes: Record<string, string[]> = {};
     for (const w of WIDTHS) {
-      await page.setViewportSize({ width: w.width, height: w.height });
-      if (page.url().startsWith('http')) await chooseTheme(page, w.dark);
-      await open(page, '/about');
+      await mode(page, w);
+      await open(page, '/about', layout);
       await shows(page, ABOUT);
       await themeChecked(page, w.dark, `visitor-about-${w.name}`, themes);
       diffs[`visitor-about-${w.name}`] = againstBaseline(
@@ -271,7 +309,7 @@ describe('screen walk (browser)', () => {
       );
 
       // The picture first: looking for a text scrolls the table on a phone.
-      await open(page, '/pricing');
+      await open(page, '/pricing', layout);
       await page.getByText(MODEL).first().waitFor({ state: 'visible' });
       diffs[`visitor-pricing-${w.name}`] = againstBaseline(
         `visitor-pricing-${w.name}`,
@@ -282,7 +320,7 @@ describe('screen walk (browser)', () => {
       await shows(page, `音频补全 $${audioOut.toFixed(4)} / 1M tokens`);
       await themeChecked(page, w.dark, `visitor-pricing-${w.name}`, themes);
 
-      await open(page, '/login');
+      await open(page, '/login', layout);
       await page.locator('input[name="username"]').waitFor({ state: 'visible' });
       await page.locator('input[name="password"]').waitFor({ state: 'visible' });
       await themeChecked(page, w.dark, `visitor-login-${w.name}`, themes);
@@ -291,7 +329,7 @@ describe('screen walk (browser)', () => {
         await shot(page, `visitor-login-${w.name}`),
       );
 
-      await open(page, '/register');
+      await open(page, '/register', layout);
       await page.locator('input[name="password2"]').waitFor({ state: 'visible' });
       await themeChecked(page, w.dark, `visitor-register-${w.name}`, themes);
       diffs[`visitor-register-${w.name}`] = againstBaseline(
@@ -300,11 +338,11 @@ describe('screen walk (browser)', () => {
       );
 
       // A login-guarded page sends the visitor to the login page.
-      await open(page, '/token');
+      await open(page, '/token', layout);
       await page.waitForURL('**/login**');
     }
     // The same page twice in a row is the same picture (the comparison itself is stable).
-    await open(page, '/login');
+    await open(page, '/login', layout);
     expect(diffShare(await shot(page, 'again-1'), await shot(page, 'again-2'))).toBe(0);
     await context.close();
     expect(themes).toEqual({});
@@ -312,8 +350,8 @@ describe('screen walk (browser)', () => {
     expect(Object.entries(diffs).filter(([, d]) => d > MAX_DIFF)).toEqual([]);
   });
 
-  it('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px, light and dark; the dark pages match their baselines', async () => {
-    layout = {};
+  it.concurrent('when a new user registers, makes a token, redeems a code and sends a request, then token, wallet, log, dashboard and settings pages show those values at 1440 px and 390 px, light and dark; the dark pages match their baselines', async () => {
+    const layout: Layout = {};
     const username = `walk${Date.now().toString(36).slice(-6)}`;
     const root = await h.fresh();
     await login(root.page, 'root', '123456');
@@ -403,19 +441,18 @@ describe('screen walk (browser)', () => {
       diffs[`${name}-${w.name}`] = againstBaseline(`${name}-${w.name}`, await shot(p, `${name}-${w.name}`, masks));
     };
     for (const w of WIDTHS) {
-      await page.setViewportSize({ width: w.width, height: w.height });
-      await chooseTheme(page, w.dark);
-      await open(page, '/token');
+      await mode(page, w);
+      await open(page, '/token', layout);
       const tokenRow = page.locator('tr', { hasText: 'walk-token' });
       await tokenRow.waitFor({ state: 'visible' });
       await shows(page, dollars(token?.remain_quota ?? 0, 2), 'tr:has-text("walk-token")');
       await still(page, w, 'user-token');
 
-      await open(page, '/topup');
+      await open(page, '/topup', layout);
       await shows(page, dollars(self.data.quota, 6), '.aigw-wallet-balance');
       await still(page, w, 'user-topup');
 
-      await open(page, '/log');
+      await open(page, '/log', layout);
       const logRow = page.locator('.arco-table-tr', { hasText: 'walk-token' }).first();
       await logRow.waitFor({ state: 'visible' });
       await shows(page, MODEL, '.arco-table-tr:has-text("walk-token")');
@@ -434,42 +471,41 @@ describe('screen walk (browser)', () => {
       // RPM and TPM count the last minute; the range picker holds today's date.
       await still(page, w, 'user-log', ['.aigw-log-stat b', '.arco-picker']);
 
-      await open(page, '/detail');
+      await open(page, '/detail', layout);
       await shows(page, String(log.prompt_tokens + log.completion_tokens), '.aigw-detail-totals');
       await shows(page, dollars(log.quota, 2), '.aigw-detail-totals');
       await still(page, w, 'user-detail', ['.arco-picker']);
 
-      await open(page, '/setting');
+      await open(page, '/setting', layout);
       await shows(page, username, '[data-card="profile"]');
       // The invitation link holds the stack's port and a random code; the login sessions their times.
       await still(page, w, 'user-setting', ['input', '.aigw-session-meta']);
 
-      await open(page, '/pricing');
+      await open(page, '/pricing', layout);
       await shows(page, MODEL);
     }
     await context.close();
 
     // Root sees the user, the log with its user, the channel and the code.
     for (const w of WIDTHS) {
-      await root.page.setViewportSize({ width: w.width, height: w.height });
-      await chooseTheme(root.page, w.dark);
-      await open(root.page, '/user');
+      await mode(root.page, w);
+      await open(root.page, '/user', layout);
       await shows(root.page, username);
       await still(root.page, w, 'root-user');
 
-      await open(root.page, `/log`);
+      await open(root.page, `/log`, layout);
       const adminRow = root.page.locator('.arco-table-tr', { hasText: username }).first();
       await adminRow.waitFor({ state: 'visible' });
       await shows(root.page, MODEL, `.arco-table-tr:has-text("${username}")`);
       await shows(root.page, dollars(log.quota, 6), `.arco-table-tr:has-text("${username}")`);
       await still(root.page, w, 'root-log', ['.aigw-log-stat b', '.arco-picker']);
 
-      await open(root.page, '/channel');
+      await open(root.page, '/channel', layout);
       await shows(root.page, 'walk-channel');
       await shows(root.page, '已启用', 'tr:has-text("walk-channel")');
       await still(root.page, w, 'root-channel');
 
-      await open(root.page, '/redemption');
+      await open(root.page, '/redemption', layout);
       await shows(root.page, 'walk-code');
       await still(root.page, w, 'root-redemption');
     }
@@ -480,19 +516,20 @@ describe('screen walk (browser)', () => {
   }, 180_000); // Four walks of ten pages each: about 70 s on a busy machine.
 
   it('when root visits the rest of the route table at 1440 px, 390 px and in dark mode, then nothing sticks out sideways or covers a control', async () => {
-    layout = {};
+    const layout: Layout = {};
     const { context, page } = await h.fresh();
     await context.addInitScript(() => localStorage.setItem('notice_dismissed', 'none'));
     await login(page, 'root', '123456');
     // The routes the walk above visits as root already had their layout checked there.
     const seen = new Set(['/user', '/log', '/channel', '/redemption']);
     for (const w of [WIDTHS[0], WIDTHS[1], WIDTHS[2]]) {
-      await page.setViewportSize({ width: w.width, height: w.height });
-      await chooseTheme(page, w.dark);
-      for (const route of ROOT_ROUTES.filter((r) => !seen.has(r))) await open(page, route);
+      await mode(page, w);
+      for (const route of ROOT_ROUTES.filter((r) => !seen.has(r))) await open(page, route, layout);
     }
-    // The check itself sees a control under a cover and a box wider than the screen.
-    await open(page, '/about');
+    // The check itself sees a control under a cover and a box wider than the screen. (The About
+    // text also shows that the visits inside the app reached their routes.)
+    await open(page, '/about', layout);
+    await shows(page, ABOUT);
     await page.evaluate(() => {
       const cover = document.createElement('div');
       cover.style.cssText = 'position:fixed;inset:0;z-index:9999';

@@ -20,8 +20,16 @@ import {
 
 export type ServiceName = 'users' | 'channels' | 'billing' | 'logs' | 'relay' | 'tasks' | 'gateway';
 
-/** Start order: owners of data first, the gateway last. */
-const ORDER: ServiceName[] = ['users', 'channels', 'billing', 'logs', 'relay', 'tasks', 'gateway'];
+/**
+ * Start order: owners of data first, the gateway last; the services of one level start side by
+ * side. Each reaches only services of earlier levels while it starts (every one users' options, the
+ * relay and tasks channels and billing, the gateway everything behind /api); one of a level never
+ * waits for another of its level (deployed pods start in any order). On a busy machine a full stack
+ * took about 10.5 s to start in a fresh test process one after the other, 7.3 s by level (on a
+ * quiet one about 6 s either way).
+ */
+const LEVELS: ServiceName[][] = [['users'], ['channels', 'billing', 'logs'], ['relay', 'tasks'], ['gateway']];
+const ORDER: ServiceName[] = LEVELS.flat();
 
 interface StartedApp {
   stop(): Promise<void>;
@@ -207,30 +215,33 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const stop = async () => {
     await Promise.all(started.splice(0).map((app) => app.stop().catch(() => undefined)));
   };
-  try {
-    for (const svc of ORDER) {
-      if (!wanted.has(svc)) continue;
-      const { readConfig, createApp } = await load(svc)();
-      const config = readConfig({
-        ...env,
-        ...opts.serviceEnv?.[svc],
-        SERVICE_NAME: svc,
-        HTTP_PORT: String(ports[svc].http),
-        GRPC_PORT: String(ports[svc].grpc),
-        METRICS_PORT: String(ports[svc].metrics),
-        MONGO_DB: `aigw_${svc}_${id}`,
-      });
-      // Clients and servers the service creates while starting use its own key only.
-      const app = await runWithInternalAuth(createInternalAuth(keysOf(keys, svc)), async () => {
-        const created = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));
-        await created.start();
-        return created;
-      });
-      started.push(app);
+  const startOne = async (svc: ServiceName) => {
+    const { readConfig, createApp } = await load(svc)();
+    const config = readConfig({
+      ...env,
+      ...opts.serviceEnv?.[svc],
+      SERVICE_NAME: svc,
+      HTTP_PORT: String(ports[svc].http),
+      GRPC_PORT: String(ports[svc].grpc),
+      METRICS_PORT: String(ports[svc].metrics),
+      MONGO_DB: `aigw_${svc}_${id}`,
+    });
+    // Clients and servers the service creates while starting use its own key only.
+    const app = await runWithInternalAuth(createInternalAuth(keysOf(keys, svc)), async () => {
+      const created = await createApp(config as never, createLogger(svc, env.LOG_LEVEL));
+      await created.start();
+      return created;
+    });
+    started.push(app);
+  };
+  for (const level of LEVELS) {
+    // Settled, not raced: a failed start stops the stack only once the others of its level are up.
+    const results = await Promise.allSettled(level.filter((svc) => wanted.has(svc)).map(startOne));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) {
+      await stop();
+      throw failed.reason;
     }
-  } catch (err) {
-    await stop();
-    throw err;
   }
   return {
     gatewayUrl: `http://127.0.0.1:${ports.gateway.http}`,
