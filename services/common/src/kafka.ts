@@ -173,23 +173,33 @@ export interface BatchConsumerOptions<D extends DescMessage> extends Omit<Consum
 }
 
 const usagePaceSchema = z.object({
-  KAFKA_USAGE_PACE_MS: z.coerce.number().int().min(0).max(5_000).default(250),
+  KAFKA_USAGE_PACE_MS: z.coerce.number().int().min(0).max(5_000).optional(),
   KAFKA_USAGE_PACE_RATE: z.coerce.number().min(1).default(50),
 });
 
 /**
- * The pace of the usage topic's consumers (billing's settle, the logs, the channels' used quota):
- * a partition that brings `KAFKA_USAGE_PACE_RATE` events per second or more (50) is fetched at
- * most every `KAFKA_USAGE_PACE_MS` (250; 0 turns it off). A batch's store writes grow with the
- * users and scopes in it, not with its size: at 500 req/s, fetching again at once gave batches of
- * about 10 events per partition and cost the store 1.5 ms of CPU per request (docs/benchmarks.md).
- * The price is up to that wait added to the settle and log lags under load; a quiet partition
- * is consumed at once.
+ * Each usage consumer's own pace when KAFKA_USAGE_PACE_MS is unset (ms). Billing's settle moves
+ * wallets and frees holds, so it waits least; the logs' lists and the channels' used quota can
+ * wait a second (the log lag stays under 2 s at 1,000 req/s).
  */
-export function usagePace(env: Record<string, string | undefined> = process.env): { pace: Pace } {
+export const USAGE_PACE_MS = { billing: 500, logs: 1_000, channels: 1_000 } as const;
+
+/**
+ * The pace of a usage topic consumer (billing's settle, the logs, the channels' used quota): a
+ * partition that brings `KAFKA_USAGE_PACE_RATE` events per second or more (50) is fetched at most
+ * every `KAFKA_USAGE_PACE_MS` (default per consumer, USAGE_PACE_MS; 0 turns it off). A batch's
+ * store writes grow with the users and scopes in it, not with its size: at 500 req/s, fetching
+ * again at once gave batches of about 10 events per partition and cost the store 1.5 ms of CPU
+ * per request; a pace of 250 ms 0.8, of 1 s 0.4 (docs/benchmarks.md). The price is up to that
+ * wait added to the settle and log lags under load; a quiet partition is consumed at once.
+ */
+export function usagePace(
+  consumer: keyof typeof USAGE_PACE_MS,
+  env: Record<string, string | undefined> = process.env,
+): { pace: Pace } {
   const clean = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('KAFKA_USAGE_PACE_') && v));
   const s = usagePaceSchema.parse(clean);
-  return { pace: { ms: s.KAFKA_USAGE_PACE_MS, minRate: s.KAFKA_USAGE_PACE_RATE } };
+  return { pace: { ms: s.KAFKA_USAGE_PACE_MS ?? USAGE_PACE_MS[consumer], minRate: s.KAFKA_USAGE_PACE_RATE } };
 }
 
 export interface ConsumerHandle {

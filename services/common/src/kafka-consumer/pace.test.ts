@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { usagePace } from '../kafka.ts';
 import { paceDelay } from './pace.ts';
 
 const pace = { ms: 250, minRate: 50 };
@@ -31,5 +32,17 @@ describe('paceDelay', () => {
 
   it('is off with a pace of 0', () => {
     expect(paceDelay({ ms: 0, minRate: 50 }, 940, 1_000, 1_020, 10)).toBe(0);
+  });
+});
+
+describe('usagePace', () => {
+  it('gives each usage consumer its own pace, and KAFKA_USAGE_PACE_MS all of them', () => {
+    expect(usagePace('billing', {}).pace).toEqual({ ms: 500, minRate: 50 });
+    expect(usagePace('logs', {}).pace).toEqual({ ms: 1_000, minRate: 50 });
+    expect(usagePace('channels', { KAFKA_USAGE_PACE_MS: '0', KAFKA_USAGE_PACE_RATE: '20' }).pace).toEqual({
+      ms: 0,
+      minRate: 20,
+    });
+    expect(() => usagePace('logs', { KAFKA_USAGE_PACE_MS: '-1' })).toThrow();
   });
 });

@@ -46,7 +46,7 @@ export async function runUsageSettleConsumer(opts: {
     // Prefixed like the topics: stacks (or environments) sharing a cluster must not share a group.
     groupId: settleGroupId(),
     topic: topicName(TOPICS.usage),
-    ...usagePace(),
+    ...usagePace('billing'),
     mergePartitions: true,
     schema: UsageEventSchema,
     logger: opts.logger,

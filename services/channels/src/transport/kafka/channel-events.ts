@@ -99,7 +99,7 @@ export function runUsageConsumer(opts: {
     kafka: opts.kafka,
     groupId: topicName('channels.usage'),
     topic: topicName(TOPICS.usage),
-    ...usagePace(),
+    ...usagePace('channels'),
     mergePartitions: true,
     schema: UsageEventSchema,
     publisher: opts.publisher,

@@ -67,7 +67,7 @@ export async function runEventConsumers(opts: {
     ...common,
     groupId: `${prefix}.events`,
     topic: topicName(TOPICS.usage),
-    ...usagePace(),
+    ...usagePace('logs'),
     // ingestUsage takes several partitions' events at once (each log's offset marks are per partition).
     mergePartitions: true,
     maxBytesPerPartition: opts.maxBytesPerPartition ?? USAGE_FETCH_BYTES,
