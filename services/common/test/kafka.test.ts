@@ -19,6 +19,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const logger = createLogger('kafka-test', 'silent');
 
+/** A client, a publisher and a topic of the test's own (with its dead-letter topic). */
+async function freshTopic(name: string, partitions = 1) {
+  const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), `kafka-${name}-test`, logger);
+  const publisher = await createPublisher(kafka);
+  const topic = `test.${name}.${randomUUID()}`;
+  await ensureTopics(kafka, [topic, deadLetter(topic)], partitions);
+  return { kafka, publisher, topic };
+}
+
 describe('Kafka publisher and consumer with protobuf events', () => {
   let kafka: Kafka;
   let publisher: Publisher;
@@ -149,10 +158,7 @@ describe('Kafka publisher and consumer with protobuf events', () => {
 
 describe('runBatchConsumer', () => {
   it('when a batch keeps failing because of one event, then the batch is split, only that event is dead-lettered, and the rest is handled', async () => {
-    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-batch-test', logger);
-    const publisher = await createPublisher(kafka);
-    const topic = `test.split.${randomUUID()}`;
-    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const { kafka, publisher, topic } = await freshTopic('split');
     const ids = Array.from({ length: 40 }, (_, i) => (i === 23 ? 'poison' : `ok-${i}`));
     // Published before the consumer starts, in one send: they arrive as one batch.
     await publisher.publishRaw(
@@ -207,10 +213,7 @@ describe('runBatchConsumer', () => {
 
 describe('runBatchConsumer pace', () => {
   it('when a partition is busy, then a paced consumer takes it in fewer, larger batches than one fetching at once', async () => {
-    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-pace-test', logger);
-    const publisher = await createPublisher(kafka);
-    const topic = `test.pace.${randomUUID()}`;
-    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const { kafka, publisher, topic } = await freshTopic('pace');
     const seen = { paced: [] as number[], eager: [] as number[] };
     const start = (name: 'paced' | 'eager') =>
       runBatchConsumer({
@@ -258,10 +261,7 @@ describe('runBatchConsumer pace', () => {
 
 describe('runBatchConsumer merged partitions', () => {
   it('when several partitions bring events in one fetch, then a merging consumer hands them to one call, and a poison event fails only its own partition', async () => {
-    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-merge-test', logger);
-    const publisher = await createPublisher(kafka);
-    const topic = `test.merge.${randomUUID()}`;
-    await ensureTopics(kafka, [topic, deadLetter(topic)], 3);
+    const { kafka, publisher, topic } = await freshTopic('merge', 3);
     // Published before the consumers start: one fetch brings all three partitions.
     const ids = Array.from({ length: 30 }, (_, i) => (i === 17 ? 'poison' : `e-${i}`));
     await publisher.publishRaw(
@@ -312,10 +312,7 @@ describe('runBatchConsumer merged partitions', () => {
 
 describe('runBatchConsumer budget', () => {
   it('when a handler call never returns (a write the driver waits on forever), then it is abandoned after its budget, the consumer is replaced and the batch handled again', async () => {
-    const kafka = createKafka(process.env.KAFKA_BROKERS!.split(','), 'kafka-budget-test', logger);
-    const publisher = await createPublisher(kafka);
-    const topic = `test.budget.${randomUUID()}`;
-    await ensureTopics(kafka, [topic, deadLetter(topic)], 1);
+    const { kafka, publisher, topic } = await freshTopic('budget');
     const groupId = `g-${randomUUID()}`;
     const abandoned = async () =>
       (await registry.getSingleMetric('kafka_consumer_batches_abandoned_total')?.get())?.values.find(
